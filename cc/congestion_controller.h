@@ -1,0 +1,170 @@
+// The one interface every reference congestion controller implements.
+//
+// Controllers are pure value types: no clock, no I/O, no randomness. Time
+// comes only from the events (`time_us`), so open-loop replay (a captured ACK
+// sequence) and a closed-loop simulator drive them the same way, and a copy
+// (Clone()) continues exactly like the original: replay runs counterfactual
+// copies side by side.
+//
+// Event order for one ACK, as Linux's tcp_ack() does it: OnAck() first (it
+// carries the RTT sample, the newly delivered and CE-marked amounts and the
+// flight after removing what this ACK covers), then OnLoss() for any loss
+// the same ACK revealed, then OnPacketSent() for what the sender transmits
+// in response.
+//
+// Rounds (one RTT of data) are detected without sequence numbers: a round
+// started at an ACK ends when the bytes delivered since then exceed the
+// bytes that were in flight at that moment. This is `snd_una >= next_seq`
+// (Linux tcp_dctcp.c, tcp_prague.c) expressed in delivered bytes.
+#ifndef CCREPLAY_CC_CONGESTION_CONTROLLER_H_
+#define CCREPLAY_CC_CONGESTION_CONTROLLER_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+
+#include "absl/strings/string_view.h"
+
+namespace ccreplay {
+
+// One ACK (TCP) or ACK frame (QUIC) that acknowledged something new or
+// carried congestion feedback.
+struct AckEvent {
+  int64_t time_us = 0;
+  // Bytes newly acknowledged by this ACK, cumulatively or by SACK.
+  uint64_t bytes_acked = 0;
+  // Bytes newly reported CE-marked (AccECN byte counters, QUIC has none).
+  uint64_t bytes_ce = 0;
+  // Packets newly delivered and newly CE-marked, as AccECN's ACE counter or
+  // QUIC's ECN counts give them. 0 for packets_delivered means "derive from
+  // bytes_acked": ceil(bytes_acked / mss_bytes), as a sub-MSS skb counts as
+  // one packet in tcp_skb_pcount().
+  uint64_t packets_delivered = 0;
+  uint64_t packets_ce = 0;
+  // RFC 3168 ECN-Echo on this ACK. Without AccECN/QUIC counts, every packet
+  // this ACK delivered is counted as CE-marked, as Linux does for
+  // delivered_ce on an ECE ACK (tcp_input.c, tcp_count_delivered()).
+  bool ece = false;
+  // RTT sample taken from this ACK, 0 if none (e.g. only retransmitted data
+  // acknowledged, Karn's rule).
+  int64_t rtt_sample_us = 0;
+  // The sender's smoothed and minimum RTT after this ACK (RFC 6298 srtt, the
+  // Linux `srtt_us >> 3`), including queueing delay.
+  int64_t srtt_us = 0;
+  int64_t min_rtt_us = 0;
+  // Bytes still in flight after this ACK was processed (before new sends).
+  uint64_t bytes_in_flight = 0;
+  // Whether the sender was limited by cwnd (RFC 7661; Linux
+  // tcp_is_cwnd_limited()) rather than by the application or the receiver.
+  bool cwnd_limited = true;
+  // The sender's MSS (TCP) or max UDP payload (QUIC) at this ACK.
+  uint32_t mss_bytes = 0;
+};
+
+struct LossEvent {
+  enum class Kind {
+    kFastRetransmit,  // loss detected by dupacks/SACK/RACK: fast recovery
+    kRto,             // retransmission timeout
+  };
+  int64_t time_us = 0;
+  Kind kind = Kind::kFastRetransmit;
+  uint64_t bytes_lost = 0;
+  // Bytes in flight just before the loss was declared (RFC 5681 FlightSize);
+  // 0 if unknown, in which case cwnd stands in for it.
+  uint64_t bytes_in_flight = 0;
+};
+
+struct PacketSentEvent {
+  int64_t time_us = 0;
+  uint64_t bytes = 0;
+  // Bytes in flight after this packet was sent.
+  uint64_t bytes_in_flight = 0;
+};
+
+// The sender resumes transmission after `idle_us` without data in flight.
+struct IdleRestartEvent {
+  int64_t time_us = 0;
+  int64_t idle_us = 0;
+  // The retransmission timeout in force (RFC 6298); restart rules compare
+  // the idle time with it (RFC 5681 section 4.1, Linux tcp_cwnd_restart()).
+  int64_t rto_us = 0;
+};
+
+enum class Phase {
+  kSlowStart,
+  kCongestionAvoidance,
+  kRecovery,  // loss recovery (fast recovery or after an RTO)
+  kCwr,       // ECN-triggered window reduction (RFC 3168 CWR, Linux CA_CWR)
+};
+
+absl::string_view PhaseName(Phase phase);
+
+// A small snapshot for reports and diagnosis.
+struct ControllerState {
+  Phase phase = Phase::kSlowStart;
+  // ECN congestion estimate in [0, 1]; -1 when the algorithm has none.
+  double alpha = -1;
+  // Additive increase in force relative to Reno's one segment per RTT:
+  // 1.0 for Reno, (srtt/T)^2 for Prague's RTT scaling, ...
+  double ai_factor = 1.0;
+  // Rounds counted outside slow start since slow start ended (Prague's
+  // `round`); counted the same way for every controller.
+  int64_t rounds_since_slow_start = 0;
+  // Prague v0.5/v0.6 only: the pending cwnd_cnt backlog in segments
+  // (negative = reductions not yet applied). 0 elsewhere.
+  double backlog_segments = 0;
+};
+
+class CongestionController {
+ public:
+  virtual ~CongestionController() = default;
+
+  virtual void OnAck(const AckEvent& ack) = 0;
+  virtual void OnLoss(const LossEvent& loss) = 0;
+  virtual void OnPacketSent(const PacketSentEvent& sent) = 0;
+  virtual void OnIdleRestart(const IdleRestartEvent& idle) = 0;
+
+  virtual uint64_t cwnd_bytes() const = 0;
+  // cwnd in segments of the current MSS; integral for segment-counting
+  // (Linux) controllers, fractional for byte-counting ones.
+  virtual double cwnd_segments() const = 0;
+  // kNoSsthreshBytes until the first congestion event sets a threshold.
+  virtual uint64_t ssthresh_bytes() const = 0;
+  // Pacing rate in bits per second where the algorithm defines one.
+  virtual std::optional<double> pacing_rate_bps() const = 0;
+  virtual ControllerState state() const = 0;
+
+  virtual std::unique_ptr<CongestionController> Clone() const = 0;
+};
+
+// Options every profile shares (the registry fills them from the spec).
+struct ControllerOptions {
+  // MSS assumed until an event reports one (AckEvent::mss_bytes); 1448 is
+  // what Linux uses on a 1500-byte MTU path with TCP timestamps.
+  uint32_t mss_bytes = 1448;
+  // Initial window in segments: Linux TCP_INIT_CWND, RFC 6928.
+  uint32_t initial_window_segments = 10;
+  // MTU normalization (RFC 7141 section 2.3, quicly PR #686): the reference
+  // packet size congestion-avoidance growth is computed with, 0 = off.
+  uint32_t normalize_bytes = 0;
+};
+
+// Packets this ACK newly delivered and newly reported CE-marked (see the
+// AckEvent comments for how they are derived when not given).
+uint64_t PacketsDelivered(const AckEvent& ack, uint32_t mss_bytes);
+uint64_t PacketsCe(const AckEvent& ack, uint32_t mss_bytes);
+// Whether the ACK carries any congestion-experienced feedback.
+inline bool HasCeFeedback(const AckEvent& ack) {
+  return ack.ece || ack.packets_ce > 0 || ack.bytes_ce > 0;
+}
+
+// The reference packet size of MTU normalization (quicly
+// QUICLY_CC_REFERENCE_MTU: midpoint of 1472 and 1452, RFC 7141 section 2.3).
+inline constexpr uint32_t kReferenceMtuBytes = 1462;
+inline constexpr uint64_t kNoSsthreshBytes = UINT64_MAX;
+// "No slow start threshold yet" (Linux TCP_INFINITE_SSTHRESH).
+inline constexpr uint32_t kInfiniteSsthreshSegments = 0x7fffffff;
+
+}  // namespace ccreplay
+
+#endif  // CCREPLAY_CC_CONGESTION_CONTROLLER_H_

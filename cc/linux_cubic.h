@@ -1,0 +1,88 @@
+// `cubic:linux`: the kernel's CUBIC, net/ipv4/tcp_cubic.c as of Linux 6.x
+// (module version 2.3, with the HyStart rework of 5.7 and the
+// "cnt >= 2" cap of 4.x), in segments:
+//
+// - beta = 717/1024, C = bic_scale/1024 = 41/1024, fast convergence on;
+// - K from the kernel's table-plus-one-Newton-step cubic_root() in units of
+//   1/1024 s, the curve evaluated once per jiffy (HZ configurable);
+// - TCP-friendliness estimated per ACK from ack_cnt (beta_scale = 15);
+// - HyStart (hystart_detect = 3): the ACK-train heuristic (ACKs spaced by at
+//   most 2 ms spanning more than delay_min/2 + ack_delay) and the delay
+//   heuristic (the minimum of 8 RTT samples above delay_min +
+//   clamp(delay_min/8, 4 ms, 16 ms)) set ssthresh = cwnd once cwnd >= 16;
+//   the sender is assumed unpaced (no fq), which halves the ACK-train
+//   threshold as the kernel does for SK_PACING_NONE;
+// - idle restart shifts epoch_start (CA_EVENT_TX_START).
+#ifndef CCREPLAY_CC_LINUX_CUBIC_H_
+#define CCREPLAY_CC_LINUX_CUBIC_H_
+
+#include <cstdint>
+#include <memory>
+
+#include "cc/linux_tcp_sender.h"
+
+namespace ccreplay {
+
+struct LinuxCubicOptions {
+  ControllerOptions base;
+  // Kernel tick rate (CONFIG_HZ): 1000 on most distributions' desktop
+  // kernels, 250 on Debian's.
+  uint32_t hz = 1000;
+  bool hystart = true;
+};
+
+// The kernel's cubic_root(): table lookup and one Newton-Raphson iteration
+// (average error ~0.195 %).
+uint32_t LinuxCubicRoot(uint64_t a);
+
+class LinuxCubic final : public LinuxTcpSender {
+ public:
+  explicit LinuxCubic(const LinuxCubicOptions& options);
+
+  std::unique_ptr<CongestionController> Clone() const override {
+    return std::make_unique<LinuxCubic>(*this);
+  }
+
+  // bic_K in 1/1024 s and the origin point in segments of the epoch.
+  uint32_t bic_k() const { return bic_k_; }
+  uint32_t last_max_cwnd() const { return last_max_cwnd_; }
+  bool hystart_found() const { return found_; }
+
+ protected:
+  uint32_t Ssthresh() override;
+  void CongAvoid(const AckEvent& ack, uint32_t acked) override;
+  void SetState(CaState new_state) override;
+  void OnTxStart(int64_t idle_us) override;
+  void PktsAcked(const AckEvent& ack) override;
+
+ private:
+  uint32_t Jiffies() const;
+  void Reset();
+  void HystartReset();
+  void HystartUpdate(uint32_t delay_us);
+  void Update(uint32_t acked);
+
+  uint32_t hz_;
+  bool hystart_;
+  // struct bictcp
+  uint32_t cnt_ = 0;
+  uint32_t last_max_cwnd_ = 0;
+  uint32_t last_cwnd_ = 0;
+  uint32_t last_time_ = 0;
+  uint32_t bic_origin_point_ = 0;
+  uint32_t bic_k_ = 0;
+  uint32_t delay_min_us_ = 0;
+  uint32_t epoch_start_ = 0;  // jiffies, 0 = no epoch
+  uint32_t ack_cnt_ = 0;
+  uint32_t tcp_cwnd_ = 0;
+  uint8_t sample_cnt_ = 0;
+  bool found_ = false;
+  int64_t round_start_us_ = 0;
+  uint64_t end_seq_bytes_ = 0;  // snd_nxt of the HyStart round, delivered
+  int64_t last_ack_us_ = 0;
+  uint32_t curr_rtt_us_ = 0;
+};
+
+}  // namespace ccreplay
+
+#endif  // CCREPLAY_CC_LINUX_CUBIC_H_

@@ -1,0 +1,95 @@
+#include "cc/linux_reno.h"
+
+#include <cstdint>
+
+#include "cc/controller_testing.h"
+#include "gtest/gtest.h"
+
+namespace ccreplay {
+namespace {
+
+using testing::FastRetransmit;
+using testing::SegmentAck;
+
+constexpr uint32_t kMss = 1200;
+
+// reno:linux at cwnd = ssthresh = 100 after a fast retransmit from 200.
+LinuxReno InCongestionAvoidance(uint32_t normalize_bytes, int64_t* now_us) {
+  ControllerOptions options;
+  options.mss_bytes = kMss;
+  options.initial_window_segments = 200;
+  options.normalize_bytes = normalize_bytes;
+  LinuxReno reno(options);
+  reno.OnLoss(FastRetransmit(0, 200 * kMss));
+  for (int i = 0; i < 200; ++i) {
+    reno.OnAck(SegmentAck(++*now_us, 1, kMss, (199 - i) * kMss));
+  }
+  return reno;
+}
+
+TEST(LinuxRenoTest, SlowStartCountsEverySegmentOfAStretchAck) {
+  LinuxReno reno(ControllerOptions{});
+  reno.OnAck(SegmentAck(1, 16, 1448, 0));
+  // tcp_slow_start(): cwnd = min(cwnd + acked, ssthresh) = 10 + 16.
+  EXPECT_EQ(reno.snd_cwnd(), 26u);
+}
+
+TEST(LinuxRenoTest, RecoveryEndsAtSsthresh) {
+  int64_t now_us = 0;
+  LinuxReno reno = InCongestionAvoidance(0, &now_us);
+  // tcp_reno_ssthresh(): max(200 / 2, 2); tcp_end_cwnd_reduction().
+  EXPECT_EQ(reno.snd_ssthresh(), 100u);
+  EXPECT_EQ(reno.snd_cwnd(), 100u);
+  EXPECT_EQ(reno.state().phase, Phase::kCongestionAvoidance);
+}
+
+TEST(LinuxRenoTest, PrrBoundDuringRecovery) {
+  ControllerOptions options;
+  options.initial_window_segments = 200;
+  LinuxReno reno(options);
+  reno.OnLoss(FastRetransmit(0, 200 * 1448));
+  for (int i = 0; i < 50; ++i)
+    reno.OnAck(SegmentAck(i + 1, 1, 1448, 150 * 1448));
+  // 50 of 200 delivered: cwnd = 200 - 50 * (200 - 100) / 200 = 175.
+  EXPECT_EQ(reno.snd_cwnd(), 175u);
+  EXPECT_EQ(reno.state().phase, Phase::kRecovery);
+}
+
+TEST(LinuxRenoTest, NormalizationAddsSixStepsInFiveWindows) {
+  // tcp_cong_avoid_ai() with the counter scaled by 1462/1200, five windows
+  // of cwnd 1-segment ACKs from cwnd 100. Cross-check (python3, kernel
+  // loop with cnt += g per ACK against w * 1200): 6 steps for g = 1462,
+  // 5 for g = 1200 (= floor(5 * 1462 / 1200) and 5).
+  for (const auto& [normalize, steps] : {std::pair{1462u, 6u}, {0u, 5u}}) {
+    int64_t now_us = 0;
+    LinuxReno reno = InCongestionAvoidance(normalize, &now_us);
+    for (int w = 0; w < 5; ++w) {
+      const uint32_t window = reno.snd_cwnd();
+      for (uint32_t i = 0; i < window; ++i) {
+        reno.OnAck(SegmentAck(++now_us, 1, kMss, reno.cwnd_bytes()));
+      }
+    }
+    EXPECT_EQ(reno.snd_cwnd(), 100u + steps) << "normalize=" << normalize;
+  }
+}
+
+TEST(LinuxRenoTest, EceEntersCwrAndHalves) {
+  ControllerOptions options;
+  options.initial_window_segments = 40;
+  LinuxReno reno(options);
+  AckEvent ack = SegmentAck(1, 1, 1448, 39 * 1448);
+  ack.ece = true;
+  reno.OnAck(ack);
+  EXPECT_EQ(reno.state().phase, Phase::kCwr);
+  EXPECT_EQ(reno.snd_ssthresh(), 20u);
+  // CWR ends once data beyond high_seq (39 segments) is acknowledged.
+  for (int i = 0; i < 40; ++i) {
+    reno.OnAck(SegmentAck(2 + i, 1, 1448, 20 * 1448));
+  }
+  EXPECT_EQ(reno.state().phase, Phase::kCongestionAvoidance);
+  EXPECT_GE(reno.snd_cwnd(), 20u);
+  EXPECT_LE(reno.snd_cwnd(), 21u);
+}
+
+}  // namespace
+}  // namespace ccreplay

@@ -1,0 +1,223 @@
+#include "cc/linux_tcp_sender.h"
+
+#include <algorithm>
+
+namespace ccreplay {
+
+LinuxTcpSender::LinuxTcpSender(const ControllerOptions& options)
+    : snd_cwnd_(options.initial_window_segments),
+      options_(options),
+      mss_bytes_(options.mss_bytes) {}
+
+void LinuxTcpSender::OnAck(const AckEvent& ack) {
+  now_us_ = ack.time_us;
+  if (ack.mss_bytes > 0) mss_bytes_ = ack.mss_bytes;
+  if (ack.srtt_us > 0) srtt_us_ = ack.srtt_us;
+  bytes_in_flight_ = ack.bytes_in_flight;
+  const auto acked = static_cast<uint32_t>(PacketsDelivered(ack, mss_bytes_));
+  const auto ce = static_cast<uint32_t>(PacketsCe(ack, mss_bytes_));
+  delivered_packets_ += acked;
+  delivered_ce_packets_ += ce;
+  if (rounds_.OnAck(ack.bytes_acked)) {
+    if (!InSlowStart()) ++rounds_outside_slow_start_;
+    rounds_.StartRound(ack.bytes_in_flight);
+  }
+
+  // tcp_ack(): tcp_clean_rtx_queue() -> .pkts_acked, then .in_ack_event,
+  // then tcp_fastretrans_alert() (state exits, ECE -> CWR), then
+  // tcp_cong_control().
+  if (ack.rtt_sample_us > 0) PktsAcked(ack);
+  InAckEvent(ack);
+  EndReductionIfDone();
+  if (HasCeFeedback(ack) && ca_state_ == CaState::kOpen) EnterCwr();
+
+  if (HasCongControl()) {
+    CongControl(ack, acked, ce);
+  } else if (ca_state_ == CaState::kCwr || ca_state_ == CaState::kRecovery) {
+    ApplyReductionBound(acked);
+  } else if (acked > 0 && ack.cwnd_limited) {
+    CongAvoid(ack, acked);
+  }
+}
+
+void LinuxTcpSender::EnterCwr() {
+  // tcp_enter_cwr() -> tcp_init_cwnd_reduction().
+  high_mark_bytes_ = delivered_bytes() + bytes_in_flight_;
+  snd_cwnd_cnt_ = 0;
+  prior_cwnd_ = snd_cwnd_;
+  prr_delivered_ = 0;
+  snd_ssthresh_ = Ssthresh();
+  SetState(CaState::kCwr);
+  ca_state_ = CaState::kCwr;
+}
+
+void LinuxTcpSender::EndReductionIfDone() {
+  const uint64_t delivered = delivered_bytes();
+  switch (ca_state_) {
+    case CaState::kOpen:
+      return;
+    case CaState::kCwr:
+      // "CWR is to be held something *above* high_seq is ACKed".
+      if (delivered <= high_mark_bytes_) return;
+      break;
+    case CaState::kRecovery:
+    case CaState::kLoss:
+      if (delivered < high_mark_bytes_) return;
+      break;
+  }
+  if (ca_state_ != CaState::kLoss && !HasCongControl() &&
+      snd_ssthresh_ < kInfiniteSsthreshSegments) {
+    snd_cwnd_ = snd_ssthresh_;  // tcp_end_cwnd_reduction()
+  }
+  SetState(CaState::kOpen);
+  ca_state_ = CaState::kOpen;
+}
+
+void LinuxTcpSender::ApplyReductionBound(uint32_t acked) {
+  prr_delivered_ += acked;
+  if (prior_cwnd_ <= snd_ssthresh_) return;
+  const uint64_t excess = prior_cwnd_ - snd_ssthresh_;
+  const uint64_t reduction =
+      std::min<uint64_t>(prr_delivered_ * excess / prior_cwnd_, excess);
+  snd_cwnd_ = std::min<uint32_t>(
+      snd_cwnd_, prior_cwnd_ - static_cast<uint32_t>(reduction));
+}
+
+void LinuxTcpSender::OnLoss(const LossEvent& loss) {
+  now_us_ = loss.time_us;
+  if (loss.bytes_in_flight > 0) bytes_in_flight_ = loss.bytes_in_flight;
+  if (loss.kind == LossEvent::Kind::kFastRetransmit) {
+    // tcp_enter_recovery(): the reduction already running in CWR continues.
+    if (ca_state_ == CaState::kRecovery || ca_state_ == CaState::kLoss) return;
+    if (ca_state_ == CaState::kOpen) {
+      snd_cwnd_cnt_ = 0;
+      prior_cwnd_ = snd_cwnd_;
+      prr_delivered_ = 0;
+      snd_ssthresh_ = Ssthresh();
+    }
+    high_mark_bytes_ = delivered_bytes() + bytes_in_flight_;
+    SetState(CaState::kRecovery);
+    ca_state_ = CaState::kRecovery;
+    return;
+  }
+  // tcp_enter_loss(): ssthresh is recomputed unless a reduction is running.
+  if (ca_state_ == CaState::kOpen) {
+    snd_ssthresh_ = Ssthresh();
+    OnCaEventLoss();
+  }
+  snd_cwnd_ = 1;  // packets_in_flight + 1 once everything is marked lost
+  snd_cwnd_cnt_ = 0;
+  high_mark_bytes_ = delivered_bytes() + bytes_in_flight_;
+  if (ca_state_ != CaState::kLoss) SetState(CaState::kLoss);
+  ca_state_ = CaState::kLoss;
+}
+
+void LinuxTcpSender::OnPacketSent(const PacketSentEvent& sent) {
+  now_us_ = sent.time_us;
+  bytes_in_flight_ = sent.bytes_in_flight;
+}
+
+void LinuxTcpSender::OnIdleRestart(const IdleRestartEvent& idle) {
+  now_us_ = idle.time_us;
+  if (idle.rto_us > 0 && idle.idle_us > idle.rto_us) {
+    // tcp_cwnd_restart(), with tcp_current_ssthresh().
+    if (ca_state_ != CaState::kCwr && ca_state_ != CaState::kRecovery) {
+      snd_ssthresh_ =
+          std::max(snd_ssthresh_, (snd_cwnd_ >> 1) + (snd_cwnd_ >> 2));
+    }
+    const uint32_t restart_cwnd =
+        std::min(options_.initial_window_segments, snd_cwnd_);
+    uint32_t cwnd = snd_cwnd_;
+    int64_t delta_us = idle.idle_us;
+    while ((delta_us -= idle.rto_us) > 0 && cwnd > restart_cwnd) cwnd >>= 1;
+    snd_cwnd_ = std::max(cwnd, restart_cwnd);
+  }
+  OnTxStart(idle.idle_us);
+}
+
+uint32_t LinuxTcpSender::SlowStart(uint32_t acked) {
+  const uint32_t cwnd = std::min(snd_cwnd_ + acked, snd_ssthresh_);
+  acked -= cwnd - snd_cwnd_;
+  snd_cwnd_ = cwnd;
+  return acked;
+}
+
+void LinuxTcpSender::CongAvoidAi(uint32_t w, uint32_t acked) {
+  const uint64_t growth_bytes =
+      options_.normalize_bytes > 0 ? options_.normalize_bytes : mss_bytes_;
+  const uint64_t w_units = uint64_t{w} * mss_bytes_;
+  // "If credits accumulated at a higher w, apply them gently now."
+  if (snd_cwnd_cnt_ >= w_units) {
+    snd_cwnd_cnt_ = 0;
+    ++snd_cwnd_;
+  }
+  snd_cwnd_cnt_ += uint64_t{acked} * growth_bytes;
+  if (snd_cwnd_cnt_ >= w_units) {
+    const uint64_t delta = snd_cwnd_cnt_ / w_units;
+    snd_cwnd_cnt_ -= delta * w_units;
+    snd_cwnd_ += static_cast<uint32_t>(delta);
+  }
+}
+
+void LinuxTcpSender::RenoCongAvoid(uint32_t acked) {
+  if (InSlowStart()) {
+    acked = SlowStart(acked);
+    if (acked == 0) return;
+  }
+  CongAvoidAi(snd_cwnd_, acked);
+}
+
+void LinuxTcpSender::CongAvoid(const AckEvent& /*ack*/, uint32_t acked) {
+  RenoCongAvoid(acked);
+}
+
+uint32_t LinuxTcpSender::RenoSsthresh() const {
+  return std::max(snd_cwnd_ >> 1, 2u);
+}
+
+uint64_t LinuxTcpSender::packets_in_flight() const {
+  return (bytes_in_flight_ + mss_bytes_ - 1) /
+         std::max<uint32_t>(mss_bytes_, 1);
+}
+
+Phase LinuxTcpSender::PhaseForState() const {
+  switch (ca_state_) {
+    case CaState::kCwr:
+      return Phase::kCwr;
+    case CaState::kRecovery:
+    case CaState::kLoss:
+      return Phase::kRecovery;
+    case CaState::kOpen:
+      break;
+  }
+  return InSlowStart() ? Phase::kSlowStart : Phase::kCongestionAvoidance;
+}
+
+uint64_t LinuxTcpSender::cwnd_bytes() const {
+  return uint64_t{snd_cwnd_} * mss_bytes_;
+}
+
+uint64_t LinuxTcpSender::ssthresh_bytes() const {
+  if (snd_ssthresh_ >= kInfiniteSsthreshSegments) return kNoSsthreshBytes;
+  return uint64_t{snd_ssthresh_} * mss_bytes_;
+}
+
+std::optional<double> LinuxTcpSender::pacing_rate_bps() const {
+  // tcp_update_pacing_rate(): mss * max(cwnd, packets_out) / srtt, times
+  // tcp_pacing_ss_ratio (200 %) while cwnd < ssthresh / 2, else
+  // tcp_pacing_ca_ratio (120 %).
+  if (srtt_us_ <= 0) return std::nullopt;
+  const double ratio = snd_cwnd_ < snd_ssthresh_ / 2 ? 2.0 : 1.2;
+  const double packets =
+      std::max<double>(static_cast<double>(snd_cwnd_), packets_in_flight());
+  return 8.0 * mss_bytes_ * packets * 1e6 / srtt_us_ * ratio;
+}
+
+ControllerState LinuxTcpSender::state() const {
+  ControllerState s;
+  s.phase = PhaseForState();
+  s.rounds_since_slow_start = rounds_outside_slow_start_;
+  return s;
+}
+
+}  // namespace ccreplay

@@ -1,0 +1,129 @@
+// The Linux TCP machinery around a congestion-control module, in segments.
+//
+// Linux controllers (tcp_congestion_ops) only see hooks; the window state
+// machine that calls them lives in net/ipv4/tcp_input.c and tcp_cong.c. This
+// class is that machinery, so that each module (Reno, CUBIC, DCTCP, Prague)
+// is only its hooks, as in the kernel. Modelled on Linux 6.x:
+//
+// - ECN feedback in the Open state enters CWR (tcp_try_to_open() ->
+//   tcp_enter_cwr(): ssthresh = .ssthresh(), snd_cwnd_cnt = 0, high_seq =
+//   snd_nxt). CWR ends once data *above* high_seq is acknowledged; the same
+//   ACK may enter CWR again.
+// - A fast retransmit enters Recovery (tcp_enter_recovery(); ssthresh is not
+//   recomputed if already in CWR), ending once high_seq is acknowledged.
+// - An RTO enters Loss (tcp_enter_loss(): ssthresh = .ssthresh(),
+//   CA_EVENT_LOSS, cwnd = 1), ending like Recovery; cwnd slow-starts.
+// - Without .cong_control, cwnd is only raised outside CWR/Recovery, and
+//   during them follows the PRR bound (RFC 6937): for a cwnd-limited,
+//   ACK-clocked sender PRR sends ssthresh/prior_cwnd segments per segment
+//   delivered, so cwnd falls from prior_cwnd to ssthresh in proportion to
+//   what has been delivered; on exit cwnd = ssthresh
+//   (tcp_end_cwnd_reduction()). With .cong_control (Prague) the module owns
+//   cwnd in every state and neither applies.
+// - After an idle period longer than the RTO, tcp_cwnd_restart() halves cwnd
+//   once per RTO elapsed, down to min(IW, cwnd) (tcp_slow_start_after_idle).
+//
+// MTU normalization (ControllerOptions::normalize_bytes) scales the
+// congestion-avoidance counter of tcp_cong_avoid_ai(): the kernel adds one
+// segment per w segments acknowledged; normalized, one segment per
+// w * mss / reference segments, so growth is `reference` bytes per RTT while
+// cwnd still moves by whole segments.
+#ifndef CCREPLAY_CC_LINUX_TCP_SENDER_H_
+#define CCREPLAY_CC_LINUX_TCP_SENDER_H_
+
+#include <cstdint>
+#include <optional>
+
+#include "cc/congestion_controller.h"
+#include "cc/round_tracker.h"
+
+namespace ccreplay {
+
+class LinuxTcpSender : public CongestionController {
+ public:
+  // CongestionController:
+  void OnAck(const AckEvent& ack) final;
+  void OnLoss(const LossEvent& loss) final;
+  void OnPacketSent(const PacketSentEvent& sent) final;
+  void OnIdleRestart(const IdleRestartEvent& idle) final;
+  uint64_t cwnd_bytes() const final;
+  double cwnd_segments() const final { return snd_cwnd_; }
+  uint64_t ssthresh_bytes() const final;
+  std::optional<double> pacing_rate_bps() const override;
+  ControllerState state() const override;
+
+  uint32_t snd_cwnd() const { return snd_cwnd_; }
+  uint32_t snd_ssthresh() const { return snd_ssthresh_; }
+
+ protected:
+  // The kernel's icsk_ca_state values that matter to congestion control.
+  enum class CaState { kOpen, kCwr, kRecovery, kLoss };
+
+  explicit LinuxTcpSender(const ControllerOptions& options);
+
+  // tcp_congestion_ops hooks. `acked` and `ce` are packet counts.
+  virtual uint32_t Ssthresh() = 0;                              // .ssthresh
+  virtual void CongAvoid(const AckEvent& ack, uint32_t acked);  // .cong_avoid
+  virtual bool HasCongControl() const { return false; }
+  virtual void CongControl(const AckEvent& /*ack*/, uint32_t /*acked*/,
+                           uint32_t /*ce*/) {}         // .cong_control
+  virtual void SetState(CaState /*new_state*/) {}      // .set_state
+  virtual void OnCaEventLoss() {}                      // CA_EVENT_LOSS
+  virtual void OnTxStart(int64_t /*idle_us*/) {}       // CA_EVENT_TX_START
+  virtual void InAckEvent(const AckEvent& /*ack*/) {}  // .in_ack_event
+  virtual void PktsAcked(const AckEvent& /*ack*/) {}   // .pkts_acked
+
+  // tcp_cong.c helpers.
+  // tcp_slow_start(): grows cwnd up to ssthresh, returns the leftover.
+  uint32_t SlowStart(uint32_t acked);
+  // tcp_cong_avoid_ai(): one segment per `w` segments acknowledged.
+  void CongAvoidAi(uint32_t w, uint32_t acked);
+  // tcp_reno_cong_avoid() without the cwnd-limited check (done by OnAck).
+  void RenoCongAvoid(uint32_t acked);
+  // tcp_reno_ssthresh(): max(cwnd / 2, 2).
+  uint32_t RenoSsthresh() const;
+
+  bool InSlowStart() const { return snd_cwnd_ < snd_ssthresh_; }
+  CaState ca_state() const { return ca_state_; }
+  Phase PhaseForState() const;
+
+  uint32_t mss_bytes() const { return mss_bytes_; }
+  int64_t now_us() const { return now_us_; }
+  int64_t srtt_us() const { return srtt_us_; }
+  uint64_t bytes_in_flight() const { return bytes_in_flight_; }
+  uint64_t packets_in_flight() const;
+  // tp->delivered / tp->delivered_ce and the byte count behind snd_una.
+  uint64_t delivered_packets() const { return delivered_packets_; }
+  uint64_t delivered_ce_packets() const { return delivered_ce_packets_; }
+  uint64_t delivered_bytes() const { return rounds_.delivered_bytes(); }
+  const ControllerOptions& options() const { return options_; }
+
+  uint32_t snd_cwnd_;
+  uint32_t snd_ssthresh_ = kInfiniteSsthreshSegments;
+
+ private:
+  void EnterCwr();
+  void EndReductionIfDone();
+  void ApplyReductionBound(uint32_t acked);
+
+  ControllerOptions options_;
+  uint32_t mss_bytes_;
+  // tp->snd_cwnd_cnt, in segments x growth bytes (see the header comment).
+  uint64_t snd_cwnd_cnt_ = 0;
+  CaState ca_state_ = CaState::kOpen;
+  // high_seq as delivered bytes: the reduction ends when delivery passes it.
+  uint64_t high_mark_bytes_ = 0;
+  uint32_t prior_cwnd_ = 0;
+  uint64_t prr_delivered_ = 0;
+  uint64_t delivered_packets_ = 0;
+  uint64_t delivered_ce_packets_ = 0;
+  uint64_t bytes_in_flight_ = 0;
+  int64_t now_us_ = 0;
+  int64_t srtt_us_ = 0;
+  RoundTracker rounds_;
+  int64_t rounds_outside_slow_start_ = 0;
+};
+
+}  // namespace ccreplay
+
+#endif  // CCREPLAY_CC_LINUX_TCP_SENDER_H_

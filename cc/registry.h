@@ -1,0 +1,40 @@
+// Controllers by name: the one string a user types.
+//
+//   spec    := name [":" item ("," item)*]
+//   item    := variant | option "=" value
+// e.g. `reno`, `reno:linux`, `cubic:mss=1280,normalize=off`, `dctcp`,
+// `prague:v05,rtt_scaling=none`, `prague:v06,target=10ms,transition=100`.
+// A variant (a bare word) picks the profile and may only come first.
+#ifndef CCREPLAY_CC_REGISTRY_H_
+#define CCREPLAY_CC_REGISTRY_H_
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "cc/congestion_controller.h"
+
+namespace ccreplay {
+
+struct ControllerProfile {
+  std::string spec;         // e.g. "prague:v05"
+  std::string description;  // one line
+  std::string source;       // RFC section or kernel file and version
+  // Option name and its default, as typed in a spec.
+  std::vector<std::pair<std::string, std::string>> options;
+};
+
+// Every profile MakeController() accepts, in a stable order.
+const std::vector<ControllerProfile>& ListControllerProfiles();
+
+// Builds the controller a spec names. Unknown names, variants, options or
+// bad values give InvalidArgument listing what exists.
+absl::StatusOr<std::unique_ptr<CongestionController>> MakeController(
+    absl::string_view spec);
+
+}  // namespace ccreplay
+
+#endif  // CCREPLAY_CC_REGISTRY_H_

@@ -1,0 +1,23 @@
+#include "cli/exit_codes.h"
+
+namespace ccreplay {
+
+int ExitCodeForStatus(const absl::Status& status) {
+  switch (status.code()) {
+    case absl::StatusCode::kOk:
+      return kExitOk;
+    case absl::StatusCode::kNotFound:
+    case absl::StatusCode::kPermissionDenied:
+    case absl::StatusCode::kUnavailable:
+      return kExitUnreadable;
+    case absl::StatusCode::kInvalidArgument:
+    case absl::StatusCode::kDataLoss:
+      return kExitNotRecognized;
+    case absl::StatusCode::kUnimplemented:
+      return kExitUnsupported;
+    default:
+      return kExitFailure;
+  }
+}
+
+}  // namespace ccreplay

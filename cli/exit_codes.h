@@ -1,0 +1,34 @@
+// Exit codes of every ccreplay subcommand (documented in README.md).
+#ifndef CCREPLAY_CLI_EXIT_CODES_H_
+#define CCREPLAY_CLI_EXIT_CODES_H_
+
+#include "absl/status/status.h"
+
+namespace ccreplay {
+
+enum ExitCode : int {
+  kExitOk = 0,
+  // A runtime failure that fits no class below.
+  kExitFailure = 1,
+  // Bad command line: unknown subcommand, flag or value.
+  kExitUsage = 2,
+  // The input could not be opened or read (missing file, permission, I/O).
+  kExitUnreadable = 3,
+  // The input is not in any format ccreplay reads (e.g. not a capture).
+  kExitNotRecognized = 4,
+  // A recognised format with something ccreplay does not support (link
+  // type, qlog dialect, pcapng version).
+  kExitUnsupported = 5,
+  // A result was produced, but from part of the input only (e.g. a capture
+  // cut in the middle of a packet); the warnings say what was lost.
+  kExitPartial = 6,
+};
+
+// Maps a module's error status to the exit code above, by status code:
+// NotFound/PermissionDenied -> unreadable, InvalidArgument/DataLoss ->
+// not recognised, Unimplemented -> unsupported.
+int ExitCodeForStatus(const absl::Status& status);
+
+}  // namespace ccreplay
+
+#endif  // CCREPLAY_CLI_EXIT_CODES_H_

@@ -1,0 +1,164 @@
+#include "parsers/flow_table.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace ccreplay {
+
+const char* EcnModeName(EcnMode mode) {
+  switch (mode) {
+    case EcnMode::kRfc3168:
+      return "rfc3168";
+    case EcnMode::kAccEcn:
+      return "accecn";
+    case EcnMode::kNone:
+      break;
+  }
+  return "none";
+}
+
+EcnMode NegotiatedEcnMode(uint16_t syn_flags, uint16_t syn_ack_flags) {
+  const bool ece = syn_flags & kTcpEce, cwr = syn_flags & kTcpCwr, ae = syn_flags & kTcpAe;
+  if (!(ece && cwr)) return EcnMode::kNone;
+  const int reply = ((syn_ack_flags & kTcpAe) ? 4 : 0) | ((syn_ack_flags & kTcpCwr) ? 2 : 0) |
+                    ((syn_ack_flags & kTcpEce) ? 1 : 0);
+  if (ae) {
+    switch (reply) {
+      case 0b010:
+      case 0b011:
+      case 0b100:
+      case 0b110:
+        return EcnMode::kAccEcn;
+      case 0b001:
+      case 0b101:
+        return EcnMode::kRfc3168;
+      default:
+        return EcnMode::kNone;
+    }
+  }
+  // RFC 3168 SYN: only ECE-without-CWR accepts (AE is ignored).
+  return (reply & 0b011) == 0b001 ? EcnMode::kRfc3168 : EcnMode::kNone;
+}
+
+uint32_t FlowTable::FindOrAdd(const Key& key, const TcpSegment& s) {
+  auto it = index_by_key_.find(key);
+  if (it != index_by_key_.end()) {
+    Flow& flow = flows_[it->second];
+    // A new SYN on a 4-tuple whose connection has closed starts a new flow
+    // (port reuse).
+    const bool fresh_syn = (s.flags & (kTcpSyn | kTcpAck)) == kTcpSyn;
+    const bool closed = flow.side[0].fin_or_rst_seen || flow.side[1].fin_or_rst_seen;
+    if (!(fresh_syn && closed)) return it->second;
+  }
+  Flow flow;
+  flow.index = static_cast<uint32_t>(flows_.size());
+  flow.address[0] = s.src;
+  flow.address[1] = s.dst;
+  flow.port[0] = s.src_port;
+  flow.port[1] = s.dst_port;
+  flow.first_ns = s.time_ns;
+  flows_.push_back(std::move(flow));
+  index_by_key_[key] = flows_.back().index;
+  return flows_.back().index;
+}
+
+void FlowTable::OnSegment(const TcpSegment& s) {
+  Key key;
+  const int order = std::memcmp(s.src.bytes, s.dst.bytes, 16);
+  const bool src_low = order < 0 || (order == 0 && s.src_port <= s.dst_port);
+  key.low_address = src_low ? s.src : s.dst;
+  key.high_address = src_low ? s.dst : s.src;
+  key.low_port = src_low ? s.src_port : s.dst_port;
+  key.high_port = src_low ? s.dst_port : s.src_port;
+  Flow& flow = flows_[FindOrAdd(key, s)];
+  const int direction =
+      (s.src_port == flow.port[0] && s.src == flow.address[0]) ? 0 : 1;
+  SideStats& side = flow.side[direction];
+  flow.last_ns = s.time_ns;
+
+  ++side.packets;
+  ++side.ecn_codepoints[s.ip_ecn & 3];
+  const bool syn = s.flags & kTcpSyn;
+  if (syn) {
+    side.syn_seen = true;
+    side.syn_flags = s.flags;
+    side.syn_options = s.options;
+  } else {
+    if (s.flags & kTcpEce) ++side.ece_packets;
+    if (s.flags & kTcpCwr) ++side.cwr_packets;
+    const uint8_t ace = s.ace();
+    if (side.last_ace.has_value() && *side.last_ace != ace) ++side.ace_changes;
+    side.last_ace = ace;
+  }
+  if (s.flags & (kTcpFin | kTcpRst)) side.fin_or_rst_seen = true;
+
+  // Sequence space: a SYN sets the origin; otherwise the first segment does.
+  if (syn) {
+    side.sequence.Start(s.seq);
+  } else if (!side.sequence.started()) {
+    side.sequence.Start(s.seq - 1);
+  }
+  if (s.payload_bytes > 0) {
+    const int64_t start = side.sequence.Unwrap(s.seq) + (syn ? 1 : 0);
+    SequenceTracker::Coverage c = side.sequence.Record(start, s.payload_bytes);
+    side.unique_payload_bytes += c.new_bytes;
+    if (c.overlaps_seen || c.below_highest) ++side.retransmitted_segments;
+    side.max_payload_bytes = std::max(side.max_payload_bytes, s.payload_bytes);
+    if (side.payload_packets++ == 0) side.first_payload_ns = s.time_ns;
+    side.last_payload_ns = s.time_ns;
+  }
+}
+
+void FlowTable::Restart() {
+  flows_.clear();
+  index_by_key_.clear();
+}
+
+FlowSummary SummarizeFlow(const Flow& flow, int64_t capture_start_ns) {
+  const int snd = flow.sender_side();
+  const int rcv = 1 - snd;
+  const SideStats& s = flow.side[snd];
+  const SideStats& r = flow.side[rcv];
+  FlowSummary out;
+  out.index = flow.index;
+  out.sender = EndpointString(flow.address[snd], flow.port[snd]);
+  out.receiver = EndpointString(flow.address[rcv], flow.port[rcv]);
+  out.packets_data_dir = s.packets;
+  out.packets_ack_dir = r.packets;
+  out.data_bytes = s.unique_payload_bytes;
+  out.retransmitted_segments = s.retransmitted_segments;
+  out.max_payload_bytes = s.max_payload_bytes;
+  if (s.syn_seen && s.syn_options.has_mss) out.mss_option_sender = s.syn_options.mss_bytes;
+  if (r.syn_seen && r.syn_options.has_mss) out.mss_option_receiver = r.syn_options.mss_bytes;
+  if (s.syn_seen && s.syn_options.has_wscale) out.wscale_sender = s.syn_options.wscale_shift;
+  if (r.syn_seen && r.syn_options.has_wscale) out.wscale_receiver = r.syn_options.wscale_shift;
+  out.sack_permitted = s.syn_seen && r.syn_seen && s.syn_options.sack_permitted &&
+                       r.syn_options.sack_permitted;
+  out.timestamps = s.syn_seen && r.syn_seen && s.syn_options.has_timestamps &&
+                   r.syn_options.has_timestamps;
+  // The SYN is the one without ACK; either side may have opened.
+  out.handshake_seen = s.syn_seen && r.syn_seen;
+  if (out.handshake_seen) {
+    const bool sender_opened = !(s.syn_flags & kTcpAck);
+    const SideStats& opener = sender_opened ? s : r;
+    const SideStats& answerer = sender_opened ? r : s;
+    out.ecn_mode = NegotiatedEcnMode(opener.syn_flags, answerer.syn_flags);
+  }
+  out.not_ect_packets = s.ecn_codepoints[kNotEct];
+  out.ect1_packets = s.ecn_codepoints[kEct1];
+  out.ect0_packets = s.ecn_codepoints[kEct0];
+  out.ce_packets = s.ecn_codepoints[kCe];
+  out.ece_acks = r.ece_packets;
+  out.cwr_packets = s.cwr_packets;
+  out.ace_changes = out.ecn_mode == EcnMode::kAccEcn ? r.ace_changes : 0;
+  out.start_s = static_cast<double>(flow.first_ns - capture_start_ns) * 1e-9;
+  out.duration_s = static_cast<double>(flow.last_ns - flow.first_ns) * 1e-9;
+  const int64_t data_span_ns = s.last_payload_ns - s.first_payload_ns;
+  if (data_span_ns > 0) {
+    out.goodput_bps = static_cast<double>(s.unique_payload_bytes) * 8.0 /
+                      (static_cast<double>(data_span_ns) * 1e-9);
+  }
+  return out;
+}
+
+}  // namespace ccreplay

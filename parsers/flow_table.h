@@ -1,0 +1,128 @@
+// The flow table: both directions of each TCP connection in one flow, with
+// the facts `ccreplay flows` reports (handshake options, ECN mode, packet,
+// byte, retransmission and ECN counts, timing). Fed segment by segment; its
+// memory grows with the number of connections, not packets.
+#ifndef CCREPLAY_PARSERS_FLOW_TABLE_H_
+#define CCREPLAY_PARSERS_FLOW_TABLE_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "parsers/pcap_reader.h"
+#include "parsers/sequence_tracker.h"
+#include "parsers/tcp_segment.h"
+
+namespace ccreplay {
+
+enum class EcnMode { kNone, kRfc3168, kAccEcn };
+const char* EcnModeName(EcnMode mode);  // "none", "rfc3168", "accecn"
+
+// ECN mode from the SYN's and SYN-ACK's flags. RFC 3168 §6.1.1: an
+// ECN-setup SYN has ECE and CWR, an ECN-setup SYN-ACK has ECE without CWR.
+// RFC 9768 §3.1.1 (Table 2): a SYN with AE, CWR and ECE asks for AccECN;
+// a SYN-ACK answering it with (AE,CWR,ECE) = 010, 011, 100 or 110 accepts
+// AccECN, 001 or 101 falls back to RFC 3168, 000 or 111 means no ECN.
+EcnMode NegotiatedEcnMode(uint16_t syn_flags, uint16_t syn_ack_flags);
+
+// What one side of a connection sent.
+struct SideStats {
+  uint64_t packets = 0;
+  uint64_t payload_packets = 0;
+  uint64_t unique_payload_bytes = 0;
+  uint64_t retransmitted_segments = 0;
+  uint32_t max_payload_bytes = 0;
+  uint64_t ecn_codepoints[4] = {0, 0, 0, 0};  // Indexed by IpEcnCodepoint.
+  uint64_t ece_packets = 0;  // Non-SYN packets with ECE.
+  uint64_t cwr_packets = 0;  // Non-SYN packets with CWR.
+  uint64_t ace_changes = 0;  // Non-SYN packets whose ACE differs from the last.
+  std::optional<uint8_t> last_ace;
+  bool syn_seen = false;     // A SYN (with or without ACK) from this side.
+  uint16_t syn_flags = 0;
+  TcpOptions syn_options;
+  bool fin_or_rst_seen = false;
+  int64_t first_payload_ns = 0;
+  int64_t last_payload_ns = 0;
+  SequenceTracker sequence;
+};
+
+struct Flow {
+  uint32_t index = 0;
+  // side[0] is the source of the flow's first packet.
+  IpAddress address[2];
+  uint16_t port[2] = {0, 0};
+  SideStats side[2];
+  int64_t first_ns = 0;
+  int64_t last_ns = 0;
+
+  // The data sender: the side that sent more unique payload (the first
+  // packet's source on a tie).
+  int sender_side() const {
+    return side[1].unique_payload_bytes > side[0].unique_payload_bytes ? 1 : 0;
+  }
+};
+
+// One row of `ccreplay flows`.
+struct FlowSummary {
+  uint32_t index = 0;
+  std::string sender;    // "ADDR:PORT", IPv6 in brackets.
+  std::string receiver;
+  uint64_t packets_data_dir = 0;
+  uint64_t packets_ack_dir = 0;
+  uint64_t data_bytes = 0;
+  uint64_t retransmitted_segments = 0;
+  uint32_t max_payload_bytes = 0;
+  std::optional<uint32_t> mss_option_sender;
+  std::optional<uint32_t> mss_option_receiver;
+  std::optional<uint32_t> wscale_sender;
+  std::optional<uint32_t> wscale_receiver;
+  bool sack_permitted = false;
+  bool timestamps = false;
+  bool handshake_seen = false;
+  EcnMode ecn_mode = EcnMode::kNone;
+  uint64_t ect0_packets = 0;
+  uint64_t ect1_packets = 0;
+  uint64_t ce_packets = 0;
+  uint64_t not_ect_packets = 0;
+  uint64_t ece_acks = 0;
+  uint64_t cwr_packets = 0;
+  uint64_t ace_changes = 0;
+  double start_s = 0;
+  double duration_s = 0;
+  double goodput_bps = 0;
+};
+
+FlowSummary SummarizeFlow(const Flow& flow, int64_t capture_start_ns);
+
+class FlowTable : public SegmentConsumer {
+ public:
+  void OnSegment(const TcpSegment& segment) override;
+  void Restart() override;
+
+  // In order of first packet.
+  const std::vector<Flow>& flows() const { return flows_; }
+
+ private:
+  struct Key {
+    IpAddress low_address, high_address;
+    uint16_t low_port = 0, high_port = 0;
+    bool operator==(const Key& o) const {
+      return low_port == o.low_port && high_port == o.high_port &&
+             low_address == o.low_address && high_address == o.high_address;
+    }
+    template <typename H>
+    friend H AbslHashValue(H h, const Key& k) {
+      return H::combine(std::move(h), k.low_address, k.high_address, k.low_port, k.high_port);
+    }
+  };
+  uint32_t FindOrAdd(const Key& key, const TcpSegment& segment);
+
+  std::vector<Flow> flows_;
+  absl::flat_hash_map<Key, uint32_t> index_by_key_;
+};
+
+}  // namespace ccreplay
+
+#endif  // CCREPLAY_PARSERS_FLOW_TABLE_H_

@@ -1,0 +1,159 @@
+#include "parsers/flow_table.h"
+
+#include <string>
+
+#include "gtest/gtest.h"
+#include "parsers/pcap_reader.h"
+
+namespace ccreplay {
+namespace {
+
+std::string Data(const std::string& relative) {
+  return std::string(CCREPLAY_TESTDATA_DIR) + "/" + relative;
+}
+
+// The facts of one flow as `scripts/tshark_flow_facts.py FILE` computes them
+// from tshark's dissection (an independent reader and TCP analyser): packets
+// per direction, unique payload bytes (union of tcp.seq ranges),
+// retransmitted segments (tcp.analysis.retransmission or out_of_order on a
+// payload segment), ip.dsfield.ecn counts, ECE/CWR flags, ACE changes,
+// mss/wscale options, goodput.
+struct Expected {
+  const char* file;
+  uint32_t flow;
+  const char* sender;
+  const char* receiver;
+  uint64_t packets_data_dir, packets_ack_dir, data_bytes, retransmitted;
+  uint64_t not_ect, ect1, ect0, ce, ece_acks, cwr, ace_changes;
+  const char* ecn_mode;
+  uint32_t mss_sender;  // 0: no option seen.
+  double goodput_bps;
+};
+
+class FlowFactsTest : public ::testing::TestWithParam<Expected> {};
+
+TEST_P(FlowFactsTest, MatchesTshark) {
+  const Expected& e = GetParam();
+  FlowTable table;
+  absl::StatusOr<CaptureInfo> info = ReadCapture(Data(e.file), table);
+  ASSERT_TRUE(info.ok()) << info.status();
+  ASSERT_GT(table.flows().size(), e.flow);
+  FlowSummary f = SummarizeFlow(table.flows()[e.flow], info->first_packet_time_ns);
+  EXPECT_EQ(f.sender, e.sender);
+  EXPECT_EQ(f.receiver, e.receiver);
+  EXPECT_EQ(f.packets_data_dir, e.packets_data_dir);
+  EXPECT_EQ(f.packets_ack_dir, e.packets_ack_dir);
+  EXPECT_EQ(f.data_bytes, e.data_bytes);
+  EXPECT_EQ(f.retransmitted_segments, e.retransmitted);
+  EXPECT_EQ(f.not_ect_packets, e.not_ect);
+  EXPECT_EQ(f.ect1_packets, e.ect1);
+  EXPECT_EQ(f.ect0_packets, e.ect0);
+  EXPECT_EQ(f.ce_packets, e.ce);
+  EXPECT_EQ(f.ece_acks, e.ece_acks);
+  EXPECT_EQ(f.cwr_packets, e.cwr);
+  EXPECT_EQ(f.ace_changes, e.ace_changes);
+  EXPECT_STREQ(EcnModeName(f.ecn_mode), e.ecn_mode);
+  EXPECT_EQ(f.mss_option_sender.value_or(0), e.mss_sender);
+  // tshark prints frame.time_epoch to the ns, as a float: allow 1e-5.
+  EXPECT_NEAR(f.goodput_bps, e.goodput_bps, 1.0 + e.goodput_bps * 1e-5);
+}
+
+// clang-format off
+INSTANTIATE_TEST_SUITE_P(Captures, FlowFactsTest, ::testing::Values(
+  // TCP Prague, AccECN, sender side: data ECT(1), congestion only in ACE
+  // (4856 changes; SOURCES.md: "about 4,900"), never CE in IP headers.
+  Expected{"tcp/l4s-tests_prague_dualpi2_wifi.pcap.gz", 1, "192.168.122.79:38754", "10.72.0.230:5201",
+           30813, 23305, 44118525, 0, 1, 30810, 2, 0, 11515, 1, 4856, "accecn", 1460, 5876426},
+  // iperf3's control connection in the same capture.
+  Expected{"tcp/l4s-tests_prague_dualpi2_wifi.pcap.gz", 0, "192.168.122.79:38752", "10.72.0.230:5201",
+           18, 16, 459, 0, 1, 0, 17, 0, 15, 1, 0, "accecn", 1460, 61},
+  // CUBIC with AccECN through fq_codel (RFC 3168 marking): ECT(0), 98 ACE changes.
+  Expected{"tcp/l4s-tests_cubic_fq_codel_wifi.pcap.gz", 1, "192.168.122.79:38774", "10.72.0.230:5201",
+           44715, 32666, 64027621, 0, 1, 0, 44714, 0, 17096, 1, 98, "accecn", 1460, 8530101},
+  // AccECN handshake over the Internet (SYN AE+CWR+ECE, SYN-ACK CWR only =
+  // AccECN, RFC 9768 Table 2); server data is ECT(1).
+  Expected{"tcp/tcpdump_accecn_handshake.pcap", 0, "66.228.43.12:80", "31.133.146.248:16433",
+           3, 3, 1448, 0, 1, 2, 0, 0, 1, 0, 1, "accecn", 1460, 0},
+  Expected{"tcp/zeek-tcprs_comp008.pcap", 0, "192.168.0.13:80", "10.0.45.170:54976",
+           1879, 1401, 2190322, 53, 1879, 0, 0, 0, 0, 0, 0, "none", 1430, 17652},
+  Expected{"tcp/zeek-tcprs_fast019.pcap", 0, "192.168.0.2:80", "10.0.194.180:46432",
+           384, 270, 517948, 15, 384, 0, 0, 0, 0, 0, 0, "none", 1430, 752372},
+  Expected{"tcp/zeek-tcprs_loss-window-approximation.pcap", 0, "10.0.204.227:49792", "192.168.0.3:80",
+           597, 487, 708884, 72, 597, 0, 0, 0, 0, 0, 0, "none", 1460, 15024},
+  // tshark also flags the retransmitted SYN-ACK (frame 3); it carries no
+  // payload, so it is not in our count: 5 - 1 = 4.
+  Expected{"tcp/zeek-tcprs_rto-approximation.pcap", 0, "192.168.0.11:80", "10.0.181.65:3152",
+           31, 26, 31868, 4, 31, 0, 0, 0, 0, 0, 0, "none", 1430, 18178},
+  Expected{"tcp/gopacket_test301_tls-download_dsb.pcapng", 0, "112.80.248.76:443", "172.16.71.4:46664",
+           137, 139, 866877, 13, 137, 0, 0, 0, 0, 0, 0, "none", 1452, 6892928},
+  // Linux Reno, RFC 3168, step marker: the sender side never sees CE...
+  Expected{"lab/reno_ecn1_stepK60k_50mbit/sender.pcap.gz", 1, "10.99.1.1:42408", "10.99.2.1:5201",
+           12426, 6034, 17988541, 0, 2, 0, 12424, 0, 474, 30, 0, "rfc3168", 1460, 47778233},
+  // ...the receiver side sees the 420 CE marks.
+  Expected{"lab/reno_ecn1_stepK60k_50mbit/receiver.pcap.gz", 1, "10.99.1.1:42408", "10.99.2.1:5201",
+           12426, 6034, 17988541, 0, 2, 0, 12004, 420, 474, 30, 0, "rfc3168", 1460, 47658567},
+  // CUBIC drop-tail: 8 retransmissions on both sides; the receiver side
+  // misses the 8 dropped originals (12521 - 12513).
+  Expected{"lab/cubic_noecn_droptail100_50mbit/sender.pcap.gz", 1, "10.99.1.1:53138", "10.99.2.1:5201",
+           12521, 6521, 18114517, 8, 12521, 0, 0, 0, 0, 0, 0, "none", 1460, 48037014},
+  Expected{"lab/cubic_noecn_droptail100_50mbit/receiver.pcap.gz", 1, "10.99.1.1:53138", "10.99.2.1:5201",
+           12513, 6521, 18114517, 8, 12513, 0, 0, 0, 0, 0, 0, "none", 1460, 47814373},
+  // 291 CE marks after the bottleneck (SOURCES.md: 291).
+  Expected{"lab/cubic_ecn_K60k_40mbit_ackdelay10ms/receiver.pcap.gz", 1, "10.98.1.1:51026", "10.98.2.1:5201",
+           13210, 6746, 19123773, 0, 2, 0, 12917, 291, 281, 8, 0, "rfc3168", 1460, 37950564},
+  // Linux SLL2 (tcpdump -i any) of an IPv6 transfer with TSO super-segments
+  // (12 data packets carry 131,109 bytes).
+  Expected{"pcap-format/ccreplay_sll2_ipv6.pcap", 1, "[fd77::1]:49064", "[fd77::2]:5302",
+           12, 11, 131109, 0, 3, 0, 9, 0, 0, 0, 0, "rfc3168", 1440, 96928372},
+  Expected{"pcap-format/gopacket_test_loopback_dltnull.pcap", 0, "[::1]:8080", "[::1]:58799",
+           11, 9, 54866, 0, 11, 0, 0, 0, 0, 0, 0, "none", 0, 9336918}
+));
+// clang-format on
+
+TEST(EcnNegotiationTest, Rfc9768AndRfc3168Tables) {
+  const uint16_t accecn_syn = kTcpSyn | kTcpAe | kTcpCwr | kTcpEce;
+  const uint16_t classic_syn = kTcpSyn | kTcpCwr | kTcpEce;
+  const uint16_t synack = kTcpSyn | kTcpAck;
+  // RFC 9768 §3.1.1 Table 2: the four AccECN replies.
+  EXPECT_EQ(NegotiatedEcnMode(accecn_syn, synack | kTcpCwr), EcnMode::kAccEcn);
+  EXPECT_EQ(NegotiatedEcnMode(accecn_syn, synack | kTcpCwr | kTcpEce), EcnMode::kAccEcn);
+  EXPECT_EQ(NegotiatedEcnMode(accecn_syn, synack | kTcpAe), EcnMode::kAccEcn);
+  EXPECT_EQ(NegotiatedEcnMode(accecn_syn, synack | kTcpAe | kTcpCwr), EcnMode::kAccEcn);
+  // Classic ECN server answering an AccECN client.
+  EXPECT_EQ(NegotiatedEcnMode(accecn_syn, synack | kTcpEce), EcnMode::kRfc3168);
+  EXPECT_EQ(NegotiatedEcnMode(accecn_syn, synack), EcnMode::kNone);
+  EXPECT_EQ(NegotiatedEcnMode(accecn_syn, synack | kTcpAe | kTcpCwr | kTcpEce), EcnMode::kNone);
+  // RFC 3168 §6.1.1.
+  EXPECT_EQ(NegotiatedEcnMode(classic_syn, synack | kTcpEce), EcnMode::kRfc3168);
+  EXPECT_EQ(NegotiatedEcnMode(classic_syn, synack | kTcpEce | kTcpCwr), EcnMode::kNone);
+  EXPECT_EQ(NegotiatedEcnMode(kTcpSyn, synack | kTcpEce), EcnMode::kNone);
+}
+
+TEST(FlowTableTest, HandshakeOptionsOfThePragueFlow) {
+  // tcpdump -v: SYN mss 1460, sackOK, TS, wscale 7; SYN-ACK mss 1460,
+  // sackOK, TS, exp-acc0, wscale 11.
+  FlowTable table;
+  absl::StatusOr<CaptureInfo> info =
+      ReadCapture(Data("tcp/l4s-tests_prague_dualpi2_wifi.pcap.gz"), table);
+  ASSERT_TRUE(info.ok());
+  FlowSummary f = SummarizeFlow(table.flows()[1], info->first_packet_time_ns);
+  EXPECT_EQ(f.mss_option_receiver, 1460u);
+  EXPECT_EQ(f.wscale_sender, 7u);
+  EXPECT_EQ(f.wscale_receiver, 11u);
+  EXPECT_TRUE(f.sack_permitted);
+  EXPECT_TRUE(f.timestamps);
+  EXPECT_EQ(f.max_payload_bytes, 1432u);  // 1460 - 12 bytes of TS - 16 of AccECN option
+  // tshark frame.time_relative of the flow's first packet: 0.099230.
+  EXPECT_NEAR(f.start_s, 0.09923, 1e-6);
+}
+
+TEST(FlowTableTest, RestartForgetsEverything) {
+  FlowTable table;
+  ASSERT_TRUE(ReadCapture(Data("tcp/zeek-tcprs_fast019.pcap"), table).ok());
+  ASSERT_EQ(table.flows().size(), 1u);
+  table.Restart();
+  EXPECT_TRUE(table.flows().empty());
+}
+
+}  // namespace
+}  // namespace ccreplay

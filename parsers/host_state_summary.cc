@@ -1,0 +1,58 @@
+#include "parsers/host_state_summary.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace ccreplay {
+
+HostTraceSummary SummarizeHostTrace(const HostTrace& trace) {
+  HostTraceSummary summary;
+  summary.source = HostStateSourceName(trace.source);
+  if (!trace.quic) {
+    summary.protocol = "tcp";
+    summary.sender =
+        trace.local_sends_data ? trace.local_endpoint : trace.remote_endpoint;
+    summary.receiver =
+        trace.local_sends_data ? trace.remote_endpoint : trace.local_endpoint;
+    summary.samples = trace.samples;
+    const Series& cwnd = trace.series.cwnd_segments;
+    if (!cwnd.empty()) {
+      auto [min, max] =
+          std::minmax_element(cwnd.begin(), cwnd.end(),
+                              [](const SeriesPoint& a, const SeriesPoint& b) {
+                                return a.value < b.value;
+                              });
+      summary.cwnd_min_segments = std::llround(min->value);
+      summary.cwnd_max_segments = std::llround(max->value);
+      summary.cwnd_last_segments = std::llround(cwnd.back().value);
+    }
+    return summary;
+  }
+  summary.protocol = "quic";
+  summary.vantage = VantageName(trace.vantage);
+  const QuicSenderEvents& events = trace.quic_events;
+  summary.packets_sent = events.packets_sent.size();
+  summary.packets_received = events.packets_received;
+  summary.packets_lost = events.packets_lost.size();
+  summary.cwnd_updates = trace.cwnd_updates;
+  for (const SeriesPoint& point : trace.series.cwnd_bytes) {
+    uint64_t bytes = static_cast<uint64_t>(std::max(0.0, point.value));
+    summary.cwnd_max_bytes =
+        std::max(summary.cwnd_max_bytes.value_or(0), bytes);
+  }
+  std::map<PacketNumberSpace, uint64_t> ce_by_space;
+  for (const QuicAckReceived& ack : events.acks_received) {
+    if (!ack.ce_packets.has_value()) continue;
+    uint64_t& largest = ce_by_space[ack.space];
+    largest = std::max(largest, *ack.ce_packets);
+  }
+  if (!ce_by_space.empty()) {
+    uint64_t total = 0;
+    for (const auto& [space, ce] : ce_by_space) total += ce;
+    summary.ce_fed_back_packets = total;
+  }
+  return summary;
+}
+
+}  // namespace ccreplay

@@ -1,0 +1,72 @@
+// A file opened for streaming reads, decompressed on the fly when it is
+// gzip (zlib reads plain files unchanged, so every input goes through here).
+// Parsers read through it so that `.gz` inputs work everywhere and no input
+// is ever loaded whole.
+#ifndef CCREPLAY_PARSERS_INPUT_FILE_H_
+#define CCREPLAY_PARSERS_INPUT_FILE_H_
+
+#include <zlib.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace ccreplay {
+
+class InputFile {
+ public:
+  // NotFound / PermissionDenied when the file cannot be opened.
+  static absl::StatusOr<std::unique_ptr<InputFile>> Open(const std::string& path);
+  ~InputFile();
+  InputFile(const InputFile&) = delete;
+  InputFile& operator=(const InputFile&) = delete;
+
+  // Reads up to `size` bytes; 0 at the end of the data. A decompression or
+  // I/O error is DataLoss naming the offset.
+  absl::StatusOr<size_t> Read(char* buffer, size_t size);
+
+  // Reads the next line, without its "\n" or "\r\n", into `line`. Returns
+  // false at the end of the data or on an error (see status()).
+  bool ReadLine(std::string* line);
+
+  // The first error met by ReadLine or the stdio view, if any.
+  const absl::Status& status() const { return status_; }
+
+  // Bytes of (decompressed) data consumed so far.
+  uint64_t offset() const { return offset_; }
+  const std::string& path() const { return path_; }
+  bool gzip() const { return gzip_; }
+
+  // A read-only stdio view of the (decompressed) data, for libraries that
+  // take a FILE* (libpcap's pcap_fopen_offline, which closes it). The caller
+  // owns the FILE*; this object must outlive it. Use either this view or
+  // Read/ReadLine, not both. ftell() on it works; seeking does not.
+  FILE* OpenStdio();
+
+ private:
+  InputFile(std::string path, gzFile gz, bool gzip);
+  static ssize_t CookieRead(void* cookie, char* buffer, size_t size);
+  static int CookieSeek(void* cookie, off64_t* position, int whence);
+  static int CookieClose(void* cookie);
+  bool Refill();
+
+  std::string path_;
+  gzFile gz_;
+  bool gzip_;
+  uint64_t offset_ = 0;
+  absl::Status status_;
+  absl::Status pending_error_;
+  // Line-reading buffer.
+  std::unique_ptr<char[]> buffer_;
+  size_t buffer_begin_ = 0;
+  size_t buffer_end_ = 0;
+  bool eof_ = false;
+};
+
+}  // namespace ccreplay
+
+#endif  // CCREPLAY_PARSERS_INPUT_FILE_H_

@@ -1,0 +1,302 @@
+#include "parsers/pcap_reader.h"
+
+#include <pcap/pcap.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "parsers/input_file.h"
+#include "parsers/packet_decoder.h"
+#include "parsers/pcapng_walker.h"
+
+namespace ccreplay {
+namespace {
+
+// Size of the classic pcap file header and per-record header.
+constexpr uint64_t kPcapFileHeaderBytes = 24;
+constexpr uint64_t kPcapRecordHeaderBytes = 16;
+
+// Where the bytes come from: a file (possibly gzip) or memory. Each call of
+// OpenStdio / ReadFn starts from the first byte again.
+class ByteSource {
+ public:
+  virtual ~ByteSource() = default;
+  // A FILE* at the first byte, for libpcap (which takes ownership).
+  virtual absl::StatusOr<FILE*> OpenStdio() = 0;
+  // A reader from the first byte, for the pcapng walker.
+  virtual absl::StatusOr<PcapngWalker::ReadFn> OpenReader() = 0;
+  virtual bool gzip() const { return false; }
+  // Why the byte stream itself failed, if it did (a cut gzip stream).
+  virtual absl::Status stream_status() const { return absl::OkStatus(); }
+};
+
+class FileSource : public ByteSource {
+ public:
+  explicit FileSource(std::string path) : path_(std::move(path)) {}
+
+  absl::Status Probe() {
+    absl::StatusOr<std::unique_ptr<InputFile>> file = InputFile::Open(path_);
+    if (!file.ok()) return file.status();
+    gzip_ = (*file)->gzip();
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<FILE*> OpenStdio() override {
+    if (!gzip_) {
+      // Plain files go to libpcap through ordinary stdio: the fastest path.
+      FILE* f = std::fopen(path_.c_str(), "rb");
+      if (f == nullptr) return absl::UnavailableError(absl::StrCat(path_, ": cannot open"));
+      return f;
+    }
+    absl::StatusOr<std::unique_ptr<InputFile>> file = InputFile::Open(path_);
+    if (!file.ok()) return file.status();
+    file_ = std::move(*file);
+    FILE* f = file_->OpenStdio();
+    if (f == nullptr) return absl::UnavailableError(absl::StrCat(path_, ": cannot open"));
+    return f;
+  }
+
+  absl::StatusOr<PcapngWalker::ReadFn> OpenReader() override {
+    absl::StatusOr<std::unique_ptr<InputFile>> file = InputFile::Open(path_);
+    if (!file.ok()) return file.status();
+    file_ = std::move(*file);
+    InputFile* raw = file_.get();
+    return PcapngWalker::ReadFn(
+        [raw](char* buffer, size_t size) { return raw->Read(buffer, size); });
+  }
+
+  bool gzip() const override { return gzip_; }
+  absl::Status stream_status() const override {
+    return file_ ? file_->status() : absl::OkStatus();
+  }
+
+ private:
+  std::string path_;
+  bool gzip_ = false;
+  std::unique_ptr<InputFile> file_;
+};
+
+class MemorySource : public ByteSource {
+ public:
+  MemorySource(const uint8_t* data, size_t size) : data_(data), size_(size) {}
+
+  absl::StatusOr<FILE*> OpenStdio() override {
+    if (size_ == 0) return absl::InvalidArgumentError("empty input");
+    FILE* f = fmemopen(const_cast<uint8_t*>(data_), size_, "rb");
+    if (f == nullptr) return absl::InternalError("fmemopen failed");
+    return f;
+  }
+
+  absl::StatusOr<PcapngWalker::ReadFn> OpenReader() override {
+    position_ = 0;
+    return PcapngWalker::ReadFn([this](char* buffer, size_t size) -> absl::StatusOr<size_t> {
+      size_t n = std::min(size, size_ - position_);
+      std::memcpy(buffer, data_ + position_, n);
+      position_ += n;
+      return n;
+    });
+  }
+
+ private:
+  const uint8_t* data_;
+  size_t size_;
+  size_t position_ = 0;
+};
+
+void AddLinkType(CaptureInfo* info, int link_type) {
+  std::string name = LinkTypeName(link_type);
+  if (std::find(info->link_types.begin(), info->link_types.end(), name) == info->link_types.end()) {
+    info->link_types.push_back(name);
+  }
+}
+
+// Decodes one frame and hands a TCP segment to the consumer.
+inline void HandleFrame(int link_type, int64_t time_ns, const uint8_t* data, uint32_t captured,
+                        uint32_t wire, CaptureInfo* info, TcpSegment* segment,
+                        SegmentConsumer& consumer) {
+  if (info->packets++ == 0) info->first_packet_time_ns = time_ns;
+  DecodeResult result = DecodeFrame(link_type, data, captured, wire, segment);
+  if (result == DecodeResult::kTcp) {
+    segment->time_ns = time_ns;
+    ++info->tcp_packets;
+    if (segment->captured_payload_bytes < segment->payload_bytes) ++info->snaplen_cut_packets;
+    if (segment->length_from_capture) ++info->big_tcp_packets;
+    consumer.OnSegment(*segment);
+  } else if (result != DecodeResult::kNotTcp) {
+    ++info->undecodable_packets;
+  }
+}
+
+void MarkTruncated(CaptureInfo* info, uint64_t offset, absl::string_view reason) {
+  info->truncated = true;
+  info->truncated_at_offset = offset;
+  info->warnings.push_back(absl::StrCat("capture cut short: ", reason,
+                                        "; the flows up to byte offset ", offset, " are kept"));
+}
+
+void AddSummaryWarnings(CaptureInfo* info) {
+  if (info->big_tcp_packets > 0) {
+    info->warnings.push_back(absl::StrCat(
+        info->big_tcp_packets,
+        " packets had IP length 0 (BIG TCP / TSO super-segments): length taken from the "
+        "captured frame"));
+  }
+  if (info->undecodable_packets > 0) {
+    info->warnings.push_back(absl::StrCat(info->undecodable_packets,
+                                          " packets had cut or inconsistent IP/TCP headers and "
+                                          "were skipped"));
+  }
+}
+
+// The pcapng path of our own, for files libpcap refuses.
+absl::Status ReadWithWalker(ByteSource& source, CaptureInfo* info, SegmentConsumer& consumer) {
+  absl::StatusOr<PcapngWalker::ReadFn> read = source.OpenReader();
+  if (!read.ok()) return read.status();
+  PcapngWalker walker(std::move(*read));
+  PcapngPacket packet;
+  TcpSegment segment;
+  size_t interfaces_seen = 0;
+  while (true) {
+    absl::StatusOr<bool> more = walker.Next(&packet);
+    const std::vector<int>& link_types = walker.interface_link_types();
+    for (; interfaces_seen < link_types.size(); ++interfaces_seen) {
+      int link_type = link_types[interfaces_seen];
+      AddLinkType(info, link_type);
+      if (!IsSupportedLinkType(link_type)) {
+        info->warnings.push_back(absl::StrCat("interface ", interfaces_seen, " has link type ",
+                                              LinkTypeName(link_type), " (", link_type,
+                                              "), which ccreplay does not decode: its packets "
+                                              "are skipped"));
+      }
+    }
+    if (!more.ok()) {
+      if (absl::IsDataLoss(more.status())) {
+        MarkTruncated(info, walker.block_offset(), more.status().message());
+        return absl::OkStatus();
+      }
+      if (info->packets > 0 && absl::IsInvalidArgument(more.status())) {
+        // Damage after good packets: keep them, as for a cut.
+        MarkTruncated(info, walker.block_offset(), more.status().message());
+        return absl::OkStatus();
+      }
+      return more.status();
+    }
+    if (!*more) return absl::OkStatus();
+    HandleFrame(packet.link_type, packet.time_ns, packet.data, packet.captured_bytes,
+                packet.wire_bytes, info, &segment, consumer);
+  }
+}
+
+bool LibpcapRefusesInterfaces(absl::string_view message) {
+  return absl::StrContains(message, "different from the") ||
+         absl::StrContains(message, "no Interface Description Blocks");
+}
+
+absl::StatusOr<CaptureInfo> Read(const std::string& name, ByteSource& source,
+                                 SegmentConsumer& consumer) {
+  CaptureInfo info;
+  info.path = name;
+  info.gzip = source.gzip();
+  absl::StatusOr<FILE*> stdio = source.OpenStdio();
+  if (!stdio.ok()) return stdio.status();
+  char errbuf[PCAP_ERRBUF_SIZE] = {};
+  pcap_t* pcap = pcap_fopen_offline_with_tstamp_precision(*stdio, PCAP_TSTAMP_PRECISION_NANO, errbuf);
+  if (pcap == nullptr) {
+    std::fclose(*stdio);
+    absl::string_view message = errbuf;
+    if (LibpcapRefusesInterfaces(message)) {
+      info.format = "pcapng";
+      absl::Status s = ReadWithWalker(source, &info, consumer);
+      if (!s.ok()) return absl::Status(s.code(), absl::StrCat(name, ": ", s.message()));
+      AddSummaryWarnings(&info);
+      return info;
+    }
+    if (absl::StrContains(message, "major version")) {
+      return absl::UnimplementedError(absl::StrCat(name, ": ", message));
+    }
+    if (absl::StrContains(message, "unknown file format")) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(name, ": not a pcap or pcapng capture (unknown file format)"));
+    }
+    return absl::InvalidArgumentError(absl::StrCat(name, ": not a readable capture: ", message));
+  }
+  std::unique_ptr<pcap_t, void (*)(pcap_t*)> closer(pcap, pcap_close);
+  // libpcap reports a pcapng file's byte-order magic as its "major version"
+  // 1; a classic pcap file has version 2.
+  const bool pcapng = pcap_major_version(pcap) == 1;
+  info.format = pcapng ? "pcapng" : "pcap";
+  const int link_type = pcap_datalink(pcap);
+  AddLinkType(&info, link_type);
+  if (!IsSupportedLinkType(link_type)) {
+    return absl::UnimplementedError(absl::StrCat(name, ": unsupported link type ",
+                                                 LinkTypeName(link_type), " (", link_type, ")"));
+  }
+  FILE* file = pcap_file(pcap);
+  uint64_t good_offset = kPcapFileHeaderBytes;  // End of the last complete record.
+  TcpSegment segment;
+  pcap_pkthdr* header;
+  const u_char* data;
+  while (true) {
+    int rc = pcap_next_ex(pcap, &header, &data);
+    if (rc == 1) {
+      int64_t time_ns = int64_t{header->ts.tv_sec} * 1000000000 + header->ts.tv_usec;
+      HandleFrame(link_type, time_ns, data, header->caplen, header->len, &info, &segment,
+                  consumer);
+      if (pcapng) {
+        good_offset = static_cast<uint64_t>(std::ftell(file));
+      } else {
+        good_offset += kPcapRecordHeaderBytes + header->caplen;
+      }
+      continue;
+    }
+    if (rc == PCAP_ERROR_BREAK) break;  // -2: end of file.
+    absl::string_view message = pcap_geterr(pcap);
+    if (pcapng && LibpcapRefusesInterfaces(message)) {
+      // Start over with the walker; the consumer forgets what it got.
+      consumer.Restart();
+      CaptureInfo fresh;
+      fresh.path = name;
+      fresh.gzip = info.gzip;
+      fresh.format = "pcapng";
+      info = std::move(fresh);
+      closer.reset();
+      absl::Status s = ReadWithWalker(source, &info, consumer);
+      if (!s.ok()) return absl::Status(s.code(), absl::StrCat(name, ": ", s.message()));
+      break;
+    }
+    if (absl::StrContains(message, "major version")) {
+      // A later section of an unsupported version: keep what came before.
+      info.truncated = true;
+      info.truncated_at_offset = good_offset;
+      info.warnings.push_back(absl::StrCat("reading stopped at byte offset ", good_offset, ": ",
+                                           message, "; the flows before it are kept"));
+      break;
+    }
+    const absl::Status stream = source.stream_status();
+    MarkTruncated(&info, good_offset, stream.ok() ? message : stream.message());
+    break;
+  }
+  AddSummaryWarnings(&info);
+  return info;
+}
+
+}  // namespace
+
+absl::StatusOr<CaptureInfo> ReadCapture(const std::string& path, SegmentConsumer& consumer) {
+  FileSource source(path);
+  absl::Status probe = source.Probe();
+  if (!probe.ok()) return probe;
+  return Read(path, source, consumer);
+}
+
+absl::StatusOr<CaptureInfo> ReadCaptureFromMemory(const std::string& name, const uint8_t* data,
+                                                  size_t size, SegmentConsumer& consumer) {
+  MemorySource source(data, size);
+  return Read(name, source, consumer);
+}
+
+}  // namespace ccreplay

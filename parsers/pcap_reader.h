@@ -1,0 +1,58 @@
+// Streams the TCP segments of a pcap or pcapng capture (gzip-compressed or
+// not) to a consumer, one packet at a time: memory does not grow with the
+// capture. libpcap reads the file; pcapng files that libpcap 1.10 refuses
+// (interfaces with different link types or snapshot lengths, or no
+// interface at all) are read by a block walker of our own instead.
+#ifndef CCREPLAY_PARSERS_PCAP_READER_H_
+#define CCREPLAY_PARSERS_PCAP_READER_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "parsers/tcp_segment.h"
+
+namespace ccreplay {
+
+struct CaptureInfo {
+  std::string path;
+  std::string format;  // "pcap" or "pcapng".
+  bool gzip = false;
+  std::vector<std::string> link_types;  // Names, in order of appearance.
+  uint64_t packets = 0;                 // Every packet record read.
+  int64_t first_packet_time_ns = 0;     // Capture time of the first record.
+  uint64_t tcp_packets = 0;             // Those decoded as TCP.
+  uint64_t snaplen_cut_packets = 0;     // TCP packets whose payload was cut.
+  uint64_t big_tcp_packets = 0;         // IP length 0: length from capture.
+  uint64_t undecodable_packets = 0;     // Headers cut or inconsistent.
+  // Set when the file ends inside a packet record: the flows up to the cut
+  // are kept and `truncated_at_offset` is where the incomplete record starts
+  // (byte offset in the decompressed data).
+  bool truncated = false;
+  uint64_t truncated_at_offset = 0;
+  std::vector<std::string> warnings;
+};
+
+class SegmentConsumer {
+ public:
+  virtual ~SegmentConsumer() = default;
+  virtual void OnSegment(const TcpSegment& segment) = 0;
+  // The reader starts over from the first packet (libpcap refused a pcapng
+  // file midway and the block walker takes over): forget all segments.
+  virtual void Restart() = 0;
+};
+
+// Errors: NotFound / PermissionDenied / Unavailable when the file cannot be
+// read, InvalidArgument when it is not a capture, Unimplemented for an
+// unsupported link type or pcapng version. A capture cut short is not an
+// error: the result has `truncated` set and a warning.
+absl::StatusOr<CaptureInfo> ReadCapture(const std::string& path, SegmentConsumer& consumer);
+
+// The same for a capture held in memory (fuzzing, tests).
+absl::StatusOr<CaptureInfo> ReadCaptureFromMemory(const std::string& name, const uint8_t* data,
+                                                  size_t size, SegmentConsumer& consumer);
+
+}  // namespace ccreplay
+
+#endif  // CCREPLAY_PARSERS_PCAP_READER_H_

@@ -1,0 +1,270 @@
+#include "parsers/pcap_reader.h"
+
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace ccreplay {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+std::string Data(const std::string& relative) {
+  return std::string(CCREPLAY_TESTDATA_DIR) + "/" + relative;
+}
+
+// Collects what the reader hands out.
+class Collector : public SegmentConsumer {
+ public:
+  void OnSegment(const TcpSegment& s) override { segments.push_back(s); }
+  void Restart() override {
+    segments.clear();
+    ++restarts;
+  }
+  std::vector<TcpSegment> segments;
+  int restarts = 0;
+};
+
+std::vector<uint8_t> ReadBytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::vector<uint8_t>((std::istreambuf_iterator<char>(in)),
+                              std::istreambuf_iterator<char>());
+}
+
+std::string WriteTemp(const std::string& name, const std::vector<uint8_t>& bytes) {
+  std::string path = ::testing::TempDir() + "/" + name;
+  std::ofstream out(path, std::ios::binary);
+  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  return path;
+}
+
+// Packet counts of the pcapng conformance set, from `capinfos -c FILE`
+// (Wireshark's reader, which accepts mixed link types and snap lengths).
+struct PcapngCase {
+  const char* file;
+  uint64_t packets;
+};
+class PcapngConformanceTest : public ::testing::TestWithParam<PcapngCase> {};
+
+TEST_P(PcapngConformanceTest, PacketCountMatchesCapinfos) {
+  for (const char* endian : {"le", "be"}) {
+    Collector c;
+    std::string path = Data(std::string("pcap-format/pcapng-test-generator/") + endian + "/" +
+                            GetParam().file);
+    absl::StatusOr<CaptureInfo> info = ReadCapture(path, c);
+    ASSERT_TRUE(info.ok()) << info.status();
+    EXPECT_EQ(info->format, "pcapng");
+    EXPECT_EQ(info->packets, GetParam().packets) << path;
+    EXPECT_FALSE(info->truncated) << path;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    AllFiles, PcapngConformanceTest,
+    ::testing::Values(PcapngCase{"test001.pcapng", 4}, PcapngCase{"test002.pcapng", 0},
+                      PcapngCase{"test003.pcapng", 0}, PcapngCase{"test004.pcapng", 4},
+                      PcapngCase{"test005.pcapng", 4}, PcapngCase{"test006.pcapng", 5},
+                      PcapngCase{"test007.pcapng", 1}, PcapngCase{"test008.pcapng", 4},
+                      PcapngCase{"test009.pcapng", 2}, PcapngCase{"test010.pcapng", 4},
+                      PcapngCase{"test011.pcapng", 4}, PcapngCase{"test012.pcapng", 4},
+                      PcapngCase{"test013.pcapng", 0}, PcapngCase{"test014.pcapng", 0},
+                      PcapngCase{"test015.pcapng", 0}, PcapngCase{"test016.pcapng", 4},
+                      PcapngCase{"test017.pcapng", 0}, PcapngCase{"test018.pcapng", 4},
+                      PcapngCase{"test100.pcapng", 5}, PcapngCase{"test101.pcapng", 4},
+                      PcapngCase{"test102.pcapng", 5}, PcapngCase{"test200.pcapng", 0},
+                      PcapngCase{"test201.pcapng", 4}, PcapngCase{"test202.pcapng", 8},
+                      PcapngCase{"test902.pcapng", 1}));
+
+TEST(PcapReaderTest, MixedLinkTypesGoThroughTheWalker) {
+  // test006 has an Ethernet and a BSD-loopback interface; libpcap 1.10
+  // refuses it ("an interface has a type 0 different from the type of the
+  // first interface"), tshark reads 5 packets.
+  Collector c;
+  absl::StatusOr<CaptureInfo> info =
+      ReadCapture(Data("pcap-format/pcapng-test-generator/le/test006.pcapng"), c);
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_THAT(info->link_types, ElementsAre("EN10MB", "NULL"));
+  EXPECT_EQ(info->packets, 5u);
+}
+
+TEST(PcapReaderTest, TcpInPcapngWithSecretsBlock) {
+  // test300 (le only): 32 TCP packets, `capinfos -c` and
+  // `tshark -r F -Y tcp | wc -l`.
+  Collector c;
+  absl::StatusOr<CaptureInfo> info =
+      ReadCapture(Data("pcap-format/pcapng-test-generator/le/test300.pcapng"), c);
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_EQ(info->tcp_packets, 32u);
+  EXPECT_EQ(c.segments.size(), 32u);
+}
+
+TEST(PcapReaderTest, LaterSectionWithUnsupportedVersionKeepsTheFirst) {
+  // test901: a second section header with major version 2. tcpdump stops
+  // with "unknown pcapng savefile major version number 2" after the first
+  // section's packets.
+  Collector c;
+  absl::StatusOr<CaptureInfo> info =
+      ReadCapture(Data("pcap-format/pcapng-test-generator/le/test901.pcapng"), c);
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_TRUE(info->truncated);
+  ASSERT_EQ(info->warnings.size(), 1u);
+  EXPECT_THAT(info->warnings[0], HasSubstr("major version"));
+}
+
+TEST(PcapReaderTest, BigEndianPcap) {
+  // 5 DNS-over-UDP packets: `capinfos -c` 5, `tshark -Y tcp` none.
+  Collector c;
+  absl::StatusOr<CaptureInfo> info = ReadCapture(Data("pcap-format/pcap-parser_be.pcap"), c);
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_EQ(info->format, "pcap");
+  EXPECT_EQ(info->packets, 5u);
+  EXPECT_EQ(info->tcp_packets, 0u);
+}
+
+TEST(PcapReaderTest, BsdLoopbackIpv6) {
+  // DLT_NULL with IPv6 over ::1: `tshark -r F -Y tcp | wc -l` = 24.
+  Collector c;
+  absl::StatusOr<CaptureInfo> info =
+      ReadCapture(Data("pcap-format/gopacket_test_loopback_dltnull.pcap"), c);
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_THAT(info->link_types, ElementsAre("NULL"));
+  EXPECT_EQ(info->tcp_packets, 24u);
+  EXPECT_EQ(c.segments[0].src.ToString(), "::1");
+  EXPECT_EQ(c.segments[0].src.family, 6);
+}
+
+TEST(PcapReaderTest, NanosecondTimestampsOnLinuxSll) {
+  // tshark -r F -T fields -e frame.time_epoch: 1418145369.924505488, …
+  Collector c;
+  absl::StatusOr<CaptureInfo> info =
+      ReadCapture(Data("pcap-format/tcpdump_tcp-handshake-nano.pcap"), c);
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_THAT(info->link_types, ElementsAre("LINUX_SLL"));
+  ASSERT_EQ(c.segments.size(), 3u);
+  EXPECT_EQ(c.segments[0].time_ns, 1418145369924505488);
+  EXPECT_EQ(c.segments[2].time_ns, 1418145370052115157);
+}
+
+TEST(PcapReaderTest, BigTcpLengthsComeFromTheCapture) {
+  Collector c4;
+  absl::StatusOr<CaptureInfo> v4 = ReadCapture(Data("pcap-format/tcpdump_bigtcp-ipv4.pcap"), c4);
+  ASSERT_TRUE(v4.ok()) << v4.status();
+  ASSERT_EQ(c4.segments.size(), 1u);
+  // tshark: frame.len 80066, ip.len (from capture) 80052, tcp.len 80000.
+  EXPECT_EQ(c4.segments[0].payload_bytes, 80000u);
+  EXPECT_TRUE(c4.segments[0].length_from_capture);
+  EXPECT_EQ(v4->big_tcp_packets, 1u);
+  EXPECT_THAT(v4->warnings[0], HasSubstr("BIG TCP"));
+
+  Collector c6;
+  absl::StatusOr<CaptureInfo> v6 = ReadCapture(Data("pcap-format/tcpdump_bigtcp-ipv6.pcap"), c6);
+  ASSERT_TRUE(v6.ok()) << v6.status();
+  ASSERT_EQ(c6.segments.size(), 1u);
+  // tshark: frame.len 80054, ipv6.plen 0, ipv6.nxt 6, tcp.hdr_len 32 (tshark
+  // gives no tcp.len): 80054 - 14 - 40 - 32 = 79968.
+  EXPECT_EQ(c6.segments[0].payload_bytes, 79968u);
+  EXPECT_TRUE(c6.segments[0].length_from_capture);
+}
+
+TEST(PcapReaderTest, GzipIsTransparent) {
+  // `zcat F | capinfos -c -`: 54152 packets, all TCP (tshark -Y tcp).
+  Collector c;
+  absl::StatusOr<CaptureInfo> info =
+      ReadCapture(Data("tcp/l4s-tests_prague_dualpi2_wifi.pcap.gz"), c);
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_TRUE(info->gzip);
+  EXPECT_EQ(info->packets, 54152u);
+  EXPECT_EQ(info->tcp_packets, 54152u);
+}
+
+TEST(PcapReaderTest, MissingFileIsNotFound) {
+  Collector c;
+  absl::StatusOr<CaptureInfo> info = ReadCapture(Data("no/such/file.pcap"), c);
+  EXPECT_TRUE(absl::IsNotFound(info.status())) << info.status();
+  EXPECT_THAT(std::string(info.status().message()), HasSubstr("no/such/file.pcap"));
+}
+
+TEST(PcapReaderTest, TextFileIsRefusedByName) {
+  Collector c;
+  std::string path = Data("pcap-format/pcap-parser_malformed.pcap");
+  absl::StatusOr<CaptureInfo> info = ReadCapture(path, c);
+  EXPECT_TRUE(absl::IsInvalidArgument(info.status())) << info.status();
+  EXPECT_THAT(std::string(info.status().message()), HasSubstr(path));
+  EXPECT_THAT(std::string(info.status().message()), HasSubstr("not a pcap or pcapng capture"));
+}
+
+TEST(PcapReaderTest, UnsupportedLinkTypeIsNamed) {
+  // A classic pcap header (LE magic, v2.4, snaplen 65535) with link type
+  // 105 (IEEE 802.11 without radiotap) and one 4-byte record.
+  std::vector<uint8_t> bytes = {0xd4, 0xc3, 0xb2, 0xa1, 2, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                                0xff, 0xff, 0, 0, 105, 0, 0, 0,
+                                1, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 4, 0, 0, 0, 1, 2, 3, 4};
+  Collector c;
+  absl::StatusOr<CaptureInfo> info = ReadCapture(WriteTemp("wifi.pcap", bytes), c);
+  EXPECT_TRUE(absl::IsUnimplemented(info.status())) << info.status();
+  EXPECT_THAT(std::string(info.status().message()), HasSubstr("unsupported link type IEEE802_11 (105)"));
+}
+
+TEST(PcapReaderTest, CutCaptureKeepsFlowsUpToTheCutAndNamesTheOffset) {
+  // Cut the reno lab capture (snaplen 128, so every record is at most 144
+  // bytes) 1,000,000 bytes into its decompressed data:
+  // `zcat sender.pcap.gz | head -c 1000000 > cut.pcap; capinfos -c cut.pcap`
+  // reads 8043 packets and says it was cut in the middle of a packet.
+  Collector whole;
+  ASSERT_TRUE(ReadCapture(Data("lab/reno_ecn1_stepK60k_50mbit/sender.pcap.gz"), whole).ok());
+  // zcat decompresses independently of the reader's zlib path.
+  std::vector<uint8_t> bytes;
+  FILE* pipe = popen(("zcat " + Data("lab/reno_ecn1_stepK60k_50mbit/sender.pcap.gz")).c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  bytes.resize(1000000);
+  ASSERT_EQ(std::fread(bytes.data(), 1, bytes.size(), pipe), bytes.size());
+  pclose(pipe);
+  Collector cut;
+  absl::StatusOr<CaptureInfo> info = ReadCapture(WriteTemp("cut.pcap", bytes), cut);
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_TRUE(info->truncated);
+  EXPECT_EQ(info->packets, 8043u);
+  ASSERT_EQ(cut.segments.size(), 8043u);
+  // What was read is exactly the whole capture's first 8043 segments.
+  EXPECT_EQ(cut.segments.back().seq, whole.segments[8042].seq);
+  EXPECT_EQ(cut.segments.back().time_ns, whole.segments[8042].time_ns);
+  // The incomplete record starts where the last complete one ended: the
+  // 24-byte file header plus 8043 records of 16 + caplen bytes.
+  EXPECT_LT(info->truncated_at_offset, 1000000u);
+  EXPECT_GT(info->truncated_at_offset, 1000000u - 144u);
+  ASSERT_FALSE(info->warnings.empty());
+  EXPECT_THAT(info->warnings[0], HasSubstr(absl::StrCat("byte offset ", info->truncated_at_offset)));
+}
+
+TEST(PcapReaderTest, CutGzipStreamKeepsWhatDecompressed) {
+  std::vector<uint8_t> gz = ReadBytes(Data("lab/reno_ecn1_stepK60k_50mbit/sender.pcap.gz"));
+  gz.resize(300000);
+  Collector c;
+  absl::StatusOr<CaptureInfo> info = ReadCapture(WriteTemp("cut.pcap.gz", gz), c);
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_TRUE(info->truncated);
+  EXPECT_GT(info->packets, 1000u);
+  EXPECT_EQ(c.segments.size(), info->tcp_packets);
+}
+
+TEST(PcapReaderTest, FromMemoryMatchesFromFile) {
+  std::vector<uint8_t> bytes = ReadBytes(Data("tcp/zeek-tcprs_fast019.pcap"));
+  Collector a, b;
+  absl::StatusOr<CaptureInfo> from_file = ReadCapture(Data("tcp/zeek-tcprs_fast019.pcap"), a);
+  absl::StatusOr<CaptureInfo> from_memory =
+      ReadCaptureFromMemory("mem", bytes.data(), bytes.size(), b);
+  ASSERT_TRUE(from_file.ok() && from_memory.ok());
+  EXPECT_EQ(from_file->packets, 654u);  // capinfos -c
+  EXPECT_EQ(from_memory->packets, 654u);
+  EXPECT_EQ(a.segments.size(), b.segments.size());
+}
+
+}  // namespace
+}  // namespace ccreplay

@@ -1,0 +1,330 @@
+#include "parsers/qlog.h"
+
+#include <fstream>
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "parsers/input_file.h"
+
+namespace ccreplay {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string TestData(const std::string& name) {
+  return std::string(CCREPLAY_TESTDATA_DIR) + "/" + name;
+}
+
+std::string WriteTemp(const std::string& name, const std::string& contents) {
+  std::string path = ::testing::TempDir() + "/" + name;
+  std::ofstream(path, std::ios::binary) << contents;
+  return path;
+}
+
+uint64_t Count(const HostTrace& trace, const std::string& name) {
+  auto it = trace.event_counts.find(name);
+  return it == trace.event_counts.end() ? 0 : it->second;
+}
+
+uint64_t AckFrames(const HostTrace& trace) {
+  return trace.quic_events.acks_received.size();
+}
+
+// Expected numbers in this file come from /tmp-free cross-checks with
+// python3's json module: for each trace, count events per lower-cased
+// "category:event" name, metrics events carrying congestion_window or
+// cwnd, packet_sent / packet_received / packet_lost events, and frames
+// with frame_type "ack" inside packet_received.
+TEST(QlogTest, Ngtcp2ServerJsonSeq) {
+  absl::StatusOr<HostStateLog> log = ParseQlog(
+      TestData("quic/ngtcp2_reno_30mbit_pfifo100_40ms/server-0.sqlog.gz"));
+  ASSERT_TRUE(log.ok()) << log.status();
+  EXPECT_TRUE(log->warnings.empty()) << log->warnings[0];
+  ASSERT_EQ(log->traces.size(), 1u);
+  const HostTrace& trace = log->traces[0];
+  EXPECT_EQ(trace.vantage, Vantage::kServer);
+  EXPECT_EQ(trace.samples, 44851u);
+  EXPECT_EQ(Count(trace, "recovery:metrics_updated"), 22357u);
+  EXPECT_EQ(Count(trace, "transport:packet_sent"), 15010u);
+  EXPECT_EQ(Count(trace, "recovery:packet_lost"), 135u);
+  EXPECT_EQ(trace.cwnd_updates, 22357u);
+  EXPECT_EQ(trace.quic_events.packets_sent.size(), 15010u);
+  EXPECT_EQ(trace.quic_events.packets_received, 7347u);
+  EXPECT_EQ(trace.quic_events.packets_lost.size(), 135u);
+  EXPECT_EQ(AckFrames(trace), 7337u);
+  double max_cwnd = 0;
+  for (const SeriesPoint& p : trace.series.cwnd_bytes)
+    max_cwnd = std::max(max_cwnd, p.value);
+  EXPECT_EQ(max_cwnd, 481218);
+  // First records (zcat | tr '\036' '\n' | head): packet 0 is an Initial of
+  // raw.length 166 carrying ACK + CRYPTO; the first ACK received, at 41 ms,
+  // acknowledges Initial packet 0 with ECT(0) count 1.
+  const QuicPacketSent& first = trace.quic_events.packets_sent[0];
+  EXPECT_EQ(first.space, PacketNumberSpace::kInitial);
+  EXPECT_EQ(first.size_bytes, 166u);
+  EXPECT_TRUE(first.ack_eliciting);
+  const QuicAckReceived& ack = trace.quic_events.acks_received[0];
+  EXPECT_EQ(ack.time_us, 41000);
+  EXPECT_EQ(ack.space, PacketNumberSpace::kInitial);
+  ASSERT_EQ(ack.acked_ranges.size(), 1u);
+  EXPECT_EQ(ack.acked_ranges[0].first, 0u);
+  EXPECT_EQ(ack.acked_ranges[0].last, 0u);
+  EXPECT_EQ(ack.ect0_packets, 1u);
+  EXPECT_EQ(ack.ce_packets, 0u);
+  // "min_rtt":40 (ms) in the metrics at 41 ms.
+  ASSERT_FALSE(trace.series.min_rtt_us.empty());
+  EXPECT_EQ(trace.series.min_rtt_us[0].value, 40000);
+}
+
+TEST(QlogTest, QuictraceDraft00WithUpperCaseNamesAndEmptyLastEvent) {
+  absl::StatusOr<HostStateLog> log =
+      ParseQlog(TestData("qlog/qvis_quictrace_example_github.draft-00.qlog"));
+  ASSERT_TRUE(log.ok()) << log.status();
+  EXPECT_TRUE(log->warnings.empty()) << log->warnings[0];
+  ASSERT_EQ(log->traces.size(), 1u);
+  const HostTrace& trace = log->traces[0];
+  EXPECT_EQ(trace.vantage, Vantage::kServer);
+  // 18,557 array elements, the last one "[]".
+  EXPECT_EQ(trace.samples, 18556u);
+  EXPECT_EQ(Count(trace, "transport:packet_sent"), 9769u);
+  EXPECT_EQ(Count(trace, "recovery:metric_update"), 3679u);
+  EXPECT_EQ(trace.cwnd_updates, 161u);
+  EXPECT_EQ(trace.quic_events.packets_lost.size(), 238u);
+  EXPECT_EQ(AckFrames(trace), 4869u);
+  // time_units "us": the first METRIC_UPDATE at 126536 µs has
+  // smoothed_rtt 126536 (µs, not ms).
+  ASSERT_FALSE(trace.series.srtt_us.empty());
+  EXPECT_EQ(trace.series.srtt_us[0].time_us, 126536);
+  EXPECT_EQ(trace.series.srtt_us[0].value, 126536);
+}
+
+TEST(QlogTest, DoubleVantageFileYieldsTwoTraces) {
+  absl::StatusOr<HostStateLog> log = ParseQlog(
+      TestData("qlog/qvis_aioquic_doublevantage_100ms.draft-01.qlog"));
+  ASSERT_TRUE(log.ok()) << log.status();
+  ASSERT_EQ(log->traces.size(), 2u);
+  EXPECT_EQ(log->traces[0].vantage, Vantage::kClient);
+  EXPECT_EQ(log->traces[1].vantage, Vantage::kServer);
+  EXPECT_EQ(log->traces[0].samples, 2797u);
+  EXPECT_EQ(log->traces[1].samples, 3940u);
+  EXPECT_EQ(log->traces[1].cwnd_updates, 1641u);
+  EXPECT_EQ(Count(log->traces[1], "recovery:metric_update"), 1803u);
+  EXPECT_EQ(log->traces[1].quic_events.packets_sent.size(), 825u);
+  EXPECT_EQ(AckFrames(log->traces[1]), 162u);
+  // Times in ms (no time_units), reference_time "1566844755688" ms.
+  EXPECT_EQ(log->traces[1].clock_epoch_us, 1566844755688000);
+  // "latest_rtt": 213 at "213" ms in the client trace.
+  ASSERT_FALSE(log->traces[0].series.latest_rtt_us.empty());
+  EXPECT_EQ(log->traces[0].series.latest_rtt_us[0].value, 213000);
+}
+
+TEST(QlogTest, OtherRealFiles) {
+  struct Expected {
+    const char* file;
+    uint64_t events, cwnd_updates, sent, received, lost, acks;
+  };
+  for (const Expected& e : {
+           Expected{"qlog/picoquic_multipath_qlog_ref.draft-00.qlog", 200, 9,
+                    34, 34, 1, 2},
+           Expected{"qlog/picoquic_qlog_trace_ecn_ref.draft-00.qlog", 104, 2,
+                    20, 15, 2, 10},
+           Expected{"qlog/qvis_aioquic_parallel_10_50KB_f5.draft-01.qlog", 1549,
+                    45, 110, 403, 0, 19},
+           Expected{"quic/ngtcp2_reno_30mbit_pfifo100_40ms/client-0.sqlog.gz",
+                    44130, 22064, 7347, 14717, 0, 1818},
+           // Made on the testbed (testdata/quic/ngtcp2_*_20mbit_pfifo12).
+           Expected{"quic/ngtcp2_reno_20mbit_pfifo12/server.sqlog.gz", 6695,
+                    3311, 2268, 1043, 71, 1038},
+           Expected{"quic/ngtcp2_reno_20mbit_pfifo12/client.sqlog.gz", 6482,
+                    3240, 1043, 2197, 0, 262},
+           Expected{"quic/ngtcp2_cubic_20mbit_pfifo12/server.sqlog.gz", 6705,
+                    3307, 2279, 1028, 89, 1022},
+           Expected{"quic/ngtcp2_cubic_20mbit_pfifo12/client.sqlog.gz", 6438,
+                    3218, 1028, 2190, 0, 258},
+       }) {
+    SCOPED_TRACE(e.file);
+    absl::StatusOr<HostStateLog> log = ParseQlog(TestData(e.file));
+    ASSERT_TRUE(log.ok()) << log.status();
+    ASSERT_EQ(log->traces.size(), 1u);
+    const HostTrace& trace = log->traces[0];
+    EXPECT_EQ(trace.samples, e.events);
+    EXPECT_EQ(trace.cwnd_updates, e.cwnd_updates);
+    EXPECT_EQ(trace.quic_events.packets_sent.size(), e.sent);
+    EXPECT_EQ(trace.quic_events.packets_received, e.received);
+    EXPECT_EQ(trace.quic_events.packets_lost.size(), e.lost);
+    EXPECT_EQ(AckFrames(trace), e.acks);
+  }
+}
+
+TEST(QlogTest, PicoquicCongestionStateAndEcnCounts) {
+  absl::StatusOr<HostStateLog> log =
+      ParseQlog(TestData("qlog/picoquic_qlog_trace_ecn_ref.draft-00.qlog"));
+  ASSERT_TRUE(log.ok()) << log.status();
+  const HostTrace& trace = log->traces[0];
+  // [51190, "recovery", "congestion_state_updated", {"old":"0","new":"1",...}]
+  ASSERT_EQ(trace.series.congestion_states.size(), 1u);
+  EXPECT_EQ(trace.series.congestion_states[0].state, "1");
+  EXPECT_EQ(trace.series.congestion_states[0].time_us, 51190);
+  bool any_ecn = false;
+  for (const QuicAckReceived& ack : trace.quic_events.acks_received) {
+    any_ecn = any_ecn || ack.ect0_packets.has_value();
+  }
+  EXPECT_TRUE(any_ecn);
+}
+
+// The current draft's forms, from draft-ietf-quic-qlog-main-schema
+// (examples in input-formats.md §2.5).
+TEST(QlogTest, CurrentDraftSequentialWithRecordSeparators) {
+  std::string path = WriteTemp(
+      "current.sqlog",
+      "\x1e{\"file_schema\":\"urn:ietf:params:qlog:file:sequential\","
+      "\"serialization_format\":"
+      "\"application/"
+      "qlog+json-seq\",\"trace\":{\"vantage_point\":{\"type\":\"server\"},"
+      "\"common_fields\":{\"time_format\":\"relative_to_previous_event\","
+      "\"reference_time\":"
+      "{\"clock_type\":\"system\",\"epoch\":\"2024-01-01T00:00:00.000Z\"}}}}\n"
+      "\x1e{\"time\":12.031,\"name\":\"quic:packet_sent\",\"data\":{\"header\":"
+      "{\"packet_type\":"
+      "\"1RTT\",\"packet_number\":41},\"raw\":{\"length\":1252}}}\n"
+      "\x1e{\"time\":0.01,\"name\":\"quic:packet_received\",\"data\":{"
+      "\"header\":{\"packet_type\":"
+      "\"1RTT\",\"packet_number\":17},\"frames\":[{\"frame_type\":\"ack\","
+      "\"ack_delay\":0.2,"
+      "\"acked_ranges\":[[30,41]],\"ect1\":812,\"ect0\":0,\"ce\":9}]}}\n"
+      "\x1e{\"time\":0,\"name\":\"quic:recovery_metrics_updated\",\"data\":{"
+      "\"congestion_window\":"
+      "61440,\"smoothed_rtt\":0.61}}\n"
+      "\x1e{\"time\":0,\"name\":\"quic:congestion_state_updated\",\"data\":{"
+      "\"old\":"
+      "\"congestion_avoidance\",\"new\":\"recovery\",\"trigger\":\"ecn\"}}\n");
+  absl::StatusOr<HostStateLog> log = ParseQlog(path);
+  ASSERT_TRUE(log.ok()) << log.status();
+  ASSERT_EQ(log->traces.size(), 1u);
+  const HostTrace& trace = log->traces[0];
+  EXPECT_EQ(trace.vantage, Vantage::kServer);
+  EXPECT_EQ(trace.clock_epoch_us, 1704067200000000);  // date -d 2024-01-01Z +%s
+  ASSERT_EQ(trace.quic_events.packets_sent.size(), 1u);
+  EXPECT_EQ(trace.quic_events.packets_sent[0].time_us, 12031);
+  EXPECT_EQ(trace.quic_events.packets_sent[0].size_bytes, 1252u);
+  ASSERT_EQ(trace.quic_events.acks_received.size(), 1u);
+  const QuicAckReceived& ack = trace.quic_events.acks_received[0];
+  EXPECT_EQ(ack.time_us, 12041);  // delta-encoded
+  EXPECT_EQ(ack.acked_ranges[0].first, 30u);
+  EXPECT_EQ(ack.acked_ranges[0].last, 41u);
+  EXPECT_DOUBLE_EQ(*ack.ack_delay_us, 200);
+  EXPECT_EQ(ack.ect1_packets, 812u);
+  EXPECT_EQ(ack.ce_packets, 9u);
+  EXPECT_EQ(trace.cwnd_updates, 1u);
+  EXPECT_DOUBLE_EQ(trace.series.srtt_us[0].value, 610);
+  ASSERT_EQ(trace.series.congestion_states.size(), 1u);
+  EXPECT_EQ(trace.series.congestion_states[0].trigger, "ecn");
+}
+
+TEST(QlogTest, CurrentDraftContainedAndNdjsonLegacy) {
+  absl::StatusOr<HostStateLog> contained = ParseQlog(WriteTemp(
+      "contained.qlog",
+      "{\"file_schema\":\"urn:ietf:params:qlog:file:contained\","
+      "\"serialization_format\":"
+      "\"application/"
+      "qlog+json\",\"traces\":[{\"vantage_point\":{\"type\":\"client\"},"
+      "\"events\":[{\"time\":1553986553572.0,\"name\":\"quic:recovery_metrics_"
+      "updated\","
+      "\"data\":{\"min_rtt\":0.5,\"congestion_window\":14720}}]}]}"));
+  ASSERT_TRUE(contained.ok()) << contained.status();
+  ASSERT_EQ(contained->traces.size(), 1u);
+  EXPECT_EQ(contained->traces[0].vantage, Vantage::kClient);
+  EXPECT_EQ(contained->traces[0].series.cwnd_bytes[0].value, 14720);
+  EXPECT_EQ(contained->traces[0].series.min_rtt_us[0].value, 500);
+
+  // quicly's qlog-adapter.py header (NDJSON, draft-02, absolute times).
+  absl::StatusOr<HostStateLog> ndjson = ParseQlog(
+      WriteTemp("adapter.qlog",
+                "{\"qlog_format\":\"NDJSON\",\"qlog_version\":\"draft-02\","
+                "\"title\":\"h2o/quicly qlog\","
+                "\"trace\":{\"vantage_point\":{\"type\":\"server\"},\"common_"
+                "fields\":{\"protocol_type\":"
+                "\"QUIC_HTTP3\",\"time_format\":\"absolute\"}}}\n"
+                "{\"time\":1600000000123,\"name\":\"recovery:packet_lost\","
+                "\"data\":{\"header\":"
+                "{\"packet_type\":\"1rtt\",\"packet_number\":7}}}\n"));
+  ASSERT_TRUE(ndjson.ok()) << ndjson.status();
+  ASSERT_EQ(ndjson->traces.size(), 1u);
+  ASSERT_EQ(ndjson->traces[0].quic_events.packets_lost.size(), 1u);
+  EXPECT_EQ(ndjson->traces[0].quic_events.packets_lost[0].packet_number, 7u);
+  EXPECT_EQ(ndjson->traces[0].quic_events.packets_lost[0].time_us,
+            1600000000123000);
+  EXPECT_EQ(ndjson->traces[0].clock_epoch_us, 0);
+}
+
+TEST(QlogTest, UnsupportedDialectAndNonQlogJsonAreNamed) {
+  absl::StatusOr<HostStateLog> future = ParseQlog(
+      WriteTemp("future.qlog",
+                "{\"qlog_version\":\"7.0\",\"traces\":[{\"events\":[]}]}"));
+  ASSERT_FALSE(future.ok());
+  EXPECT_EQ(future.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_THAT(future.status().message(), HasSubstr("qlog_version \"7.0\""));
+
+  absl::StatusOr<HostStateLog> schema = ParseQlog(WriteTemp(
+      "schema.qlog", "{\"file_schema\":\"urn:example:other\",\"traces\":[]}"));
+  ASSERT_FALSE(schema.ok());
+  EXPECT_EQ(schema.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_THAT(schema.status().message(), HasSubstr("urn:example:other"));
+
+  absl::StatusOr<HostStateLog> other =
+      ParseQlog(WriteTemp("package.json", "{\"name\":\"x\"}"));
+  ASSERT_FALSE(other.ok());
+  EXPECT_EQ(other.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(other.status().message(), HasSubstr("JSON but not qlog"));
+  EXPECT_THAT(other.status().message(), HasSubstr("keys: name"));
+
+  absl::StatusOr<HostStateLog> text =
+      ParseQlog(TestData("lab/reno_ecn1_stepK60k_50mbit/ss.log"));
+  ASSERT_FALSE(text.ok());
+  EXPECT_EQ(text.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(text.status().message(), HasSubstr("byte offset 0"));
+}
+
+TEST(QlogTest, WrongTypesAndUnknownEventsAreWarningsOrIgnored) {
+  absl::StatusOr<HostStateLog> log =
+      ParseQlog(WriteTemp("types.sqlog",
+                          "\x1e{\"qlog_version\":\"0.3\",\"qlog_format\":"
+                          "\"JSON-SEQ\",\"trace\":{}}\n"
+                          "\x1e{\"time\":\"x\",\"name\":\"transport:packet_"
+                          "sent\",\"data\":{\"header\":"
+                          "{\"packet_number\":\"abc\"}}}\n"
+                          "\x1e{\"time\":1,\"name\":\"vendor:something_new\","
+                          "\"data\":{\"a\":[1,2]}}\n"
+                          "\x1e[1,2\n"
+                          "\x1e"
+                          "42\n"
+                          "\x1e{\"time\":2,\"name\":\"recovery:metrics_"
+                          "updated\",\"data\":{\"cwnd\":\"12000\"}}\n"));
+  ASSERT_TRUE(log.ok()) << log.status();
+  ASSERT_EQ(log->traces.size(), 1u);
+  EXPECT_EQ(log->traces[0].event_counts.at("vendor:something_new"), 1u);
+  EXPECT_EQ(log->traces[0].series.cwnd_bytes[0].value, 12000);
+  ASSERT_EQ(log->warnings.size(), 3u) << testing::PrintToString(log->warnings);
+  EXPECT_THAT(log->warnings[0], HasSubstr("without a packet_number"));
+  EXPECT_THAT(log->warnings[1], HasSubstr("cut short"));
+  EXPECT_THAT(log->warnings[2], HasSubstr("not a qlog event"));
+}
+
+TEST(QlogTest, FileCutMidEventKeepsWhatCameBefore) {
+  // The first 100,000 bytes of a real contained qlog.
+  absl::StatusOr<std::unique_ptr<InputFile>> file = InputFile::Open(
+      TestData("qlog/qvis_quictrace_example_github.draft-00.qlog"));
+  ASSERT_TRUE(file.ok());
+  std::string head(100000, '\0');
+  ASSERT_EQ(*(*file)->Read(head.data(), head.size()), head.size());
+  absl::StatusOr<HostStateLog> log = ParseQlog(WriteTemp("cut.qlog", head));
+  ASSERT_TRUE(log.ok()) << log.status();
+  ASSERT_EQ(log->traces.size(), 1u);
+  EXPECT_GT(log->traces[0].samples, 100u);
+  ASSERT_FALSE(log->warnings.empty());
+  EXPECT_THAT(log->warnings.back(), HasSubstr("cut short"));
+}
+
+}  // namespace
+}  // namespace ccreplay

@@ -1,0 +1,110 @@
+#include "parsers/quicly_log.h"
+
+#include <fstream>
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace ccreplay {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string WriteTemp(const std::string& name, const std::string& contents) {
+  std::string path = ::testing::TempDir() + "/" + name;
+  std::ofstream(path, std::ios::binary) << contents;
+  return path;
+}
+
+// quicly is not packaged in Debian, so there is no real `cli -e` log in
+// testdata/. These lines follow the event layout of quicly's lib/quicly.c
+// (QUICLY_LOG_CONN: module, type, tid, time, conn, then the fields in
+// emission order; quicly-cc-and-simulator.md §5.1) and of h2olog's
+// kebab-case rendering (§5.2).
+constexpr char kCliLog[] =
+    R"({"module":"quicly","type":"accept","tid":7,"time":1000,"conn":140001,"dcid":"ab"}
+{"module":"quicly","type":"packet_sent","tid":7,"time":1001,"conn":140001,"pn":0,"len":1252,"packet_type":0,"ack_only":0}
+{"module":"quicly","type":"packet_sent","tid":7,"time":1002,"conn":140001,"pn":1,"len":1252,"packet_type":3,"ack_only":0}
+{"module":"quicly","type":"packet_sent","tid":7,"time":1002,"conn":140001,"pn":2,"len":40,"packet_type":3,"ack_only":1}
+{"module":"quicly","type":"packet_sent","tid":7,"time":1003,"conn":140001,"pn":3,"len":1252,"packet_type":3,"ack_only":0}
+{"module":"quicly","type":"packet_received","tid":7,"time":1040,"conn":140001,"pn":5,"decrypted_len":30,"packet_type":3}
+{"module":"quicly","type":"ack_block_received","tid":7,"time":1040,"conn":140001,"ack_block_begin":0,"ack_block_end":1}
+{"module":"quicly","type":"ack_block_received","tid":7,"time":1040,"conn":140001,"ack_block_begin":3,"ack_block_end":3}
+{"module":"quicly","type":"packet_acked","tid":7,"time":1040,"conn":140001,"pn":0,"is_late_ack":0}
+{"module":"quicly","type":"ack_delay_received","tid":7,"time":1040,"conn":140001,"ack_delay":25}
+{"module":"quicly","type":"cc_ack_received","tid":7,"time":1040,"conn":140001,"largest_acked":3,"bytes_acked":2504,"cwnd":16464,"inflight":40}
+{"module":"quicly","type":"ecn_congestion","tid":7,"time":1050,"conn":140001,"ce_count":2}
+{"module":"quicly","type":"packet_lost","tid":7,"time":1050,"conn":140001,"pn":2,"packet_type":3}
+{"module":"quicly","type":"cc_congestion","tid":7,"time":1050,"conn":140001,"max_lost_pn":3,"flight":0,"cwnd":11524}
+{"module":"picotls","type":"new_secret","tid":7,"time":1050,"label":"x"}
+this line is not JSON
+)";
+
+TEST(QuiclyLogTest, CliEventLogGivesSeriesAndAckTimeline) {
+  absl::StatusOr<HostStateLog> log =
+      ParseQuiclyLog(WriteTemp("cli.jsonl", kCliLog));
+  ASSERT_TRUE(log.ok()) << log.status();
+  ASSERT_EQ(log->traces.size(), 1u);
+  const HostTrace& trace = log->traces[0];
+  EXPECT_EQ(trace.vantage, Vantage::kServer);
+  EXPECT_EQ(trace.name, "conn 140001");
+  EXPECT_EQ(trace.samples, 14u);
+  EXPECT_EQ(trace.event_counts.at("packet_sent"), 4u);
+  const QuicSenderEvents& events = trace.quic_events;
+  ASSERT_EQ(events.packets_sent.size(), 4u);
+  EXPECT_EQ(events.packets_sent[0].space, PacketNumberSpace::kInitial);
+  EXPECT_FALSE(events.packets_sent[2].ack_eliciting);
+  EXPECT_EQ(events.packets_sent[3].time_us, 1003000);
+  ASSERT_EQ(events.acks_received.size(), 1u);
+  const QuicAckReceived& ack = events.acks_received[0];
+  ASSERT_EQ(ack.acked_ranges.size(), 2u);
+  EXPECT_EQ(ack.acked_ranges[0].first, 0u);
+  EXPECT_EQ(ack.acked_ranges[0].last, 1u);
+  EXPECT_EQ(ack.acked_ranges[1].first, 3u);
+  EXPECT_FALSE(ack.ack_delay_us.has_value());
+  EXPECT_FALSE(ack.ce_packets.has_value());
+  ASSERT_EQ(events.packets_lost.size(), 1u);
+  EXPECT_EQ(events.packets_lost[0].packet_number, 2u);
+  EXPECT_EQ(trace.cwnd_updates, 2u);
+  EXPECT_EQ(trace.series.cwnd_bytes[1].value, 11524);
+  EXPECT_EQ(trace.series.other.at("ce_count")[0].value, 2);
+  ASSERT_EQ(trace.series.congestion_states.size(), 1u);
+  ASSERT_EQ(log->warnings.size(), 1u);
+  EXPECT_THAT(log->warnings[0], HasSubstr("cli.jsonl:16: not a JSON object"));
+}
+
+TEST(QuiclyLogTest, H2ologKebabCaseAndPacketAckedRanges) {
+  absl::StatusOr<HostStateLog> log =
+      ParseQuiclyLog(WriteTemp("h2olog.jsonl",
+                               R"({"type":"connect","seq":1,"conn":3,"time":5}
+{"type":"packet-acked","seq":2,"conn":3,"time":9,"pn":4,"is-late-ack":false}
+{"type":"packet-acked","seq":3,"conn":3,"time":9,"pn":5,"is-late-ack":false}
+{"type":"packet-acked","seq":4,"conn":3,"time":9,"pn":7,"is-late-ack":false}
+{"type":"ecn-congestion","seq":5,"conn":3,"time":9,"ce-count":1}
+{"type":"cc-ack-received","seq":6,"conn":3,"time":9,"largest-acked":7,"bytes-acked":3000,"cwnd":20000,"inflight":0}
+)"));
+  ASSERT_TRUE(log.ok()) << log.status();
+  ASSERT_EQ(log->traces.size(), 1u);
+  const HostTrace& trace = log->traces[0];
+  EXPECT_EQ(trace.vantage, Vantage::kClient);
+  ASSERT_EQ(trace.quic_events.acks_received.size(), 1u);
+  const QuicAckReceived& ack = trace.quic_events.acks_received[0];
+  ASSERT_EQ(ack.acked_ranges.size(), 2u);
+  EXPECT_EQ(ack.acked_ranges[0].last, 5u);
+  EXPECT_EQ(ack.acked_ranges[1].first, 7u);
+  EXPECT_EQ(ack.ce_packets, 1u);
+  EXPECT_EQ(trace.series.bytes_in_flight[0].value, 0);
+}
+
+TEST(QuiclyLogTest, OtherFilesAreRefused) {
+  absl::StatusOr<HostStateLog> log =
+      ParseQuiclyLog(std::string(CCREPLAY_TESTDATA_DIR) +
+                     "/lab/reno_ecn1_stepK60k_50mbit/ss.log");
+  ASSERT_FALSE(log.ok());
+  EXPECT_EQ(log.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(log.status().message(), HasSubstr("not a quicly event log"));
+}
+
+}  // namespace
+}  // namespace ccreplay

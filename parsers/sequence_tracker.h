@@ -1,0 +1,54 @@
+// Tracks one direction's sequence space: unwraps 32-bit sequence numbers to
+// 64 bits (RFC 9293 §3.4: arithmetic modulo 2^32; a segment is placed at the
+// value nearest the last one seen), and counts each sequence number once
+// even when a retransmission fills a hole the capture missed.
+#ifndef CCREPLAY_PARSERS_SEQUENCE_TRACKER_H_
+#define CCREPLAY_PARSERS_SEQUENCE_TRACKER_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace ccreplay {
+
+class SequenceTracker {
+ public:
+  // Sets the origin: `isn` is the SYN's sequence number (or, without a SYN,
+  // one before the first sequence number seen), so data starts at 1.
+  void Start(uint32_t isn);
+  bool started() const { return started_; }
+
+  // The 64-bit sequence number, relative to the origin, nearest to the last
+  // one unwrapped.
+  int64_t Unwrap(uint32_t seq);
+
+  struct Coverage {
+    uint64_t new_bytes = 0;    // Bytes never seen before.
+    bool overlaps_seen = false;  // Some bytes were seen before.
+    bool below_highest = false;  // Starts below the highest byte seen.
+  };
+  // Records payload [start, start + length) (relative, from Unwrap).
+  Coverage Record(int64_t start, uint32_t length);
+
+  // One past the highest payload byte seen.
+  int64_t highest_end() const { return highest_end_; }
+
+ private:
+  struct Hole {
+    int64_t start, end;
+  };
+  // Holes below highest_end_ are kept up to this many; older ones are
+  // forgotten (their bytes then count as seen).
+  static constexpr size_t kMaxHoles = 4096;
+
+  bool started_ = false;
+  uint32_t isn_ = 0;
+  int64_t last_ = 0;
+  int64_t lowest_start_ = 1;
+  int64_t highest_end_ = 1;
+  std::vector<Hole> holes_;  // Sorted, disjoint.
+};
+
+}  // namespace ccreplay
+
+#endif  // CCREPLAY_PARSERS_SEQUENCE_TRACKER_H_

@@ -1,0 +1,378 @@
+#include "parsers/tcp_probe.h"
+
+#include <cmath>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "parsers/host_state_builder.h"
+#include "parsers/input_file.h"
+
+namespace ccreplay {
+namespace {
+
+constexpr uint64_t kLinesBeforeGivingUp = 1000;
+// TCP_INFINITE_SSTHRESH (include/net/tcp.h): ssthresh not yet set.
+constexpr uint64_t kInfiniteSsthresh = 0x7fffffff;
+
+// enum tcp_ca_state (include/uapi/linux/tcp.h), the value of cong_state=.
+const char* CaStateName(uint64_t state) {
+  switch (state) {
+    case 0:
+      return "open";
+    case 1:
+      return "disorder";
+    case 2:
+      return "cwr";
+    case 3:
+      return "recovery";
+    case 4:
+      return "loss";
+  }
+  return "unknown";
+}
+
+// Parses a "%u" or "%#x" field.
+std::optional<uint64_t> ParseUnsigned(absl::string_view text) {
+  uint64_t value;
+  if (absl::ConsumePrefix(&text, "0x")) {
+    if (!absl::SimpleHexAtoi(text, &value)) return std::nullopt;
+    return value;
+  }
+  if (!absl::SimpleAtoi(text, &value)) return std::nullopt;
+  return value;
+}
+
+// Seconds with a fractional part ("5403.647220", "12.000000001") → µs.
+std::optional<int64_t> ParseSecondsToUs(absl::string_view text) {
+  double seconds;
+  if (!absl::SimpleAtod(text, &seconds) || !std::isfinite(seconds) ||
+      seconds < 0 || seconds > 1e12) {
+    return std::nullopt;
+  }
+  return static_cast<int64_t>(std::llround(seconds * 1e6));
+}
+
+// Unwraps a 32-bit sequence number to 64 bits, relative to the first one
+// seen on the socket.
+class SequenceUnwrapper {
+ public:
+  int64_t Unwrap(uint32_t seq) {
+    if (!have_) {
+      have_ = true;
+      last_ = seq;
+      return 0;
+    }
+    offset_ += static_cast<int32_t>(seq - last_);
+    last_ = seq;
+    return offset_;
+  }
+
+ private:
+  bool have_ = false;
+  uint32_t last_ = 0;
+  int64_t offset_ = 0;
+};
+
+// One probe sample, whichever format it came from.
+struct ProbeFields {
+  int64_t time_us = 0;
+  std::string local;
+  std::string remote;
+  absl::flat_hash_map<std::string, absl::string_view> values;
+};
+
+}  // namespace
+
+struct TcpProbeParser::State {
+  HostStateLog log;
+  TraceIndex<std::string> traces;
+  WarningSink warnings;
+  absl::flat_hash_map<std::string,
+                      std::pair<SequenceUnwrapper, SequenceUnwrapper>>
+      sequences;
+  absl::flat_hash_map<std::string, uint64_t> data_len_sum;
+  uint64_t line_number = 0;
+  uint64_t probe_lines = 0;
+  uint64_t first_unknown_line_number = 0;
+  std::string first_unknown_line;
+  bool module_format = false;
+  std::optional<int64_t> clock_epoch_us;
+
+  explicit State(std::string path) : warnings(&log.warnings) {
+    log.path = std::move(path);
+  }
+
+  void Warn(absl::string_view reason) {
+    warnings.Add(absl::StrFormat("%s:%d: %s", log.path, line_number, reason));
+  }
+
+  HostTrace& Trace(const std::string& local, const std::string& remote) {
+    return traces.Get(absl::StrCat(local, " ", remote), &log.traces,
+                      [&](HostTrace& t) {
+                        t.source = HostStateSource::kTcpProbe;
+                        t.local_endpoint = local;
+                        t.remote_endpoint = remote;
+                      });
+  }
+
+  std::optional<uint64_t> Field(const ProbeFields& fields,
+                                absl::string_view name) {
+    auto it = fields.values.find(name);
+    if (it == fields.values.end()) return std::nullopt;
+    std::optional<uint64_t> value = ParseUnsigned(it->second);
+    if (!value.has_value())
+      Warn(absl::StrCat("unreadable ", name, "='", it->second, "'"));
+    return value;
+  }
+
+  void AddProbe(const ProbeFields& fields) {
+    ++probe_lines;
+    HostTrace& trace = Trace(fields.local, fields.remote);
+    std::string key = absl::StrCat(fields.local, " ", fields.remote);
+    ++trace.samples;
+    CapturedSeries& series = trace.series;
+    int64_t t = fields.time_us;
+    if (std::optional<uint64_t> cwnd = Field(fields, "snd_cwnd")) {
+      series.cwnd_segments.push_back({t, static_cast<double>(*cwnd)});
+      ++trace.cwnd_updates;
+    }
+    if (std::optional<uint64_t> ssthresh = Field(fields, "ssthresh");
+        ssthresh.has_value() && *ssthresh < kInfiniteSsthresh) {
+      series.ssthresh_segments.push_back({t, static_cast<double>(*ssthresh)});
+    }
+    // srtt = srtt_us >> 3, in µs (include/trace/events/tcp.h, tcp_probe).
+    if (std::optional<uint64_t> srtt = Field(fields, "srtt")) {
+      series.srtt_us.push_back({t, static_cast<double>(*srtt)});
+    }
+    auto& [una, nxt] = sequences[key];
+    std::optional<uint64_t> snd_una = Field(fields, "snd_una");
+    std::optional<uint64_t> snd_nxt = Field(fields, "snd_nxt");
+    if (snd_una.has_value() && snd_nxt.has_value()) {
+      int64_t una_bytes = una.Unwrap(static_cast<uint32_t>(*snd_una));
+      int64_t nxt_bytes = nxt.Unwrap(static_cast<uint32_t>(*snd_nxt));
+      series.other["snd_una_bytes"].push_back(
+          {t, static_cast<double>(una_bytes)});
+      series.other["snd_nxt_bytes"].push_back(
+          {t, static_cast<double>(nxt_bytes)});
+      // Sent and not yet cumulatively acknowledged; SACKed and lost
+      // segments are not visible to the probe.
+      series.other["unacked_bytes"].push_back(
+          {t, static_cast<double>(static_cast<uint32_t>(*snd_nxt - *snd_una))});
+    }
+    // `data_len` (since Linux 4.16's tracepoint gained it) or `length`.
+    std::optional<uint64_t> data_len = fields.values.contains("data_len")
+                                           ? Field(fields, "data_len")
+                                           : Field(fields, "length");
+    if (data_len.has_value()) {
+      series.other["data_len_bytes"].push_back(
+          {t, static_cast<double>(*data_len)});
+      data_len_sum[key] += *data_len;
+    }
+    for (absl::string_view name : {"snd_wnd", "rcv_wnd"}) {
+      if (std::optional<uint64_t> value = Field(fields, name)) {
+        series.other[absl::StrCat(name, "_bytes")].push_back(
+            {t, static_cast<double>(*value)});
+      }
+    }
+    if (std::optional<uint64_t> mark = Field(fields, "mark");
+        mark.has_value() && *mark != 0) {
+      series.other["mark"].push_back({t, static_cast<double>(*mark)});
+    }
+  }
+
+  // key=value tokens after the event name.
+  static absl::flat_hash_map<std::string, absl::string_view> KeyValues(
+      absl::string_view text) {
+    absl::flat_hash_map<std::string, absl::string_view> values;
+    for (absl::string_view token :
+         absl::StrSplit(text, ' ', absl::SkipEmpty())) {
+      size_t equals = token.find('=');
+      if (equals == absl::string_view::npos) continue;
+      values[std::string(token.substr(0, equals))] = token.substr(equals + 1);
+    }
+    return values;
+  }
+
+  void AddCongStateSet(int64_t time_us, absl::string_view text) {
+    absl::flat_hash_map<std::string, absl::string_view> values =
+        KeyValues(text);
+    bool ipv6 = values["family"] == "AF_INET6";
+    absl::string_view saddr = values[ipv6 ? "saddrv6" : "saddr"];
+    absl::string_view daddr = values[ipv6 ? "daddrv6" : "daddr"];
+    std::optional<uint64_t> state = ParseUnsigned(values["cong_state"]);
+    if (saddr.empty() || daddr.empty() || !state.has_value()) {
+      Warn("tcp_cong_state_set line without saddr/daddr/cong_state, skipped");
+      return;
+    }
+    std::string local = ipv6 ? absl::StrCat("[", saddr, "]:", values["sport"])
+                             : absl::StrCat(saddr, ":", values["sport"]);
+    std::string remote = ipv6 ? absl::StrCat("[", daddr, "]:", values["dport"])
+                              : absl::StrCat(daddr, ":", values["dport"]);
+    ++probe_lines;
+    Trace(local, remote)
+        .series.congestion_states.push_back({time_us, CaStateName(*state), ""});
+  }
+
+  // The ccreplay lab writes "clockpair ... offset_ns=<realtime − trace
+  // clock>" into the trace with trace_marker; it maps the trace clock to
+  // the Unix epoch.
+  void AddMark(absl::string_view text) {
+    if (!absl::StrContains(text, "clockpair")) return;
+    absl::flat_hash_map<std::string, absl::string_view> values =
+        KeyValues(text);
+    int64_t offset_ns;
+    if (!clock_epoch_us.has_value() &&
+        absl::SimpleAtoi(values["offset_ns"], &offset_ns)) {
+      clock_epoch_us = offset_ns / 1000;
+    }
+  }
+
+  // "<task>-<pid> [cpu] <flags> <seconds>: <event>: <fields>".
+  bool AddFtraceLine(absl::string_view line) {
+    size_t colon_space = line.find(": ");
+    while (colon_space != absl::string_view::npos) {
+      absl::string_view before = line.substr(0, colon_space);
+      size_t space = before.find_last_of(' ');
+      absl::string_view stamp =
+          space == absl::string_view::npos ? before : before.substr(space + 1);
+      std::optional<int64_t> time_us = ParseSecondsToUs(stamp);
+      if (time_us.has_value()) {
+        absl::string_view rest = line.substr(colon_space + 2);
+        size_t event_end = rest.find(": ");
+        if (event_end == absl::string_view::npos) return false;
+        absl::string_view event = rest.substr(0, event_end);
+        absl::string_view fields = rest.substr(event_end + 2);
+        if (event == "tcp_probe") {
+          AddProbeFields(*time_us, fields);
+        } else if (event == "tcp_cong_state_set") {
+          AddCongStateSet(*time_us, fields);
+        } else if (event == "tracing_mark_write") {
+          AddMark(fields);
+        }
+        return true;
+      }
+      colon_space = line.find(": ", colon_space + 2);
+    }
+    return false;
+  }
+
+  void AddProbeFields(int64_t time_us, absl::string_view text) {
+    ProbeFields fields;
+    fields.time_us = time_us;
+    fields.values = KeyValues(text);
+    auto src = fields.values.find("src");
+    auto dest = fields.values.find("dest");
+    if (src == fields.values.end() || dest == fields.values.end()) {
+      Warn("tcp_probe line without src= and dest=, skipped");
+      return;
+    }
+    fields.local = std::string(src->second);
+    fields.remote = std::string(dest->second);
+    AddProbe(fields);
+  }
+
+  // /proc/net/tcpprobe (net/ipv4/tcp_probe.c, removed in Linux 4.16):
+  // "%lu.%09lu %pISpc %pISpc %d %#x %#x %u %u %u %u %u" = time, src, dst,
+  // length, snd_nxt, snd_una, snd_cwnd, ssthresh, snd_wnd, srtt, rcv_wnd
+  // (rcv_wnd missing in older kernels, which printed %pI4:%u).
+  bool AddModuleLine(absl::string_view line) {
+    std::vector<absl::string_view> tokens =
+        absl::StrSplit(line, ' ', absl::SkipEmpty());
+    if (tokens.size() != 11 && tokens.size() != 12) return false;
+    std::optional<int64_t> time_us = ParseSecondsToUs(tokens[0]);
+    if (!time_us.has_value() || !absl::StrContains(tokens[1], ':') ||
+        !absl::StrContains(tokens[2], ':')) {
+      return false;
+    }
+    static constexpr absl::string_view kNames[] = {
+        "length",   "snd_nxt", "snd_una", "snd_cwnd",
+        "ssthresh", "snd_wnd", "srtt",    "rcv_wnd"};
+    ProbeFields fields;
+    fields.time_us = *time_us;
+    fields.local = std::string(tokens[1]);
+    fields.remote = std::string(tokens[2]);
+    for (size_t i = 3; i < tokens.size(); ++i)
+      fields.values[std::string(kNames[i - 3])] = tokens[i];
+    module_format = true;
+    AddProbe(fields);
+    return true;
+  }
+
+  void AddLine(absl::string_view line) {
+    ++line_number;
+    line = absl::StripAsciiWhitespace(line);
+    if (line.empty() || line[0] == '#') return;
+    if (AddFtraceLine(line) || AddModuleLine(line)) return;
+    if (first_unknown_line_number == 0) {
+      first_unknown_line_number = line_number;
+      first_unknown_line = std::string(line.substr(0, 80));
+    }
+    Warn("not a tcp_probe line, skipped");
+  }
+};
+
+TcpProbeParser::TcpProbeParser(std::string path)
+    : state_(new State(std::move(path))) {}
+TcpProbeParser::~TcpProbeParser() = default;
+
+void TcpProbeParser::AddLine(absl::string_view line) { state_->AddLine(line); }
+
+bool TcpProbeParser::LooksWrong() const {
+  return state_->probe_lines == 0 &&
+         state_->line_number >= kLinesBeforeGivingUp;
+}
+
+absl::StatusOr<HostStateLog> TcpProbeParser::Finish() {
+  State& s = *state_;
+  if (s.probe_lines == 0) {
+    std::string where =
+        s.first_unknown_line_number == 0
+            ? absl::StrCat(s.log.path, ": ", s.line_number, " lines")
+            : absl::StrFormat("%s:%d: first unrecognised line \"%s\"",
+                              s.log.path, s.first_unknown_line_number,
+                              absl::CEscape(s.first_unknown_line));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "not a tcp_probe trace: no tcp_probe or tcp_cong_state_set line (",
+        where, ")"));
+  }
+  for (HostTrace& trace : s.log.traces) {
+    trace.clock =
+        s.module_format
+            ? "tcpprobe module clock (seconds since the module loaded)"
+            : "ftrace trace_clock";
+    trace.clock_epoch_us = s.clock_epoch_us;
+    // The data sender's snd_una advances by more than the payload it
+    // receives; the receiver's barely moves.
+    double acked = SeriesGrowth(trace.series.other, "snd_una_bytes");
+    std::string key =
+        absl::StrCat(trace.local_endpoint, " ", trace.remote_endpoint);
+    trace.local_sends_data = acked > static_cast<double>(s.data_len_sum[key]);
+  }
+  s.warnings.Finish();
+  return std::move(s.log);
+}
+
+absl::StatusOr<HostStateLog> ParseTcpProbe(const std::string& path) {
+  absl::StatusOr<std::unique_ptr<InputFile>> file = InputFile::Open(path);
+  if (!file.ok()) return file.status();
+  TcpProbeParser parser(path);
+  std::string line;
+  while ((*file)->ReadLine(&line)) {
+    parser.AddLine(line);
+    if (parser.LooksWrong()) break;
+  }
+  if (!(*file)->status().ok()) return (*file)->status();
+  return parser.Finish();
+}
+
+}  // namespace ccreplay

@@ -1,0 +1,118 @@
+// Plain structs for one decoded TCP segment: the hot-path currency between
+// the capture reader and its consumers (flow table, sender reconstruction).
+// No allocation per packet.
+#ifndef CCREPLAY_PARSERS_TCP_SEGMENT_H_
+#define CCREPLAY_PARSERS_TCP_SEGMENT_H_
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+namespace ccreplay {
+
+// An IPv4 or IPv6 address, stored in 16 bytes (IPv4 in the first four).
+struct IpAddress {
+  uint8_t family = 0;  // 4 or 6; 0 when unset.
+  uint8_t bytes[16] = {};
+
+  bool operator==(const IpAddress& o) const {
+    return family == o.family && std::memcmp(bytes, o.bytes, 16) == 0;
+  }
+  bool operator!=(const IpAddress& o) const { return !(*this == o); }
+  // Numeric text: dotted quad, or RFC 5952 IPv6 without brackets.
+  std::string ToString() const;
+  template <typename H>
+  friend H AbslHashValue(H h, const IpAddress& a) {
+    return H::combine(H::combine_contiguous(std::move(h), a.bytes, 16), a.family);
+  }
+};
+
+// "ADDR:PORT", IPv6 in brackets.
+std::string EndpointString(const IpAddress& address, uint16_t port);
+
+// TCP header flags as a 9-bit value: the eight classic bits and the AccECN
+// AE bit (formerly NS, RFC 3540), the lowest of the reserved bits, as 0x100.
+enum TcpFlag : uint16_t {
+  kTcpFin = 0x01,
+  kTcpSyn = 0x02,
+  kTcpRst = 0x04,
+  kTcpPsh = 0x08,
+  kTcpAck = 0x10,
+  kTcpUrg = 0x20,
+  kTcpEce = 0x40,
+  kTcpCwr = 0x80,
+  kTcpAe = 0x100,
+};
+
+// The IP header's ECN field (RFC 3168 §5).
+enum IpEcnCodepoint : uint8_t {
+  kNotEct = 0,
+  kEct1 = 1,
+  kEct0 = 2,
+  kCe = 3,
+};
+
+// The AccECN option (RFC 9768 §3.2.3): up to three 24-bit byte counters.
+// Kind 172 (AccECN0) orders them EE0B, ECEB, EE1B; kind 174 (AccECN1) orders
+// them EE1B, ECEB, EE0B. Before IANA assignment the experimental kind 254
+// carried ExID 0xACC0 / 0xACC1 for the two orders (what tcpdump prints as
+// exp-acc0 / exp-acc1).
+struct AccEcnOption {
+  uint16_t kind = 0;  // 0 when absent; 172, 174, or 254.
+  bool order1 = false;  // true for AccECN1 (kind 174, ExID 0xACC1).
+  uint8_t field_count = 0;  // 0..3 counters present.
+  uint32_t ee0b = 0;  // Bytes received with ECT(0), mod 2^24.
+  uint32_t eceb = 0;  // Bytes received with CE, mod 2^24.
+  uint32_t ee1b = 0;  // Bytes received with ECT(1), mod 2^24.
+  bool has_ee0b() const { return field_count >= (order1 ? 3 : 1); }
+  bool has_eceb() const { return field_count >= 2; }
+  bool has_ee1b() const { return field_count >= (order1 ? 1 : 3); }
+};
+
+struct TcpOptions {
+  uint16_t mss_bytes = 0;  // 0 when absent.
+  bool has_mss = false;
+  bool has_wscale = false;
+  uint8_t wscale_shift = 0;
+  bool sack_permitted = false;
+  bool has_timestamps = false;
+  uint32_t ts_val = 0;
+  uint32_t ts_ecr = 0;
+  uint8_t sack_block_count = 0;  // At most 4 fit in 40 bytes of options.
+  uint32_t sack_left[4] = {};
+  uint32_t sack_right[4] = {};
+  AccEcnOption accecn;
+  // The options area was cut by the snapshot length or was malformed; what
+  // was before the cut is kept.
+  bool truncated = false;
+};
+
+struct TcpSegment {
+  int64_t time_ns = 0;  // Capture time, ns since the Unix epoch.
+  IpAddress src;
+  IpAddress dst;
+  uint16_t src_port = 0;
+  uint16_t dst_port = 0;
+  uint8_t ip_ecn = kNotEct;
+  uint32_t seq = 0;
+  uint32_t ack = 0;
+  uint16_t flags = 0;  // TcpFlag bits.
+  uint16_t window_raw = 0;  // Unscaled, as on the wire.
+  // Payload length from the IP header; for BIG TCP (IP length 0) from the
+  // captured bytes, with length_from_capture set.
+  uint32_t payload_bytes = 0;
+  // Payload bytes actually present in the capture (snaplen may cut them).
+  uint32_t captured_payload_bytes = 0;
+  bool length_from_capture = false;
+  TcpOptions options;
+
+  // The AccECN ACE field: (AE, CWR, ECE) read as a 3-bit number.
+  uint8_t ace() const {
+    return static_cast<uint8_t>(((flags & kTcpAe) ? 4 : 0) | ((flags & kTcpCwr) ? 2 : 0) |
+                                ((flags & kTcpEce) ? 1 : 0));
+  }
+};
+
+}  // namespace ccreplay
+
+#endif  // CCREPLAY_PARSERS_TCP_SEGMENT_H_

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs the Debian packages ccreplay needs to build and test, and only
+# those that are missing. Idempotent; silent when everything is present.
+# Usage: scripts/bootstrap.sh [EXTRA_PACKAGE...]
+set -euo pipefail
+packages=(
+  build-essential cmake ninja-build pkg-config
+  libpcap-dev libabsl-dev libprotobuf-dev protobuf-compiler
+  libgtest-dev libgmock-dev libbenchmark-dev libsimdjson-dev zlib1g-dev
+  clang libclang-rt-14-dev
+  "$@"
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "bootstrap: installing ${missing[*]}" >&2
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
