@@ -11,5 +11,10 @@ ABSL_DECLARE_FLAG(bool, json);
 ABSL_DECLARE_FLAG(bool, csv);
 ABSL_DECLARE_FLAG(std::string, flow);
 ABSL_DECLARE_FLAG(std::string, o);
+ABSL_DECLARE_FLAG(std::string, cc);
+ABSL_DECLARE_FLAG(std::string, rate);
+ABSL_DECLARE_FLAG(double, delay);
+ABSL_DECLARE_FLAG(double, duration);
+ABSL_DECLARE_FLAG(int, mss);
 
 #endif  // CCREPLAY_CLI_COMMON_FLAGS_H_

@@ -11,24 +11,14 @@
 #include "cli/exit_codes.h"
 #include "cli/lab/lab.h"
 
-ABSL_FLAG(
-    std::string, cc, "cubic",
-    "Congestion control of the flow (per socket), e.g. reno, cubic, bbr.");
 ABSL_FLAG(std::string, ecn, "off",
           "ECN mode: off, rfc3168 or accecn (net.ipv4.tcp_ecn).");
-ABSL_FLAG(std::string, rate, "50mbit",
-          "Bottleneck rate (HTB): Nkbit, Nmbit, Ngbit.");
 ABSL_FLAG(
     std::string, queue, "1000p",
     "Bottleneck queue: Np (pfifo, packets) or NkB/NMB/NB (bfifo, bytes).");
 ABSL_FLAG(std::string, mark, "none",
           "CE marking: none, or step:K_BYTES (eBPF step marker at the "
           "bottleneck; needs ECN).");
-ABSL_FLAG(double, delay, 0,
-          "Propagation delay in ms on the ACK path (netem or TUN delay line).");
-ABSL_FLAG(double, duration, 5, "Transfer duration in seconds.");
-ABSL_FLAG(int, mss, 0,
-          "MSS in bytes for flows that do not set one (0: path default).");
 ABSL_FLAG(std::vector<std::string>, flows, {},
           "Comma-separated flows, each CC[:mss=BYTES][:rate=RATE] (rate = "
           "application-limited "
@@ -46,13 +36,14 @@ int RunLab(const Args& args) {
     return kExitUsage;
   }
   lab::LabFlagValues flags;
-  flags.cc = absl::GetFlag(FLAGS_cc);
+  // Shared flags (cli/common_flags.cc) with the lab's defaults.
+  flags.cc = absl::GetFlag(FLAGS_cc).empty() ? "cubic" : absl::GetFlag(FLAGS_cc);
   flags.ecn = absl::GetFlag(FLAGS_ecn);
-  flags.rate = absl::GetFlag(FLAGS_rate);
+  flags.rate = absl::GetFlag(FLAGS_rate).empty() ? "50mbit" : absl::GetFlag(FLAGS_rate);
   flags.queue = absl::GetFlag(FLAGS_queue);
   flags.mark = absl::GetFlag(FLAGS_mark);
   flags.delay_ms = absl::GetFlag(FLAGS_delay);
-  flags.duration_s = absl::GetFlag(FLAGS_duration);
+  flags.duration_s = absl::GetFlag(FLAGS_duration) > 0 ? absl::GetFlag(FLAGS_duration) : 5;
   flags.mss_bytes = absl::GetFlag(FLAGS_mss);
   flags.flows = absl::GetFlag(FLAGS_flows);
   flags.transfer = absl::GetFlag(FLAGS_transfer);

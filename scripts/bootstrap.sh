@@ -4,7 +4,7 @@
 # Usage: scripts/bootstrap.sh [EXTRA_PACKAGE...]
 set -euo pipefail
 packages=(
-  build-essential cmake ninja-build pkg-config
+  build-essential cmake ninja-build pkg-config iproute2
   libpcap-dev libabsl-dev libprotobuf-dev protobuf-compiler
   libgtest-dev libgmock-dev libbenchmark-dev libsimdjson-dev zlib1g-dev
   clang libclang-rt-14-dev
