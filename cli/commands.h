@@ -12,8 +12,12 @@ namespace ccreplay {
 using Args = std::vector<std::string>;
 
 int RunFlows(const Args& args);
+int RunConvert(const Args& args);
 int RunControllers(const Args& args);
 int RunLab(const Args& args);
+int RunSimulate(const Args& args);
+int RunExperiment(const Args& args);
+int RunTimeline(const Args& args);
 
 }  // namespace ccreplay
 

@@ -8,32 +8,84 @@
 #include "cli/common_flags.h"
 #include "cli/exit_codes.h"
 #include "parsers/flow_table.h"
+#include "parsers/host_state_reader.h"
+#include "parsers/host_state_summary.h"
 #include "parsers/pcap_reader.h"
+#include "replay/ack_timeline.h"
 #include "reports/flows_report.h"
+#include "reports/host_state_report.h"
 
 namespace ccreplay {
 
+namespace {
+
+// An ss log, tcp_probe trace, qlog or quicly log: one entry per connection
+// or trace.
+int HostStateFlows(const std::string& path) {
+  absl::StatusOr<HostStateLog> log = ReadHostState(path);
+  if (absl::IsInvalidArgument(log.status())) {
+    std::fprintf(stderr,
+                 "ccreplay flows: %s: not a pcap/pcapng capture, ss log, "
+                 "tcp_probe trace, qlog "
+                 "or quicly log (%s)\n",
+                 path.c_str(), std::string(log.status().message()).c_str());
+    return ExitCodeForStatus(log.status());
+  }
+  if (!log.ok()) {
+    std::fprintf(stderr, "ccreplay flows: %s\n",
+                 std::string(log.status().message()).c_str());
+    return ExitCodeForStatus(log.status());
+  }
+  std::vector<HostTraceSummary> summaries;
+  for (const HostTrace& trace : log->traces)
+    summaries.push_back(SummarizeHostTrace(trace));
+  for (const std::string& warning : log->warnings) {
+    std::fprintf(stderr, "ccreplay flows: warning: %s: %s\n", path.c_str(),
+                 warning.c_str());
+  }
+  const std::string out = absl::GetFlag(FLAGS_json)
+                              ? HostStateFlowsJson(*log, summaries)
+                              : HostStateFlowsTable(*log, summaries);
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  return kExitOk;
+}
+
+}  // namespace
+
 int RunFlows(const Args& args) {
   if (args.size() != 1) {
-    std::fprintf(stderr, "usage: ccreplay flows CAPTURE [--json]  (see --help)\n");
+    std::fprintf(stderr,
+                 "usage: ccreplay flows INPUT [--json]  (see --help)\n");
     return kExitUsage;
   }
-  FlowTable table;
-  absl::StatusOr<CaptureInfo> info = ReadCapture(args[0], table);
+  absl::StatusOr<bool> capture = IsCaptureFile(args[0]);
+  if (!capture.ok()) {
+    std::fprintf(stderr, "ccreplay flows: %s\n",
+                 std::string(capture.status().message()).c_str());
+    return ExitCodeForStatus(capture.status());
+  }
+  if (!*capture) return HostStateFlows(args[0]);
+  // One pass: the builder feeds its flow table and reconstructs every
+  // flow's sender alongside.
+  AckTimelineBuilder builder;
+  absl::StatusOr<CaptureInfo> info = ReadCapture(args[0], builder);
   if (!info.ok()) {
-    std::fprintf(stderr, "ccreplay flows: %s\n", std::string(info.status().message()).c_str());
+    std::fprintf(stderr, "ccreplay flows: %s\n",
+                 std::string(info.status().message()).c_str());
     return ExitCodeForStatus(info.status());
   }
-  std::vector<FlowSummary> summaries;
-  summaries.reserve(table.flows().size());
-  for (const Flow& flow : table.flows()) {
-    summaries.push_back(SummarizeFlow(flow, info->first_packet_time_ns));
+  std::vector<FlowRow> rows;
+  rows.reserve(builder.flow_table().flows().size());
+  for (const Flow& flow : builder.flow_table().flows()) {
+    rows.push_back({SummarizeFlow(flow, info->first_packet_time_ns),
+                    builder.Stats(flow.index)});
   }
   for (const std::string& warning : info->warnings) {
-    std::fprintf(stderr, "ccreplay flows: warning: %s: %s\n", args[0].c_str(), warning.c_str());
+    std::fprintf(stderr, "ccreplay flows: warning: %s: %s\n", args[0].c_str(),
+                 warning.c_str());
   }
-  const std::string out = absl::GetFlag(FLAGS_json) ? FlowsJson(*info, summaries)
-                                                    : FlowsTable(*info, summaries);
+  const std::string out = absl::GetFlag(FLAGS_json) ? FlowsJson(*info, rows)
+                                                    : FlowsTable(*info, rows);
   std::fwrite(out.data(), 1, out.size(), stdout);
   return info->truncated ? kExitPartial : kExitOk;
 }

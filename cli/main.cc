@@ -32,12 +32,55 @@ constexpr Command kCommands[] = {
      "retransmissions, handshake options, ECN mode and codepoint counts,\n"
      "goodput.\n\n"
      "Example:\n  ccreplay flows testdata/tcp/l4s-tests_prague_dualpi2_wifi.pcap.gz\n"},
+    {"convert", RunConvert, "write an input as the proto trace (binary or JSON)",
+     "ccreplay convert INPUT [--flow N] [-o FILE] [--json]\n\n"
+     "Writes the normalized trace of proto/trace.proto: flow identity,\n"
+     "handshake facts, per-packet events (unwrapped sequence numbers, scaled\n"
+     "windows, SACK blocks, timestamps, ACE and AccECN option counters) and\n"
+     "the capture summary. Binary protobuf by default, protobuf JSON with\n"
+     "--json; to stdout unless -o names a file. Every packet is held in\n"
+     "memory: convert one flow (--flow) of a very large capture.\n\n"
+     "Example:\n  ccreplay convert testdata/tcp/zeek-tcprs_fast019.pcap -o fast019.pb\n"},
+    {"timeline", RunTimeline, "the per-ACK timeline of a flow's sender",
+     "ccreplay timeline CAPTURE [--flow N|ADDR:PORT-ADDR:PORT] [--csv|--json]\n\n"
+     "Rebuilds what the data sender learned from every ACK: bytes acked\n"
+     "cumulatively, SACKed and D-SACKed, RTT sample and RFC 6298 srtt/min RTT,\n"
+     "ECN feedback (ECE, AccECN CE counts), pipe (RFC 6675), receive window,\n"
+     "what limited the sender, and every retransmission classified as fast,\n"
+     "rto, tlp or other. Default flow: the one with the most payload.\n\n"
+     "Example:\n  ccreplay timeline testdata/tcp/zeek-tcprs_fast019.pcap --csv > t.csv\n"},
     {"controllers", RunControllers, "list the reference congestion controllers",
      "ccreplay controllers [--json]\n\n"
      "Lists every controller profile a --cc spec can name (name[:variant]\n"
      "[,option=value...]), what it models, the RFC section or kernel file it\n"
      "follows, and its options with their defaults.\n\n"
      "Example:\n  ccreplay controllers --json | jq '.controllers[].spec'\n"},
+    {"simulate", RunSimulate, "closed-loop what-if runs on a modelled bottleneck",
+     "ccreplay simulate [--profile NAME | --rate RATE --delay RTT_MS] [--buffer 100p|150kB|50ms]\n"
+     "    [--cc SPEC,SPEC...] [--mss BYTES] [--start_ms 0,10] [--pacing] [--ack_every N]\n"
+     "    [--delayed_ack_ms MS] [--ce_threshold_ms MS | --ce_backlog_bytes K]\n"
+     "    [--byte_fit_admission] [--ecn_feedback auto|none|rfc3168|dctcp|accecn]\n"
+     "    [--random_loss P --seed N] [--duration S] [--sample_ms MS] [--pcap FILE]\n"
+     "    [--json|--csv]\n\n"
+     "Runs bulk flows, one per controller spec (its mss= option is the packet\n"
+     "size), through one bottleneck (rate, buffer, packet-size-neutral or\n"
+     "byte-fit tail drop, optional step CE marking) with receivers that ACK every\n"
+     "N segments and give RFC 3168, DCTCP or AccECN feedback. Prints per-flow\n"
+     "throughput; --json/--csv add the cwnd, phase, alpha, queue and RTT series;\n"
+     "--pcap writes the senders' view as a capture that `flows` and `diagnose` read.\n\n"
+     "Example:\n  ccreplay simulate --profile DSL --cc reno:mss=1462,reno:mss=1280 "
+     "--duration 60\n"},
+    {"experiment", RunExperiment, "run a reference experiment in the simulator",
+     "ccreplay experiment mtu-normalization [--controllers reno,cubic] [--profile A,B]\n"
+     "    [--start_offsets 10] [--threads N] [--json]\n"
+     "ccreplay experiment prague-rtt-scaling [--duration 10] [--transition_rounds N] [--json]\n\n"
+     "mtu-normalization: on each of the 15 path profiles, a 1462-byte and a\n"
+     "1280-byte flow with the same controller compete (20 runs per profile and\n"
+     "setting); prints T1280/T1462 without and with MTU normalization of the\n"
+     "1280-byte flow. prague-rtt-scaling: one Prague v0.5/v0.6/v0.7 flow at\n"
+     "1 Gbit/s, 0.4 ms, CE above 5 ms sojourn, RTT scaling on and off, ACK every\n"
+     "1..16 segments; prints utilization and the lowest cwnd after slow start.\n\n"
+     "Example:\n  ccreplay experiment prague-rtt-scaling --json\n"},
     {"lab", RunLab, "make a real capture on a network-namespace testbed (root)",
      "ccreplay lab [--cc reno|cubic|bbr] [--ecn off|rfc3168|accecn] [--rate 50mbit]\n"
      "    [--queue 100p|150kB] [--mark step:K_BYTES|none] [--delay MS] [--duration S]\n"

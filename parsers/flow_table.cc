@@ -70,9 +70,11 @@ void FlowTable::OnSegment(const TcpSegment& s) {
   key.high_address = src_low ? s.dst : s.src;
   key.low_port = src_low ? s.src_port : s.dst_port;
   key.high_port = src_low ? s.dst_port : s.src_port;
-  Flow& flow = flows_[FindOrAdd(key, s)];
+  last_flow_index_ = FindOrAdd(key, s);
+  Flow& flow = flows_[last_flow_index_];
   const int direction =
       (s.src_port == flow.port[0] && s.src == flow.address[0]) ? 0 : 1;
+  last_side_ = direction;
   SideStats& side = flow.side[direction];
   flow.last_ns = s.time_ns;
 

@@ -103,6 +103,9 @@ class FlowTable : public SegmentConsumer {
 
   // In order of first packet.
   const std::vector<Flow>& flows() const { return flows_; }
+  // The flow and side (0 or 1, see Flow::address) of the last segment.
+  uint32_t last_flow_index() const { return last_flow_index_; }
+  int last_side() const { return last_side_; }
 
  private:
   struct Key {
@@ -121,6 +124,8 @@ class FlowTable : public SegmentConsumer {
 
   std::vector<Flow> flows_;
   absl::flat_hash_map<Key, uint32_t> index_by_key_;
+  uint32_t last_flow_index_ = 0;
+  int last_side_ = 0;
 };
 
 }  // namespace ccreplay

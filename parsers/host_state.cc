@@ -16,13 +16,13 @@ const char* HostStateSourceName(HostStateSource source) {
   return "unknown";
 }
 
-const char* VantageName(Vantage vantage) {
+const char* TraceVantageName(TraceVantage vantage) {
   switch (vantage) {
-    case Vantage::kClient:
+    case TraceVantage::kClient:
       return "client";
-    case Vantage::kServer:
+    case TraceVantage::kServer:
       return "server";
-    case Vantage::kUnknown:
+    case TraceVantage::kUnknown:
       break;
   }
   return "unknown";

@@ -121,7 +121,7 @@ struct QuicSenderEvents {
 };
 
 enum class HostStateSource { kSs, kTcpProbe, kQlog, kQuicly };
-enum class Vantage { kUnknown, kClient, kServer };
+enum class TraceVantage { kUnknown, kClient, kServer };
 
 // One connection (ss, tcp_probe) or one trace (qlog, quicly).
 struct HostTrace {
@@ -140,7 +140,7 @@ struct HostTrace {
   std::set<std::string> flags;
   // QUIC: vantage point of the trace, and its title / ODCID / group id /
   // quicly conn id, whichever the log offers.
-  Vantage vantage = Vantage::kUnknown;
+  TraceVantage vantage = TraceVantage::kUnknown;
   std::string name;
   // What time_us counts from, for people ("unix epoch", "ftrace clock
   // mono", "qlog reference_time", ...).
@@ -170,7 +170,7 @@ struct HostStateLog {
 };
 
 const char* HostStateSourceName(HostStateSource source);
-const char* VantageName(Vantage vantage);
+const char* TraceVantageName(TraceVantage vantage);
 
 }  // namespace ccreplay
 

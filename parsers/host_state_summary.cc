@@ -30,7 +30,7 @@ HostTraceSummary SummarizeHostTrace(const HostTrace& trace) {
     return summary;
   }
   summary.protocol = "quic";
-  summary.vantage = VantageName(trace.vantage);
+  summary.vantage = TraceVantageName(trace.vantage);
   const QuicSenderEvents& events = trace.quic_events;
   summary.packets_sent = events.packets_sent.size();
   summary.packets_received = events.packets_received;

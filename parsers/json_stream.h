@@ -10,8 +10,10 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 #include "parsers/input_file.h"
 
 namespace ccreplay {
@@ -61,6 +63,12 @@ class JsonStream {
   bool skipped_separator_ = false;
   absl::Status status_;
 };
+
+// simdjson hands out std::string_view; Debian's Abseil has its own
+// string_view type. Same bytes, no copy.
+inline absl::string_view AsAbsl(std::string_view text) {
+  return {text.data(), text.size()};
+}
 
 }  // namespace ccreplay
 

@@ -74,55 +74,6 @@ bool IsSupportedVersion(absl::string_view version) {
          version == "0.2" || version == "0.3" || version == "0.4";
 }
 
-// simdjson speaks std::string_view; this Abseil build has its own.
-absl::string_view AsAbsl(std::string_view text) {
-  return {text.data(), text.size()};
-}
-
-// A number, or a string holding one (aioquic writes "packet_number": "12").
-std::optional<double> NumberOf(od::value value) {
-  od::json_type type;
-  if (value.type().get(type) != simdjson::SUCCESS) return std::nullopt;
-  if (type == od::json_type::number) {
-    double number;
-    if (value.get_double().get(number) != simdjson::SUCCESS)
-      return std::nullopt;
-    return number;
-  }
-  if (type == od::json_type::string) {
-    std::string_view text;
-    double number;
-    if (value.get_string().get(text) != simdjson::SUCCESS) return std::nullopt;
-    if (!absl::SimpleAtod(AsAbsl(text), &number) || !std::isfinite(number))
-      return std::nullopt;
-    return number;
-  }
-  return std::nullopt;
-}
-
-// Packet numbers and counts: exact up to 2^64 − 1.
-std::optional<uint64_t> UnsignedOf(od::value value) {
-  od::json_type type;
-  if (value.type().get(type) != simdjson::SUCCESS) return std::nullopt;
-  uint64_t number;
-  if (type == od::json_type::number) {
-    if (value.get_uint64().get(number) == simdjson::SUCCESS) return number;
-    return std::nullopt;
-  }
-  if (type == od::json_type::string) {
-    std::string_view text;
-    if (value.get_string().get(text) != simdjson::SUCCESS) return std::nullopt;
-    if (absl::SimpleAtoi(AsAbsl(text), &number)) return number;
-  }
-  return std::nullopt;
-}
-
-std::optional<std::string> StringOf(od::value value) {
-  std::string_view text;
-  if (value.get_string().get(text) != simdjson::SUCCESS) return std::nullopt;
-  return std::string(text);
-}
-
 // Same helpers for the DOM API, used for the (small) trace headers.
 std::optional<double> DomNumber(simdjson::dom::element element) {
   double number;
@@ -416,8 +367,8 @@ class QlogReader {
     }
     if (key == "vantage_point") {
       std::string type = absl::AsciiStrToLower(DomString(element, "type"));
-      if (type == "server") trace.vantage = Vantage::kServer;
-      if (type == "client") trace.vantage = Vantage::kClient;
+      if (type == "server") trace.vantage = TraceVantage::kServer;
+      if (type == "client") trace.vantage = TraceVantage::kClient;
       if (trace.name.empty()) trace.name = DomString(element, "name");
     } else if (key == "title") {
       std::string_view title;
@@ -494,33 +445,92 @@ class QlogReader {
         absl::StrCat(log_.path, ": byte offset ", offset, ": ", reason));
   }
 
+  // On-Demand must not be used again once it met a structural error; every
+  // access below goes through Good() and stops when the event is broken.
+  bool Good(simdjson::error_code error) {
+    if (error == simdjson::SUCCESS) return true;
+    if (error != simdjson::NO_SUCH_FIELD && error != simdjson::INCORRECT_TYPE) {
+      broken_ = true;
+    }
+    return false;
+  }
+
+  // A number, or a string holding one (aioquic writes "packet_number": "12").
+  std::optional<double> NumberOf(od::value value) {
+    od::json_type type;
+    if (broken_ || !Good(value.type().get(type))) return std::nullopt;
+    if (type == od::json_type::number) {
+      double number;
+      if (broken_ || !Good(value.get_double().get(number))) return std::nullopt;
+      return number;
+    }
+    if (type == od::json_type::string) {
+      std::string_view text;
+      double number;
+      if (broken_ || !Good(value.get_string().get(text))) return std::nullopt;
+      if (!absl::SimpleAtod(AsAbsl(text), &number) || !std::isfinite(number))
+        return std::nullopt;
+      return number;
+    }
+    return std::nullopt;
+  }
+
+  // Packet numbers and counts: exact up to 2^64 − 1.
+  std::optional<uint64_t> UnsignedOf(od::value value) {
+    od::json_type type;
+    if (broken_ || !Good(value.type().get(type))) return std::nullopt;
+    uint64_t number;
+    if (type == od::json_type::number) {
+      if (!broken_ && Good(value.get_uint64().get(number))) return number;
+      return std::nullopt;
+    }
+    if (type == od::json_type::string) {
+      std::string_view text;
+      if (broken_ || !Good(value.get_string().get(text))) return std::nullopt;
+      if (absl::SimpleAtoi(AsAbsl(text), &number)) return number;
+    }
+    return std::nullopt;
+  }
+
+  std::optional<std::string> StringOf(od::value value) {
+    std::string_view text;
+    if (broken_ || !Good(value.get_string().get(text))) return std::nullopt;
+    return std::string(text);
+  }
+
   void HandleEvent(size_t trace_index, uint64_t offset) {
     HostTrace& trace = log_.traces[trace_index];
     TraceClock& clock = clocks_[trace_index];
+    broken_ = false;
     size_t size = event_.size();
     event_.reserve(size + simdjson::SIMDJSON_PADDING);
     od::document doc;
-    if (ondemand_.iterate(event_.data(), size, event_.capacity()).get(doc) !=
-        simdjson::SUCCESS) {
+    if (broken_ ||
+        !Good(ondemand_.iterate(event_.data(), size, event_.capacity())
+                  .get(doc))) {
       Warn(offset, "event is not valid JSON, skipped");
       return;
     }
     od::json_type type;
-    if (doc.type().get(type) != simdjson::SUCCESS) {
+    if (broken_ || !Good(doc.type().get(type))) {
       Warn(offset, "event is not valid JSON, skipped");
       return;
     }
     bool handled = false;
     if (type == od::json_type::array) {
       od::array array;
-      if (doc.get_array().get(array) == simdjson::SUCCESS) {
+      if (!broken_ && Good(doc.get_array().get(array))) {
         handled = HandleArrayEvent(array, trace, clock, offset);
       }
     } else if (type == od::json_type::object) {
       od::object object;
-      if (doc.get_object().get(object) == simdjson::SUCCESS) {
+      if (!broken_ && Good(doc.get_object().get(object))) {
         handled = HandleObjectEvent(object, trace, clock, offset);
       }
+    }
+    if (broken_) {
+      Warn(offset, "event is not valid JSON, read up to the error");
+      return;
     }
     if (!handled)
       Warn(offset,
@@ -531,22 +541,21 @@ class QlogReader {
                          TraceClock& clock, uint64_t offset) {
     double time = 0;
     od::value value;
-    if (object.find_field_unordered("time").get(value) == simdjson::SUCCESS) {
+    if (!broken_ && Good(object.find_field_unordered("time").get(value))) {
       time = NumberOf(value).value_or(0);
     }
     std::string name;
-    if (object.find_field_unordered("name").get(value) == simdjson::SUCCESS) {
+    if (!broken_ && Good(object.find_field_unordered("name").get(value))) {
       name = StringOf(value).value_or("");
     } else {
       std::string category, event;
-      if (object.find_field_unordered("category").get(value) ==
-          simdjson::SUCCESS) {
+      if (!broken_ &&
+          Good(object.find_field_unordered("category").get(value))) {
         category = StringOf(value).value_or("");
       }
-      if (object.find_field_unordered("event").get(value) ==
-              simdjson::SUCCESS ||
-          object.find_field_unordered("event_type").get(value) ==
-              simdjson::SUCCESS) {
+      if ((!broken_ && Good(object.find_field_unordered("event").get(value))) ||
+          (!broken_ &&
+           Good(object.find_field_unordered("event_type").get(value)))) {
         event = StringOf(value).value_or("");
       }
       if (!event.empty()) name = absl::StrCat(category, ":", event);
@@ -555,8 +564,8 @@ class QlogReader {
     int64_t time_us = EventTimeUs(clock, time);
     std::string lower = CountEvent(trace, name);
     od::object data;
-    if (object.find_field_unordered("data").get(value) != simdjson::SUCCESS ||
-        value.get_object().get(data) != simdjson::SUCCESS) {
+    if (broken_ || !Good(object.find_field_unordered("data").get(value)) ||
+        !Good(value.get_object().get(data))) {
       return true;  // An event without data (or a non-object data) is counted
                     // only.
     }
@@ -578,10 +587,12 @@ class QlogReader {
     size_t index = 0;
     bool any = false;
     for (auto element : array) {
+      if (broken_) break;
       any = true;
       od::value value;
-      if (element.get(value) != simdjson::SUCCESS) return false;
-      absl::string_view field = index < fields.size() ? fields[index] : "";
+      if (broken_ || !Good(element.get(value))) return false;
+      absl::string_view field;
+      if (index < fields.size()) field = fields[index];
       ++index;
       if (field == "relative_time" || field == "time" ||
           field == "delta_time") {
@@ -597,7 +608,7 @@ class QlogReader {
         od::object data;
         clock.delta = clock.delta || delta_time;
         int64_t time_us = EventTimeUs(clock, time);
-        if (value.get_object().get(data) == simdjson::SUCCESS) {
+        if (!broken_ && Good(value.get_object().get(data))) {
           HandleData(lower, data, time_us, trace, clock, offset);
         }
       }
@@ -639,10 +650,11 @@ class QlogReader {
     CapturedSeries& series = trace.series;
     bool cwnd_seen = false;
     for (auto field_result : data) {
+      if (broken_) break;
       od::field field;
       std::string_view key;
-      if (std::move(field_result).get(field) != simdjson::SUCCESS ||
-          field.unescaped_key().get(key) != simdjson::SUCCESS) {
+      if (broken_ || !Good(std::move(field_result).get(field)) ||
+          !Good(field.unescaped_key().get(key))) {
         return;
       }
       std::optional<double> number = NumberOf(field.value());
@@ -676,10 +688,11 @@ class QlogReader {
     CongestionStateChange change;
     change.time_us = time_us;
     for (auto field_result : data) {
+      if (broken_) break;
       od::field field;
       std::string_view key;
-      if (std::move(field_result).get(field) != simdjson::SUCCESS ||
-          field.unescaped_key().get(key) != simdjson::SUCCESS) {
+      if (broken_ || !Good(std::move(field_result).get(field)) ||
+          !Good(field.unescaped_key().get(key))) {
         return;
       }
       if (key == "new") change.state = StringOf(field.value()).value_or("");
@@ -696,10 +709,11 @@ class QlogReader {
   void ReadPacketFields(od::object& object, PacketFields& packet,
                         TraceClock& clock, bool nested) {
     for (auto field_result : object) {
+      if (broken_) break;
       od::field field;
       std::string_view key;
-      if (std::move(field_result).get(field) != simdjson::SUCCESS ||
-          field.unescaped_key().get(key) != simdjson::SUCCESS) {
+      if (broken_ || !Good(std::move(field_result).get(field)) ||
+          !Good(field.unescaped_key().get(key))) {
         return;
       }
       od::value value = field.value();
@@ -713,24 +727,24 @@ class QlogReader {
         packet.trigger = StringOf(value).value_or("");
       } else if (!nested && (key == "header" || key == "raw")) {
         od::object inner;
-        if (value.get_object().get(inner) != simdjson::SUCCESS) continue;
+        if (broken_ || !Good(value.get_object().get(inner))) continue;
         if (key == "header") {
           ReadPacketFields(inner, packet, clock, true);
         } else {
           od::value length;
-          if (inner.find_field_unordered("length").get(length) ==
-              simdjson::SUCCESS) {
+          if (!broken_ &&
+              Good(inner.find_field_unordered("length").get(length))) {
             packet.raw_length_bytes = UnsignedOf(length);
           }
         }
       } else if (!nested && key == "frames") {
         od::array frames;
-        if (value.get_array().get(frames) != simdjson::SUCCESS) continue;
+        if (broken_ || !Good(value.get_array().get(frames))) continue;
         packet.has_frames = true;
         for (auto frame_result : frames) {
+          if (broken_) break;
           od::object frame;
-          if (frame_result.get_object().get(frame) != simdjson::SUCCESS)
-            continue;
+          if (broken_ || !Good(frame_result.get_object().get(frame))) continue;
           ReadFrame(frame, packet, clock);
         }
       }
@@ -741,10 +755,11 @@ class QlogReader {
     std::string frame_type;
     QuicAckReceived ack;
     for (auto field_result : frame) {
+      if (broken_) break;
       od::field field;
       std::string_view key;
-      if (std::move(field_result).get(field) != simdjson::SUCCESS ||
-          field.unescaped_key().get(key) != simdjson::SUCCESS) {
+      if (broken_ || !Good(std::move(field_result).get(field)) ||
+          !Good(field.unescaped_key().get(key))) {
         return;
       }
       od::value value = field.value();
@@ -761,15 +776,16 @@ class QlogReader {
         ack.ce_packets = UnsignedOf(value);
       } else if (key == "acked_ranges") {
         od::array ranges;
-        if (value.get_array().get(ranges) != simdjson::SUCCESS) continue;
+        if (broken_ || !Good(value.get_array().get(ranges))) continue;
         for (auto range_result : ranges) {
+          if (broken_) break;
           od::array range;
-          if (range_result.get_array().get(range) != simdjson::SUCCESS)
-            continue;
+          if (broken_ || !Good(range_result.get_array().get(range))) continue;
           std::vector<uint64_t> ends;
           for (auto end_result : range) {
+            if (broken_) break;
             od::value end;
-            if (end_result.get(end) != simdjson::SUCCESS) break;
+            if (broken_ || !Good(end_result.get(end))) break;
             if (std::optional<uint64_t> number = UnsignedOf(end))
               ends.push_back(*number);
           }
@@ -844,6 +860,7 @@ class QlogReader {
   std::vector<std::string> top_keys_;
   bool contained_ = false;
   bool truncated_ = false;
+  bool broken_ = false;
   std::string event_;
   od::parser ondemand_;
   simdjson::dom::parser dom_;

@@ -43,7 +43,7 @@ TEST(QlogTest, Ngtcp2ServerJsonSeq) {
   EXPECT_TRUE(log->warnings.empty()) << log->warnings[0];
   ASSERT_EQ(log->traces.size(), 1u);
   const HostTrace& trace = log->traces[0];
-  EXPECT_EQ(trace.vantage, Vantage::kServer);
+  EXPECT_EQ(trace.vantage, TraceVantage::kServer);
   EXPECT_EQ(trace.samples, 44851u);
   EXPECT_EQ(Count(trace, "recovery:metrics_updated"), 22357u);
   EXPECT_EQ(Count(trace, "transport:packet_sent"), 15010u);
@@ -84,7 +84,7 @@ TEST(QlogTest, QuictraceDraft00WithUpperCaseNamesAndEmptyLastEvent) {
   EXPECT_TRUE(log->warnings.empty()) << log->warnings[0];
   ASSERT_EQ(log->traces.size(), 1u);
   const HostTrace& trace = log->traces[0];
-  EXPECT_EQ(trace.vantage, Vantage::kServer);
+  EXPECT_EQ(trace.vantage, TraceVantage::kServer);
   // 18,557 array elements, the last one "[]".
   EXPECT_EQ(trace.samples, 18556u);
   EXPECT_EQ(Count(trace, "transport:packet_sent"), 9769u);
@@ -104,8 +104,8 @@ TEST(QlogTest, DoubleVantageFileYieldsTwoTraces) {
       TestData("qlog/qvis_aioquic_doublevantage_100ms.draft-01.qlog"));
   ASSERT_TRUE(log.ok()) << log.status();
   ASSERT_EQ(log->traces.size(), 2u);
-  EXPECT_EQ(log->traces[0].vantage, Vantage::kClient);
-  EXPECT_EQ(log->traces[1].vantage, Vantage::kServer);
+  EXPECT_EQ(log->traces[0].vantage, TraceVantage::kClient);
+  EXPECT_EQ(log->traces[1].vantage, TraceVantage::kServer);
   EXPECT_EQ(log->traces[0].samples, 2797u);
   EXPECT_EQ(log->traces[1].samples, 3940u);
   EXPECT_EQ(log->traces[1].cwnd_updates, 1641u);
@@ -203,7 +203,7 @@ TEST(QlogTest, CurrentDraftSequentialWithRecordSeparators) {
   ASSERT_TRUE(log.ok()) << log.status();
   ASSERT_EQ(log->traces.size(), 1u);
   const HostTrace& trace = log->traces[0];
-  EXPECT_EQ(trace.vantage, Vantage::kServer);
+  EXPECT_EQ(trace.vantage, TraceVantage::kServer);
   EXPECT_EQ(trace.clock_epoch_us, 1704067200000000);  // date -d 2024-01-01Z +%s
   ASSERT_EQ(trace.quic_events.packets_sent.size(), 1u);
   EXPECT_EQ(trace.quic_events.packets_sent[0].time_us, 12031);
@@ -234,7 +234,7 @@ TEST(QlogTest, CurrentDraftContainedAndNdjsonLegacy) {
       "\"data\":{\"min_rtt\":0.5,\"congestion_window\":14720}}]}]}"));
   ASSERT_TRUE(contained.ok()) << contained.status();
   ASSERT_EQ(contained->traces.size(), 1u);
-  EXPECT_EQ(contained->traces[0].vantage, Vantage::kClient);
+  EXPECT_EQ(contained->traces[0].vantage, TraceVantage::kClient);
   EXPECT_EQ(contained->traces[0].series.cwnd_bytes[0].value, 14720);
   EXPECT_EQ(contained->traces[0].series.min_rtt_us[0].value, 500);
 

@@ -8,11 +8,14 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
 #include "parsers/host_state_builder.h"
 #include "parsers/input_file.h"
+#include "parsers/json_stream.h"
 #include "simdjson.h"
 
 namespace ccreplay {
@@ -118,8 +121,7 @@ class QuiclyReader {
         return false;
       }
       // h2olog writes kebab-case keys and types; cli -e snake_case.
-      std::string key = absl::StrReplaceAll(
-          absl::string_view(raw_key.data(), raw_key.size()), {{"-", "_"}});
+      std::string key = absl::StrReplaceAll(AsAbsl(raw_key), {{"-", "_"}});
       od::value value = field.value();
       od::json_type type;
       if (value.type().get(type) != simdjson::SUCCESS) return false;
@@ -127,22 +129,23 @@ class QuiclyReader {
         std::string_view text;
         if (value.get_string().get(text) != simdjson::SUCCESS) return false;
         if (key == "type") {
-          event->type = absl::StrReplaceAll(
-              absl::string_view(text.data(), text.size()), {{"-", "_"}});
+          event->type = absl::StrReplaceAll(AsAbsl(text), {{"-", "_"}});
         } else if (key == "module") {
           event->module = std::string(text);
         }
       } else if (type == od::json_type::number) {
+        // Read the number's text once: the connection id is a pointer or
+        // master_id that a double would round.
+        absl::string_view text =
+            absl::StripTrailingAsciiWhitespace(AsAbsl(value.raw_json_token()));
         double number;
-        if (value.get_double().get(number) != simdjson::SUCCESS) return false;
+        if (!absl::SimpleAtod(text, &number) || !std::isfinite(number)) {
+          return false;
+        }
         if (key == "time") {
           event->time_ms = number;
         } else if (key == "conn") {
-          // The pointer (cli) or master_id (h2olog); exact as an integer.
-          uint64_t id;
-          event->conn = value.get_uint64().get(id) == simdjson::SUCCESS
-                            ? absl::StrCat(id)
-                            : absl::StrCat(number);
+          event->conn = std::string(text);
         } else {
           event->numbers[key] = number;
         }
@@ -181,9 +184,9 @@ class QuiclyReader {
     QuicSenderEvents& quic = trace.quic_events;
     const std::string& type = event.type;
     if (type == "accept") {
-      trace.vantage = Vantage::kServer;
+      trace.vantage = TraceVantage::kServer;
     } else if (type == "connect") {
-      trace.vantage = Vantage::kClient;
+      trace.vantage = TraceVantage::kClient;
     } else if (type == "packet_sent") {
       std::optional<double> pn = event.Get("pn");
       if (!pn.has_value()) return Warn("packet_sent without pn, skipped");

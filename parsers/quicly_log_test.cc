@@ -47,7 +47,7 @@ TEST(QuiclyLogTest, CliEventLogGivesSeriesAndAckTimeline) {
   ASSERT_TRUE(log.ok()) << log.status();
   ASSERT_EQ(log->traces.size(), 1u);
   const HostTrace& trace = log->traces[0];
-  EXPECT_EQ(trace.vantage, Vantage::kServer);
+  EXPECT_EQ(trace.vantage, TraceVantage::kServer);
   EXPECT_EQ(trace.name, "conn 140001");
   EXPECT_EQ(trace.samples, 14u);
   EXPECT_EQ(trace.event_counts.at("packet_sent"), 4u);
@@ -87,7 +87,7 @@ TEST(QuiclyLogTest, H2ologKebabCaseAndPacketAckedRanges) {
   ASSERT_TRUE(log.ok()) << log.status();
   ASSERT_EQ(log->traces.size(), 1u);
   const HostTrace& trace = log->traces[0];
-  EXPECT_EQ(trace.vantage, Vantage::kClient);
+  EXPECT_EQ(trace.vantage, TraceVantage::kClient);
   ASSERT_EQ(trace.quic_events.acks_received.size(), 1u);
   const QuicAckReceived& ack = trace.quic_events.acks_received[0];
   ASSERT_EQ(ack.acked_ranges.size(), 2u);

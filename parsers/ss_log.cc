@@ -167,7 +167,6 @@ struct Sample {
   std::vector<std::pair<std::string, double>> values;
   std::vector<std::string> flags;
   std::string congestion_control;
-  uint64_t line_number = 0;
 };
 
 }  // namespace
@@ -213,8 +212,8 @@ struct SsLogParser::State {
     sample.values.emplace_back(std::string(name), value);
   }
 
-  // key:value inside a block, or a top-level token. `prefix` is "" or
-  // "bbr." etc.
+  // A `key:value` token, or an item of a block (then `key` is prefixed,
+  // "bbr.bw").
   void AddKeyValue(Sample& sample, absl::string_view key,
                    absl::string_view value) {
     if (absl::StartsWith(value, "(")) {
@@ -384,7 +383,6 @@ struct SsLogParser::State {
     }
     if (local_index == 0) return false;
     Sample sample;
-    sample.line_number = line_number;
     for (size_t i = 0; i + 2 < local_index; ++i) {
       absl::string_view token = tokens[i];
       absl::ConsumeSuffix(&token, ",");

@@ -7,14 +7,23 @@
 
 #include "parsers/flow_table.h"
 #include "parsers/pcap_reader.h"
+#include "replay/ack_timeline.h"
 
 namespace ccreplay {
 
+// One flow: the flow table's summary and its sender's timeline figures.
+struct FlowRow {
+  FlowSummary flow;
+  TimelineStats timeline;
+};
+
 // {"capture": {...}, "flows": [...]} exactly as README.md documents it.
-std::string FlowsJson(const CaptureInfo& capture, const std::vector<FlowSummary>& flows);
+std::string FlowsJson(const CaptureInfo& capture,
+                      const std::vector<FlowRow>& flows);
 
 // A compact table, one line per flow, with a capture header line.
-std::string FlowsTable(const CaptureInfo& capture, const std::vector<FlowSummary>& flows);
+std::string FlowsTable(const CaptureInfo& capture,
+                       const std::vector<FlowRow>& flows);
 
 }  // namespace ccreplay
 

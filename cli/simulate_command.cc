@@ -1,0 +1,387 @@
+// `ccreplay simulate`: closed-loop what-if runs on a modelled bottleneck
+// (replay/sim/). Flags become a SimulationConfig; results are printed.
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "cli/commands.h"
+#include "cli/common_flags.h"
+#include "cli/exit_codes.h"
+#include "cli/lab/lab_config.h"
+#include "replay/sim/path_profile.h"
+#include "replay/sim/pcap_export.h"
+#include "replay/sim/simulation.h"
+#include "reports/json_writer.h"
+
+ABSL_FLAG(std::string, profile, "",
+          "simulate: a named path (rate, base RTT, buffer): DSL, Home_WiFi, "
+          "Public, Corporate_WiFi, LTE, 5G, LEO, GEO, DoCoMo@Office, "
+          "au@Office, WiFi@Office, DoCoMo@mall, congested, bdp20, bdp40. "
+          "--rate, --delay and --buffer override its values.");
+ABSL_FLAG(std::string, buffer, "",
+          "simulate: bottleneck buffer: Np (packets of the largest size), "
+          "NB/NkB/NMB (bytes) or Ns/Nms (time at the rate). Default 1 BDP.");
+ABSL_FLAG(bool, byte_fit_admission, false,
+          "simulate: admit a packet whenever it fits (byte-fit tail drop) "
+          "instead of packet-size-neutral tail drop (RFC 7141 4.2.1.2).");
+ABSL_FLAG(double, ce_threshold_ms, -1,
+          "simulate: mark ECT packets CE when their sojourn time exceeds this "
+          "(like tc fq ce_threshold); -1 off.");
+ABSL_FLAG(int64_t, ce_backlog_bytes, -1,
+          "simulate: mark ECT packets CE on arrival when the backlog exceeds "
+          "this many bytes (DCTCP step, RFC 8257 3.1); -1 off.");
+ABSL_FLAG(int, ack_every, 2,
+          "simulate: the receivers ACK every N segments (1, 2, ... 16).");
+ABSL_FLAG(double, delayed_ack_ms, 40,
+          "simulate: delayed-ACK timer (Linux TCP_DELACK_MIN is 40 ms).");
+ABSL_FLAG(bool, pacing, false, "simulate: pace the senders.");
+ABSL_FLAG(std::string, start_ms, "0",
+          "simulate: start time of each flow in ms, comma-separated (the "
+          "last value repeats).");
+ABSL_FLAG(std::string, ecn_feedback, "auto",
+          "simulate: auto (AccECN for prague, DCTCP for dctcp, RFC 3168 for "
+          "others when the path marks), none, rfc3168, dctcp or accecn.");
+ABSL_FLAG(double, random_loss, 0,
+          "simulate: probability of losing a packet after the bottleneck.");
+ABSL_FLAG(uint64_t, seed, 1, "simulate: seed of the random loss.");
+ABSL_FLAG(double, sample_ms, 0,
+          "simulate: series sampling period (default duration / 1000).");
+ABSL_FLAG(std::string, pcap, "",
+          "simulate: write the data senders' view as a pcap (raw IPv4/TCP "
+          "headers, AccECN or RFC 3168 feedback) to this file.");
+
+namespace ccreplay {
+namespace {
+
+constexpr int64_t kMs = 1'000'000;
+
+int UsageError(const std::string& message) {
+  std::fprintf(stderr, "ccreplay simulate: %s\n", message.c_str());
+  return kExitUsage;
+}
+
+// `--cc a,b:x=1,y=2,c`: a new spec starts at every item that has no '='
+// (key=value items continue the previous spec).
+std::vector<std::string> SplitSpecs(const std::string& text) {
+  std::vector<std::string> specs;
+  for (absl::string_view item : absl::StrSplit(text, ',', absl::SkipEmpty())) {
+    const bool continues = absl::StrContains(item, '=') &&
+                           !absl::StrContains(item, ':') && !specs.empty();
+    if (continues) {
+      absl::StrAppend(&specs.back(), ",", item);
+    } else {
+      specs.emplace_back(item);
+    }
+  }
+  return specs;
+}
+
+// The `mss=` option of a spec, or `fallback`.
+uint32_t PacketBytes(const std::string& spec, uint32_t fallback) {
+  const size_t at = spec.find("mss=");
+  if (at == std::string::npos) return fallback;
+  uint32_t bytes = 0;
+  const std::string digits =
+      spec.substr(at + 4, spec.find(',', at) - (at + 4));
+  return absl::SimpleAtoi(digits, &bytes) ? bytes : fallback;
+}
+
+absl::StatusOr<uint64_t> BufferBytes(const std::string& text, int64_t rate_bps,
+                                     uint32_t largest_packet_bytes) {
+  double value = 0;
+  if (absl::EndsWith(text, "ms") &&
+      absl::SimpleAtod(text.substr(0, text.size() - 2), &value)) {
+    return static_cast<uint64_t>(rate_bps / 8.0 * value / 1000);
+  }
+  if (absl::EndsWith(text, "s") && !absl::EndsWith(text, "B") &&
+      absl::SimpleAtod(text.substr(0, text.size() - 1), &value)) {
+    return static_cast<uint64_t>(rate_bps / 8.0 * value);
+  }
+  absl::StatusOr<lab::QueueSpec> queue = lab::ParseQueue(text);
+  if (!queue.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "bad --buffer '", text, "': expected Np, NB, NkB, Ns or Nms"));
+  }
+  return queue->in_packets
+             ? static_cast<uint64_t>(queue->limit) * largest_packet_bytes
+             : static_cast<uint64_t>(queue->limit);
+}
+
+absl::StatusOr<SimulationConfig> ConfigFromFlags(int64_t& duration_ns) {
+  SimulationConfig config;
+  std::string buffer = absl::GetFlag(FLAGS_buffer);
+  const std::string profile_name = absl::GetFlag(FLAGS_profile);
+  if (!profile_name.empty()) {
+    absl::StatusOr<PathProfile> profile = FindPathProfile(profile_name);
+    if (!profile.ok()) return profile.status();
+    config.rate_bps = profile->rate_bps;
+    config.base_rtt_ns = profile->base_rtt_us * 1000;
+    if (buffer.empty()) buffer = absl::StrCat(profile->buffer_s, "s");
+  }
+  if (!absl::GetFlag(FLAGS_rate).empty()) {
+    absl::StatusOr<int64_t> rate =
+        lab::ParseRateBitsPerSecond(absl::GetFlag(FLAGS_rate));
+    if (!rate.ok()) return rate.status();
+    config.rate_bps = *rate;
+  }
+  if (absl::GetFlag(FLAGS_delay) > 0) {
+    config.base_rtt_ns =
+        static_cast<int64_t>(absl::GetFlag(FLAGS_delay) * kMs);
+  }
+  if (config.rate_bps <= 0 || config.base_rtt_ns <= 0) {
+    return absl::InvalidArgumentError(
+        "give --profile, or --rate and --delay (base RTT in ms)");
+  }
+  const std::string cc =
+      absl::GetFlag(FLAGS_cc).empty() ? "cubic" : absl::GetFlag(FLAGS_cc);
+  const uint32_t default_bytes =
+      absl::GetFlag(FLAGS_mss) > 0 ? absl::GetFlag(FLAGS_mss) : 1448;
+  std::vector<int64_t> starts_ns;
+  for (absl::string_view item :
+       absl::StrSplit(absl::GetFlag(FLAGS_start_ms), ',')) {
+    double ms = 0;
+    if (!absl::SimpleAtod(item, &ms) || ms < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("bad --start_ms value '", item, "'"));
+    }
+    starts_ns.push_back(static_cast<int64_t>(ms * kMs));
+  }
+  std::optional<EcnFeedback> feedback;
+  if (absl::GetFlag(FLAGS_ecn_feedback) != "auto") {
+    absl::StatusOr<EcnFeedback> parsed =
+        ParseEcnFeedback(absl::GetFlag(FLAGS_ecn_feedback));
+    if (!parsed.ok()) return parsed.status();
+    feedback = *parsed;
+  }
+  if (absl::GetFlag(FLAGS_ack_every) <= 0) {
+    return absl::InvalidArgumentError("--ack_every must be positive");
+  }
+  uint32_t largest = 0;
+  for (const std::string& spec : SplitSpecs(cc)) {
+    FlowConfig flow;
+    flow.cc_spec = spec;
+    flow.packet_bytes = PacketBytes(spec, default_bytes);
+    flow.pacing = absl::GetFlag(FLAGS_pacing);
+    flow.start_ns = starts_ns[std::min(config.flows.size(), starts_ns.size() - 1)];
+    flow.feedback = feedback;
+    flow.ack_every = static_cast<uint32_t>(absl::GetFlag(FLAGS_ack_every));
+    flow.delayed_ack_ns =
+        static_cast<int64_t>(absl::GetFlag(FLAGS_delayed_ack_ms) * kMs);
+    largest = std::max(largest, flow.packet_bytes);
+    config.flows.push_back(flow);
+  }
+  if (buffer.empty()) {
+    config.buffer_bytes = static_cast<uint64_t>(
+        config.rate_bps / 8.0 * static_cast<double>(config.base_rtt_ns) * 1e-9);
+  } else {
+    absl::StatusOr<uint64_t> bytes =
+        BufferBytes(buffer, config.rate_bps, largest);
+    if (!bytes.ok()) return bytes.status();
+    config.buffer_bytes = *bytes;
+  }
+  config.admission = absl::GetFlag(FLAGS_byte_fit_admission)
+                         ? AdmissionPolicy::kByteFit
+                         : AdmissionPolicy::kPacketSizeNeutral;
+  if (absl::GetFlag(FLAGS_ce_threshold_ms) >= 0) {
+    config.ce_sojourn_threshold_ns =
+        static_cast<int64_t>(absl::GetFlag(FLAGS_ce_threshold_ms) * kMs);
+  }
+  config.ce_backlog_threshold_bytes = absl::GetFlag(FLAGS_ce_backlog_bytes);
+  config.random_loss = absl::GetFlag(FLAGS_random_loss);
+  config.seed = absl::GetFlag(FLAGS_seed);
+  const double duration_s =
+      absl::GetFlag(FLAGS_duration) > 0 ? absl::GetFlag(FLAGS_duration) : 10;
+  duration_ns = static_cast<int64_t>(duration_s * 1e9);
+  const double sample_ms = absl::GetFlag(FLAGS_sample_ms);
+  config.sample_interval_ns = sample_ms > 0
+                                  ? static_cast<int64_t>(sample_ms * kMs)
+                                  : std::max<int64_t>(duration_ns / 1000, 1000);
+  return config;
+}
+
+double ThroughputBps(const FlowStats& stats, int64_t duration_ns) {
+  return 8.0 * static_cast<double>(stats.egress_bytes) /
+         (static_cast<double>(duration_ns) * 1e-9);
+}
+
+std::string Json(const Simulation& sim, int64_t duration_ns) {
+  const SimulationConfig& config = sim.config();
+  JsonWriter json;
+  json.BeginObject().Key("path").BeginObject();
+  json.Field("rate_bps", config.rate_bps)
+      .Field("base_rtt_us", config.base_rtt_ns / 1000)
+      .Field("buffer_bytes", config.buffer_bytes)
+      .Field("admission", config.admission == AdmissionPolicy::kByteFit
+                              ? "byte_fit"
+                              : "packet_size_neutral")
+      .Field("duration_s", static_cast<double>(duration_ns) * 1e-9)
+      .Field("utilization",
+             8.0 * static_cast<double>(sim.bottleneck().transmitted_bytes()) /
+                 (static_cast<double>(config.rate_bps) *
+                  static_cast<double>(duration_ns) * 1e-9))
+      .Field("drops", sim.bottleneck().drops())
+      .Field("ce_marks", sim.bottleneck().ce_marks());
+  json.Key("series").BeginArray();
+  for (const PathSample& s : sim.path_series()) {
+    json.BeginObject()
+        .Field("time_us", s.time_us)
+        .Field("queue_bytes", s.queue_bytes)
+        .Field("utilization", s.utilization)
+        .EndObject();
+  }
+  json.EndArray().EndObject().Key("flows").BeginArray();
+  for (size_t i = 0; i < sim.flow_count(); ++i) {
+    const FlowStats stats = sim.flow_stats(i);
+    const FlowConfig& flow = config.flows[i];
+    json.BeginObject()
+        .Field("cc", flow.cc_spec)
+        .Field("packet_bytes", flow.packet_bytes)
+        .Field("ecn_feedback", std::string(EcnFeedbackName(sim.feedback(i))))
+        .Field("start_us", flow.start_ns / 1000)
+        .Field("throughput_bps", ThroughputBps(stats, duration_ns))
+        .Field("egress_bytes", stats.egress_bytes)
+        .Field("packets_sent", stats.sender.packets_sent)
+        .Field("retransmissions", stats.sender.retransmissions)
+        .Field("drops", stats.drops)
+        .Field("ce_marked", stats.ce_marked)
+        .Field("congestion_episodes", stats.sender.congestion_episodes)
+        .Field("rtos", stats.sender.rtos);
+    json.Key("series").BeginArray();
+    for (const SeriesSample& s : sim.flow_series()[i].samples) {
+      json.BeginObject()
+          .Field("time_us", s.time_us)
+          .Field("cwnd_bytes", s.cwnd_bytes);
+      if (s.ssthresh_bytes == kNoSsthreshBytes) {
+        json.Key("ssthresh_bytes").Null();
+      } else {
+        json.Field("ssthresh_bytes", s.ssthresh_bytes);
+      }
+      json.Field("phase", std::string(PhaseName(s.phase)));
+      if (s.alpha < 0) {
+        json.Key("alpha").Null();
+      } else {
+        json.Field("alpha", s.alpha);
+      }
+      json.Field("ai_factor", s.ai_factor)
+          .Field("bytes_in_flight", s.bytes_in_flight)
+          .Field("delivered_bytes", s.delivered_bytes)
+          .Field("throughput_bps", s.throughput_bps)
+          .Field("queue_bytes", s.queue_bytes)
+          .Field("srtt_us", s.srtt_us)
+          .EndObject();
+    }
+    json.EndArray().EndObject();
+  }
+  json.EndArray().EndObject();
+  return json.str() + "\n";
+}
+
+std::string Csv(const Simulation& sim) {
+  std::string out =
+      "flow,time_us,cwnd_bytes,ssthresh_bytes,phase,alpha,ai_factor,"
+      "bytes_in_flight,delivered_bytes,throughput_bps,queue_bytes,srtt_us\n";
+  for (size_t i = 0; i < sim.flow_count(); ++i) {
+    for (const SeriesSample& s : sim.flow_series()[i].samples) {
+      absl::StrAppendFormat(
+          &out, "%d,%d,%d,%s,%s,%s,%g,%d,%d,%.0f,%d,%d\n", i, s.time_us,
+          s.cwnd_bytes,
+          s.ssthresh_bytes == kNoSsthreshBytes
+              ? std::string()
+              : absl::StrCat(s.ssthresh_bytes),
+          PhaseName(s.phase),
+          s.alpha < 0 ? std::string() : absl::StrFormat("%g", s.alpha),
+          s.ai_factor, s.bytes_in_flight, s.delivered_bytes, s.throughput_bps,
+          s.queue_bytes, s.srtt_us);
+    }
+  }
+  return out;
+}
+
+std::string Table(const Simulation& sim, int64_t duration_ns) {
+  const SimulationConfig& config = sim.config();
+  const double seconds = static_cast<double>(duration_ns) * 1e-9;
+  std::string out = absl::StrFormat(
+      "path: %.3f Mbit/s, base RTT %.3f ms, buffer %d bytes (%s), %.1f s\n"
+      "utilization %.4f, drops %d, CE marks %d\n\n",
+      config.rate_bps / 1e6, config.base_rtt_ns / 1e6, config.buffer_bytes,
+      config.admission == AdmissionPolicy::kByteFit ? "byte-fit"
+                                                    : "packet-size-neutral",
+      seconds,
+      8.0 * static_cast<double>(sim.bottleneck().transmitted_bytes()) /
+          (static_cast<double>(config.rate_bps) * seconds),
+      sim.bottleneck().drops(), sim.bottleneck().ce_marks());
+  absl::StrAppendFormat(&out, "%-4s %-28s %6s %-8s %12s %8s %6s %8s %8s\n",
+                        "flow", "cc", "bytes", "ecn", "Mbit/s", "retrans",
+                        "drops", "CE", "episodes");
+  for (size_t i = 0; i < sim.flow_count(); ++i) {
+    const FlowStats stats = sim.flow_stats(i);
+    absl::StrAppendFormat(
+        &out, "%-4d %-28s %6d %-8s %12.3f %8d %6d %8d %8d\n", i,
+        config.flows[i].cc_spec, config.flows[i].packet_bytes,
+        EcnFeedbackName(sim.feedback(i)), ThroughputBps(stats, duration_ns) / 1e6,
+        stats.sender.retransmissions, stats.drops, stats.ce_marked,
+        stats.sender.congestion_episodes);
+  }
+  return out;
+}
+
+}  // namespace
+
+int RunSimulate(const Args& args) {
+  if (!args.empty()) return UsageError("no positional arguments (see --help)");
+  int64_t duration_ns = 0;
+  absl::StatusOr<SimulationConfig> config = ConfigFromFlags(duration_ns);
+  if (!config.ok()) return UsageError(std::string(config.status().message()));
+  std::unique_ptr<PcapExporter> exporter;
+  if (!absl::GetFlag(FLAGS_pcap).empty()) {
+    absl::StatusOr<std::unique_ptr<PcapExporter>> made =
+        PcapExporter::Create(absl::GetFlag(FLAGS_pcap), *config);
+    if (!made.ok()) {
+      std::fprintf(stderr, "ccreplay simulate: %s\n",
+                   std::string(made.status().message()).c_str());
+      return ExitCodeForStatus(made.status());
+    }
+    exporter = std::move(*made);
+  }
+  absl::StatusOr<std::unique_ptr<Simulation>> sim =
+      Simulation::Create(*config, exporter.get());
+  if (!sim.ok()) return UsageError(std::string(sim.status().message()));
+  const auto wall_start = std::chrono::steady_clock::now();
+  (*sim)->RunUntil(duration_ns);
+  const double wall_s = std::chrono::duration<double>(
+                            std::chrono::steady_clock::now() - wall_start)
+                            .count();
+  if (exporter != nullptr) {
+    absl::Status finished = exporter->Finish();
+    if (!finished.ok()) {
+      std::fprintf(stderr, "ccreplay simulate: %s\n",
+                   std::string(finished.message()).c_str());
+      return ExitCodeForStatus(finished);
+    }
+  }
+  uint64_t packets = 0;
+  for (size_t i = 0; i < (*sim)->flow_count(); ++i) {
+    packets += (*sim)->flow_stats(i).sender.packets_sent;
+  }
+  std::fprintf(stderr,
+               "ccreplay simulate: %llu packets, %llu events in %.3f s of "
+               "wall time (%.2f M packets/s)\n",
+               static_cast<unsigned long long>(packets),
+               static_cast<unsigned long long>((*sim)->events_processed()),
+               wall_s, static_cast<double>(packets) / wall_s / 1e6);
+  const std::string out = absl::GetFlag(FLAGS_json)  ? Json(**sim, duration_ns)
+                          : absl::GetFlag(FLAGS_csv) ? Csv(**sim)
+                                                     : Table(**sim, duration_ns);
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  return kExitOk;
+}
+
+}  // namespace ccreplay

@@ -1,0 +1,518 @@
+#include "replay/ack_timeline.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_format.h"
+
+namespace ccreplay {
+namespace {
+
+// RFC 7323 section 3: the timestamps option takes 12 bytes of every
+// segment once negotiated (10 bytes and 2 of padding, as Linux sends it).
+constexpr uint32_t kTimestampOptionBytes = 12;
+// RFC 9293 section 3.7.1: the MSS assumed when none is known.
+constexpr uint32_t kDefaultMssBytes = 536;
+// New-data segments per MSS estimation window (two windows are kept, so a
+// lower MSS, as Prague v0.7 sets, is taken within 128 segments).
+constexpr uint32_t kMssWindowSegments = 64;
+
+}  // namespace
+
+const char* SendLimitName(SendLimit limit) {
+  switch (limit) {
+    case SendLimit::kCwnd:
+      return "cwnd";
+    case SendLimit::kRwnd:
+      return "rwnd";
+    case SendLimit::kApp:
+      return "app";
+    case SendLimit::kUnknown:
+      break;
+  }
+  return "unknown";
+}
+
+// One direction's data, reconstructed as its sender saw it, with the ACKs
+// of the other side.
+struct AckTimelineBuilder::Direction {
+  SequenceTracker data_sequence;  // Unwraps this side's sequence numbers.
+  SequenceTracker ack_sequence;   // Unwraps the peer's ACK and SACK edges.
+  SackScoreboard board;
+  RttEstimator rtt;
+  RttSummary rtt_summary;
+  RetransmissionClassifier classifier;
+  AccEcnFeedback accecn;
+  CaptureArtefacts artefacts;
+
+  uint64_t retransmissions[4] = {0, 0, 0, 0};
+  uint64_t spurious = 0;
+  uint64_t ece_episodes = 0;
+  uint64_t ip_ce_data_packets = 0;
+
+  // Sending.
+  uint32_t mss_limit_bytes = 0;  // Peer's MSS option less our options.
+  uint32_t mss_bytes = 0;
+  uint32_t mss_previous_max = 0;
+  uint32_t mss_current_max = 0;
+  uint32_t mss_window_count = 0;
+  bool sent_new_since_ack = false;
+  bool last_new_short = false;
+  bool fin_sent = false;
+  int64_t fin_end = 0;
+  bool ts_seen = false;
+  uint32_t max_ts_val = 0;
+  // A window reduction is under way until the cumulative ACK passes
+  // reduction_end (Linux leaves CWR once snd_una is above high_seq). Under
+  // RFC 3168 its end is the first byte of the CWR-marked packet that
+  // answers it, known once that packet is seen (awaiting_cwr until then):
+  // exact at any vantage point, where the highest byte seen sent lags the
+  // sender's at receiver-side captures.
+  bool reducing = false;
+  bool awaiting_cwr = false;
+  int64_t reduction_end = 0;
+
+  // Receiving ACKs.
+  bool has_last_ack = false;
+  uint16_t last_window_raw = 0;
+  uint64_t rwnd_bytes = 0;
+  bool rwnd_known = false;
+
+  uint32_t current_mss() const {
+    if (mss_bytes > 0) return mss_bytes;
+    return mss_limit_bytes > 0 ? mss_limit_bytes : kDefaultMssBytes;
+  }
+};
+
+struct AckTimelineBuilder::FlowState {
+  uint32_t index = 0;
+  std::unique_ptr<Direction> direction[2];  // [side]: side as data sender.
+  bool syn_seen[2] = {false, false};
+  uint32_t isn[2] = {0, 0};
+  uint16_t syn_flags[2] = {0, 0};
+  TcpOptions syn_options[2];
+  int opener = -1;  // The side that sent the SYN without ACK.
+  bool syn_ack_seen = false;
+  bool handshake_done = false;
+  EcnMode ecn_mode = EcnMode::kNone;
+  VantageDetector vantage;
+  int64_t shift_ns[2] = {0, 0};  // Capture point to sender, per sender side.
+  uint64_t syn_retransmissions[2] = {0, 0};
+};
+
+AckTimelineBuilder::AckTimelineBuilder(TimelineSink sink)
+    : sink_(std::move(sink)) {}
+
+AckTimelineBuilder::AckTimelineBuilder(uint32_t flow_index, int sender_side,
+                                       TimelineSink sink)
+    : sink_(std::move(sink)),
+      one_flow_(true),
+      selected_flow_(flow_index),
+      selected_sender_(sender_side) {}
+
+AckTimelineBuilder::~AckTimelineBuilder() = default;
+
+void AckTimelineBuilder::Restart() {
+  table_.Restart();
+  flows_.clear();
+}
+
+bool AckTimelineBuilder::Tracked(const FlowState& flow, int sender_side) const {
+  return !one_flow_ ||
+         (flow.index == selected_flow_ && sender_side == selected_sender_);
+}
+
+void AckTimelineBuilder::OnSegment(const TcpSegment& s) {
+  const size_t flows_before = table_.flows().size();
+  table_.OnSegment(s);
+  const uint32_t index = table_.last_flow_index();
+  if (table_.flows().size() != flows_before) {
+    flows_.push_back(nullptr);
+    if (!one_flow_ || index == selected_flow_) {
+      flows_.back() = std::make_unique<FlowState>();
+      flows_.back()->index = index;
+    }
+  }
+  FlowState* flow = flows_[index].get();
+  if (flow == nullptr) return;
+  const int side = table_.last_side();
+  const bool handshake_ack = !flow->handshake_done && flow->syn_ack_seen &&
+                             side == flow->opener && !(s.flags & kTcpSyn) &&
+                             (s.flags & kTcpAck);
+  OnHandshake(*flow, side, s);
+  OnData(*flow, side, s);
+  if (s.flags & kTcpAck) OnAckFrom(*flow, side, s, handshake_ack);
+}
+
+void AckTimelineBuilder::OnHandshake(FlowState& flow, int side,
+                                     const TcpSegment& s) {
+  if (s.flags & kTcpSyn) {
+    // The same SYN again: its retransmission timer fired (RFC 6298 5.7).
+    if (flow.syn_seen[side] && flow.isn[side] == s.seq)
+      ++flow.syn_retransmissions[side];
+    flow.syn_seen[side] = true;
+    flow.isn[side] = s.seq;
+    flow.syn_flags[side] = s.flags;
+    flow.syn_options[side] = s.options;
+    if (!(s.flags & kTcpAck)) {
+      flow.opener = side;
+      flow.vantage.OnSyn(s.time_ns);
+    } else if (flow.opener == 1 - side && !flow.syn_ack_seen) {
+      flow.syn_ack_seen = true;
+      flow.vantage.OnSynAck(s.time_ns);
+      flow.ecn_mode = NegotiatedEcnMode(flow.syn_flags[flow.opener], s.flags);
+    }
+    return;
+  }
+  if (flow.syn_ack_seen && !flow.handshake_done && side == flow.opener &&
+      (s.flags & kTcpAck)) {
+    flow.handshake_done = true;
+    flow.vantage.OnHandshakeAck(s.time_ns);
+    for (int sender = 0; sender < 2; ++sender) {
+      flow.shift_ns[sender] =
+          flow.vantage.SenderOneWayNs(flow.opener == sender);
+    }
+  }
+}
+
+void AckTimelineBuilder::OnData(FlowState& flow, int side,
+                                const TcpSegment& s) {
+  const bool syn = s.flags & kTcpSyn;
+  const bool fin = s.flags & kTcpFin;
+  if (s.payload_bytes == 0 && !fin) return;
+  if (!Tracked(flow, side)) return;
+  std::unique_ptr<Direction>& slot = flow.direction[side];
+  if (slot == nullptr) {
+    if (s.payload_bytes == 0) return;  // A FIN alone starts nothing.
+    slot = std::make_unique<Direction>();
+    // The ISN from the SYN; without it data starts where the capture does.
+    const uint32_t isn =
+        flow.syn_seen[side] ? flow.isn[side] : s.seq - (syn ? 0 : 1);
+    slot->data_sequence.Start(isn);
+    slot->ack_sequence.Start(isn);
+    slot->board.Reset(1);
+    const int peer = 1 - side;
+    if (flow.syn_seen[peer] && flow.syn_options[peer].has_mss) {
+      const bool timestamps = flow.syn_seen[side] &&
+                              flow.syn_options[side].has_timestamps &&
+                              flow.syn_options[peer].has_timestamps;
+      slot->mss_limit_bytes = flow.syn_options[peer].mss_bytes -
+                              (timestamps ? kTimestampOptionBytes : 0);
+    }
+    if (flow.handshake_done) slot->accecn.StartAtHandshake();
+  }
+  Direction& d = *slot;
+  const int64_t start = d.data_sequence.Unwrap(s.seq) + (syn ? 1 : 0);
+  const int64_t end = start + s.payload_bytes;
+  if (fin) {
+    d.fin_sent = true;
+    d.fin_end = end + 1;
+  }
+  if (s.payload_bytes == 0) return;
+  if ((s.flags & kTcpCwr) && d.awaiting_cwr) {
+    d.awaiting_cwr = false;
+    d.reduction_end = std::max(d.reduction_end, start);
+  }
+
+  if (s.ip_ecn == kCe) {
+    ++d.ip_ce_data_packets;
+    flow.vantage.OnCeMarkedData();
+  }
+  const bool has_ts = s.options.has_timestamps;
+  const uint32_t ts_val = has_ts ? s.options.ts_val : 0;
+  // An older timestamp than one already sent: this packet left the sender
+  // before others the capture saw first (reordered, not resent).
+  const bool older_ts =
+      has_ts && d.ts_seen && static_cast<int32_t>(ts_val - d.max_ts_val) < 0;
+  if (has_ts && (!d.ts_seen || !older_ts)) {
+    d.ts_seen = true;
+    d.max_ts_val = ts_val;
+  }
+  if (d.mss_limit_bytes > 0 && s.payload_bytes > d.mss_limit_bytes) {
+    ++d.artefacts.super_segments;
+    d.artefacts.largest_super_segment_bytes =
+        std::max(d.artefacts.largest_super_segment_bytes, s.payload_bytes);
+  }
+
+  const int64_t send_ns = s.time_ns - flow.shift_ns[side];
+  const int64_t snd_nxt_before = d.board.snd_nxt();
+  const uint64_t outstanding_before = d.board.outstanding_bytes();
+  const SackScoreboard::SendResult sent =
+      d.board.OnSend(start, end, send_ns, ts_val);
+  if (sent.new_bytes > 0) {
+    if (start > snd_nxt_before) flow.vantage.OnDataHole();
+    if (outstanding_before == 0) d.classifier.OnSendFromIdle(send_ns);
+    if (d.mss_limit_bytes == 0 || s.payload_bytes <= d.mss_limit_bytes) {
+      d.mss_current_max = std::max(d.mss_current_max, s.payload_bytes);
+      if (++d.mss_window_count == kMssWindowSegments) {
+        d.mss_previous_max = d.mss_current_max;
+        d.mss_current_max = 0;
+        d.mss_window_count = 0;
+      }
+      d.mss_bytes = std::max(d.mss_previous_max, d.mss_current_max);
+    }
+    d.sent_new_since_ack = true;
+    d.last_new_short = s.payload_bytes < d.current_mss();
+  }
+  if (sent.resent_bytes == 0 || (sent.was_unseen && older_ts)) return;
+
+  const RetransmissionClassifier::Result c = d.classifier.Classify(
+      send_ns, start, end, sent, d.rtt, d.board.snd_una(), d.board.snd_nxt(),
+      outstanding_before, d.current_mss(), ts_val,
+      has_ts ? s.options.ts_ecr : 0);
+  ++d.retransmissions[static_cast<int>(c.kind)];
+  if (c.kind == RetransmissionKind::kFast) d.board.MarkLost(start, end);
+  if (c.kind == RetransmissionKind::kRto && c.starts_episode)
+    d.board.MarkAllLost(start, end);
+  if (c.starts_episode) {
+    // Loss recovery reduces the window once; ECN feedback within it is
+    // part of the same episode (Linux ignores ECE outside Open/Disorder).
+    StartReduction(flow, d);
+  }
+  if (!sink_) return;
+  TimelineEvent e;
+  e.type = TimelineEvent::Type::kRetransmission;
+  e.time_ns = send_ns;
+  e.time_estimated = flow.shift_ns[side] != 0;
+  e.seq_start = start;
+  e.seq_end = end;
+  e.kind = c.kind;
+  e.starts_episode = c.starts_episode;
+  e.retransmits_retransmission = sent.was_retransmitted;
+  e.ack = d.board.snd_una();
+  e.outstanding_bytes = d.board.outstanding_bytes();
+  e.sacked_bytes = d.board.sacked_bytes();
+  e.lost_bytes = d.board.lost_bytes();
+  e.pipe_bytes = d.board.pipe_bytes();
+  e.rwnd_bytes = d.rwnd_bytes;
+  e.mss_bytes = d.current_mss();
+  e.srtt_us = d.rtt.srtt_us();
+  e.rttvar_us = d.rtt.rttvar_us();
+  e.min_rtt_us = d.rtt.min_rtt_us();
+  e.rto_us = d.rtt.rto_us();
+  Emit(flow, e);
+}
+
+void AckTimelineBuilder::OnAckFrom(FlowState& flow, int side,
+                                   const TcpSegment& s, bool handshake_ack) {
+  const int sender = 1 - side;
+  Direction* dp = flow.direction[sender].get();
+  if (dp == nullptr || (s.flags & kTcpSyn)) return;
+  Direction& d = *dp;
+  const uint32_t mss = d.current_mss();
+  int64_t ack = d.ack_sequence.Unwrap(s.ack);
+  if (d.fin_sent && ack == d.fin_end) --ack;  // The FIN's sequence number.
+  ++d.artefacts.acks;
+  if (s.flags & kTcpEce) ++d.artefacts.ece_acks;
+  if (ack > d.board.snd_nxt()) ++d.artefacts.acks_of_unseen_data;
+  const int64_t ack_ns = s.time_ns + flow.shift_ns[sender];
+
+  // What limited the sender before this ACK.
+  const uint64_t outstanding_before = d.board.outstanding_bytes();
+  SendLimit limit = SendLimit::kUnknown;
+  if (outstanding_before == 0) {
+    limit = SendLimit::kApp;
+  } else if (d.rwnd_known && outstanding_before + mss > d.rwnd_bytes) {
+    limit = SendLimit::kRwnd;
+  } else if (d.last_new_short) {
+    limit = SendLimit::kApp;
+  } else if (d.sent_new_since_ack) {
+    limit = SendLimit::kCwnd;
+  }
+  d.sent_new_since_ack = false;
+
+  SackBlock blocks[4];
+  const int block_count = s.options.sack_block_count;
+  for (int k = 0; k < block_count; ++k) {
+    blocks[k].start = d.ack_sequence.Unwrap(s.options.sack_left[k]);
+    blocks[k].end = d.ack_sequence.Unwrap(s.options.sack_right[k]);
+  }
+  const int64_t old_una = d.board.snd_una();
+  const SackScoreboard::AckResult r =
+      d.board.OnAck(ack, blocks, block_count, mss);
+  const bool advanced = r.bytes_acked > 0;
+  const bool window_changed =
+      d.has_last_ack && s.window_raw != d.last_window_raw;
+  const bool duplicate = !advanced && ack == old_una && s.payload_bytes == 0 &&
+                         !(s.flags & kTcpFin) && outstanding_before > 0 &&
+                         (!window_changed || block_count > 0);
+  d.has_last_ack = true;
+  d.last_window_raw = s.window_raw;
+  // RFC 7323 section 2.2: the window is scaled once both SYNs carried the
+  // option; SYNs themselves are never scaled.
+  if (flow.syn_seen[0] && flow.syn_seen[1]) {
+    const bool scaled =
+        flow.syn_options[0].has_wscale && flow.syn_options[1].has_wscale;
+    d.rwnd_bytes = static_cast<uint64_t>(s.window_raw)
+                   << (scaled ? flow.syn_options[side].wscale_shift : 0);
+    d.rwnd_known = true;
+  }
+
+  // RTT sample from the segment holding the highest newly acknowledged
+  // byte (as tshark's ack_rtt and Linux's ca_rtt_us). If any newly
+  // acknowledged byte was retransmitted, Karn's rule (RFC 6298 section 3;
+  // Linux FLAG_RETRANS_DATA_ACKED) allows none, unless the echoed
+  // timestamp names the transmission answered (RFC 7323 section 4).
+  const bool has_ts = s.options.has_timestamps;
+  const uint32_t ecr = s.options.ts_ecr;
+  int64_t sent_ns = 0;
+  if (advanced && r.has_acked_segment && !r.acked_segment_unseen) {
+    if (!r.retransmitted_data_acked) {
+      sent_ns = r.acked_segment_sent_ns;
+    } else if (has_ts &&
+               r.acked_segment_ts_val != r.acked_segment_first_ts_val) {
+      if (ecr == r.acked_segment_ts_val) sent_ns = r.acked_segment_sent_ns;
+      if (ecr == r.acked_segment_first_ts_val)
+        sent_ns = r.acked_segment_first_sent_ns;
+    } else if (has_ts && !r.acked_segment_retransmitted &&
+               ecr == r.acked_segment_ts_val) {
+      sent_ns = r.acked_segment_sent_ns;
+    }
+  }
+  int64_t rtt_sample_us = 0;
+  if (sent_ns > 0 && ack_ns >= sent_ns) {
+    rtt_sample_us = std::max<int64_t>((ack_ns - sent_ns) / 1000, 1);
+    d.rtt.AddSample(rtt_sample_us);
+    d.rtt_summary.Add(rtt_sample_us);
+  }
+
+  d.classifier.OnAck(ack_ns, advanced, duplicate, d.board.sacked_bytes() > 0,
+                     d.board.snd_una(), has_ts ? s.options.ts_val : 0);
+  int spurious = 0;
+  if (r.bytes_dsacked > 0) spurious += d.classifier.OnDsack(r.dsack);
+  if (advanced)
+    spurious += d.classifier.OnCumulativeAck(d.board.snd_una(), has_ts, ecr);
+  d.spurious += static_cast<uint64_t>(spurious);
+
+  // ECN feedback.
+  const bool accecn = flow.ecn_mode == EcnMode::kAccEcn;
+  AccEcnFeedback::Update ce;
+  bool signal = false;
+  if (accecn) {
+    // The ACK completing the handshake echoes the SYN-ACK's IP-ECN field
+    // in ACE, not the counter (RFC 9768 section 3.2.2.3).
+    if (!handshake_ack) {
+      // A duplicate ACK without SACK stands for one delivered segment, as
+      // Linux counts it (tcp_add_reno_sack()).
+      const uint64_t packets =
+          r.packets_delivered + ((duplicate && block_count == 0) ? 1 : 0);
+      ce = d.accecn.OnAck(s.ace(), packets, r.bytes_acked + r.bytes_sacked,
+                          s.options.accecn);
+      signal = ce.ce_packets > 0;
+    }
+  } else {
+    signal = s.flags & kTcpEce;
+  }
+  if (d.reducing && !d.awaiting_cwr && d.board.snd_una() > d.reduction_end)
+    d.reducing = false;
+  bool episode = false;
+  if (signal && !d.reducing) {
+    // RFC 3168 section 6.1.2: the sender reduces once per window of data.
+    episode = true;
+    ++d.ece_episodes;
+    StartReduction(flow, d);
+  }
+
+  if (!sink_) return;
+  TimelineEvent e;
+  e.type = TimelineEvent::Type::kAck;
+  e.time_ns = ack_ns;
+  e.time_estimated = flow.shift_ns[sender] != 0;
+  e.ack = d.board.snd_una();
+  e.bytes_acked = r.bytes_acked;
+  e.bytes_sacked = r.bytes_sacked;
+  e.bytes_dsacked = r.bytes_dsacked;
+  e.packets_delivered = r.packets_delivered;
+  e.duplicate = duplicate;
+  e.reneged = r.reneged;
+  e.rtt_sample_us = rtt_sample_us;
+  e.srtt_us = d.rtt.srtt_us();
+  e.rttvar_us = d.rtt.rttvar_us();
+  e.min_rtt_us = d.rtt.min_rtt_us();
+  e.rto_us = d.rtt.rto_us();
+  e.ece = !accecn && (s.flags & kTcpEce);
+  e.ce_packets = ce.ce_packets;
+  e.ce_packets_total = d.accecn.ce_packets();
+  e.ce_bytes = ce.ce_bytes;
+  e.ect0_bytes = ce.ect0_bytes;
+  e.ect1_bytes = ce.ect1_bytes;
+  e.congestion_episode = episode;
+  e.ip_ce_data_packets = d.ip_ce_data_packets;
+  e.outstanding_bytes = d.board.outstanding_bytes();
+  e.sacked_bytes = d.board.sacked_bytes();
+  e.lost_bytes = d.board.lost_bytes();
+  e.pipe_bytes = d.board.pipe_bytes();
+  e.rwnd_bytes = d.rwnd_bytes;
+  e.limit = limit;
+  e.mss_bytes = mss;
+  e.spurious_retransmissions = static_cast<uint32_t>(spurious);
+  Emit(flow, e);
+}
+
+void AckTimelineBuilder::StartReduction(const FlowState& flow, Direction& d) {
+  d.reducing = true;
+  d.awaiting_cwr = flow.ecn_mode == EcnMode::kRfc3168;
+  d.reduction_end = d.board.snd_nxt();
+}
+
+void AckTimelineBuilder::Emit(const FlowState& flow,
+                              TimelineEvent& event) const {
+  event.flow_index = flow.index;
+  sink_(event);
+}
+
+TimelineStats AckTimelineBuilder::Stats(uint32_t flow_index) const {
+  TimelineStats out;
+  if (flow_index >= flows_.size() || flows_[flow_index] == nullptr) return out;
+  const FlowState& flow = *flows_[flow_index];
+  const int sender = table_.flows()[flow_index].sender_side();
+  const bool sender_opened = flow.opener == sender;
+  out.vantage = flow.vantage.Decide(sender_opened);
+  const Direction* d = flow.direction[sender].get();
+  if (flow.ecn_mode == EcnMode::kAccEcn) out.ce_fed_back_packets = 0;
+  if (d == nullptr) return out;
+  out.rtt_samples = d->rtt_summary.count();
+  out.rtt_min_ms = static_cast<double>(d->rtt_summary.min_us()) / 1000.0;
+  out.rtt_median_ms = d->rtt_summary.median_us() / 1000.0;
+  out.rtt_max_ms = static_cast<double>(d->rtt_summary.max_us()) / 1000.0;
+  std::copy(std::begin(d->retransmissions), std::end(d->retransmissions),
+            std::begin(out.retransmissions));
+  out.retransmissions[static_cast<int>(RetransmissionKind::kRto)] +=
+      flow.syn_retransmissions[sender];
+  out.spurious_retransmissions = d->spurious;
+  out.ece_episodes = d->ece_episodes;
+  if (flow.ecn_mode == EcnMode::kAccEcn)
+    out.ce_fed_back_packets = d->accecn.ce_packets();
+  out.ip_ce_data_packets = d->ip_ce_data_packets;
+  out.bytes_acked = static_cast<uint64_t>(d->board.snd_una() - 1);
+  out.acks = d->artefacts.acks;
+
+  out.warnings = d->artefacts.Warnings(out.vantage == Vantage::kSender,
+                                       flow.ecn_mode != EcnMode::kNone,
+                                       flow.ecn_mode == EcnMode::kAccEcn);
+  if (out.vantage == Vantage::kUnknown) {
+    out.warnings.push_back(
+        "the handshake was not captured: the vantage point is unknown and "
+        "times are "
+        "capture times");
+  } else if (out.vantage != Vantage::kSender) {
+    out.warnings.push_back(
+        absl::StrFormat("captured at the %s side: sender times are estimated "
+                        "by shifting capture times by "
+                        "%.3f ms (half the handshake round trip to the "
+                        "sender), RTT samples include that "
+                        "estimate",
+                        VantageName(out.vantage),
+                        static_cast<double>(flow.shift_ns[sender]) / 1e6));
+  }
+  if (flow.vantage.data_holes() > 0) {
+    out.warnings.push_back(
+        absl::StrFormat("%d jumps in the sender's data over bytes never seen: "
+                        "lost before the capture "
+                        "point, or missed by the capture",
+                        flow.vantage.data_holes()));
+  }
+  return out;
+}
+
+}  // namespace ccreplay

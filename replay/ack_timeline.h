@@ -1,0 +1,160 @@
+// Sender reconstruction: turns a TCP flow's packets into the ACK timeline,
+// what the data sender learned from every ACK it received (bytes acked
+// cumulatively, SACKed and D-SACKed, an RTT sample, ECN feedback, flight
+// size, receive window, what limited it) and every retransmission it made,
+// classified. The timeline is the input of replay and diagnosis.
+//
+// The builder is a SegmentConsumer: one streaming pass over a capture.
+// Events go to a sink as they happen, never held whole; memory grows with
+// the flows and the data in flight, not with packets. It owns the pass's
+// FlowTable, so flow indexes are the ones `ccreplay flows` prints.
+#ifndef CCREPLAY_REPLAY_ACK_TIMELINE_H_
+#define CCREPLAY_REPLAY_ACK_TIMELINE_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "parsers/flow_table.h"
+#include "parsers/pcap_reader.h"
+#include "parsers/sequence_tracker.h"
+#include "parsers/tcp_segment.h"
+#include "replay/accecn_feedback.h"
+#include "replay/retransmission_classifier.h"
+#include "replay/rtt_estimator.h"
+#include "replay/rtt_summary.h"
+#include "replay/sack_scoreboard.h"
+#include "replay/vantage.h"
+
+namespace ccreplay {
+
+// What limited the sender just before an ACK arrived.
+enum class SendLimit {
+  kUnknown,  // Pacing, or nothing the capture shows.
+  kCwnd,     // It sent new data after the previous ACK and then stopped
+             // with data in flight and window to spare: waiting for ACKs.
+  kRwnd,     // The receive window was full.
+  kApp,      // Nothing in flight, or its last new segment was short (the
+             // application had no more to send).
+};
+const char* SendLimitName(SendLimit limit);  // "unknown", "cwnd", ...
+
+struct TimelineEvent {
+  enum class Type { kAck, kRetransmission };
+  Type type = Type::kAck;
+  uint32_t flow_index = 0;
+  // At the sender: the capture time, shifted by the estimated one-way delay
+  // to the sender when the capture was not taken there (time_estimated).
+  int64_t time_ns = 0;
+  bool time_estimated = false;
+
+  // kAck: the cumulative ACK (relative sequence number, data starts at 1).
+  int64_t ack = 0;
+  uint64_t bytes_acked = 0;        // Newly acknowledged cumulatively.
+  uint64_t bytes_sacked = 0;       // Newly SACKed.
+  uint64_t bytes_dsacked = 0;      // Reported twice (D-SACK, RFC 2883).
+  uint64_t packets_delivered = 0;  // Segments newly acked or SACKed.
+  bool duplicate = false;          // A duplicate ACK (RFC 5681 section 2).
+  bool reneged = false;            // The receiver dropped SACKed data.
+  // RTT sample (0: none, e.g. Karn's rule) and the RFC 6298 state after it.
+  int64_t rtt_sample_us = 0;
+  int64_t srtt_us = 0;
+  int64_t rttvar_us = 0;
+  int64_t min_rtt_us = 0;
+  int64_t rto_us = 0;
+  // ECN feedback. `ece`: the ECE flag (RFC 3168 / DCTCP-style receivers;
+  // false under AccECN, where it is part of ACE).
+  bool ece = false;
+  // AccECN: CE-marked packets newly reported (ACE unwrapped) and the total
+  // so far; the option's byte counters, newly reported.
+  uint64_t ce_packets = 0;
+  uint64_t ce_packets_total = 0;
+  uint64_t ce_bytes = 0;
+  uint64_t ect0_bytes = 0;
+  uint64_t ect1_bytes = 0;
+  // This ACK told the sender of a new congestion episode: ECE, or an
+  // AccECN CE increase, outside the window already reduced for.
+  bool congestion_episode = false;
+  // CE-marked data packets seen so far in IP headers (captures after the
+  // bottleneck only; a sender-side capture sees none).
+  uint64_t ip_ce_data_packets = 0;
+  // Flight after the ACK: outstanding (snd_nxt - snd_una), SACKed, lost
+  // and pipe (RFC 6675: unSACKed, not lost, plus retransmitted).
+  uint64_t outstanding_bytes = 0;
+  uint64_t sacked_bytes = 0;
+  uint64_t lost_bytes = 0;
+  uint64_t pipe_bytes = 0;
+  uint64_t rwnd_bytes = 0;                // Scaled receive window of this ACK.
+  SendLimit limit = SendLimit::kUnknown;  // Before the ACK.
+  uint32_t mss_bytes = 0;                 // The sender's MSS (it can change).
+  uint32_t spurious_retransmissions = 0;  // Found spurious by this ACK.
+
+  // kRetransmission: [seq_start, seq_end) sent again.
+  int64_t seq_start = 0;
+  int64_t seq_end = 0;
+  RetransmissionKind kind = RetransmissionKind::kOther;
+  bool starts_episode = false;  // First of a loss-recovery episode.
+  bool retransmits_retransmission = false;
+};
+
+using TimelineSink = std::function<void(const TimelineEvent&)>;
+
+// What `ccreplay flows` reports from the timeline, for one flow's sender.
+struct TimelineStats {
+  uint64_t rtt_samples = 0;
+  double rtt_min_ms = 0;
+  double rtt_median_ms = 0;
+  double rtt_max_ms = 0;
+  uint64_t retransmissions[4] = {0, 0, 0, 0};  // By RetransmissionKind.
+  uint64_t spurious_retransmissions = 0;
+  uint64_t ece_episodes = 0;
+  std::optional<uint64_t> ce_fed_back_packets;  // AccECN only.
+  uint64_t ip_ce_data_packets = 0;
+  uint64_t bytes_acked = 0;  // Cumulatively acknowledged at the end.
+  uint64_t acks = 0;
+  Vantage vantage = Vantage::kUnknown;
+  std::vector<std::string> warnings;
+};
+
+class AckTimelineBuilder : public SegmentConsumer {
+ public:
+  // All flows: statistics for every flow, events to `sink` (may be null).
+  explicit AckTimelineBuilder(TimelineSink sink = nullptr);
+  // One flow: `flow_index` as `ccreplay flows` numbers it, whose data
+  // sender is `sender_side` (Flow::sender_side() of a first pass).
+  AckTimelineBuilder(uint32_t flow_index, int sender_side, TimelineSink sink);
+  ~AckTimelineBuilder() override;
+
+  void OnSegment(const TcpSegment& segment) override;
+  void Restart() override;
+
+  const FlowTable& flow_table() const { return table_; }
+  // The flow's figures, its sender taken as Flow::sender_side().
+  TimelineStats Stats(uint32_t flow_index) const;
+
+ private:
+  struct Direction;
+  struct FlowState;
+
+  void OnData(FlowState& flow, int side, const TcpSegment& s);
+  void OnAckFrom(FlowState& flow, int side, const TcpSegment& s,
+                 bool handshake_ack);
+  void OnHandshake(FlowState& flow, int side, const TcpSegment& s);
+  bool Tracked(const FlowState& flow, int sender_side) const;
+  static void StartReduction(const FlowState& flow, Direction& d);
+  void Emit(const FlowState& flow, TimelineEvent& event) const;
+
+  TimelineSink sink_;
+  bool one_flow_ = false;
+  uint32_t selected_flow_ = 0;
+  int selected_sender_ = 0;
+  FlowTable table_;
+  std::vector<std::unique_ptr<FlowState>> flows_;
+};
+
+}  // namespace ccreplay
+
+#endif  // CCREPLAY_REPLAY_ACK_TIMELINE_H_

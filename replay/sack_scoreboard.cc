@@ -1,0 +1,256 @@
+#include "replay/sack_scoreboard.h"
+
+#include <algorithm>
+
+namespace ccreplay {
+namespace {
+
+uint64_t PacketCount(uint64_t bytes, uint32_t mss_bytes) {
+  if (mss_bytes == 0) return bytes > 0 ? 1 : 0;
+  return (bytes + mss_bytes - 1) / mss_bytes;
+}
+
+}  // namespace
+
+void SackScoreboard::Reset(int64_t snd_una) {
+  segments_.clear();
+  head_ = 0;
+  snd_una_ = snd_nxt_ = snd_una;
+  highest_sacked_end_ = lost_below_ = snd_una;
+  sacked_bytes_ = lost_bytes_ = retrans_bytes_ = 0;
+}
+
+size_t SackScoreboard::Find(int64_t seq) const {
+  auto it = std::upper_bound(
+      segments_.begin() + static_cast<std::ptrdiff_t>(head_), segments_.end(),
+      seq, [](int64_t v, const Segment& s) { return v < s.end; });
+  return static_cast<size_t>(it - segments_.begin());
+}
+
+size_t SackScoreboard::SplitAt(int64_t seq) {
+  const size_t i = Find(seq);
+  if (i == segments_.size() || segments_[i].start >= seq) return i;
+  Segment right = segments_[i];
+  right.start = seq;
+  segments_[i].end = seq;
+  segments_.insert(segments_.begin() + static_cast<std::ptrdiff_t>(i) + 1,
+                   right);
+  return i + 1;
+}
+
+void SackScoreboard::SetFlag(Segment& s, Flag flag) {
+  if (s.flags & flag) return;
+  s.flags |= flag;
+  if (flag == kSacked) sacked_bytes_ += s.length();
+  if (flag == kLost) lost_bytes_ += s.length();
+  if (flag == kRetransInFlight) retrans_bytes_ += s.length();
+}
+
+void SackScoreboard::ClearFlag(Segment& s, Flag flag) {
+  if (!(s.flags & flag)) return;
+  s.flags &= static_cast<uint8_t>(~flag);
+  if (flag == kSacked) sacked_bytes_ -= s.length();
+  if (flag == kLost) lost_bytes_ -= s.length();
+  if (flag == kRetransInFlight) retrans_bytes_ -= s.length();
+}
+
+SackScoreboard::SendResult SackScoreboard::OnSend(int64_t start, int64_t end,
+                                                  int64_t time_ns,
+                                                  uint32_t ts_val) {
+  SendResult r;
+  if (end <= start) return r;
+  if (start < snd_nxt_) {
+    r.resent_bytes = static_cast<uint64_t>(std::min(end, snd_nxt_) - start);
+    r.is_tail = end >= snd_nxt_;
+    if (start < snd_una_) {
+      r.was_acked = true;
+    } else {
+      r.is_head = start == snd_una_;
+    }
+    const int64_t from = std::max(start, snd_una_);
+    const int64_t to = std::min(end, snd_nxt_);
+    if (from < to) {
+      size_t i = SplitAt(from);
+      SplitAt(to);
+      const Segment& first = segments_[i];
+      if (!r.was_acked) {
+        r.was_sacked = first.flags & kSacked;
+        r.was_lost = first.flags & kLost;
+        r.was_retransmitted = first.flags & kEverRetransmitted;
+        r.was_unseen = first.flags & kUnseen;
+        r.previous_send_ns = first.sent_ns;
+        r.previous_ts_val = first.ts_val;
+      }
+      for (; i < segments_.size() && segments_[i].start < to; ++i) {
+        Segment& s = segments_[i];
+        if (s.flags & kUnseen) {
+          // First sighting: the capture missed the original transmission.
+          s.flags &= static_cast<uint8_t>(~kUnseen);
+          s.first_sent_ns = time_ns;
+          s.first_ts_val = ts_val;
+        } else {
+          s.flags |= kEverRetransmitted;
+          if (!(s.flags & kSacked)) SetFlag(s, kRetransInFlight);
+        }
+        s.sent_ns = time_ns;
+        s.ts_val = ts_val;
+      }
+    }
+  }
+  if (end > snd_nxt_) {
+    if (start > snd_nxt_) {
+      segments_.push_back({snd_nxt_, start, time_ns, time_ns, 0, 0, kUnseen});
+    }
+    const int64_t from = std::max(start, snd_nxt_);
+    r.new_bytes = static_cast<uint64_t>(end - from);
+    segments_.push_back({from, end, time_ns, time_ns, ts_val, ts_val, 0});
+    snd_nxt_ = end;
+  }
+  return r;
+}
+
+void SackScoreboard::DropAcked(int64_t ack, uint32_t mss_bytes,
+                               AckResult& result) {
+  const int64_t to = std::min(ack, snd_nxt_);
+  result.acked_unsent = ack > snd_nxt_;
+  result.bytes_acked = static_cast<uint64_t>(to - snd_una_);
+  while (head_ < segments_.size() && segments_[head_].start < to) {
+    Segment& s = segments_[head_];
+    const bool whole = s.end <= to;
+    const int64_t cut = whole ? s.end : to;
+    result.has_acked_segment = true;
+    result.acked_segment_retransmitted = s.flags & kEverRetransmitted;
+    if (s.flags & kEverRetransmitted) result.retransmitted_data_acked = true;
+    result.acked_segment_unseen = s.flags & kUnseen;
+    result.acked_segment_sent_ns = s.sent_ns;
+    result.acked_segment_first_sent_ns = s.first_sent_ns;
+    result.acked_segment_ts_val = s.ts_val;
+    result.acked_segment_first_ts_val = s.first_ts_val;
+    const uint64_t bytes = static_cast<uint64_t>(cut - s.start);
+    if (!(s.flags & kSacked))
+      result.packets_delivered += PacketCount(bytes, mss_bytes);
+    // Take the acknowledged bytes out of the counters.
+    if (s.flags & kSacked) sacked_bytes_ -= bytes;
+    if (s.flags & kLost) lost_bytes_ -= bytes;
+    if (s.flags & kRetransInFlight) retrans_bytes_ -= bytes;
+    if (whole) {
+      ++head_;
+    } else {
+      s.start = cut;  // A partial ACK of a (TSO) super-segment.
+    }
+  }
+  snd_una_ = to;
+  if (head_ > 1024 && head_ * 2 > segments_.size()) {
+    segments_.erase(segments_.begin(),
+                    segments_.begin() + static_cast<std::ptrdiff_t>(head_));
+    head_ = 0;
+  }
+}
+
+void SackScoreboard::Sack(int64_t start, int64_t end, uint32_t mss_bytes,
+                          AckResult& result) {
+  start = std::max(start, snd_una_);
+  end = std::min(end, snd_nxt_);
+  if (start >= end) return;
+  size_t i = SplitAt(start);
+  SplitAt(end);
+  for (; i < segments_.size() && segments_[i].start < end; ++i) {
+    Segment& s = segments_[i];
+    if (s.flags & kSacked) continue;
+    ClearFlag(s, kLost);
+    ClearFlag(s, kRetransInFlight);
+    SetFlag(s, kSacked);
+    result.bytes_sacked += s.length();
+    result.packets_delivered += PacketCount(s.length(), mss_bytes);
+  }
+  highest_sacked_end_ = std::max(highest_sacked_end_, end);
+}
+
+void SackScoreboard::UpdateLost(uint32_t mss_bytes) {
+  if (sacked_bytes_ == 0 || highest_sacked_end_ <= snd_una_) return;
+  // Walk down from the highest SACKed byte until DupThresh SACKed segments
+  // or more than (DupThresh - 1) * SMSS SACKed bytes lie above.
+  size_t i = Find(highest_sacked_end_ - 1);
+  uint64_t sacked_segments = 0, sacked_bytes = 0;
+  const uint64_t byte_limit = static_cast<uint64_t>(kDupThresh - 1) * mss_bytes;
+  int64_t boundary = snd_una_;
+  for (;; --i) {
+    const Segment& s = segments_[i];
+    if (s.flags & kSacked) {
+      sacked_segments += PacketCount(s.length(), mss_bytes);
+      sacked_bytes += s.length();
+      if (sacked_segments >= kDupThresh || sacked_bytes > byte_limit) {
+        boundary = s.start;
+        break;
+      }
+    }
+    if (i == head_) break;
+  }
+  if (boundary <= lost_below_) return;
+  for (size_t j = Find(std::max(lost_below_, snd_una_)); j < segments_.size();
+       ++j) {
+    Segment& s = segments_[j];
+    if (s.start >= boundary) break;
+    if (!(s.flags & kSacked)) SetFlag(s, kLost);
+  }
+  lost_below_ = boundary;
+}
+
+SackScoreboard::AckResult SackScoreboard::OnAck(int64_t ack,
+                                                const SackBlock* blocks,
+                                                int block_count,
+                                                uint32_t mss_bytes) {
+  AckResult r;
+  const int64_t old_una = snd_una_;
+  if (ack > snd_una_) DropAcked(ack, mss_bytes, r);
+  // RFC 2883 section 4: the first block is a D-SACK when it lies below the
+  // cumulative ACK or inside the second block.
+  int first = 0;
+  if (block_count > 0) {
+    const SackBlock& b = blocks[0];
+    const bool below_ack = b.end <= ack;
+    const bool inside_second =
+        block_count > 1 && b.start >= blocks[1].start && b.end <= blocks[1].end;
+    if (b.end > b.start && (below_ack || inside_second)) {
+      r.bytes_dsacked = static_cast<uint64_t>(b.end - b.start);
+      r.dsack = b;
+      first = 1;
+    }
+  }
+  for (int k = first; k < block_count; ++k)
+    Sack(blocks[k].start, blocks[k].end, mss_bytes, r);
+  // RFC 2018 section 8, Linux tcp_check_sack_reneging(): the cumulative ACK
+  // stops at a byte the receiver had SACKed, so it dropped SACKed data.
+  if (ack >= old_una && head_ < segments_.size() &&
+      (segments_[head_].flags & kSacked)) {
+    r.reneged = true;
+    for (size_t j = head_; j < segments_.size(); ++j)
+      ClearFlag(segments_[j], kSacked);
+    highest_sacked_end_ = lost_below_ = snd_una_;
+  }
+  if (r.bytes_sacked > 0) UpdateLost(mss_bytes);
+  return r;
+}
+
+void SackScoreboard::MarkLost(int64_t start, int64_t end) {
+  start = std::max(start, snd_una_);
+  end = std::min(end, snd_nxt_);
+  if (start >= end) return;
+  size_t i = SplitAt(start);
+  SplitAt(end);
+  for (; i < segments_.size() && segments_[i].start < end; ++i) {
+    if (!(segments_[i].flags & kSacked)) SetFlag(segments_[i], kLost);
+  }
+}
+
+void SackScoreboard::MarkAllLost(int64_t resent_start, int64_t resent_end) {
+  for (size_t j = head_; j < segments_.size(); ++j) {
+    Segment& s = segments_[j];
+    if (s.start >= resent_end || s.end <= resent_start)
+      ClearFlag(s, kRetransInFlight);
+    if (!(s.flags & kSacked)) SetFlag(s, kLost);
+  }
+  lost_below_ = snd_nxt_;
+}
+
+}  // namespace ccreplay

@@ -1,0 +1,152 @@
+// The data sender's scoreboard (RFC 6675 section 2 and 4): every byte sent
+// and not yet cumulatively acknowledged, in segments as they were sent,
+// with what the receiver SACKed, what the sender must consider lost
+// (IsLost) and what it retransmitted, so that `pipe` (RFC 6675 SetPipe) is
+// right with SACK. Sequence numbers are 64-bit, relative to the ISN
+// (SequenceTracker::Unwrap), so the 32-bit wrap never reaches this class.
+//
+// Memory is bounded by the data in flight, not by the capture: segments
+// leave the scoreboard when the cumulative ACK passes them.
+#ifndef CCREPLAY_REPLAY_SACK_SCOREBOARD_H_
+#define CCREPLAY_REPLAY_SACK_SCOREBOARD_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace ccreplay {
+
+struct SackBlock {
+  int64_t start = 0;  // First byte.
+  int64_t end = 0;    // One past the last byte.
+};
+
+class SackScoreboard {
+ public:
+  // RFC 6675 section 2: DupThresh, the duplicate ACKs (or SACKed segments
+  // above a hole) that make the hole lost.
+  static constexpr int kDupThresh = 3;
+
+  // Forgets everything; the next byte to be sent is `snd_una`.
+  void Reset(int64_t snd_una);
+
+  // What a transmission of [start, end) was. Bytes above the highest sent
+  // are new; bytes below it are sent again (retransmitted).
+  struct SendResult {
+    uint64_t new_bytes = 0;
+    uint64_t resent_bytes = 0;  // Bytes at or below the highest sent.
+    // The state of the first resent byte before this transmission.
+    bool was_acked = false;  // Below the cumulative ACK already.
+    bool was_sacked = false;
+    bool was_lost = false;           // RFC 6675 IsLost() held for it.
+    bool was_retransmitted = false;  // Sent twice before: a retransmission
+                                     // of a retransmission.
+    bool was_unseen = false;         // The capture never saw it sent.
+    bool is_head = false;            // Starts at the cumulative ACK.
+    bool is_tail = false;            // Ends at the highest byte sent.
+    int64_t previous_send_ns = 0;    // Last transmission of that byte.
+    uint32_t previous_ts_val = 0;
+  };
+  // `ts_val`: the segment's TCP timestamp (0 without timestamps). When
+  // data jumps above the highest byte sent, the bytes between are recorded
+  // as unseen (the capture missed them, or they were lost before it).
+  SendResult OnSend(int64_t start, int64_t end, int64_t time_ns,
+                    uint32_t ts_val);
+
+  struct AckResult {
+    uint64_t bytes_acked = 0;    // Cumulative ACK advance.
+    uint64_t bytes_sacked = 0;   // Newly SACKed, above the cumulative ACK.
+    uint64_t bytes_dsacked = 0;  // Reported by a D-SACK block (RFC 2883).
+    SackBlock dsack;             // That block, when bytes_dsacked > 0.
+    // Segments newly delivered (cumulatively or by SACK), counted as
+    // ceil(bytes / mss) per segment as Linux's tcp_skb_pcount() does.
+    uint64_t packets_delivered = 0;
+    bool reneged = false;       // The receiver dropped SACKed data.
+    bool acked_unsent = false;  // The ACK covers bytes never seen sent.
+    // The segment holding the highest newly acknowledged byte (cumulative
+    // ACK only): its RTT sample source.
+    bool has_acked_segment = false;
+    // Some newly acknowledged byte had been retransmitted (Linux
+    // FLAG_RETRANS_DATA_ACKED).
+    bool retransmitted_data_acked = false;
+    bool acked_segment_retransmitted = false;
+    bool acked_segment_unseen = false;  // Its transmission was never seen.
+    int64_t acked_segment_sent_ns = 0;  // Last transmission.
+    int64_t acked_segment_first_sent_ns = 0;  // First transmission.
+    uint32_t acked_segment_ts_val = 0;
+    uint32_t acked_segment_first_ts_val = 0;
+  };
+  // `ack`: the cumulative ACK; `blocks`: SACK blocks in the order sent.
+  AckResult OnAck(int64_t ack, const SackBlock* blocks, int block_count,
+                  uint32_t mss_bytes);
+
+  // The sender considers [start, end) lost (it retransmits it on dupacks or
+  // SACK, as Linux's tcp_mark_head_lost() before a fast retransmit).
+  void MarkLost(int64_t start, int64_t end);
+  // Retransmission timeout (RFC 6675 section 5.1; Linux tcp_enter_loss()):
+  // every unSACKed byte is lost and earlier retransmissions are forgotten,
+  // except the one the timeout sent, [resent_start, resent_end).
+  void MarkAllLost(int64_t resent_start, int64_t resent_end);
+
+  int64_t snd_una() const { return snd_una_; }
+  int64_t snd_nxt() const { return snd_nxt_; }
+  uint64_t outstanding_bytes() const {
+    return static_cast<uint64_t>(snd_nxt_ - snd_una_);
+  }
+  uint64_t sacked_bytes() const { return sacked_bytes_; }
+  uint64_t lost_bytes() const { return lost_bytes_; }
+  uint64_t retransmitted_bytes() const { return retrans_bytes_; }
+  // RFC 6675 SetPipe(): every unSACKed byte not lost counts once, every
+  // retransmitted unSACKed byte once more. Equal to Linux's
+  // packets_out - sacked_out - lost_out + retrans_out, in bytes.
+  uint64_t pipe_bytes() const {
+    return outstanding_bytes() - sacked_bytes_ - lost_bytes_ + retrans_bytes_;
+  }
+
+ private:
+  enum Flag : uint8_t {
+    kSacked = 1,
+    kLost = 2,
+    kRetransInFlight = 4,  // Retransmitted, not yet SACKed or acked.
+    kEverRetransmitted = 8,
+    kUnseen = 16,
+  };
+  struct Segment {
+    int64_t start;
+    int64_t end;
+    int64_t sent_ns;
+    int64_t first_sent_ns;
+    uint32_t ts_val;
+    uint32_t first_ts_val;
+    uint8_t flags;
+    uint64_t length() const { return static_cast<uint64_t>(end - start); }
+  };
+
+  // Index of the segment holding byte `seq` (size() when none).
+  size_t Find(int64_t seq) const;
+  // Splits the segment holding `seq` so that a segment starts there;
+  // returns its index.
+  size_t SplitAt(int64_t seq);
+  void SetFlag(Segment& s, Flag flag);
+  void ClearFlag(Segment& s, Flag flag);
+  void Sack(int64_t start, int64_t end, uint32_t mss_bytes, AckResult& result);
+  // RFC 6675 IsLost(): marks the unSACKed bytes below the DupThresh-th
+  // SACKed segment (or below more than (DupThresh - 1) * SMSS SACKed
+  // bytes) counted from the highest SACKed byte down.
+  void UpdateLost(uint32_t mss_bytes);
+  void DropAcked(int64_t ack, uint32_t mss_bytes, AckResult& result);
+
+  std::vector<Segment> segments_;  // Contiguous from snd_una_ to snd_nxt_.
+  size_t head_ = 0;                // segments_[head_] holds snd_una_.
+  int64_t snd_una_ = 1;
+  int64_t snd_nxt_ = 1;
+  int64_t highest_sacked_end_ = 0;
+  int64_t lost_below_ = 0;  // Every unSACKed byte below was marked lost.
+  uint64_t sacked_bytes_ = 0;
+  uint64_t lost_bytes_ = 0;
+  uint64_t retrans_bytes_ = 0;
+};
+
+}  // namespace ccreplay
+
+#endif  // CCREPLAY_REPLAY_SACK_SCOREBOARD_H_

@@ -1,0 +1,72 @@
+#include "replay/sack_scoreboard.h"
+
+#include "gtest/gtest.h"
+
+namespace ccreplay {
+namespace {
+
+// Ten 1000-byte segments [1, 10001).
+SackScoreboard TenSegments() {
+  SackScoreboard b;
+  b.Reset(1);
+  for (int i = 0; i < 10; ++i)
+    b.OnSend(1 + i * 1000, 1001 + i * 1000, 1000 + i, 0);
+  return b;
+}
+
+TEST(SackScoreboardTest, PipeFollowsRfc6675IsLost) {
+  SackScoreboard b = TenSegments();
+  EXPECT_EQ(b.pipe_bytes(), 10000u);
+  // Segments 2 and 3 SACKed: two SACKed segments above segment 1, fewer
+  // than DupThresh and not more than 2 * SMSS bytes: nothing lost yet.
+  SackBlock block{1001, 3001};
+  b.OnAck(1, &block, 1, 1000);
+  EXPECT_EQ(b.lost_bytes(), 0u);
+  EXPECT_EQ(b.pipe_bytes(), 8000u);
+  // A third SACKed segment: segment 1 is lost (RFC 6675 IsLost).
+  block = {1001, 4001};
+  SackScoreboard::AckResult r = b.OnAck(1, &block, 1, 1000);
+  EXPECT_EQ(r.bytes_sacked, 1000u);
+  EXPECT_EQ(b.lost_bytes(), 1000u);
+  EXPECT_EQ(b.pipe_bytes(), 6000u);  // 10000 - 3000 SACKed - 1000 lost.
+  // Its retransmission counts again.
+  SackScoreboard::SendResult sent = b.OnSend(1, 1001, 5000, 0);
+  EXPECT_TRUE(sent.was_lost);
+  EXPECT_TRUE(sent.is_head);
+  EXPECT_EQ(b.pipe_bytes(), 7000u);
+}
+
+TEST(SackScoreboardTest, DsackBelowTheAckAndInsideTheSecondBlock) {
+  SackScoreboard b = TenSegments();
+  SackBlock below[1] = {{1, 1001}};  // RFC 2883 section 4.1: below the ACK.
+  SackScoreboard::AckResult r = b.OnAck(2001, below, 1, 1000);
+  EXPECT_EQ(r.bytes_acked, 2000u);
+  EXPECT_EQ(r.bytes_dsacked, 1000u);
+  EXPECT_EQ(r.bytes_sacked, 0u);
+  SackBlock inside[2] = {{5001, 6001}, {4001, 7001}};  // Section 4.2.
+  r = b.OnAck(2001, inside, 2, 1000);
+  EXPECT_EQ(r.bytes_dsacked, 1000u);
+  EXPECT_EQ(r.bytes_sacked, 3000u);
+}
+
+TEST(SackScoreboardTest, PartialAckOfASuperSegment) {
+  SackScoreboard b;
+  b.Reset(1);
+  b.OnSend(1, 64001, 1000, 0);  // One 64 KB TSO segment.
+  SackScoreboard::AckResult r = b.OnAck(2001, nullptr, 0, 1000);
+  EXPECT_EQ(r.bytes_acked, 2000u);
+  EXPECT_EQ(r.packets_delivered, 2u);
+  EXPECT_TRUE(r.has_acked_segment);
+  EXPECT_EQ(b.outstanding_bytes(), 62000u);
+}
+
+TEST(SackScoreboardTest, RtoMarksEverythingLost) {
+  SackScoreboard b = TenSegments();
+  b.OnSend(1, 1001, 9000, 0);
+  b.MarkAllLost(1, 1001);
+  EXPECT_EQ(b.lost_bytes(), 10000u);
+  EXPECT_EQ(b.pipe_bytes(), 1000u);  // Only the retransmission.
+}
+
+}  // namespace
+}  // namespace ccreplay

@@ -1,0 +1,69 @@
+#include "replay/sim/bottleneck.h"
+
+#include <algorithm>
+
+#include "parsers/tcp_segment.h"
+
+namespace ccreplay {
+
+bool Admits(AdmissionPolicy policy, uint64_t queued_bytes,
+            uint32_t packet_bytes, uint64_t capacity_bytes,
+            uint32_t largest_packet_bytes) {
+  // quicly net_bottleneck_forward(): admission_size is admission_mtu, or the
+  // packet's own size with -B.
+  const uint64_t admission_bytes =
+      policy == AdmissionPolicy::kPacketSizeNeutral
+          ? std::max(largest_packet_bytes, packet_bytes)
+          : packet_bytes;
+  return queued_bytes + admission_bytes <= capacity_bytes;
+}
+
+Bottleneck::Bottleneck(const BottleneckConfig& config)
+    : config_(config), queue_(1024) {}
+
+void Bottleneck::MarkCe(SimPacket& packet) {
+  if (packet.ecn == kNotEct || packet.ecn == kCe) return;
+  packet.ecn = kCe;
+  ++ce_marks_;
+}
+
+bool Bottleneck::Enqueue(const SimPacket& packet, int64_t now_ns) {
+  if (!Admits(config_.admission, queued_bytes_, packet.bytes,
+              config_.buffer_bytes, config_.largest_packet_bytes)) {
+    ++drops_;
+    return false;
+  }
+  queue_.push_back(packet);
+  SimPacket& queued = queue_.back();
+  queued.arrival_ns = now_ns;
+  if (config_.ce_backlog_threshold_bytes >= 0 &&
+      queued_bytes_ > static_cast<uint64_t>(config_.ce_backlog_threshold_bytes)) {
+    MarkCe(queued);
+  }
+  queued_bytes_ += packet.bytes;
+  return true;
+}
+
+int64_t Bottleneck::StartTransmission(int64_t now_ns) {
+  SimPacket& head = queue_.front();
+  transmitting_ = true;
+  if (config_.ce_sojourn_threshold_ns >= 0 &&
+      now_ns - head.arrival_ns > config_.ce_sojourn_threshold_ns) {
+    MarkCe(head);
+  }
+  const int64_t bits_ns = int64_t{head.bytes} * 8 * 1'000'000'000 +
+                          serialization_remainder_;
+  serialization_remainder_ = bits_ns % config_.rate_bps;
+  return now_ns + bits_ns / config_.rate_bps;
+}
+
+SimPacket Bottleneck::FinishTransmission() {
+  SimPacket packet = queue_.front();
+  queue_.pop_front();
+  queued_bytes_ -= packet.bytes;
+  transmitted_bytes_ += packet.bytes;
+  transmitting_ = false;
+  return packet;
+}
+
+}  // namespace ccreplay

@@ -1,0 +1,121 @@
+#include "replay/sim/bottleneck.h"
+
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "parsers/tcp_segment.h"
+
+namespace ccreplay {
+namespace {
+
+SimPacket Packet(uint32_t bytes, uint8_t ecn = kNotEct) {
+  SimPacket packet;
+  packet.bytes = bytes;
+  packet.ecn = ecn;
+  return packet;
+}
+
+// Feeds `sizes` into an idle buffer of `capacity` bytes (nothing leaves) and
+// returns which were admitted.
+std::vector<bool> Admitted(AdmissionPolicy policy, uint64_t capacity,
+                           const std::vector<uint32_t>& sizes) {
+  BottleneckConfig config;
+  config.rate_bps = 1'000'000;
+  config.buffer_bytes = capacity;
+  config.admission = policy;
+  config.largest_packet_bytes = 1462;
+  Bottleneck bottleneck(config);
+  std::vector<bool> admitted;
+  for (uint32_t bytes : sizes) {
+    admitted.push_back(bottleneck.Enqueue(Packet(bytes), 0));
+  }
+  return admitted;
+}
+
+// A 5000-byte buffer, flows of 1462 and 1280 bytes. Worked by hand:
+//   arrival   byte-fit (fits?)          size-neutral (queued + 1462 <= 5000?)
+//   1462      0+1462 ok    -> 1462      0+1462 ok    -> 1462
+//   1280      1462+1280 ok -> 2742      1462+1462 ok -> 2742
+//   1280      2742+1280 ok -> 4022      2742+1462 ok -> 4022
+//   1280      4022+1280 no (5302)       4022+1462 no
+//   1462      4022+1462 no              4022+1462 no
+// and with 4022 -> 3600 queued instead (buffer 4880):
+//   1280      3600+1280 = 4880 ok       3600+1462 = 5062 no: the last MTU
+//   1462      4880+1462 no: locked out   3600+1462 no (same as the 1280)
+TEST(Admission, SizeNeutralReservesTheLargestPacket) {
+  const std::vector<uint32_t> sizes = {1462, 1280, 1280, 1280, 1462};
+  EXPECT_EQ(Admitted(AdmissionPolicy::kByteFit, 5000, sizes),
+            (std::vector<bool>{true, true, true, false, false}));
+  EXPECT_EQ(Admitted(AdmissionPolicy::kPacketSizeNeutral, 5000, sizes),
+            (std::vector<bool>{true, true, true, false, false}));
+
+  // 1280 + 1280 + 1040 = 3600 queued in a 4880-byte buffer.
+  const std::vector<uint32_t> lockout = {1280, 1280, 1040, 1280, 1462};
+  EXPECT_EQ(Admitted(AdmissionPolicy::kByteFit, 4880, lockout),
+            (std::vector<bool>{true, true, true, true, false}));
+  EXPECT_EQ(Admitted(AdmissionPolicy::kPacketSizeNeutral, 4880, lockout),
+            (std::vector<bool>{true, true, true, false, false}));
+}
+
+TEST(Admission, BoundaryIsInclusive) {
+  // queued + size == capacity fits (quicly drops only when it exceeds).
+  EXPECT_TRUE(Admits(AdmissionPolicy::kByteFit, 3000, 1000, 4000, 1462));
+  EXPECT_FALSE(Admits(AdmissionPolicy::kByteFit, 3001, 1000, 4000, 1462));
+  EXPECT_TRUE(
+      Admits(AdmissionPolicy::kPacketSizeNeutral, 2538, 1000, 4000, 1462));
+  EXPECT_FALSE(
+      Admits(AdmissionPolicy::kPacketSizeNeutral, 2539, 1000, 4000, 1462));
+}
+
+TEST(Bottleneck, SerializesAtTheRateWithoutDrift) {
+  BottleneckConfig config;
+  config.rate_bps = 3'000'000;  // 1000 bytes take 2666.67 us
+  config.buffer_bytes = 1'000'000;
+  config.largest_packet_bytes = 1000;
+  Bottleneck bottleneck(config);
+  int64_t now_ns = 0;
+  for (int i = 0; i < 3000; ++i) {
+    ASSERT_TRUE(bottleneck.Enqueue(Packet(1000), now_ns));
+    now_ns = bottleneck.StartTransmission(now_ns);
+    bottleneck.FinishTransmission();
+  }
+  // 3000 * 8000 bits / 3e6 bit/s = 8 s exactly.
+  EXPECT_EQ(now_ns, 8'000'000'000);
+}
+
+TEST(Bottleneck, MarksEctBySojournAndBacklog) {
+  BottleneckConfig config;
+  config.rate_bps = 8'000'000;  // 1000 bytes per ms
+  config.buffer_bytes = 100'000;
+  config.largest_packet_bytes = 1000;
+  config.ce_sojourn_threshold_ns = 2'000'000;
+  Bottleneck bottleneck(config);
+  // Four ECT(0) packets and one Not-ECT arrive together; the k-th starts
+  // after k ms, so the 4th (3 ms) is marked; the 5th is Not-ECT: never.
+  for (int i = 0; i < 4; ++i) bottleneck.Enqueue(Packet(1000, kEct0), 0);
+  bottleneck.Enqueue(Packet(1000, kNotEct), 0);
+  std::vector<uint8_t> ecn;
+  int64_t now_ns = 0;
+  for (int i = 0; i < 5; ++i) {
+    now_ns = bottleneck.StartTransmission(now_ns);
+    ecn.push_back(bottleneck.FinishTransmission().ecn);
+  }
+  // Sojourn 0, 1, 2 (not above 2), 3 ms.
+  EXPECT_EQ(ecn, (std::vector<uint8_t>{kEct0, kEct0, kEct0, kCe, kNotEct}));
+  EXPECT_EQ(bottleneck.ce_marks(), 1u);
+
+  config.ce_sojourn_threshold_ns = -1;
+  config.ce_backlog_threshold_bytes = 1500;
+  Bottleneck step(config);
+  std::vector<uint8_t> step_ecn;
+  for (int i = 0; i < 4; ++i) step.Enqueue(Packet(1000, kEct1), 0);
+  for (int i = 0; i < 4; ++i) {
+    step.StartTransmission(0);
+    step_ecn.push_back(step.FinishTransmission().ecn);
+  }
+  // Backlog found on arrival: 0, 1000, 2000, 3000 bytes; > 1500 marks.
+  EXPECT_EQ(step_ecn, (std::vector<uint8_t>{kEct1, kEct1, kCe, kCe}));
+}
+
+}  // namespace
+}  // namespace ccreplay

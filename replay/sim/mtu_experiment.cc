@@ -1,0 +1,181 @@
+#include "replay/sim/mtu_experiment.h"
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+
+#include "absl/strings/str_cat.h"
+#include "cc/registry.h"
+#include "replay/sim/parallel_runs.h"
+#include "replay/sim/simulation.h"
+
+namespace ccreplay {
+namespace {
+
+constexpr int64_t kMaxAckDelayNs = 25'000'000;  // RFC 9000 section 18.2
+
+struct RunResult {
+  double ratio = 0;
+  int min_periods = 0;
+  bool capped = false;
+  double simulated_s = 0;
+  uint64_t packets = 0;
+};
+
+std::string SmallFlowSpec(const std::string& controller, bool normalize,
+                          uint32_t reference_bytes) {
+  if (!normalize) return controller;
+  return absl::StrCat(controller,
+                      controller.find(':') == std::string::npos ? ":" : ",",
+                      "normalize=", reference_bytes);
+}
+
+RunResult RunOne(const MtuExperimentOptions& options,
+                 const std::string& controller, bool normalize,
+                 const PathProfile& profile, int run) {
+  SimulationConfig config;
+  config.rate_bps = profile.rate_bps;
+  config.base_rtt_ns = profile.base_rtt_us * 1000;
+  config.buffer_bytes = profile.buffer_bytes();
+  const int offset = run % options.start_offsets;
+  const bool small_first = run >= options.start_offsets;
+  const int64_t offset_ns =
+      config.base_rtt_ns * offset / options.start_offsets;
+  FlowConfig large;
+  large.cc_spec = controller;
+  large.packet_bytes = options.large_packet_bytes;
+  FlowConfig small;
+  small.cc_spec =
+      SmallFlowSpec(controller, normalize, options.reference_bytes);
+  small.packet_bytes = options.small_packet_bytes;
+  for (FlowConfig* flow : {&large, &small}) {
+    flow->ack_every = 2;
+    flow->delayed_ack_ns = kMaxAckDelayNs;
+  }
+  (small_first ? large : small).start_ns = offset_ns;
+  // Flow 0 is the 1462-byte flow, flow 1 the 1280-byte one.
+  config.flows = {large, small};
+  std::unique_ptr<Simulation> sim = *Simulation::Create(config);
+
+  const int64_t step_ns = std::max<int64_t>(config.base_rtt_ns, 1'000'000);
+  const int64_t cap_ns = static_cast<int64_t>(options.max_simulated_s * 1e9);
+  const uint64_t warm_episodes = 1 + options.warmup_periods;
+  bool warm = false;
+  uint64_t episodes_at_warm[2] = {0, 0};
+  uint64_t bytes_at_warm[2] = {0, 0};
+  RunResult result;
+  int64_t t = 0;
+  while (true) {
+    t += step_ns;
+    sim->RunUntil(t);
+    const FlowStats a = sim->flow_stats(0), b = sim->flow_stats(1);
+    const uint64_t ea = a.sender.congestion_episodes;
+    const uint64_t eb = b.sender.congestion_episodes;
+    if (!warm && std::min(ea, eb) >= warm_episodes) {
+      warm = true;
+      episodes_at_warm[0] = ea;
+      episodes_at_warm[1] = eb;
+      bytes_at_warm[0] = a.egress_bytes;
+      bytes_at_warm[1] = b.egress_bytes;
+    }
+    // k episodes inside the window bound k - 1 complete periods.
+    const uint64_t periods =
+        warm ? std::min(ea - episodes_at_warm[0], eb - episodes_at_warm[1])
+             : 0;
+    const bool done = warm && periods >= uint64_t(options.measured_periods) + 1;
+    if (done || t >= cap_ns) {
+      result.capped = !done;
+      result.min_periods = periods > 0 ? static_cast<int>(periods) - 1 : 0;
+      result.ratio = static_cast<double>(b.egress_bytes - bytes_at_warm[1]) /
+                     static_cast<double>(a.egress_bytes - bytes_at_warm[0]);
+      result.packets = a.sender.packets_sent + b.sender.packets_sent;
+      break;
+    }
+  }
+  result.simulated_s = static_cast<double>(t) * 1e-9;
+  return result;
+}
+
+// Geometric mean and geometric standard deviation of `values`.
+void GeometricStats(const std::vector<double>& values, double& mean,
+                    double& gsd) {
+  double sum = 0;
+  for (double v : values) sum += std::log(v);
+  const double mu = sum / static_cast<double>(values.size());
+  double squares = 0;
+  for (double v : values) squares += (std::log(v) - mu) * (std::log(v) - mu);
+  mean = std::exp(mu);
+  gsd = values.size() > 1
+            ? std::exp(std::sqrt(squares /
+                                 static_cast<double>(values.size() - 1)))
+            : 1.0;
+}
+
+}  // namespace
+
+absl::StatusOr<MtuExperimentResult> RunMtuExperiment(
+    const MtuExperimentOptions& options) {
+  if (options.profiles.empty() || options.controllers.empty() ||
+      options.start_offsets <= 0) {
+    return absl::InvalidArgumentError(
+        "the experiment needs controllers, profiles and start offsets");
+  }
+  for (const std::string& controller : options.controllers) {
+    for (bool normalize : {false, true}) {
+      absl::StatusOr<std::unique_ptr<CongestionController>> made =
+          MakeController(
+              SmallFlowSpec(controller, normalize, options.reference_bytes));
+      if (!made.ok()) return made.status();
+    }
+  }
+  const size_t runs = 2 * static_cast<size_t>(options.start_offsets);
+  const size_t profiles = options.profiles.size();
+  const size_t per_controller = 2 * profiles * runs;
+  const size_t total = options.controllers.size() * per_controller;
+  const std::vector<RunResult> results =
+      RunParallel<RunResult>(total, options.threads, [&](size_t i) {
+        const size_t c = i / per_controller;
+        const size_t rest = i % per_controller;
+        const bool normalize = rest / (profiles * runs) == 1;
+        const size_t p = (rest / runs) % profiles;
+        return RunOne(options, options.controllers[c], normalize,
+                      options.profiles[p], static_cast<int>(rest % runs));
+      });
+
+  MtuExperimentResult out;
+  out.runs = static_cast<int>(total);
+  for (const RunResult& r : results) out.packets_simulated += r.packets;
+  for (size_t c = 0; c < options.controllers.size(); ++c) {
+    MtuControllerResult row;
+    row.controller = options.controllers[c];
+    std::vector<double> without, with;
+    for (size_t p = 0; p < profiles; ++p) {
+      MtuProfileResult profile;
+      profile.name = options.profiles[p].name;
+      profile.min_measured_periods = options.measured_periods + 1;
+      for (int setting = 0; setting < 2; ++setting) {
+        double sum = 0;
+        for (size_t r = 0; r < runs; ++r) {
+          const RunResult& run =
+              results[c * per_controller + (setting * profiles + p) * runs + r];
+          sum += run.ratio;
+          profile.min_measured_periods =
+              std::min(profile.min_measured_periods, run.min_periods);
+          profile.capped_runs += run.capped ? 1 : 0;
+          profile.simulated_s += run.simulated_s;
+        }
+        (setting == 0 ? profile.ratio_without : profile.ratio_with) =
+            sum / static_cast<double>(runs);
+      }
+      without.push_back(profile.ratio_without);
+      with.push_back(profile.ratio_with);
+      row.profiles.push_back(profile);
+    }
+    GeometricStats(without, row.ratio_without, row.gsd_without);
+    GeometricStats(with, row.ratio_with, row.gsd_with);
+    out.rows.push_back(row);
+  }
+  return out;
+}
+
+}  // namespace ccreplay

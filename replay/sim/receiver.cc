@@ -1,0 +1,126 @@
+#include "replay/sim/receiver.h"
+
+#include <algorithm>
+
+#include "parsers/tcp_segment.h"
+
+namespace ccreplay {
+
+Receiver::Receiver(const ReceiverConfig& config) : config_(config) {
+  out_of_order_.reserve(16);
+}
+
+bool Receiver::Reassemble(uint64_t seq, uint32_t bytes) {
+  const uint64_t end = seq + bytes;
+  if (end <= rcv_nxt_) return true;  // duplicate
+  if (seq > rcv_nxt_) {
+    // Out of order: insert [seq, end) and merge neighbours.
+    auto it = std::lower_bound(
+        out_of_order_.begin(), out_of_order_.end(), seq,
+        [](const std::pair<uint64_t, uint64_t>& r, uint64_t s) {
+          return r.second < s;
+        });
+    uint64_t start = seq, stop = end;
+    auto last = it;
+    while (last != out_of_order_.end() && last->first <= stop) {
+      start = std::min(start, last->first);
+      stop = std::max(stop, last->second);
+      ++last;
+    }
+    it = out_of_order_.erase(it, last);
+    out_of_order_.insert(it, {start, stop});
+    return true;
+  }
+  rcv_nxt_ = end;
+  const bool had_holes = !out_of_order_.empty();
+  size_t merged = 0;
+  while (merged < out_of_order_.size() &&
+         out_of_order_[merged].first <= rcv_nxt_) {
+    rcv_nxt_ = std::max(rcv_nxt_, out_of_order_[merged].second);
+    ++merged;
+  }
+  out_of_order_.erase(out_of_order_.begin(), out_of_order_.begin() + merged);
+  return had_holes;  // filled all or part of a hole
+}
+
+void Receiver::BuildAck(int64_t now_ns, SimAck& ack) {
+  ack = SimAck();
+  ack.sent_ns = now_ns;
+  ack.flow = config_.flow;
+  ack.pn_first = pending_first_pn_;
+  ack.pn_last = last_pn_;
+  ack.cumulative_ack = rcv_nxt_;
+  switch (config_.feedback) {
+    case EcnFeedback::kRfc3168:
+      ack.ece = ece_latched_;
+      break;
+    case EcnFeedback::kDctcp:
+      ack.ece = dctcp_ce_;
+      break;
+    case EcnFeedback::kNone:
+    case EcnFeedback::kAccEcn:
+      break;
+  }
+  ack.ce_packets = ce_packets_;
+  ack.ce_bytes = ce_bytes_;
+  ack.ect0_bytes = ect0_bytes_;
+  ack.ect1_bytes = ect1_bytes_;
+  ack.echo_sent_ns = echo_sent_ns_;
+  const size_t blocks = std::min<size_t>(out_of_order_.size(), 3);
+  ack.sack_blocks = static_cast<uint8_t>(blocks);
+  for (size_t i = 0; i < blocks; ++i) {
+    ack.sack_start[i] = out_of_order_[i].first;
+    ack.sack_end[i] = out_of_order_[i].second;
+  }
+  pending_packets_ = 0;
+  ++generation_;
+}
+
+void Receiver::OnPacket(const SimPacket& packet, int64_t now_ns,
+                        Output& out) {
+  out.ack_count = 0;
+  out.arm_timer = false;
+  const bool ce = packet.ecn == kCe;
+  const bool pn_gap = any_packet_ && packet.pn != last_pn_ + 1;
+  const bool dctcp_change =
+      config_.feedback == EcnFeedback::kDctcp && ce != dctcp_ce_;
+  // Flush what is pending before a drop shows, or (DCTCP) with the old ECE.
+  if (pending_packets_ > 0 && (pn_gap || dctcp_change)) {
+    BuildAck(now_ns, out.acks[out.ack_count++]);
+  }
+  const bool accecn_change = config_.feedback == EcnFeedback::kAccEcn &&
+                             any_packet_ && ce != last_was_ce_;
+  dctcp_ce_ = ce;
+  last_was_ce_ = ce;
+  if (packet.cwr) ece_latched_ = false;
+  if (ce) {
+    ece_latched_ = true;
+    ++ce_packets_;
+    ce_bytes_ += packet.bytes;
+  } else if (packet.ecn == kEct0) {
+    ect0_bytes_ += packet.bytes;
+  } else if (packet.ecn == kEct1) {
+    ect1_bytes_ += packet.bytes;
+  }
+  const bool not_in_order = Reassemble(packet.seq, packet.bytes);
+  if (pending_packets_ == 0) pending_first_pn_ = packet.pn;
+  ++pending_packets_;
+  last_pn_ = packet.pn;
+  any_packet_ = true;
+  echo_sent_ns_ = packet.sent_ns;
+  if (not_in_order || !out_of_order_.empty() || accecn_change ||
+      pending_packets_ >= config_.ack_every) {
+    BuildAck(now_ns, out.acks[out.ack_count++]);
+  } else if (pending_packets_ == 1) {
+    out.arm_timer = true;
+  }
+}
+
+bool Receiver::OnDelayedAckTimer(uint64_t generation, int64_t now_ns,
+                                 SimAck& ack) {
+  if (generation != generation_ || pending_packets_ == 0) return false;
+  BuildAck(now_ns, ack);
+  return true;
+}
+
+}  // namespace ccreplay

@@ -1,0 +1,284 @@
+#include "replay/sim/sender.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <utility>
+
+#include "parsers/tcp_segment.h"
+
+namespace ccreplay {
+namespace {
+
+constexpr int64_t kMinRtoNs = 200'000'000;      // Linux TCP_RTO_MIN
+constexpr int64_t kMaxRtoNs = 120'000'000'000;  // Linux TCP_RTO_MAX
+constexpr int64_t kClockGranularityNs = 1'000'000;  // RFC 9002 kGranularity
+constexpr uint64_t kPacketThreshold = 3;            // RFC 9002 section 6.1.1
+// RFC 9002 section 7.7: pace at N * cwnd / srtt with N = 1.25.
+constexpr double kPacingGain = 1.25;
+
+uint8_t EcnCodepointFor(EcnFeedback feedback) {
+  switch (feedback) {
+    case EcnFeedback::kNone:
+      return kNotEct;
+    case EcnFeedback::kRfc3168:
+    case EcnFeedback::kDctcp:
+      return kEct0;
+    case EcnFeedback::kAccEcn:
+      return kEct1;  // the L4S identifier, RFC 9331 section 4
+  }
+  return kNotEct;
+}
+
+}  // namespace
+
+Sender::Sender(const SenderConfig& config,
+               std::unique_ptr<CongestionController> controller)
+    : config_(config),
+      controller_(std::move(controller)),
+      sent_(1024),
+      retransmit_(256) {}
+
+SimPacket Sender::Send(int64_t now_ns) {
+  SimPacket packet;
+  packet.flow = config_.flow;
+  packet.sent_ns = now_ns;
+  packet.pn = next_pn_++;
+  if (!retransmit_.empty()) {
+    packet.seq = retransmit_.front().seq;
+    packet.bytes = retransmit_.front().bytes;
+    packet.retransmission = true;
+    retransmit_.pop_front();
+    ++stats_.retransmissions;
+  } else {
+    packet.seq = next_seq_;
+    packet.bytes = config_.packet_bytes;
+    next_seq_ += packet.bytes;
+  }
+  packet.ecn = EcnCodepointFor(config_.feedback);
+  if (cwr_pending_) {
+    packet.cwr = true;
+    cwr_pending_ = false;
+    cwr_sent_ = true;
+    cwr_pn_ = packet.pn;
+    ++stats_.cwr_packets;
+  }
+  SentPacket record;
+  record.pn = packet.pn;
+  record.seq = packet.seq;
+  record.bytes = packet.bytes;
+  record.sent_ns = now_ns;
+  sent_.push_back(record);
+  bytes_in_flight_ += packet.bytes;
+  ++stats_.packets_sent;
+  stats_.bytes_sent += packet.bytes;
+
+  PacketSentEvent event;
+  event.time_us = now_ns / 1000;
+  event.bytes = packet.bytes;
+  event.bytes_in_flight = bytes_in_flight_;
+  controller_->OnPacketSent(event);
+
+  if (rto_deadline_ns_ == kNever) rto_deadline_ns_ = now_ns + rto_ns_;
+  if (config_.pacing && srtt_ns_ > 0) {
+    std::optional<double> rate_bps = controller_->pacing_rate_bps();
+    if (!rate_bps.has_value()) {
+      rate_bps = kPacingGain * 8.0 *
+                 static_cast<double>(controller_->cwnd_bytes()) * 1e9 /
+                 static_cast<double>(srtt_ns_);
+    }
+    const int64_t gap_ns =
+        static_cast<int64_t>(8.0 * packet.bytes * 1e9 / *rate_bps);
+    next_send_ns_ = std::max(next_send_ns_, now_ns) + gap_ns;
+  }
+  return packet;
+}
+
+void Sender::UpdateRtt(int64_t sample_ns) {
+  latest_rtt_ns_ = sample_ns;
+  min_rtt_ns_ = min_rtt_ns_ == 0 ? sample_ns : std::min(min_rtt_ns_, sample_ns);
+  // RFC 6298 section 2.2 and 2.3 (alpha = 1/8, beta = 1/4).
+  if (srtt_ns_ == 0) {
+    srtt_ns_ = sample_ns;
+    rttvar_ns_ = sample_ns / 2;
+  } else {
+    rttvar_ns_ = (3 * rttvar_ns_ + std::llabs(srtt_ns_ - sample_ns)) / 4;
+    srtt_ns_ = (7 * srtt_ns_ + sample_ns) / 8;
+  }
+  rto_ns_ = std::clamp(
+      srtt_ns_ + std::max(kClockGranularityNs, 4 * rttvar_ns_), kMinRtoNs,
+      kMaxRtoNs);
+}
+
+int64_t Sender::LossDelayNs() const {
+  // RFC 9002 section 6.1.2: 9/8 * max(smoothed_rtt, latest_rtt).
+  return std::max(kClockGranularityNs,
+                  std::max(srtt_ns_, latest_rtt_ns_) * 9 / 8);
+}
+
+void Sender::CountEpisode(uint64_t pn) {
+  if (any_episode_ && pn < episode_end_pn_) return;
+  any_episode_ = true;
+  episode_end_pn_ = next_pn_;
+  ++stats_.congestion_episodes;
+}
+
+void Sender::TrackMinCwnd() {
+  if (controller_->ssthresh_bytes() == kNoSsthreshBytes) return;
+  stats_.min_cwnd_after_slow_start_bytes =
+      std::min(stats_.min_cwnd_after_slow_start_bytes,
+               controller_->cwnd_bytes());
+}
+
+void Sender::PopSettled() {
+  while (!sent_.empty() && sent_.front().state != PacketState::kInFlight) {
+    sent_.pop_front();
+  }
+}
+
+void Sender::OnAck(const SimAck& ack, int64_t now_ns) {
+  ++stats_.acks_received;
+  uint64_t bytes_acked = 0;
+  uint64_t packets_acked = 0;
+  if (!sent_.empty() && ack.pn_last >= sent_.front().pn) {
+    const uint64_t base = sent_.front().pn;
+    const uint64_t first = std::max(ack.pn_first, base);
+    for (uint64_t pn = first; pn <= ack.pn_last; ++pn) {
+      SentPacket& packet = sent_[pn - base];
+      if (packet.state == PacketState::kInFlight) {
+        bytes_in_flight_ -= packet.bytes;
+      } else if (packet.state == PacketState::kAcked) {
+        continue;
+      }
+      // A packet declared lost that arrives after all still counts as
+      // delivered (its resent copy will be a duplicate).
+      packet.state = PacketState::kAcked;
+      bytes_acked += packet.bytes;
+      ++packets_acked;
+    }
+    const SentPacket& newest = sent_[ack.pn_last - base];
+    UpdateRtt(now_ns - newest.sent_ns);
+  }
+  if (!any_acked_ || ack.pn_last > largest_acked_pn_) {
+    largest_acked_pn_ = ack.pn_last;
+    any_acked_ = true;
+  }
+  stats_.bytes_acked += bytes_acked;
+  // RFC 6298 section 5.3: restart the timer when new data is acknowledged
+  // (UpdateRtt() has undone any back-off).
+  if (bytes_acked > 0) {
+    rto_deadline_ns_ = bytes_in_flight_ > 0 ? now_ns + rto_ns_ : kNever;
+  }
+
+  AckEvent event;
+  event.time_us = now_ns / 1000;
+  event.bytes_acked = bytes_acked;
+  event.packets_delivered = packets_acked;
+  event.rtt_sample_us = latest_rtt_ns_ / 1000;
+  event.srtt_us = srtt_ns_ / 1000;
+  event.min_rtt_us = min_rtt_ns_ / 1000;
+  event.bytes_in_flight = bytes_in_flight_;
+  event.cwnd_limited = true;  // a bulk sender always has data
+  event.mss_bytes = config_.packet_bytes;
+  switch (config_.feedback) {
+    case EcnFeedback::kNone:
+      break;
+    case EcnFeedback::kRfc3168:
+    case EcnFeedback::kDctcp:
+      event.ece = ack.ece;
+      break;
+    case EcnFeedback::kAccEcn:
+      event.packets_ce = ack.ce_packets - ce_packets_seen_;
+      event.bytes_ce = ack.ce_bytes - ce_bytes_seen_;
+      ce_packets_seen_ = ack.ce_packets;
+      ce_bytes_seen_ = ack.ce_bytes;
+      break;
+  }
+  if (event.ece) {
+    ++stats_.ece_acks;
+    stats_.ce_packets_reported += packets_acked;
+    // RFC 3168 section 6.1.2: CWR once per window of data.
+    if (!cwr_sent_ || largest_acked_pn_ >= cwr_pn_) cwr_pending_ = true;
+  }
+  stats_.ce_packets_reported += event.packets_ce;
+  if (HasCeFeedback(event)) CountEpisode(ack.pn_last);
+  controller_->OnAck(event);
+  TrackMinCwnd();
+  DetectLosses(now_ns);
+  PopSettled();
+}
+
+void Sender::DeclareLost(SentPacket& packet, LossEvent::Kind kind,
+                         int64_t now_ns) {
+  LossEvent loss;
+  loss.time_us = now_ns / 1000;
+  loss.kind = kind;
+  loss.bytes_lost = packet.bytes;
+  loss.bytes_in_flight = bytes_in_flight_;
+  controller_->OnLoss(loss);
+  bytes_in_flight_ -= packet.bytes;
+  packet.state = PacketState::kLost;
+  retransmit_.push_back({packet.seq, packet.bytes});
+  ++stats_.packets_lost;
+  CountEpisode(packet.pn);
+}
+
+void Sender::DetectLosses(int64_t now_ns) {
+  loss_time_ns_ = kNever;
+  if (!any_acked_) return;
+  const int64_t loss_delay_ns = LossDelayNs();
+  for (size_t i = 0; i < sent_.size(); ++i) {
+    SentPacket& packet = sent_[i];
+    if (packet.pn >= largest_acked_pn_) break;
+    if (packet.state != PacketState::kInFlight) continue;
+    if (packet.pn + kPacketThreshold <= largest_acked_pn_ ||
+        packet.sent_ns + loss_delay_ns <= now_ns) {
+      DeclareLost(packet, LossEvent::Kind::kFastRetransmit, now_ns);
+    } else {
+      // Later packets were sent later and are nearer the largest acked.
+      loss_time_ns_ = packet.sent_ns + loss_delay_ns;
+      break;
+    }
+  }
+  TrackMinCwnd();
+  if (bytes_in_flight_ == 0) rto_deadline_ns_ = kNever;
+}
+
+void Sender::OnRto(int64_t now_ns) {
+  ++stats_.rtos;
+  // RFC 6298 section 5.5: back off; everything in flight is presumed lost.
+  rto_ns_ = std::min(rto_ns_ * 2, kMaxRtoNs);
+  LossEvent loss;
+  loss.time_us = now_ns / 1000;
+  loss.kind = LossEvent::Kind::kRto;
+  loss.bytes_lost = bytes_in_flight_;
+  loss.bytes_in_flight = bytes_in_flight_;
+  controller_->OnLoss(loss);
+  for (size_t i = 0; i < sent_.size(); ++i) {
+    SentPacket& packet = sent_[i];
+    if (packet.state != PacketState::kInFlight) continue;
+    packet.state = PacketState::kLost;
+    retransmit_.push_back({packet.seq, packet.bytes});
+    ++stats_.packets_lost;
+    CountEpisode(packet.pn);
+  }
+  bytes_in_flight_ = 0;
+  rto_deadline_ns_ = kNever;
+  loss_time_ns_ = kNever;
+  TrackMinCwnd();
+  PopSettled();
+}
+
+int64_t Sender::timer_deadline_ns() const {
+  return std::min(loss_time_ns_, rto_deadline_ns_);
+}
+
+void Sender::OnTimer(int64_t now_ns) {
+  if (loss_time_ns_ <= now_ns) {
+    DetectLosses(now_ns);
+    PopSettled();
+  } else if (rto_deadline_ns_ <= now_ns && bytes_in_flight_ > 0) {
+    OnRto(now_ns);
+  }
+}
+
+}  // namespace ccreplay

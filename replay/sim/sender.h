@@ -1,0 +1,144 @@
+// The data sender of one simulated flow: a bulk transfer (always data to
+// send) driven by a reference controller from cc/.
+//
+// - Sends while bytes in flight < cwnd (for a segment-counting controller
+//   this is Linux's packets_in_flight < snd_cwnd), optionally paced.
+// - Pacing: the controller's rate where it defines one (Linux
+//   tcp_update_pacing_rate(), Prague), else 1.25 * cwnd / srtt (RFC 9002
+//   section 7.7); each packet's earliest departure is the previous one's
+//   plus bytes / rate (Linux EDT, tcp_wstamp_ns).
+// - RTT: every ACK gives a sample from its newest packet (packet numbers are
+//   never reused, so Karn's rule never discards one); srtt, rttvar and RTO
+//   per RFC 6298 section 2, RTO at least 200 ms (Linux TCP_RTO_MIN),
+//   doubled on each expiry (section 5.5).
+// - Loss detection as RFC 9002 section 6.1: a packet is lost once a packet
+//   sent 3 later is acknowledged (kPacketThreshold; the three duplicate ACKs
+//   of RFC 5681 section 3.2) or 9/8 * max(srtt, latest RTT) after it was
+//   sent if a later one is acknowledged; a lost packet's bytes are resent
+//   under a new packet number. The RTO marks everything in flight lost.
+// - Controller events in Linux tcp_ack() order: OnAck, then OnLoss per lost
+//   packet, then OnPacketSent per transmission.
+// - RFC 3168 senders set CWR on the first packet sent after ECE arrives,
+//   at most once per window (section 6.1.2).
+#ifndef CCREPLAY_REPLAY_SIM_SENDER_H_
+#define CCREPLAY_REPLAY_SIM_SENDER_H_
+
+#include <cstdint>
+#include <limits>
+#include <memory>
+
+#include "cc/congestion_controller.h"
+#include "replay/sim/ring_buffer.h"
+#include "replay/sim/sim_packet.h"
+
+namespace ccreplay {
+
+struct SenderConfig {
+  uint32_t flow = 0;
+  uint32_t packet_bytes = 1448;
+  bool pacing = false;
+  EcnFeedback feedback = EcnFeedback::kNone;
+};
+
+// Counters of one flow, as the sender sees them.
+struct SenderStats {
+  uint64_t packets_sent = 0;
+  uint64_t retransmissions = 0;
+  uint64_t bytes_sent = 0;
+  uint64_t bytes_acked = 0;
+  uint64_t acks_received = 0;
+  uint64_t packets_lost = 0;  // declared lost (fast retransmit or RTO)
+  uint64_t rtos = 0;
+  uint64_t ce_packets_reported = 0;  // AccECN counts, or packets on ECE ACKs
+  uint64_t ece_acks = 0;
+  uint64_t cwr_packets = 0;
+  // Congestion episodes: a loss or CE signal about a packet sent after the
+  // previous episode began (one per window, RFC 5681 section 3.2).
+  uint64_t congestion_episodes = 0;
+  // Lowest cwnd once the controller has left slow start (ssthresh set);
+  // UINT64_MAX until then.
+  uint64_t min_cwnd_after_slow_start_bytes =
+      std::numeric_limits<uint64_t>::max();
+};
+
+class Sender {
+ public:
+  static constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
+
+  Sender(const SenderConfig& config,
+         std::unique_ptr<CongestionController> controller);
+
+  // Whether the window allows another packet (pacing aside).
+  bool CanSend() const {
+    return bytes_in_flight_ < controller_->cwnd_bytes();
+  }
+  // Earliest departure of the next packet under pacing (kNever-free: 0 when
+  // not pacing).
+  int64_t next_send_ns() const { return next_send_ns_; }
+  // Builds and records the next transmission (a retransmission first).
+  SimPacket Send(int64_t now_ns);
+
+  void OnAck(const SimAck& ack, int64_t now_ns);
+  // Earliest loss-detection or retransmission deadline, kNever if none.
+  int64_t timer_deadline_ns() const;
+  void OnTimer(int64_t now_ns);
+
+  const CongestionController& controller() const { return *controller_; }
+  const SenderStats& stats() const { return stats_; }
+  const SenderConfig& config() const { return config_; }
+  uint64_t bytes_in_flight() const { return bytes_in_flight_; }
+  int64_t srtt_ns() const { return srtt_ns_; }
+
+ private:
+  enum class PacketState : uint8_t { kInFlight, kAcked, kLost };
+  struct SentPacket {
+    uint64_t pn = 0;
+    uint64_t seq = 0;
+    uint32_t bytes = 0;
+    int64_t sent_ns = 0;
+    PacketState state = PacketState::kInFlight;
+  };
+  struct Range {
+    uint64_t seq = 0;
+    uint32_t bytes = 0;
+  };
+
+  void UpdateRtt(int64_t sample_ns);
+  int64_t LossDelayNs() const;
+  void DetectLosses(int64_t now_ns);
+  void DeclareLost(SentPacket& packet, LossEvent::Kind kind, int64_t now_ns);
+  void OnRto(int64_t now_ns);
+  void CountEpisode(uint64_t pn);
+  void TrackMinCwnd();
+  void PopSettled();
+
+  SenderConfig config_;
+  std::unique_ptr<CongestionController> controller_;
+  RingBuffer<SentPacket> sent_;  // from the oldest unsettled packet number
+  RingBuffer<Range> retransmit_;
+  uint64_t next_pn_ = 0;
+  uint64_t next_seq_ = 0;
+  uint64_t bytes_in_flight_ = 0;
+  bool any_acked_ = false;
+  uint64_t largest_acked_pn_ = 0;
+  int64_t next_send_ns_ = 0;
+  int64_t srtt_ns_ = 0;
+  int64_t rttvar_ns_ = 0;
+  int64_t min_rtt_ns_ = 0;
+  int64_t latest_rtt_ns_ = 0;
+  int64_t rto_ns_ = 1'000'000'000;  // RFC 6298 section 2.1 before a sample
+  int64_t rto_deadline_ns_ = kNever;
+  int64_t loss_time_ns_ = kNever;
+  uint64_t episode_end_pn_ = 0;
+  bool any_episode_ = false;
+  bool cwr_pending_ = false;
+  bool cwr_sent_ = false;
+  uint64_t cwr_pn_ = 0;
+  uint64_t ce_packets_seen_ = 0;
+  uint64_t ce_bytes_seen_ = 0;
+  SenderStats stats_;
+};
+
+}  // namespace ccreplay
+
+#endif  // CCREPLAY_REPLAY_SIM_SENDER_H_

@@ -1,0 +1,343 @@
+#include "replay/sim/simulation.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "cc/registry.h"
+#include "parsers/tcp_segment.h"
+
+namespace ccreplay {
+namespace {
+
+// The controller spec with `mss=` set to the flow's packet size.
+absl::StatusOr<std::string> SpecWithMss(const std::string& spec,
+                                        uint32_t packet_bytes) {
+  const std::string mss = absl::StrCat("mss=", packet_bytes);
+  if (absl::StrContains(spec, "mss=")) {
+    if (!absl::StrContains(absl::StrCat(spec, ","), absl::StrCat(mss, ","))) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("controller spec '", spec,
+                       "' sets an mss other than the flow's packet size ",
+                       packet_bytes));
+    }
+    return spec;
+  }
+  return absl::StrCat(spec, absl::StrContains(spec, ':') ? "," : ":", mss);
+}
+
+}  // namespace
+
+EcnFeedback DefaultFeedback(absl::string_view cc_spec, bool path_marks) {
+  if (absl::StartsWith(cc_spec, "prague")) return EcnFeedback::kAccEcn;
+  if (absl::StartsWith(cc_spec, "dctcp")) return EcnFeedback::kDctcp;
+  return path_marks ? EcnFeedback::kRfc3168 : EcnFeedback::kNone;
+}
+
+absl::string_view EcnFeedbackName(EcnFeedback feedback) {
+  switch (feedback) {
+    case EcnFeedback::kNone:
+      return "none";
+    case EcnFeedback::kRfc3168:
+      return "rfc3168";
+    case EcnFeedback::kDctcp:
+      return "dctcp";
+    case EcnFeedback::kAccEcn:
+      return "accecn";
+  }
+  return "none";
+}
+
+absl::StatusOr<EcnFeedback> ParseEcnFeedback(absl::string_view name) {
+  for (EcnFeedback feedback :
+       {EcnFeedback::kNone, EcnFeedback::kRfc3168, EcnFeedback::kDctcp,
+        EcnFeedback::kAccEcn}) {
+    if (EcnFeedbackName(feedback) == name) return feedback;
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown ECN feedback '", name,
+                   "': expected none, rfc3168, dctcp or accecn"));
+}
+
+absl::StatusOr<std::unique_ptr<Simulation>> Simulation::Create(
+    const SimulationConfig& config, PacketObserver* observer) {
+  if (config.rate_bps <= 0) {
+    return absl::InvalidArgumentError("the bottleneck rate must be positive");
+  }
+  if (config.base_rtt_ns < 0) {
+    return absl::InvalidArgumentError("the base RTT must not be negative");
+  }
+  if (config.flows.empty()) {
+    return absl::InvalidArgumentError("a simulation needs at least one flow");
+  }
+  if (config.random_loss < 0 || config.random_loss >= 1) {
+    return absl::InvalidArgumentError("random loss must be in [0, 1)");
+  }
+  BottleneckConfig bottleneck;
+  bottleneck.rate_bps = config.rate_bps;
+  bottleneck.buffer_bytes = config.buffer_bytes;
+  bottleneck.admission = config.admission;
+  bottleneck.ce_sojourn_threshold_ns = config.ce_sojourn_threshold_ns;
+  bottleneck.ce_backlog_threshold_bytes = config.ce_backlog_threshold_bytes;
+  for (const FlowConfig& flow : config.flows) {
+    if (flow.packet_bytes == 0 || flow.ack_every == 0) {
+      return absl::InvalidArgumentError(
+          "packet size and ack_every must be positive");
+    }
+    bottleneck.largest_packet_bytes =
+        std::max(bottleneck.largest_packet_bytes, flow.packet_bytes);
+  }
+  if (bottleneck.buffer_bytes < bottleneck.largest_packet_bytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the buffer (", bottleneck.buffer_bytes,
+        " bytes) cannot hold one packet of ", bottleneck.largest_packet_bytes,
+        " bytes"));
+  }
+  auto sim = std::unique_ptr<Simulation>(
+      new Simulation(config, observer, bottleneck));
+  const bool path_marks = config.ce_sojourn_threshold_ns >= 0 ||
+                          config.ce_backlog_threshold_bytes >= 0;
+  sim->flows_.reserve(config.flows.size());
+  for (uint32_t i = 0; i < config.flows.size(); ++i) {
+    const FlowConfig& flow = config.flows[i];
+    absl::StatusOr<std::string> spec = SpecWithMss(flow.cc_spec,
+                                                   flow.packet_bytes);
+    if (!spec.ok()) return spec.status();
+    absl::StatusOr<std::unique_ptr<CongestionController>> controller =
+        MakeController(*spec);
+    if (!controller.ok()) return controller.status();
+    SenderConfig sender;
+    sender.flow = i;
+    sender.packet_bytes = flow.packet_bytes;
+    sender.pacing = flow.pacing;
+    sender.feedback = flow.feedback.value_or(
+        DefaultFeedback(flow.cc_spec, path_marks));
+    ReceiverConfig receiver;
+    receiver.flow = i;
+    receiver.feedback = sender.feedback;
+    receiver.ack_every = flow.ack_every;
+    sim->flows_.emplace_back(sender, std::move(*controller), receiver);
+    Flow& f = sim->flows_.back();
+    f.feedback = sender.feedback;
+    f.start_ns = flow.start_ns;
+    const int64_t rtt_ns =
+        flow.base_rtt_ns >= 0 ? flow.base_rtt_ns : config.base_rtt_ns;
+    f.forward_delay_ns = rtt_ns / 2;
+    f.return_delay_ns = rtt_ns - rtt_ns / 2;
+    f.delayed_ack_ns = flow.delayed_ack_ns;
+    sim->Schedule(flow.start_ns, kFlowStart, i);
+    if (config.sample_interval_ns > 0) {
+      sim->series_.push_back({flow.cc_spec, {}});
+    }
+  }
+  if (config.sample_interval_ns > 0) {
+    sim->Schedule(config.sample_interval_ns, kSample, 0);
+  }
+  return sim;
+}
+
+Simulation::Simulation(const SimulationConfig& config,
+                       PacketObserver* observer,
+                       const BottleneckConfig& bottleneck)
+    : config_(config),
+      observer_(observer),
+      bottleneck_(bottleneck),
+      events_(1024),
+      rng_(config.seed) {}
+
+void Simulation::Schedule(int64_t time_ns, EventKind kind, uint32_t flow,
+                          uint64_t tag) {
+  events_.Push({time_ns, kind, flow, tag});
+}
+
+void Simulation::RunUntil(int64_t end_ns) {
+  while (!events_.empty() && events_.next_time_ns() <= end_ns) {
+    const SimEvent event = events_.Pop();
+    now_ns_ = event.time_ns;
+    ++events_processed_;
+    Dispatch(event);
+  }
+  now_ns_ = std::max(now_ns_, end_ns);
+}
+
+void Simulation::Dispatch(const SimEvent& event) {
+  const uint32_t i = event.flow;
+  switch (static_cast<EventKind>(event.kind)) {
+    case kFlowStart:
+      flows_[i].started = true;
+      if (observer_ != nullptr) {
+        observer_->OnFlowStart(i, now_ns_, config_.flows[i],
+                               flows_[i].feedback);
+      }
+      TrySend(i);
+      break;
+    case kForwardArrival:
+      OnForwardArrival(i);
+      break;
+    case kLinkDone:
+      OnLinkDone();
+      break;
+    case kAckArrival:
+      OnAckArrival(i);
+      break;
+    case kDelayedAck: {
+      SimAck ack;
+      if (flows_[i].receiver.OnDelayedAckTimer(event.tag, now_ns_, ack)) {
+        SendAck(i, ack);
+      }
+      break;
+    }
+    case kSenderTimer:
+      if (flows_[i].timer_event_ns == now_ns_) {
+        flows_[i].timer_event_ns = Sender::kNever;
+      }
+      flows_[i].sender.OnTimer(now_ns_);
+      TrySend(i);
+      break;
+    case kPacing:
+      if (flows_[i].pacing_event_ns == now_ns_) {
+        flows_[i].pacing_event_ns = Sender::kNever;
+      }
+      TrySend(i);
+      break;
+    case kSample:
+      Sample();
+      Schedule(now_ns_ + config_.sample_interval_ns, kSample, 0);
+      break;
+  }
+}
+
+void Simulation::TrySend(uint32_t i) {
+  Flow& flow = flows_[i];
+  if (!flow.started) return;
+  while (flow.sender.CanSend()) {
+    if (flow.sender.config().pacing && flow.sender.next_send_ns() > now_ns_) {
+      const int64_t at_ns = flow.sender.next_send_ns();
+      if (flow.pacing_event_ns != at_ns) {
+        flow.pacing_event_ns = at_ns;
+        Schedule(at_ns, kPacing, i);
+      }
+      break;
+    }
+    SimPacket packet = flow.sender.Send(now_ns_);
+    if (observer_ != nullptr) observer_->OnDataSent(packet);
+    packet.arrival_ns = now_ns_ + flow.forward_delay_ns;
+    if (flow.forward.empty()) Schedule(packet.arrival_ns, kForwardArrival, i);
+    flow.forward.push_back(packet);
+  }
+  ArmSenderTimer(i);
+}
+
+void Simulation::ArmSenderTimer(uint32_t i) {
+  Flow& flow = flows_[i];
+  const int64_t deadline_ns = flow.sender.timer_deadline_ns();
+  if (deadline_ns < flow.timer_event_ns) {
+    flow.timer_event_ns = deadline_ns;
+    Schedule(deadline_ns, kSenderTimer, i);
+  }
+}
+
+void Simulation::OnForwardArrival(uint32_t i) {
+  Flow& flow = flows_[i];
+  const SimPacket packet = flow.forward.front();
+  flow.forward.pop_front();
+  if (!flow.forward.empty()) {
+    Schedule(flow.forward.front().arrival_ns, kForwardArrival, i);
+  }
+  if (!bottleneck_.Enqueue(packet, now_ns_)) {
+    ++flow.stats.drops;
+    return;
+  }
+  if (!bottleneck_.transmitting()) {
+    Schedule(bottleneck_.StartTransmission(now_ns_), kLinkDone, 0);
+  }
+}
+
+void Simulation::OnLinkDone() {
+  const SimPacket packet = bottleneck_.FinishTransmission();
+  if (bottleneck_.has_waiting()) {
+    Schedule(bottleneck_.StartTransmission(now_ns_), kLinkDone, 0);
+  }
+  Flow& flow = flows_[packet.flow];
+  flow.stats.egress_bytes += packet.bytes;
+  if (packet.ecn == kCe) ++flow.stats.ce_marked;
+  // Random loss after the bottleneck: 53 random bits as a uniform [0, 1).
+  if (config_.random_loss > 0 &&
+      static_cast<double>(rng_() >> 11) * 0x1p-53 < config_.random_loss) {
+    ++flow.stats.random_losses;
+    return;
+  }
+  flow.receiver.OnPacket(packet, now_ns_, receiver_output_);
+  for (int k = 0; k < receiver_output_.ack_count; ++k) {
+    SendAck(packet.flow, receiver_output_.acks[k]);
+  }
+  if (receiver_output_.arm_timer) {
+    Schedule(now_ns_ + flow.delayed_ack_ns, kDelayedAck, packet.flow,
+             flow.receiver.generation());
+  }
+}
+
+void Simulation::SendAck(uint32_t i, const SimAck& ack) {
+  Flow& flow = flows_[i];
+  ++flow.stats.acks_sent;
+  if (flow.returning.empty()) {
+    Schedule(now_ns_ + flow.return_delay_ns, kAckArrival, i);
+  }
+  flow.returning.push_back(ack);
+  flow.returning.back().arrival_ns = now_ns_ + flow.return_delay_ns;
+}
+
+void Simulation::OnAckArrival(uint32_t i) {
+  Flow& flow = flows_[i];
+  const SimAck& ack = flow.returning.front();
+  flow.sender.OnAck(ack, now_ns_);
+  if (observer_ != nullptr) observer_->OnAckReceived(ack);
+  flow.returning.pop_front();
+  if (!flow.returning.empty()) {
+    Schedule(flow.returning.front().arrival_ns, kAckArrival, i);
+  }
+  TrySend(i);
+}
+
+void Simulation::Sample() {
+  const double interval_s =
+      static_cast<double>(config_.sample_interval_ns) * 1e-9;
+  const int64_t time_us = now_ns_ / 1000;
+  for (size_t i = 0; i < flows_.size(); ++i) {
+    Flow& flow = flows_[i];
+    const CongestionController& cc = flow.sender.controller();
+    const ControllerState state = cc.state();
+    SeriesSample sample;
+    sample.time_us = time_us;
+    sample.cwnd_bytes = cc.cwnd_bytes();
+    sample.ssthresh_bytes = cc.ssthresh_bytes();
+    sample.phase = state.phase;
+    sample.alpha = state.alpha;
+    sample.ai_factor = state.ai_factor;
+    sample.bytes_in_flight = flow.sender.bytes_in_flight();
+    sample.delivered_bytes = flow.stats.egress_bytes;
+    sample.throughput_bps =
+        8.0 *
+        static_cast<double>(flow.stats.egress_bytes -
+                            flow.last_sample_egress_bytes) /
+        interval_s;
+    flow.last_sample_egress_bytes = flow.stats.egress_bytes;
+    sample.queue_bytes = static_cast<int64_t>(bottleneck_.queued_bytes());
+    sample.srtt_us = flow.sender.srtt_ns() / 1000;
+    series_[i].samples.push_back(sample);
+  }
+  PathSample path;
+  path.time_us = time_us;
+  path.queue_bytes = bottleneck_.queued_bytes();
+  path.utilization =
+      8.0 *
+      static_cast<double>(bottleneck_.transmitted_bytes() -
+                          last_sample_link_bytes_) /
+      (static_cast<double>(config_.rate_bps) * interval_s);
+  last_sample_link_bytes_ = bottleneck_.transmitted_bytes();
+  path_series_.push_back(path);
+}
+
+}  // namespace ccreplay

@@ -1,0 +1,182 @@
+// The closed-loop path simulator: flows, each a bulk sender driven by a
+// reference controller (sender.h) and a receiver (receiver.h), share one
+// bottleneck (bottleneck.h).
+//
+//   sender_i --(base_rtt_i / 2)--> bottleneck --> receiver_i
+//   sender_i <--(base_rtt_i / 2)-- receiver_i            (ACKs, no queue)
+//
+// Discrete events on integer nanoseconds (event_queue.h); the per-flow delay
+// lines are FIFOs whose head alone is scheduled. A run is a pure function of
+// its configuration (the seed drives only the optional random loss), and
+// per-packet work allocates nothing once the buffers have reached their
+// working size.
+#ifndef CCREPLAY_REPLAY_SIM_SIMULATION_H_
+#define CCREPLAY_REPLAY_SIM_SIMULATION_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "replay/series.h"
+#include "replay/sim/bottleneck.h"
+#include "replay/sim/event_queue.h"
+#include "replay/sim/receiver.h"
+#include "replay/sim/sender.h"
+#include "replay/sim/sim_packet.h"
+
+namespace ccreplay {
+
+struct FlowConfig {
+  // A spec for MakeController(); `mss=` is added from packet_bytes (and must
+  // agree with it when given).
+  std::string cc_spec = "reno";
+  uint32_t packet_bytes = 1448;
+  bool pacing = false;
+  int64_t start_ns = 0;
+  int64_t base_rtt_ns = -1;  // -1: the path's
+  // Unset: AccECN for Prague, DCTCP feedback for DCTCP, otherwise RFC 3168
+  // when the bottleneck marks CE and no ECN when it does not.
+  std::optional<EcnFeedback> feedback;
+  uint32_t ack_every = 2;
+  // Linux TCP_DELACK_MIN (include/net/tcp.h: HZ / 25).
+  int64_t delayed_ack_ns = 40'000'000;
+};
+
+struct SimulationConfig {
+  int64_t rate_bps = 0;
+  int64_t base_rtt_ns = 0;
+  uint64_t buffer_bytes = 0;
+  AdmissionPolicy admission = AdmissionPolicy::kPacketSizeNeutral;
+  int64_t ce_sojourn_threshold_ns = -1;     // -1: off
+  int64_t ce_backlog_threshold_bytes = -1;  // -1: off
+  // Probability that a packet is lost after the bottleneck (quicly -r).
+  double random_loss = 0;
+  uint64_t seed = 1;
+  std::vector<FlowConfig> flows;
+  // Series sampling period; 0 records no series.
+  int64_t sample_interval_ns = 0;
+};
+
+// The feedback a flow gets when FlowConfig::feedback is unset.
+EcnFeedback DefaultFeedback(absl::string_view cc_spec, bool path_marks);
+absl::string_view EcnFeedbackName(EcnFeedback feedback);
+absl::StatusOr<EcnFeedback> ParseEcnFeedback(absl::string_view name);
+
+// Sees what the data senders see, in time order (for the pcap export).
+class PacketObserver {
+ public:
+  virtual ~PacketObserver() = default;
+  virtual void OnFlowStart(uint32_t flow, int64_t now_ns,
+                           const FlowConfig& config, EcnFeedback feedback) = 0;
+  virtual void OnDataSent(const SimPacket& packet) = 0;
+  virtual void OnAckReceived(const SimAck& ack) = 0;
+};
+
+struct FlowStats {
+  SenderStats sender;
+  uint64_t egress_bytes = 0;  // left the bottleneck
+  uint64_t drops = 0;         // refused by the buffer
+  uint64_t random_losses = 0;
+  uint64_t ce_marked = 0;     // marked at the bottleneck
+  uint64_t acks_sent = 0;
+};
+
+// One sample of the bottleneck on the series grid.
+struct PathSample {
+  int64_t time_us = 0;
+  uint64_t queue_bytes = 0;
+  double utilization = 0;  // over the interval ending here
+};
+
+class Simulation {
+ public:
+  // InvalidArgument for a bad controller spec or an impossible path.
+  static absl::StatusOr<std::unique_ptr<Simulation>> Create(
+      const SimulationConfig& config, PacketObserver* observer = nullptr);
+
+  // Processes every event up to and including `end_ns`.
+  void RunUntil(int64_t end_ns);
+
+  int64_t now_ns() const { return now_ns_; }
+  size_t flow_count() const { return flows_.size(); }
+  FlowStats flow_stats(size_t i) const {
+    FlowStats stats = flows_[i].stats;
+    stats.sender = flows_[i].sender.stats();
+    return stats;
+  }
+  const Sender& sender(size_t i) const { return flows_[i].sender; }
+  EcnFeedback feedback(size_t i) const { return flows_[i].feedback; }
+  const Bottleneck& bottleneck() const { return bottleneck_; }
+  uint64_t events_processed() const { return events_processed_; }
+  const std::vector<FlowSeries>& flow_series() const { return series_; }
+  const std::vector<PathSample>& path_series() const { return path_series_; }
+  const SimulationConfig& config() const { return config_; }
+
+ private:
+  enum EventKind : uint32_t {
+    kFlowStart,
+    kForwardArrival,
+    kLinkDone,
+    kAckArrival,
+    kDelayedAck,
+    kSenderTimer,
+    kPacing,
+    kSample,
+  };
+  struct Flow {
+    Flow(const SenderConfig& sender_config,
+         std::unique_ptr<CongestionController> controller,
+         const ReceiverConfig& receiver_config)
+        : sender(sender_config, std::move(controller)),
+          receiver(receiver_config) {}
+    Sender sender;
+    Receiver receiver;
+    EcnFeedback feedback = EcnFeedback::kNone;
+    int64_t start_ns = 0;
+    int64_t forward_delay_ns = 0;
+    int64_t return_delay_ns = 0;
+    int64_t delayed_ack_ns = 0;
+    bool started = false;
+    RingBuffer<SimPacket> forward{256};
+    RingBuffer<SimAck> returning{256};
+    int64_t timer_event_ns = Sender::kNever;
+    int64_t pacing_event_ns = Sender::kNever;
+    FlowStats stats;
+    uint64_t last_sample_egress_bytes = 0;
+  };
+
+  Simulation(const SimulationConfig& config, PacketObserver* observer,
+             const BottleneckConfig& bottleneck);
+  void Schedule(int64_t time_ns, EventKind kind, uint32_t flow,
+                uint64_t tag = 0);
+  void Dispatch(const SimEvent& event);
+  void TrySend(uint32_t flow);
+  void ArmSenderTimer(uint32_t flow);
+  void OnForwardArrival(uint32_t flow);
+  void OnLinkDone();
+  void OnAckArrival(uint32_t flow);
+  void SendAck(uint32_t flow, const SimAck& ack);
+  void Sample();
+
+  SimulationConfig config_;
+  PacketObserver* observer_;
+  Bottleneck bottleneck_;
+  std::vector<Flow> flows_;
+  EventQueue events_;
+  int64_t now_ns_ = 0;
+  uint64_t events_processed_ = 0;
+  std::mt19937_64 rng_;
+  Receiver::Output receiver_output_;
+  std::vector<FlowSeries> series_;
+  std::vector<PathSample> path_series_;
+  uint64_t last_sample_link_bytes_ = 0;
+};
+
+}  // namespace ccreplay
+
+#endif  // CCREPLAY_REPLAY_SIM_SIMULATION_H_

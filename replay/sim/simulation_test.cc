@@ -1,0 +1,143 @@
+#include "replay/sim/simulation.h"
+
+#include <cmath>
+#include <memory>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace ccreplay {
+namespace {
+
+constexpr int64_t kMs = 1'000'000;
+constexpr int64_t kS = 1'000'000'000;
+
+SimulationConfig OneFlow(const std::string& cc, int64_t rate_bps,
+                         int64_t rtt_ns, uint64_t buffer_bytes,
+                         uint32_t packet_bytes, uint32_t ack_every) {
+  SimulationConfig config;
+  config.rate_bps = rate_bps;
+  config.base_rtt_ns = rtt_ns;
+  config.buffer_bytes = buffer_bytes;
+  FlowConfig flow;
+  flow.cc_spec = cc;
+  flow.packet_bytes = packet_bytes;
+  flow.ack_every = ack_every;
+  config.flows.push_back(flow);
+  return config;
+}
+
+// Times at which the flow's congestion episodes began, sampled every ms.
+struct Episodes {
+  std::vector<int64_t> start_ns;
+  std::vector<uint64_t> egress_bytes;  // at each start
+};
+
+Episodes RunAndRecordEpisodes(Simulation& sim, int64_t end_ns) {
+  Episodes episodes;
+  uint64_t seen = 0;
+  for (int64_t t = kMs; t <= end_ns; t += kMs) {
+    sim.RunUntil(t);
+    const FlowStats stats = sim.flow_stats(0);
+    if (stats.sender.congestion_episodes > seen) {
+      seen = stats.sender.congestion_episodes;
+      episodes.start_ns.push_back(t);
+      episodes.egress_bytes.push_back(stats.egress_bytes);
+    }
+  }
+  return episodes;
+}
+
+// One Reno flow, drop-tail, 1000-byte packets at 16 Mbit/s (2000 packets/s),
+// 100 ms base RTT: BDP = 200 packets, buffer B = 20 packets, ACK per packet.
+//
+// Textbook sawtooth (Mathis et al., "The Macroscopic Behavior of the TCP
+// Congestion Avoidance Algorithm", CCR 27(3), 1997, section 2: cwnd cycles
+// from W/2 to W growing one packet per round trip; with a buffer the round
+// trip of window w is max(RTT0, w / C), Appenzeller et al., "Sizing Router
+// Buffers", SIGCOMM 2004, section 2): W = BDP + B = 220 packets,
+//   period T = sum_{w=110}^{199} 0.1 s + sum_{w=200}^{220} w / 2000 s
+//            = 9 + 2.205 = 11.205 s
+//   packets per period = sum_{w=110}^{220} w = 18315
+//   mean rate = 18315 * 8000 bit / 11.205 s = 13.08 Mbit/s (81.7 %)
+// Cross-check: python3 -c "T=sum(0.1 if w<200 else w/2000 for w in
+//   range(110,221)); P=sum(range(110,221)); print(T, P*8000/T/1e6)"
+//   -> 11.205 13.076
+TEST(Simulation, RenoSawtoothMatchesTheTextbook) {
+  absl::StatusOr<std::unique_ptr<Simulation>> sim = Simulation::Create(
+      OneFlow("reno", 16'000'000, 100 * kMs, 20'000, 1000, /*ack_every=*/1));
+  ASSERT_TRUE(sim.ok()) << sim.status();
+  const Episodes episodes = RunAndRecordEpisodes(**sim, 100 * kS);
+  // Slow-start exit, then a sawtooth every ~11 s.
+  ASSERT_GE(episodes.start_ns.size(), 7u);
+  const size_t first = 2, last = episodes.start_ns.size() - 1;
+  const double span_s =
+      static_cast<double>(episodes.start_ns[last] - episodes.start_ns[first]) /
+      kS;
+  const double period_s = span_s / static_cast<double>(last - first);
+  const double rate_bps =
+      8.0 *
+      static_cast<double>(episodes.egress_bytes[last] -
+                          episodes.egress_bytes[first]) /
+      span_s;
+  EXPECT_NEAR(period_s, 11.205, 11.205 * 0.04);
+  EXPECT_NEAR(rate_bps, 13.08e6, 13.08e6 * 0.04);
+  // Drop-tail with a sawtooth: one drop per period, no timeouts.
+  EXPECT_EQ((*sim)->flow_stats(0).sender.rtos, 0u);
+}
+
+// One CUBIC flow (RFC 9438) with a buffer of one BDP: after a loss the window
+// falls to 0.7 * 2 BDP = 1.4 BDP > BDP, so the link never idles (the
+// "Sizing Router Buffers" rule B = BDP for one flow, with beta 0.7).
+TEST(Simulation, CubicWithOneBdpBufferFillsTheLink) {
+  // 50 Mbit/s, 40 ms: BDP = 250,000 bytes.
+  absl::StatusOr<std::unique_ptr<Simulation>> sim = Simulation::Create(
+      OneFlow("cubic", 50'000'000, 40 * kMs, 250'000, 1448, 2));
+  ASSERT_TRUE(sim.ok()) << sim.status();
+  (*sim)->RunUntil(5 * kS);
+  const uint64_t warm_bytes = (*sim)->flow_stats(0).egress_bytes;
+  (*sim)->RunUntil(65 * kS);
+  const double utilization =
+      8.0 * static_cast<double>((*sim)->flow_stats(0).egress_bytes -
+                                warm_bytes) /
+      (50e6 * 60);
+  EXPECT_GT(utilization, 0.98);
+  // At most the one packet on the wire at the 5 s mark counts twice.
+  EXPECT_LE(utilization, 1.0 + 1448 * 8 / (50e6 * 60));
+  EXPECT_GE((*sim)->flow_stats(0).sender.congestion_episodes, 3u);
+}
+
+TEST(Simulation, SameConfigurationSameResult) {
+  SimulationConfig config =
+      OneFlow("cubic", 20'000'000, 30 * kMs, 60'000, 1280, 2);
+  config.random_loss = 0.01;
+  config.seed = 7;
+  auto a = Simulation::Create(config);
+  auto b = Simulation::Create(config);
+  ASSERT_TRUE(a.ok() && b.ok());
+  (*a)->RunUntil(3 * kS);
+  (*b)->RunUntil(3 * kS);
+  EXPECT_EQ((*a)->events_processed(), (*b)->events_processed());
+  EXPECT_EQ((*a)->flow_stats(0).egress_bytes, (*b)->flow_stats(0).egress_bytes);
+  EXPECT_GT((*a)->flow_stats(0).random_losses, 0u);
+  config.seed = 8;
+  auto c = Simulation::Create(config);
+  ASSERT_TRUE(c.ok());
+  (*c)->RunUntil(3 * kS);
+  EXPECT_NE((*a)->events_processed(), (*c)->events_processed());
+}
+
+TEST(Simulation, RejectsBadConfigurations) {
+  SimulationConfig config = OneFlow("nosuchcc", 1'000'000, kMs, 10'000, 1000, 2);
+  EXPECT_EQ(Simulation::Create(config).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  config = OneFlow("reno:mss=1200", 1'000'000, kMs, 10'000, 1000, 2);
+  EXPECT_EQ(Simulation::Create(config).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  config = OneFlow("reno", 1'000'000, kMs, 500, 1000, 2);
+  EXPECT_EQ(Simulation::Create(config).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace ccreplay

@@ -1,0 +1,51 @@
+#include "replay/vantage.h"
+
+#include "gtest/gtest.h"
+
+namespace ccreplay {
+namespace {
+
+TEST(VantageTest, HandshakeGapsNameTheNearHost) {
+  // Client side: the SYN-ACK takes the path RTT, the ACK follows at once.
+  VantageDetector client;
+  client.OnSyn(0);
+  client.OnSynAck(20000000);
+  client.OnHandshakeAck(20010000);
+  EXPECT_EQ(client.Decide(/*sender_opened=*/true), Vantage::kSender);
+  EXPECT_EQ(client.Decide(/*sender_opened=*/false), Vantage::kReceiver);
+  EXPECT_EQ(client.SenderOneWayNs(true), 0);
+  EXPECT_EQ(client.SenderOneWayNs(false), 10000000);  // Half of SYN -> SYN-ACK.
+  // Both hosts a real round trip away: the middle.
+  VantageDetector middle;
+  middle.OnSyn(0);
+  middle.OnSynAck(8000000);
+  middle.OnHandshakeAck(20000000);
+  EXPECT_EQ(middle.Decide(true), Vantage::kMiddle);
+  EXPECT_EQ(middle.SenderOneWayNs(true), 6000000);
+}
+
+TEST(VantageTest, CeOnDataIsNotSeenAtTheSender) {
+  VantageDetector v;
+  v.OnSyn(0);
+  v.OnSynAck(20000000);
+  v.OnHandshakeAck(20010000);
+  v.OnCeMarkedData();
+  EXPECT_EQ(v.Decide(true), Vantage::kMiddle);
+  EXPECT_EQ(VantageDetector().Decide(true), Vantage::kUnknown);
+}
+
+TEST(VantageTest, OffloadArtefactWarnings) {
+  CaptureArtefacts a;
+  a.acks = 200;
+  a.ece_acks = 200;
+  a.super_segments = 3;
+  a.largest_super_segment_bytes = 65000;
+  std::vector<std::string> w = a.Warnings(true, false, false);
+  ASSERT_EQ(w.size(), 2u);
+  EXPECT_NE(w[0].find("TSO/GSO"), std::string::npos);
+  EXPECT_NE(w[1].find("ECE is set on 200 of 200 ACKs"), std::string::npos);
+  EXPECT_TRUE(a.Warnings(true, true, /*accecn=*/true).size() == 1u);
+}
+
+}  // namespace
+}  // namespace ccreplay
