@@ -265,4 +265,26 @@ absl::StatusOr<std::unique_ptr<CongestionController>> MakeController(
   return controller;
 }
 
+absl::StatusOr<std::vector<std::string>> ParseControllerList(
+    absl::string_view text) {
+  std::vector<std::string> specs;
+  for (absl::string_view item : absl::StrSplit(text, ',')) {
+    if (item.empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("empty item in controller list '", text, "'"));
+    }
+    if (absl::StrContains(item, '=') && !absl::StrContains(item, ':')) {
+      if (specs.empty()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("option '", item, "' has no controller before it in '",
+                         text, "'"));
+      }
+      absl::StrAppend(&specs.back(), ",", item);
+    } else {
+      specs.emplace_back(item);
+    }
+  }
+  return specs;
+}
+
 }  // namespace ccreplay

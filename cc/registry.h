@@ -35,6 +35,14 @@ const std::vector<ControllerProfile>& ListControllerProfiles();
 absl::StatusOr<std::unique_ptr<CongestionController>> MakeController(
     absl::string_view spec);
 
+// Splits a --cc list into specs. Commas separate specs and also a spec's
+// items, so an item `option=value` without ':' continues the spec before
+// it: "cubic,prague:v05,rtt_scaling=none,reno:linux" is three specs.
+// InvalidArgument for an empty list or item, or an option with no spec
+// before it. The specs themselves are checked by MakeController().
+absl::StatusOr<std::vector<std::string>> ParseControllerList(
+    absl::string_view text);
+
 }  // namespace ccreplay
 
 #endif  // CCREPLAY_CC_REGISTRY_H_

@@ -1,6 +1,7 @@
 #include "cc/registry.h"
 
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "gmock/gmock.h"
@@ -9,6 +10,7 @@
 namespace ccreplay {
 namespace {
 
+using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 TEST(RegistryTest, EverySpecOfTheIssueParses) {
@@ -21,6 +23,32 @@ TEST(RegistryTest, EverySpecOfTheIssueParses) {
         MakeController(spec);
     EXPECT_TRUE(controller.ok()) << spec << ": " << controller.status();
   }
+}
+
+TEST(RegistryTest, ListSplitsSpecsAndKeepsOptionsWithTheirSpec) {
+  absl::StatusOr<std::vector<std::string>> specs =
+      ParseControllerList("cubic,prague:v05,rtt_scaling=none,reno:linux");
+  ASSERT_TRUE(specs.ok()) << specs.status();
+  EXPECT_THAT(*specs, ElementsAre("cubic", "prague:v05,rtt_scaling=none",
+                                  "reno:linux"));
+  specs = ParseControllerList(
+      "prague:v06,target=10ms,transition=100,reno:normalize=1462,dctcp");
+  ASSERT_TRUE(specs.ok()) << specs.status();
+  EXPECT_THAT(*specs,
+              ElementsAre("prague:v06,target=10ms,transition=100",
+                          "reno:normalize=1462", "dctcp"));
+  for (const std::string& spec : *specs) {
+    EXPECT_TRUE(MakeController(spec).ok()) << spec;
+  }
+}
+
+TEST(RegistryTest, ListRejectsEmptyItemsAndOrphanOptions) {
+  EXPECT_EQ(ParseControllerList("").status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(ParseControllerList("reno,,cubic").status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(ParseControllerList("rtt_scaling=none,prague").status().message(),
+              HasSubstr("rtt_scaling=none"));
 }
 
 TEST(RegistryTest, OptionsReachTheController) {

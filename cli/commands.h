@@ -13,11 +13,13 @@ using Args = std::vector<std::string>;
 
 int RunFlows(const Args& args);
 int RunConvert(const Args& args);
+int RunDiagnose(const Args& args);
 int RunControllers(const Args& args);
 int RunLab(const Args& args);
 int RunSimulate(const Args& args);
 int RunExperiment(const Args& args);
 int RunTimeline(const Args& args);
+int RunReplay(const Args& args);
 
 }  // namespace ccreplay
 

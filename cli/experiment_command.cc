@@ -37,8 +37,7 @@ namespace ccreplay {
 namespace {
 
 double SecondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                       start)
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
       .count();
 }
 
@@ -87,10 +86,9 @@ std::string MtuTable(const MtuExperimentResult& result) {
         row.gsd_with, "profile", "without", "with", "periods", "capped",
         "simulated s");
     for (const MtuProfileResult& p : row.profiles) {
-      absl::StrAppendFormat(&out, "  %-15s %9.4f %9.4f %8d %7d %12.0f\n",
-                            p.name, p.ratio_without, p.ratio_with,
-                            p.min_measured_periods, p.capped_runs,
-                            p.simulated_s);
+      absl::StrAppendFormat(
+          &out, "  %-15s %9.4f %9.4f %8d %7d %12.0f\n", p.name, p.ratio_without,
+          p.ratio_with, p.min_measured_periods, p.capped_runs, p.simulated_s);
     }
   }
   return out;
@@ -114,16 +112,14 @@ std::string PragueJson(const PragueExperimentResult& result) {
 }
 
 std::string PragueTable(const PragueExperimentResult& result) {
-  std::string out = absl::StrFormat("%-28s %-11s %9s %11s %11s %14s\n",
-                                    "profile", "rtt_scaling", "ack_every",
-                                    "utilization", "second half",
-                                    "min cwnd (seg)");
+  std::string out = absl::StrFormat(
+      "%-28s %-11s %9s %11s %11s %14s\n", "profile", "rtt_scaling", "ack_every",
+      "utilization", "second half", "min cwnd (seg)");
   for (const PragueRow& row : result.rows) {
-    absl::StrAppendFormat(&out, "%-28s %-11s %9d %11.4f %11.4f %14d\n",
-                          row.profile, row.rtt_scaling ? "on" : "off",
-                          row.ack_every, row.utilization,
-                          row.utilization_second_half,
-                          row.min_cwnd_after_ss_segments);
+    absl::StrAppendFormat(
+        &out, "%-28s %-11s %9d %11.4f %11.4f %14d\n", row.profile,
+        row.rtt_scaling ? "on" : "off", row.ack_every, row.utilization,
+        row.utilization_second_half, row.min_cwnd_after_ss_segments);
   }
   return out;
 }
@@ -147,12 +143,12 @@ int RunMtu() {
   absl::StatusOr<MtuExperimentResult> result = RunMtuExperiment(options);
   if (!result.ok()) return ReportError(result.status());
   const double wall_s = SecondsSince(start);
-  std::fprintf(stderr,
-               "ccreplay experiment: %d runs, %llu packets in %.1f s of wall "
-               "time (%.2f M packets/s)\n",
-               result->runs,
-               static_cast<unsigned long long>(result->packets_simulated),
-               wall_s, static_cast<double>(result->packets_simulated) / wall_s / 1e6);
+  std::fprintf(
+      stderr,
+      "ccreplay experiment: %d runs, %llu packets in %.1f s of wall "
+      "time (%.2f M packets/s)\n",
+      result->runs, static_cast<unsigned long long>(result->packets_simulated),
+      wall_s, static_cast<double>(result->packets_simulated) / wall_s / 1e6);
   const std::string out =
       absl::GetFlag(FLAGS_json) ? MtuJson(*result) : MtuTable(*result);
   std::fwrite(out.data(), 1, out.size(), stdout);
@@ -176,7 +172,8 @@ int RunPrague() {
                "time (%.2f M packets/s)\n",
                result->rows.size(),
                static_cast<unsigned long long>(result->packets_simulated),
-               wall_s, static_cast<double>(result->packets_simulated) / wall_s / 1e6);
+               wall_s,
+               static_cast<double>(result->packets_simulated) / wall_s / 1e6);
   const std::string out =
       absl::GetFlag(FLAGS_json) ? PragueJson(*result) : PragueTable(*result);
   std::fwrite(out.data(), 1, out.size(), stdout);

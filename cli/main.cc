@@ -32,6 +32,15 @@ constexpr Command kCommands[] = {
      "retransmissions, handshake options, ECN mode and codepoint counts,\n"
      "goodput.\n\n"
      "Example:\n  ccreplay flows testdata/tcp/l4s-tests_prague_dualpi2_wifi.pcap.gz\n"},
+    {"diagnose", RunDiagnose, "the main job: where cwnd growth fell short, and why",
+     "ccreplay diagnose INPUT [--flow N] [-o report.html] [--json report.json]\n\n"
+     "Reconstructs the chosen flow's sender ACK by ACK, estimates the path\n"
+     "(bottleneck rate, base RTT, BDP), attributes what limited the sender in\n"
+     "each interval, and reports findings with their evidence: a summary on\n"
+     "the terminal, a self-contained HTML report with -o, the JSON diagnosis\n"
+     "(proto/report.proto) with --json PATH. INPUT is a capture or a lab\n"
+     "bundle directory.\n\n"
+     "Example:\n  ccreplay diagnose testdata/tcp/l4s-tests_prague_dualpi2_wifi.pcap.gz -o report.html\n"},
     {"convert", RunConvert, "write an input as the proto trace (binary or JSON)",
      "ccreplay convert INPUT [--flow N] [-o FILE] [--json]\n\n"
      "Writes the normalized trace of proto/trace.proto: flow identity,\n"
@@ -49,6 +58,19 @@ constexpr Command kCommands[] = {
      "what limited the sender, and every retransmission classified as fast,\n"
      "rto, tlp or other. Default flow: the one with the most payload.\n\n"
      "Example:\n  ccreplay timeline testdata/tcp/zeek-tcprs_fast019.pcap --csv > t.csv\n"},
+    {"replay", RunReplay, "replay a flow's ACKs through reference controllers",
+     "ccreplay replay CAPTURE|BUNDLE_DIR [--ss LOG | --probe LOG] [--flow N] --cc LIST\n"
+     "    [--csv|--json] [--full] [-o FILE]\n"
+     "ccreplay replay --qlog FILE --cc LIST [--csv|--json]\n\n"
+     "Feeds every controller of LIST (specs separated by commas; an option=value\n"
+     "item continues the spec before it) the flow's ACK timeline: bytes acked and\n"
+     "SACKed, ECN feedback as negotiated, RTT, losses when the sender saw them.\n"
+     "Compares each with the real cwnd (ss samples, tcp_probe per ACK, the qlog's\n"
+     "congestion_window, or else the flight size while cwnd-limited): median and\n"
+     "p95 error, first lasting divergence, error by phase. A bundle directory\n"
+     "(ccreplay lab) gives sender.pcap plus tcp_probe.txt or ss.log.\n\n"
+     "Example:\n  ccreplay replay testdata/lab/reno_ecn1_stepK60k_50mbit "
+     "--cc reno:linux,reno --json\n"},
     {"controllers", RunControllers, "list the reference congestion controllers",
      "ccreplay controllers [--json]\n\n"
      "Lists every controller profile a --cc spec can name (name[:variant]\n"

@@ -89,8 +89,7 @@ uint32_t PacketBytes(const std::string& spec, uint32_t fallback) {
   const size_t at = spec.find("mss=");
   if (at == std::string::npos) return fallback;
   uint32_t bytes = 0;
-  const std::string digits =
-      spec.substr(at + 4, spec.find(',', at) - (at + 4));
+  const std::string digits = spec.substr(at + 4, spec.find(',', at) - (at + 4));
   return absl::SimpleAtoi(digits, &bytes) ? bytes : fallback;
 }
 
@@ -133,8 +132,7 @@ absl::StatusOr<SimulationConfig> ConfigFromFlags(int64_t& duration_ns) {
     config.rate_bps = *rate;
   }
   if (absl::GetFlag(FLAGS_delay) > 0) {
-    config.base_rtt_ns =
-        static_cast<int64_t>(absl::GetFlag(FLAGS_delay) * kMs);
+    config.base_rtt_ns = static_cast<int64_t>(absl::GetFlag(FLAGS_delay) * kMs);
   }
   if (config.rate_bps <= 0 || config.base_rtt_ns <= 0) {
     return absl::InvalidArgumentError(
@@ -170,7 +168,8 @@ absl::StatusOr<SimulationConfig> ConfigFromFlags(int64_t& duration_ns) {
     flow.cc_spec = spec;
     flow.packet_bytes = PacketBytes(spec, default_bytes);
     flow.pacing = absl::GetFlag(FLAGS_pacing);
-    flow.start_ns = starts_ns[std::min(config.flows.size(), starts_ns.size() - 1)];
+    flow.start_ns =
+        starts_ns[std::min(config.flows.size(), starts_ns.size() - 1)];
     flow.feedback = feedback;
     flow.ack_every = static_cast<uint32_t>(absl::GetFlag(FLAGS_ack_every));
     flow.delayed_ack_ns =
@@ -293,9 +292,8 @@ std::string Csv(const Simulation& sim) {
       absl::StrAppendFormat(
           &out, "%d,%d,%d,%s,%s,%s,%g,%d,%d,%.0f,%d,%d\n", i, s.time_us,
           s.cwnd_bytes,
-          s.ssthresh_bytes == kNoSsthreshBytes
-              ? std::string()
-              : absl::StrCat(s.ssthresh_bytes),
+          s.ssthresh_bytes == kNoSsthreshBytes ? std::string()
+                                               : absl::StrCat(s.ssthresh_bytes),
           PhaseName(s.phase),
           s.alpha < 0 ? std::string() : absl::StrFormat("%g", s.alpha),
           s.ai_factor, s.bytes_in_flight, s.delivered_bytes, s.throughput_bps,
@@ -326,9 +324,9 @@ std::string Table(const Simulation& sim, int64_t duration_ns) {
     absl::StrAppendFormat(
         &out, "%-4d %-28s %6d %-8s %12.3f %8d %6d %8d %8d\n", i,
         config.flows[i].cc_spec, config.flows[i].packet_bytes,
-        EcnFeedbackName(sim.feedback(i)), ThroughputBps(stats, duration_ns) / 1e6,
-        stats.sender.retransmissions, stats.drops, stats.ce_marked,
-        stats.sender.congestion_episodes);
+        EcnFeedbackName(sim.feedback(i)),
+        ThroughputBps(stats, duration_ns) / 1e6, stats.sender.retransmissions,
+        stats.drops, stats.ce_marked, stats.sender.congestion_episodes);
   }
   return out;
 }
@@ -377,9 +375,10 @@ int RunSimulate(const Args& args) {
                static_cast<unsigned long long>(packets),
                static_cast<unsigned long long>((*sim)->events_processed()),
                wall_s, static_cast<double>(packets) / wall_s / 1e6);
-  const std::string out = absl::GetFlag(FLAGS_json)  ? Json(**sim, duration_ns)
-                          : absl::GetFlag(FLAGS_csv) ? Csv(**sim)
-                                                     : Table(**sim, duration_ns);
+  const std::string out = absl::GetFlag(FLAGS_json) ? Json(**sim, duration_ns)
+                          : absl::GetFlag(FLAGS_csv)
+                              ? Csv(**sim)
+                              : Table(**sim, duration_ns);
   std::fwrite(out.data(), 1, out.size(), stdout);
   return kExitOk;
 }

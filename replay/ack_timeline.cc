@@ -376,6 +376,9 @@ void AckTimelineBuilder::OnAckFrom(FlowState& flow, int side,
     d.rtt_summary.Add(rtt_sample_us);
   }
 
+  // The FIN acknowledged: the flow is over, its scoreboard memory goes.
+  if (d.fin_sent && d.board.outstanding_bytes() == 0 && advanced)
+    d.board.ShrinkToFit();
   d.classifier.OnAck(ack_ns, advanced, duplicate, d.board.sacked_bytes() > 0,
                      d.board.snd_una(), has_ts ? s.options.ts_val : 0);
   int spurious = 0;

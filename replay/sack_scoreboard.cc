@@ -232,6 +232,13 @@ SackScoreboard::AckResult SackScoreboard::OnAck(int64_t ack,
   return r;
 }
 
+void SackScoreboard::ShrinkToFit() {
+  segments_.erase(segments_.begin(),
+                  segments_.begin() + static_cast<std::ptrdiff_t>(head_));
+  head_ = 0;
+  segments_.shrink_to_fit();
+}
+
 void SackScoreboard::MarkLost(int64_t start, int64_t end) {
   start = std::max(start, snd_una_);
   end = std::min(end, snd_nxt_);

@@ -88,6 +88,9 @@ class SackScoreboard {
   // except the one the timeout sent, [resent_start, resent_end).
   void MarkAllLost(int64_t resent_start, int64_t resent_end);
 
+  // Gives back the memory of acknowledged segments (a finished flow).
+  void ShrinkToFit();
+
   int64_t snd_una() const { return snd_una_; }
   int64_t snd_nxt() const { return snd_nxt_; }
   uint64_t outstanding_bytes() const {

@@ -37,7 +37,8 @@ bool Bottleneck::Enqueue(const SimPacket& packet, int64_t now_ns) {
   SimPacket& queued = queue_.back();
   queued.arrival_ns = now_ns;
   if (config_.ce_backlog_threshold_bytes >= 0 &&
-      queued_bytes_ > static_cast<uint64_t>(config_.ce_backlog_threshold_bytes)) {
+      queued_bytes_ >
+          static_cast<uint64_t>(config_.ce_backlog_threshold_bytes)) {
     MarkCe(queued);
   }
   queued_bytes_ += packet.bytes;
@@ -51,8 +52,8 @@ int64_t Bottleneck::StartTransmission(int64_t now_ns) {
       now_ns - head.arrival_ns > config_.ce_sojourn_threshold_ns) {
     MarkCe(head);
   }
-  const int64_t bits_ns = int64_t{head.bytes} * 8 * 1'000'000'000 +
-                          serialization_remainder_;
+  const int64_t bits_ns =
+      int64_t{head.bytes} * 8 * 1'000'000'000 + serialization_remainder_;
   serialization_remainder_ = bits_ns % config_.rate_bps;
   return now_ns + bits_ns / config_.rate_bps;
 }

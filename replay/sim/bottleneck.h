@@ -34,7 +34,7 @@ struct BottleneckConfig {
   AdmissionPolicy admission = AdmissionPolicy::kPacketSizeNeutral;
   // The largest packet any flow sends (the size-neutral reserve).
   uint32_t largest_packet_bytes = 0;
-  int64_t ce_sojourn_threshold_ns = -1;  // -1: off
+  int64_t ce_sojourn_threshold_ns = -1;     // -1: off
   int64_t ce_backlog_threshold_bytes = -1;  // -1: off
 };
 

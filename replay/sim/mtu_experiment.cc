@@ -39,14 +39,12 @@ RunResult RunOne(const MtuExperimentOptions& options,
   config.buffer_bytes = profile.buffer_bytes();
   const int offset = run % options.start_offsets;
   const bool small_first = run >= options.start_offsets;
-  const int64_t offset_ns =
-      config.base_rtt_ns * offset / options.start_offsets;
+  const int64_t offset_ns = config.base_rtt_ns * offset / options.start_offsets;
   FlowConfig large;
   large.cc_spec = controller;
   large.packet_bytes = options.large_packet_bytes;
   FlowConfig small;
-  small.cc_spec =
-      SmallFlowSpec(controller, normalize, options.reference_bytes);
+  small.cc_spec = SmallFlowSpec(controller, normalize, options.reference_bytes);
   small.packet_bytes = options.small_packet_bytes;
   for (FlowConfig* flow : {&large, &small}) {
     flow->ack_every = 2;
@@ -80,8 +78,7 @@ RunResult RunOne(const MtuExperimentOptions& options,
     }
     // k episodes inside the window bound k - 1 complete periods.
     const uint64_t periods =
-        warm ? std::min(ea - episodes_at_warm[0], eb - episodes_at_warm[1])
-             : 0;
+        warm ? std::min(ea - episodes_at_warm[0], eb - episodes_at_warm[1]) : 0;
     const bool done = warm && periods >= uint64_t(options.measured_periods) + 1;
     if (done || t >= cap_ns) {
       result.capped = !done;
@@ -106,8 +103,8 @@ void GeometricStats(const std::vector<double>& values, double& mean,
   for (double v : values) squares += (std::log(v) - mu) * (std::log(v) - mu);
   mean = std::exp(mu);
   gsd = values.size() > 1
-            ? std::exp(std::sqrt(squares /
-                                 static_cast<double>(values.size() - 1)))
+            ? std::exp(
+                  std::sqrt(squares / static_cast<double>(values.size() - 1)))
             : 1.0;
 }
 

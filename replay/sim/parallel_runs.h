@@ -17,8 +17,9 @@ namespace ccreplay {
 template <typename Result, typename Fn>
 std::vector<Result> RunParallel(size_t count, int threads, const Fn& run) {
   std::vector<Result> results(count);
-  size_t workers = threads > 0 ? static_cast<size_t>(threads)
-                               : std::max(1u, std::thread::hardware_concurrency());
+  size_t workers = threads > 0
+                       ? static_cast<size_t>(threads)
+                       : std::max(1u, std::thread::hardware_concurrency());
   workers = std::min(workers, std::max<size_t>(count, 1));
   std::atomic<size_t> next{0};
   auto work = [&] {

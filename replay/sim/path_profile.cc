@@ -35,9 +35,9 @@ absl::StatusOr<PathProfile> FindPathProfile(absl::string_view name) {
     if (profile.name == name) return profile;
     names.push_back(profile.name);
   }
-  return absl::NotFoundError(absl::StrCat("unknown path profile '", name,
-                                          "'; available: ",
-                                          absl::StrJoin(names, ", ")));
+  return absl::NotFoundError(
+      absl::StrCat("unknown path profile '", name,
+                   "'; available: ", absl::StrJoin(names, ", ")));
 }
 
 }  // namespace ccreplay

@@ -22,8 +22,7 @@ struct PathProfile {
   double buffer_s = 0;
 
   uint64_t buffer_bytes() const {
-    return static_cast<uint64_t>(static_cast<double>(rate_bps) / 8 *
-                                 buffer_s);
+    return static_cast<uint64_t>(static_cast<double>(rate_bps) / 8 * buffer_s);
   }
 };
 

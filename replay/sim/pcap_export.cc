@@ -151,8 +151,8 @@ void PcapExporter::Write(uint32_t flow, const Segment& s) {
   Put16(tcp + 2, s.from_sender ? kReceiverPort : sender_port);
   Put32(tcp + 4, s.seq);
   Put32(tcp + 8, s.ack);
-  tcp[12] = static_cast<uint8_t>((tcp_bytes / 4) << 4) |
-            ((s.flags & kTcpAe) ? 1 : 0);
+  tcp[12] =
+      static_cast<uint8_t>((tcp_bytes / 4) << 4) | ((s.flags & kTcpAe) ? 1 : 0);
   tcp[13] = static_cast<uint8_t>(s.flags & 0xff);
   Put16(tcp + 14, 0xffff);
   std::memcpy(tcp + 20, s.options, s.options_bytes);
@@ -167,8 +167,7 @@ void PcapExporter::Write(uint32_t flow, const Segment& s) {
 }
 
 void PcapExporter::OnFlowStart(uint32_t flow, int64_t now_ns,
-                               const FlowConfig& config,
-                               EcnFeedback feedback) {
+                               const FlowConfig& config, EcnFeedback feedback) {
   FlowState& state = flows_[flow];
   state.feedback = feedback;
   state.sender_isn = 1'000'000u * (flow + 1);
@@ -197,8 +196,8 @@ void PcapExporter::OnFlowStart(uint32_t flow, int64_t now_ns,
     syn.from_sender = from_sender;
     syn.seq = from_sender ? state.sender_isn : state.receiver_isn;
     syn.ack = from_sender ? 0 : state.sender_isn + 1;
-    syn.flags = from_sender ? (kTcpSyn | syn_ecn)
-                            : (kTcpSyn | kTcpAck | syn_ack_ecn);
+    syn.flags =
+        from_sender ? (kTcpSyn | syn_ecn) : (kTcpSyn | kTcpAck | syn_ack_ecn);
     OptionWriter options(syn.options);
     uint8_t* p = options.cursor();
     p[0] = 2;  // MSS
@@ -288,8 +287,8 @@ void PcapExporter::OnAckReceived(const SimAck& ack) {
     p[0] = 5;
     p[1] = static_cast<uint8_t>(2 + 8 * blocks);
     for (int i = 0; i < blocks; ++i) {
-      Put32(p + 2 + 8 * i, state.sender_isn + 1 +
-                               static_cast<uint32_t>(ack.sack_start[i]));
+      Put32(p + 2 + 8 * i,
+            state.sender_isn + 1 + static_cast<uint32_t>(ack.sack_start[i]));
       Put32(p + 6 + 8 * i,
             state.sender_isn + 1 + static_cast<uint32_t>(ack.sack_end[i]));
     }

@@ -1,9 +1,9 @@
 #include "replay/sim/pcap_export.h"
 
+#include <unistd.h>
+
 #include <memory>
 #include <string>
-
-#include <unistd.h>
 
 #include "gtest/gtest.h"
 #include "parsers/flow_table.h"

@@ -56,8 +56,7 @@ absl::StatusOr<PragueExperimentResult> RunPragueExperiment(
     for (bool scaling : {true, false}) {
       for (uint32_t ack_every : options.ack_every) {
         absl::StatusOr<std::unique_ptr<Simulation>> sim = Simulation::Create(
-            ConfigFor(options,
-                      SpecFor(ProfileLabel(options, version), scaling),
+            ConfigFor(options, SpecFor(ProfileLabel(options, version), scaling),
                       ack_every));
         if (!sim.ok()) return sim.status();
       }

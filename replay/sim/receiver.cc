@@ -15,11 +15,9 @@ bool Receiver::Reassemble(uint64_t seq, uint32_t bytes) {
   if (end <= rcv_nxt_) return true;  // duplicate
   if (seq > rcv_nxt_) {
     // Out of order: insert [seq, end) and merge neighbours.
-    auto it = std::lower_bound(
-        out_of_order_.begin(), out_of_order_.end(), seq,
-        [](const std::pair<uint64_t, uint64_t>& r, uint64_t s) {
-          return r.second < s;
-        });
+    auto it = std::lower_bound(out_of_order_.begin(), out_of_order_.end(), seq,
+                               [](const std::pair<uint64_t, uint64_t>& r,
+                                  uint64_t s) { return r.second < s; });
     uint64_t start = seq, stop = end;
     auto last = it;
     while (last != out_of_order_.end() && last->first <= stop) {
@@ -76,8 +74,7 @@ void Receiver::BuildAck(int64_t now_ns, SimAck& ack) {
   ++generation_;
 }
 
-void Receiver::OnPacket(const SimPacket& packet, int64_t now_ns,
-                        Output& out) {
+void Receiver::OnPacket(const SimPacket& packet, int64_t now_ns, Output& out) {
   out.ack_count = 0;
   out.arm_timer = false;
   const bool ce = packet.ecn == kCe;

@@ -9,8 +9,8 @@
 namespace ccreplay {
 namespace {
 
-constexpr int64_t kMinRtoNs = 200'000'000;      // Linux TCP_RTO_MIN
-constexpr int64_t kMaxRtoNs = 120'000'000'000;  // Linux TCP_RTO_MAX
+constexpr int64_t kMinRtoNs = 200'000'000;          // Linux TCP_RTO_MIN
+constexpr int64_t kMaxRtoNs = 120'000'000'000;      // Linux TCP_RTO_MAX
 constexpr int64_t kClockGranularityNs = 1'000'000;  // RFC 9002 kGranularity
 constexpr uint64_t kPacketThreshold = 3;            // RFC 9002 section 6.1.1
 // RFC 9002 section 7.7: pace at N * cwnd / srtt with N = 1.25.
@@ -104,9 +104,8 @@ void Sender::UpdateRtt(int64_t sample_ns) {
     rttvar_ns_ = (3 * rttvar_ns_ + std::llabs(srtt_ns_ - sample_ns)) / 4;
     srtt_ns_ = (7 * srtt_ns_ + sample_ns) / 8;
   }
-  rto_ns_ = std::clamp(
-      srtt_ns_ + std::max(kClockGranularityNs, 4 * rttvar_ns_), kMinRtoNs,
-      kMaxRtoNs);
+  rto_ns_ = std::clamp(srtt_ns_ + std::max(kClockGranularityNs, 4 * rttvar_ns_),
+                       kMinRtoNs, kMaxRtoNs);
 }
 
 int64_t Sender::LossDelayNs() const {
@@ -124,9 +123,8 @@ void Sender::CountEpisode(uint64_t pn) {
 
 void Sender::TrackMinCwnd() {
   if (controller_->ssthresh_bytes() == kNoSsthreshBytes) return;
-  stats_.min_cwnd_after_slow_start_bytes =
-      std::min(stats_.min_cwnd_after_slow_start_bytes,
-               controller_->cwnd_bytes());
+  stats_.min_cwnd_after_slow_start_bytes = std::min(
+      stats_.min_cwnd_after_slow_start_bytes, controller_->cwnd_bytes());
 }
 
 void Sender::PopSettled() {

@@ -69,9 +69,7 @@ class Sender {
          std::unique_ptr<CongestionController> controller);
 
   // Whether the window allows another packet (pacing aside).
-  bool CanSend() const {
-    return bytes_in_flight_ < controller_->cwnd_bytes();
-  }
+  bool CanSend() const { return bytes_in_flight_ < controller_->cwnd_bytes(); }
   // Earliest departure of the next packet under pacing (kNever-free: 0 when
   // not pacing).
   int64_t next_send_ns() const { return next_send_ns_; }

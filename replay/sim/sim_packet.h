@@ -23,8 +23,8 @@ struct SimPacket {
   uint64_t seq = 0;        // byte offset of the payload in the stream
   uint32_t bytes = 0;      // payload; no header overhead is modelled
   uint32_t flow = 0;
-  uint8_t ecn = 0;         // IP ECN field, parsers/tcp_segment.h IpEcnCodepoint
-  bool cwr = false;        // TCP CWR flag (RFC 3168 section 6.1.2)
+  uint8_t ecn = 0;   // IP ECN field, parsers/tcp_segment.h IpEcnCodepoint
+  bool cwr = false;  // TCP CWR flag (RFC 3168 section 6.1.2)
   bool retransmission = false;
 };
 

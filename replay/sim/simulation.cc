@@ -18,10 +18,9 @@ absl::StatusOr<std::string> SpecWithMss(const std::string& spec,
   const std::string mss = absl::StrCat("mss=", packet_bytes);
   if (absl::StrContains(spec, "mss=")) {
     if (!absl::StrContains(absl::StrCat(spec, ","), absl::StrCat(mss, ","))) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("controller spec '", spec,
-                       "' sets an mss other than the flow's packet size ",
-                       packet_bytes));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "controller spec '", spec,
+          "' sets an mss other than the flow's packet size ", packet_bytes));
     }
     return spec;
   }
@@ -51,9 +50,8 @@ absl::string_view EcnFeedbackName(EcnFeedback feedback) {
 }
 
 absl::StatusOr<EcnFeedback> ParseEcnFeedback(absl::string_view name) {
-  for (EcnFeedback feedback :
-       {EcnFeedback::kNone, EcnFeedback::kRfc3168, EcnFeedback::kDctcp,
-        EcnFeedback::kAccEcn}) {
+  for (EcnFeedback feedback : {EcnFeedback::kNone, EcnFeedback::kRfc3168,
+                               EcnFeedback::kDctcp, EcnFeedback::kAccEcn}) {
     if (EcnFeedbackName(feedback) == name) return feedback;
   }
   return absl::InvalidArgumentError(
@@ -90,20 +88,20 @@ absl::StatusOr<std::unique_ptr<Simulation>> Simulation::Create(
         std::max(bottleneck.largest_packet_bytes, flow.packet_bytes);
   }
   if (bottleneck.buffer_bytes < bottleneck.largest_packet_bytes) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "the buffer (", bottleneck.buffer_bytes,
-        " bytes) cannot hold one packet of ", bottleneck.largest_packet_bytes,
-        " bytes"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("the buffer (", bottleneck.buffer_bytes,
+                     " bytes) cannot hold one packet of ",
+                     bottleneck.largest_packet_bytes, " bytes"));
   }
-  auto sim = std::unique_ptr<Simulation>(
-      new Simulation(config, observer, bottleneck));
+  auto sim =
+      std::unique_ptr<Simulation>(new Simulation(config, observer, bottleneck));
   const bool path_marks = config.ce_sojourn_threshold_ns >= 0 ||
                           config.ce_backlog_threshold_bytes >= 0;
   sim->flows_.reserve(config.flows.size());
   for (uint32_t i = 0; i < config.flows.size(); ++i) {
     const FlowConfig& flow = config.flows[i];
-    absl::StatusOr<std::string> spec = SpecWithMss(flow.cc_spec,
-                                                   flow.packet_bytes);
+    absl::StatusOr<std::string> spec =
+        SpecWithMss(flow.cc_spec, flow.packet_bytes);
     if (!spec.ok()) return spec.status();
     absl::StatusOr<std::unique_ptr<CongestionController>> controller =
         MakeController(*spec);
@@ -112,8 +110,8 @@ absl::StatusOr<std::unique_ptr<Simulation>> Simulation::Create(
     sender.flow = i;
     sender.packet_bytes = flow.packet_bytes;
     sender.pacing = flow.pacing;
-    sender.feedback = flow.feedback.value_or(
-        DefaultFeedback(flow.cc_spec, path_marks));
+    sender.feedback =
+        flow.feedback.value_or(DefaultFeedback(flow.cc_spec, path_marks));
     ReceiverConfig receiver;
     receiver.flow = i;
     receiver.feedback = sender.feedback;
@@ -138,8 +136,7 @@ absl::StatusOr<std::unique_ptr<Simulation>> Simulation::Create(
   return sim;
 }
 
-Simulation::Simulation(const SimulationConfig& config,
-                       PacketObserver* observer,
+Simulation::Simulation(const SimulationConfig& config, PacketObserver* observer,
                        const BottleneckConfig& bottleneck)
     : config_(config),
       observer_(observer),
@@ -318,11 +315,10 @@ void Simulation::Sample() {
     sample.ai_factor = state.ai_factor;
     sample.bytes_in_flight = flow.sender.bytes_in_flight();
     sample.delivered_bytes = flow.stats.egress_bytes;
-    sample.throughput_bps =
-        8.0 *
-        static_cast<double>(flow.stats.egress_bytes -
-                            flow.last_sample_egress_bytes) /
-        interval_s;
+    sample.throughput_bps = 8.0 *
+                            static_cast<double>(flow.stats.egress_bytes -
+                                                flow.last_sample_egress_bytes) /
+                            interval_s;
     flow.last_sample_egress_bytes = flow.stats.egress_bytes;
     sample.queue_bytes = static_cast<int64_t>(bottleneck_.queued_bytes());
     sample.srtt_us = flow.sender.srtt_ns() / 1000;
@@ -331,11 +327,10 @@ void Simulation::Sample() {
   PathSample path;
   path.time_us = time_us;
   path.queue_bytes = bottleneck_.queued_bytes();
-  path.utilization =
-      8.0 *
-      static_cast<double>(bottleneck_.transmitted_bytes() -
-                          last_sample_link_bytes_) /
-      (static_cast<double>(config_.rate_bps) * interval_s);
+  path.utilization = 8.0 *
+                     static_cast<double>(bottleneck_.transmitted_bytes() -
+                                         last_sample_link_bytes_) /
+                     (static_cast<double>(config_.rate_bps) * interval_s);
   last_sample_link_bytes_ = bottleneck_.transmitted_bytes();
   path_series_.push_back(path);
 }

@@ -82,7 +82,7 @@ struct FlowStats {
   uint64_t egress_bytes = 0;  // left the bottleneck
   uint64_t drops = 0;         // refused by the buffer
   uint64_t random_losses = 0;
-  uint64_t ce_marked = 0;     // marked at the bottleneck
+  uint64_t ce_marked = 0;  // marked at the bottleneck
   uint64_t acks_sent = 0;
 };
 

@@ -75,11 +75,10 @@ TEST(Simulation, RenoSawtoothMatchesTheTextbook) {
       static_cast<double>(episodes.start_ns[last] - episodes.start_ns[first]) /
       kS;
   const double period_s = span_s / static_cast<double>(last - first);
-  const double rate_bps =
-      8.0 *
-      static_cast<double>(episodes.egress_bytes[last] -
-                          episodes.egress_bytes[first]) /
-      span_s;
+  const double rate_bps = 8.0 *
+                          static_cast<double>(episodes.egress_bytes[last] -
+                                              episodes.egress_bytes[first]) /
+                          span_s;
   EXPECT_NEAR(period_s, 11.205, 11.205 * 0.04);
   EXPECT_NEAR(rate_bps, 13.08e6, 13.08e6 * 0.04);
   // Drop-tail with a sawtooth: one drop per period, no timeouts.
@@ -98,8 +97,8 @@ TEST(Simulation, CubicWithOneBdpBufferFillsTheLink) {
   const uint64_t warm_bytes = (*sim)->flow_stats(0).egress_bytes;
   (*sim)->RunUntil(65 * kS);
   const double utilization =
-      8.0 * static_cast<double>((*sim)->flow_stats(0).egress_bytes -
-                                warm_bytes) /
+      8.0 *
+      static_cast<double>((*sim)->flow_stats(0).egress_bytes - warm_bytes) /
       (50e6 * 60);
   EXPECT_GT(utilization, 0.98);
   // At most the one packet on the wire at the 5 s mark counts twice.
@@ -128,7 +127,8 @@ TEST(Simulation, SameConfigurationSameResult) {
 }
 
 TEST(Simulation, RejectsBadConfigurations) {
-  SimulationConfig config = OneFlow("nosuchcc", 1'000'000, kMs, 10'000, 1000, 2);
+  SimulationConfig config =
+      OneFlow("nosuchcc", 1'000'000, kMs, 10'000, 1000, 2);
   EXPECT_EQ(Simulation::Create(config).status().code(),
             absl::StatusCode::kInvalidArgument);
   config = OneFlow("reno:mss=1200", 1'000'000, kMs, 10'000, 1000, 2);

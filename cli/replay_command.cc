@@ -1,0 +1,99 @@
+// `ccreplay replay CAPTURE|BUNDLE_DIR [--ss LOG | --probe LOG] --cc LIST`
+// and `ccreplay replay --qlog FILE --cc LIST`: drive reference controllers
+// with a flow's captured ACK/ECN sequence and compare with the real cwnd.
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include "absl/flags/flag.h"
+#include "absl/status/statusor.h"
+#include "cc/registry.h"
+#include "cli/commands.h"
+#include "cli/common_flags.h"
+#include "cli/exit_codes.h"
+#include "replay/replay_session.h"
+#include "reports/replay_report.h"
+
+ABSL_FLAG(std::string, ss, "",
+          "ss -tin log of the sender (its cwnd is the ground truth).");
+ABSL_FLAG(std::string, probe, "",
+          "tcp_probe trace of the sender (per-ACK ground truth).");
+ABSL_FLAG(std::string, qlog, "",
+          "QUIC: the sender's qlog; its ACK frames are replayed and its "
+          "congestion_window is the ground truth (CAPTURE not needed).");
+ABSL_FLAG(bool, full, false,
+          "Series with one point per ACK instead of at most 4000.");
+
+namespace ccreplay {
+namespace {
+
+int Fail(const absl::Status& status) {
+  std::fprintf(stderr, "ccreplay replay: %s\n",
+               std::string(status.message()).c_str());
+  return ExitCodeForStatus(status);
+}
+
+}  // namespace
+
+int RunReplay(const Args& args) {
+  const std::string ss = absl::GetFlag(FLAGS_ss);
+  const std::string probe = absl::GetFlag(FLAGS_probe);
+  const std::string qlog = absl::GetFlag(FLAGS_qlog);
+  const int sources = !ss.empty() + !probe.empty() + !qlog.empty();
+  if (args.size() > 1 || (args.empty() && qlog.empty()) || sources > 1 ||
+      absl::GetFlag(FLAGS_cc).empty() ||
+      (absl::GetFlag(FLAGS_csv) && absl::GetFlag(FLAGS_json))) {
+    std::fprintf(stderr,
+                 "usage: ccreplay replay CAPTURE|BUNDLE_DIR [--ss LOG | "
+                 "--probe LOG | --qlog FILE] [--flow N] --cc LIST "
+                 "[--csv|--json] [--full]  (see --help)\n");
+    return kExitUsage;
+  }
+  absl::StatusOr<std::vector<std::string>> specs =
+      ParseControllerList(absl::GetFlag(FLAGS_cc));
+  if (!specs.ok()) {
+    std::fprintf(stderr, "ccreplay replay: --cc: %s\n",
+                 std::string(specs.status().message()).c_str());
+    return kExitUsage;
+  }
+  ReplayOptions options;
+  options.specs = *specs;
+  options.flow = absl::GetFlag(FLAGS_flow);
+  options.full_series = absl::GetFlag(FLAGS_full);
+  options.host_state_path = !ss.empty() ? ss : probe;
+
+  absl::StatusOr<ReplayResult> result;
+  if (!qlog.empty()) {
+    result = ReplayQuicLog(qlog, options);
+  } else {
+    std::string capture = args[0];
+    std::error_code error;
+    if (std::filesystem::is_directory(capture, error)) {
+      absl::StatusOr<BundleInputs> bundle = FindBundleInputs(capture);
+      if (!bundle.ok()) return Fail(bundle.status());
+      capture = bundle->capture;
+      if (options.host_state_path.empty()) {
+        options.host_state_path = bundle->host_state;
+      }
+    }
+    result = ReplayTcpCapture(capture, options);
+  }
+  if (!result.ok()) return Fail(result.status());
+
+  const std::string text = absl::GetFlag(FLAGS_json)  ? ReplayReportJson(*result)
+                           : absl::GetFlag(FLAGS_csv) ? ReplayReportCsv(*result)
+                                                      : ReplayReportText(*result);
+  const std::string out_path = absl::GetFlag(FLAGS_o);
+  FILE* out = out_path.empty() ? stdout : std::fopen(out_path.c_str(), "w");
+  if (out == nullptr) {
+    return Fail(absl::NotFoundError("cannot write " + out_path));
+  }
+  std::fwrite(text.data(), 1, text.size(), out);
+  if (out != stdout) std::fclose(out);
+  for (const std::string& warning : result->warnings) {
+    std::fprintf(stderr, "ccreplay replay: warning: %s\n", warning.c_str());
+  }
+  return kExitOk;
+}
+
+}  // namespace ccreplay

@@ -1,0 +1,101 @@
+#include "replay/captured_cwnd.h"
+
+#include <algorithm>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+
+namespace ccreplay {
+
+const char* CapturedSourceName(CapturedSource source) {
+  switch (source) {
+    case CapturedSource::kSs:
+      return "ss";
+    case CapturedSource::kTcpProbe:
+      return "tcp_probe";
+    case CapturedSource::kQlog:
+      return "qlog";
+    case CapturedSource::kFlightSize:
+      return "flight_size";
+  }
+  return "unknown";
+}
+
+namespace {
+
+std::vector<SeriesPoint> Shifted(const Series& series, int64_t offset_us) {
+  std::vector<SeriesPoint> points(series.begin(), series.end());
+  for (SeriesPoint& p : points) p.time_us += offset_us;
+  std::stable_sort(points.begin(), points.end(),
+                   [](const SeriesPoint& a, const SeriesPoint& b) {
+                     return a.time_us < b.time_us;
+                   });
+  return points;
+}
+
+}  // namespace
+
+absl::StatusOr<CapturedCwnd> CapturedCwndForTcpFlow(
+    const HostStateLog& log, const std::string& sender,
+    const std::string& receiver) {
+  for (const HostTrace& trace : log.traces) {
+    if (trace.quic || trace.local_endpoint != sender ||
+        trace.remote_endpoint != receiver) {
+      continue;
+    }
+    if (trace.source != HostStateSource::kSs &&
+        trace.source != HostStateSource::kTcpProbe) {
+      continue;
+    }
+    if (trace.series.cwnd_segments.empty()) {
+      return absl::NotFoundError(absl::StrCat(log.path, ": the trace of ",
+                                              sender, " -> ", receiver,
+                                              " has no cwnd"));
+    }
+    CapturedCwnd captured;
+    captured.source = trace.source == HostStateSource::kSs
+                          ? CapturedSource::kSs
+                          : CapturedSource::kTcpProbe;
+    captured.in_segments = true;
+    captured.points =
+        Shifted(trace.series.cwnd_segments, trace.clock_epoch_us.value_or(0));
+    captured.description =
+        absl::StrCat(CapturedSourceName(captured.source), " ", log.path, " ",
+                     sender, " -> ", receiver);
+    return captured;
+  }
+  return absl::NotFoundError(
+      absl::StrCat(log.path, ": no ss or tcp_probe trace of the socket ",
+                   sender, " -> ", receiver));
+}
+
+absl::StatusOr<CapturedCwnd> CapturedCwndForQuicTrace(const HostTrace& trace) {
+  if (trace.series.cwnd_bytes.empty()) {
+    return absl::NotFoundError(absl::StrCat("QUIC trace '", trace.name,
+                                            "' logs no congestion_window"));
+  }
+  CapturedCwnd captured;
+  captured.source = CapturedSource::kQlog;
+  captured.points = Shifted(trace.series.cwnd_bytes, 0);
+  captured.description = absl::StrCat("qlog trace ", trace.name);
+  return captured;
+}
+
+CwndAligner::CwndAligner(const CapturedCwnd& captured) : captured_(captured) {}
+
+absl::Span<const SeriesPoint> CwndAligner::DueBefore(int64_t ack_time_us) {
+  const size_t begin = next_;
+  while (next_ < captured_.points.size() &&
+         captured_.points[next_].time_us < ack_time_us) {
+    ++next_;
+  }
+  return absl::MakeConstSpan(captured_.points.data() + begin, next_ - begin);
+}
+
+absl::Span<const SeriesPoint> CwndAligner::Rest() {
+  const size_t begin = next_;
+  next_ = captured_.points.size();
+  return absl::MakeConstSpan(captured_.points.data() + begin, next_ - begin);
+}
+
+}  // namespace ccreplay

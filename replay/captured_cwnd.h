@@ -1,0 +1,85 @@
+// The real sender's cwnd as a host-state log captured it, and its
+// alignment with the ACK timeline.
+//
+// Sources, and what a point means:
+// - `ss` samples: the socket's cwnd at the sample time (a snapshot between
+//   ACKs); cwnd in segments, times on the Unix clock.
+// - `tcp_probe` lines: one per segment the socket received, written at the
+//   top of tcp_rcv_established() BEFORE the segment is processed, so the
+//   line of ACK k shows the cwnd left by ACK k-1 (input-formats.md section 3;
+//   Linux include/trace/events/tcp.h, net/ipv4/tcp_input.c). Times on the
+//   ftrace clock, mapped to Unix time by the lab's clockpair offset.
+// - qlog `congestion_window`: logged after the event that changed it, on
+//   the qlog's own clock (the same clock the QUIC timeline uses).
+// - With none of these, the flight size before each ACK (from the capture):
+//   a lower bound of cwnd while the sender is cwnd-limited.
+#ifndef CCREPLAY_REPLAY_CAPTURED_CWND_H_
+#define CCREPLAY_REPLAY_CAPTURED_CWND_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "parsers/host_state.h"
+
+namespace ccreplay {
+
+enum class CapturedSource { kSs, kTcpProbe, kQlog, kFlightSize };
+const char* CapturedSourceName(CapturedSource source);  // "ss", ...
+
+struct CapturedCwnd {
+  CapturedSource source = CapturedSource::kFlightSize;
+  // Ascending by time_us, on the timeline's clock (Unix µs for captures).
+  // Empty for kFlightSize, whose values come with each ACK.
+  std::vector<SeriesPoint> points;
+  // Values in segments of the sender's MSS (ss, tcp_probe), else bytes.
+  bool in_segments = false;
+  // The trace the points came from, for people ("ss 10.0.0.1:5 10.0.0.2:6").
+  std::string description;
+};
+
+// The cwnd series of the trace in `log` that belongs to the TCP flow from
+// `sender` to `receiver` ("ADDR:PORT", as FlowSummary prints them): the
+// trace whose local endpoint is the sender and remote the receiver. Points
+// are moved to Unix time with the trace's clock_epoch_us. NotFound naming
+// the log when no trace matches or the match has no cwnd.
+absl::StatusOr<CapturedCwnd> CapturedCwndForTcpFlow(
+    const HostStateLog& log, const std::string& sender,
+    const std::string& receiver);
+
+// The congestion_window series of a QUIC trace, on the qlog's clock.
+absl::StatusOr<CapturedCwnd> CapturedCwndForQuicTrace(const HostTrace& trace);
+
+// Hands out the captured points that fall before each ACK, in one pass.
+class CwndAligner {
+ public:
+  // `captured` must outlive the aligner.
+  explicit CwndAligner(const CapturedCwnd& captured);
+
+  // Points due before an ACK at `ack_time_us` (all not yet handed out with
+  // time < ack_time_us). What they show depends on shows_state_before_ack().
+  absl::Span<const SeriesPoint> DueBefore(int64_t ack_time_us);
+  // The points after the last ACK.
+  absl::Span<const SeriesPoint> Rest();
+
+  // False (ss, qlog): a due point shows the state after the last ACK
+  // replayed so far. True (tcp_probe): a point due before ACK k+1 was
+  // written when ACK k arrived, before it was processed, and shows the
+  // state before ACK k. Assumes the probe fires after the capture saw
+  // the ACK and before the next ACK was captured (the lab's ACKs are
+  // hundreds of µs apart; the capture-to-socket delay is µs).
+  bool shows_state_before_ack() const {
+    return captured_.source == CapturedSource::kTcpProbe;
+  }
+
+ private:
+  const CapturedCwnd& captured_;
+  size_t next_ = 0;
+};
+
+}  // namespace ccreplay
+
+#endif  // CCREPLAY_REPLAY_CAPTURED_CWND_H_

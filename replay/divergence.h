@@ -1,0 +1,81 @@
+// How far a replayed cwnd strays from the captured one: error statistics
+// over the samples where the real sender was cwnd-limited (elsewhere its
+// cwnd is not what limited it, and Linux does not grow it either), the
+// first lasting departure from a tolerance band, and the error by phase.
+//
+// Memory is constant: errors go into fixed histograms (0.05 % bins up to
+// 1000 %), so a percentile is exact to half a bin.
+#ifndef CCREPLAY_REPLAY_DIVERGENCE_H_
+#define CCREPLAY_REPLAY_DIVERGENCE_H_
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "cc/congestion_controller.h"
+
+namespace ccreplay {
+
+struct DivergenceOptions {
+  // The model is "out" when |model - captured| > band_pct % of captured.
+  double band_pct = 25;
+  // ...and diverged once it stays out for more than this many smoothed
+  // RTTs (the srtt at the start of the excursion)...
+  double rtts = 4;
+  // ...and at least this long (sub-millisecond RTTs would make a few
+  // RTTs shorter than the gap between ss samples).
+  int64_t min_us = 50'000;
+};
+
+// The three groups of the report: slow start, congestion avoidance, and
+// window reduction (loss recovery or ECN CWR).
+enum class DivergencePhase { kSlowStart, kCongestionAvoidance, kRecovery };
+DivergencePhase DivergencePhaseOf(Phase phase);
+
+struct DivergenceSummary {
+  uint64_t samples = 0;  // Compared samples (cwnd-limited only).
+  std::optional<double> median_abs_err_pct;
+  std::optional<double> p95_abs_err_pct;
+  // Time (the clock of Add()) where the lasting excursion began.
+  std::optional<int64_t> first_divergence_us;
+  // Median absolute error per DivergencePhase; nullopt without samples.
+  std::array<std::optional<double>, 3> median_by_phase_pct;
+};
+
+class DivergenceTracker {
+ public:
+  explicit DivergenceTracker(DivergenceOptions options = {});
+
+  // One aligned sample: the model's cwnd in `phase` against the captured
+  // cwnd (> 0), at `time_us`, with the sender's srtt then.
+  void Add(int64_t time_us, uint64_t model_bytes, uint64_t captured_bytes,
+           Phase phase, int64_t srtt_us);
+
+  DivergenceSummary Summary() const;
+
+ private:
+  class Histogram {
+   public:
+    void Add(double pct);
+    std::optional<double> Quantile(double q) const;
+    uint64_t count() const { return count_; }
+
+   private:
+    std::vector<uint32_t> bins_;
+    uint64_t count_ = 0;
+    double max_pct_ = 0;
+  };
+
+  DivergenceOptions options_;
+  Histogram all_;
+  std::array<Histogram, 3> by_phase_;
+  // The excursion out of the band in progress: its start and srtt there.
+  std::optional<int64_t> out_since_us_;
+  int64_t out_srtt_us_ = 0;
+  std::optional<int64_t> first_divergence_us_;
+};
+
+}  // namespace ccreplay
+
+#endif  // CCREPLAY_REPLAY_DIVERGENCE_H_

@@ -1,0 +1,184 @@
+#include "replay/quic_timeline.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <optional>
+
+namespace ccreplay {
+namespace {
+
+struct SentPacket {
+  int64_t time_us = 0;
+  uint32_t size_bytes = 0;
+  bool in_flight = false;
+};
+
+// RFC 9002 section 5.3: smoothed RTT and min RTT from the samples.
+class QuicRtt {
+ public:
+  void OnSample(int64_t latest_us, int64_t ack_delay_us) {
+    min_rtt_us_ = min_rtt_us_ == 0 ? latest_us : std::min(min_rtt_us_, latest_us);
+    if (smoothed_us_ == 0) {
+      smoothed_us_ = latest_us;
+      rttvar_us_ = latest_us / 2;
+      return;
+    }
+    int64_t adjusted_us = latest_us;
+    if (latest_us >= min_rtt_us_ + ack_delay_us) adjusted_us -= ack_delay_us;
+    rttvar_us_ = (3 * rttvar_us_ + std::llabs(smoothed_us_ - adjusted_us)) / 4;
+    smoothed_us_ = (7 * smoothed_us_ + adjusted_us) / 8;
+  }
+  int64_t smoothed_us() const { return smoothed_us_; }
+  int64_t rttvar_us() const { return rttvar_us_; }
+  int64_t min_rtt_us() const { return min_rtt_us_; }
+
+ private:
+  int64_t smoothed_us_ = 0;
+  int64_t rttvar_us_ = 0;
+  int64_t min_rtt_us_ = 0;
+};
+
+class Builder {
+ public:
+  Builder(const TimelineSink& sink, QuicTimelineStats& stats)
+      : sink_(sink), stats_(stats) {}
+
+  void OnSent(const QuicPacketSent& p) {
+    if (p.space != PacketNumberSpace::kApplication) return;
+    const bool in_flight = p.ack_eliciting && p.size_bytes > 0;
+    sent_[p.packet_number] = {p.time_us, p.size_bytes, in_flight};
+    if (in_flight) in_flight_bytes_ += p.size_bytes;
+    stats_.max_packet_bytes = std::max(stats_.max_packet_bytes, p.size_bytes);
+  }
+
+  void OnAck(const QuicAckReceived& a) {
+    if (a.space != PacketNumberSpace::kApplication) return;
+    TimelineEvent e;
+    uint64_t largest = 0;
+    for (const AckRange& range : a.acked_ranges) {
+      largest = std::max(largest, range.last);
+    }
+    std::optional<SentPacket> largest_newly_acked;
+    for (const AckRange& range : a.acked_ranges) {
+      auto it = sent_.lower_bound(range.first);
+      while (it != sent_.end() && it->first <= range.last) {
+        if (it->first == largest) largest_newly_acked = it->second;
+        if (it->second.in_flight) {
+          e.bytes_acked += it->second.size_bytes;
+          ++e.packets_delivered;
+          in_flight_bytes_ -= it->second.size_bytes;
+        }
+        if (!largest_sent_time_acked_.has_value() ||
+            it->second.time_us > *largest_sent_time_acked_) {
+          largest_sent_time_acked_ = it->second.time_us;
+        }
+        it = sent_.erase(it);
+      }
+    }
+    if (largest_newly_acked.has_value() &&
+        largest_newly_acked->time_us <= a.time_us) {
+      e.rtt_sample_us = a.time_us - largest_newly_acked->time_us;
+      rtt_.OnSample(e.rtt_sample_us,
+                    static_cast<int64_t>(a.ack_delay_us.value_or(0)));
+    }
+    if (a.ce_packets.has_value()) {
+      stats_.ecn_counts = true;
+      if (*a.ce_packets > ce_packets_total_) {
+        e.ce_packets = *a.ce_packets - ce_packets_total_;
+        ce_packets_total_ = *a.ce_packets;
+        // RFC 9002 appendix B.7: a CE increase is a congestion event if
+        // the largest acknowledged packet was sent after recovery began.
+        if (largest_sent_time_acked_.value_or(0) > recovery_start_us_) {
+          e.congestion_episode = true;
+          recovery_start_us_ = a.time_us;
+          ++stats_.congestion_events;
+        }
+      }
+    }
+    if (e.bytes_acked == 0 && e.ce_packets == 0) return;
+    e.type = TimelineEvent::Type::kAck;
+    e.time_ns = a.time_us * 1000;
+    e.ack = static_cast<int64_t>(largest);
+    e.srtt_us = rtt_.smoothed_us();
+    e.rttvar_us = rtt_.rttvar_us();
+    e.min_rtt_us = rtt_.min_rtt_us();
+    e.ce_packets_total = ce_packets_total_;
+    e.outstanding_bytes = in_flight_bytes_;
+    e.pipe_bytes = in_flight_bytes_;
+    // The log does not say what limited the sender, and ngtcp2 and quicly
+    // grow cwnd on every ACK outside recovery (no RFC 7661 check in their
+    // Reno/CUBIC), so every ACK counts as cwnd-limited.
+    e.limit = SendLimit::kCwnd;
+    ++stats_.acks;
+    stats_.bytes_acked += e.bytes_acked;
+    sink_(e);
+  }
+
+  void OnLost(const QuicPacketLost& l) {
+    if (l.space != PacketNumberSpace::kApplication) return;
+    auto it = sent_.find(l.packet_number);
+    if (it == sent_.end()) return;
+    const SentPacket packet = it->second;
+    sent_.erase(it);
+    if (packet.in_flight) in_flight_bytes_ -= packet.size_bytes;
+    TimelineEvent e;
+    e.type = TimelineEvent::Type::kRetransmission;
+    e.time_ns = l.time_us * 1000;
+    e.seq_start = static_cast<int64_t>(l.packet_number);
+    e.seq_end = e.seq_start + 1;
+    e.kind = RetransmissionKind::kFast;
+    // RFC 9002 section 7.3.2: one reduction per recovery period.
+    e.starts_episode = packet.time_us > recovery_start_us_;
+    if (e.starts_episode) {
+      recovery_start_us_ = l.time_us;
+      ++stats_.congestion_events;
+    }
+    sink_(e);
+  }
+
+ private:
+  const TimelineSink& sink_;
+  QuicTimelineStats& stats_;
+  std::map<uint64_t, SentPacket> sent_;
+  uint64_t in_flight_bytes_ = 0;
+  uint64_t ce_packets_total_ = 0;
+  int64_t recovery_start_us_ = -1;
+  std::optional<int64_t> largest_sent_time_acked_;
+  QuicRtt rtt_;
+};
+
+}  // namespace
+
+QuicTimelineStats BuildQuicTimeline(const HostTrace& trace,
+                                    const TimelineSink& sink) {
+  QuicTimelineStats stats;
+  Builder builder(sink, stats);
+  const QuicSenderEvents& q = trace.quic_events;
+  size_t s = 0, a = 0, l = 0;
+  // Merge the three logs by time. At equal times an ACK comes first, then
+  // the losses it revealed, then what the sender sent in response (the
+  // order of RFC 9002 appendix A.7 OnAckReceived / A.10 DetectAndRemoveLost).
+  while (s < q.packets_sent.size() || a < q.acks_received.size() ||
+         l < q.packets_lost.size()) {
+    const int64_t ts =
+        s < q.packets_sent.size() ? q.packets_sent[s].time_us : INT64_MAX;
+    const int64_t ta =
+        a < q.acks_received.size() ? q.acks_received[a].time_us : INT64_MAX;
+    const int64_t tl =
+        l < q.packets_lost.size() ? q.packets_lost[l].time_us : INT64_MAX;
+    if (ta <= tl && ta <= ts) {
+      builder.OnAck(q.acks_received[a++]);
+    } else if (tl <= ts) {
+      builder.OnLost(q.packets_lost[l++]);
+    } else {
+      builder.OnSent(q.packets_sent[s++]);
+    }
+  }
+  if (!stats.ecn_counts) {
+    stats.warnings.push_back("no ACK frame carried ECN counts");
+  }
+  return stats;
+}
+
+}  // namespace ccreplay

@@ -1,0 +1,96 @@
+#include "replay/replay_engine.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "cc/registry.h"
+
+namespace ccreplay {
+
+AckEvent ToAckEvent(const TimelineEvent& event, const ReplayFlowFacts& facts,
+                    uint64_t prior_sacked_bytes) {
+  AckEvent ack;
+  ack.time_us = event.time_ns / 1000;
+  const uint64_t delivered_with_sack = event.bytes_acked + event.sacked_bytes;
+  ack.bytes_acked = delivered_with_sack > prior_sacked_bytes
+                        ? delivered_with_sack - prior_sacked_bytes
+                        : 0;
+  ack.packets_delivered = event.packets_delivered;
+  switch (facts.ecn) {
+    case EcnMode::kNone:
+      break;
+    case EcnMode::kRfc3168:
+      ack.ece = event.ece;
+      break;
+    case EcnMode::kAccEcn:
+      ack.packets_ce = event.ce_packets;
+      ack.bytes_ce = event.ce_bytes;
+      break;
+  }
+  ack.rtt_sample_us = event.rtt_sample_us;
+  ack.srtt_us = event.srtt_us;
+  ack.min_rtt_us = event.min_rtt_us;
+  ack.bytes_in_flight = event.pipe_bytes;
+  // The timeline knows the sender was not cwnd-limited only when it was
+  // held by the application or the receive window; pacing or an unknown
+  // cause leaves the kernel's own check (tcp_is_cwnd_limited()) to decide,
+  // which lets cwnd grow, so those count as limited.
+  ack.cwnd_limited =
+      event.limit != SendLimit::kApp && event.limit != SendLimit::kRwnd;
+  ack.mss_bytes = std::max(event.mss_bytes, facts.handshake_mss_bytes);
+  return ack;
+}
+
+std::optional<LossEvent> ToLossEvent(const TimelineEvent& event) {
+  if (event.type != TimelineEvent::Type::kRetransmission ||
+      !event.starts_episode || event.kind == RetransmissionKind::kTlp) {
+    return std::nullopt;
+  }
+  LossEvent loss;
+  loss.time_us = event.time_ns / 1000;
+  loss.kind = event.kind == RetransmissionKind::kRto
+                  ? LossEvent::Kind::kRto
+                  : LossEvent::Kind::kFastRetransmit;
+  loss.bytes_lost = static_cast<uint64_t>(event.seq_end - event.seq_start);
+  loss.bytes_in_flight = event.outstanding_bytes;
+  return loss;
+}
+
+absl::StatusOr<ReplayEngine> ReplayEngine::Create(
+    const std::vector<std::string>& specs, const ReplayFlowFacts& facts) {
+  if (specs.empty()) {
+    return absl::InvalidArgumentError("no controller to replay");
+  }
+  std::vector<std::unique_ptr<CongestionController>> controllers;
+  for (const std::string& spec : specs) {
+    absl::StatusOr<std::unique_ptr<CongestionController>> controller =
+        MakeController(spec);
+    if (!controller.ok()) return controller.status();
+    controllers.push_back(*std::move(controller));
+  }
+  return ReplayEngine(specs, std::move(controllers), facts);
+}
+
+ReplayEngine::ReplayEngine(
+    std::vector<std::string> specs,
+    std::vector<std::unique_ptr<CongestionController>> controllers,
+    const ReplayFlowFacts& facts)
+    : specs_(std::move(specs)),
+      controllers_(std::move(controllers)),
+      facts_(facts) {}
+
+void ReplayEngine::OnEvent(const TimelineEvent& event) {
+  if (event.type == TimelineEvent::Type::kAck) {
+    const AckEvent ack = ToAckEvent(event, facts_, prior_sacked_bytes_);
+    prior_sacked_bytes_ = event.sacked_bytes;
+    ++acks_;
+    for (auto& controller : controllers_) controller->OnAck(ack);
+    return;
+  }
+  const std::optional<LossEvent> loss = ToLossEvent(event);
+  if (!loss.has_value()) return;
+  for (auto& controller : controllers_) controller->OnLoss(*loss);
+}
+
+}  // namespace ccreplay

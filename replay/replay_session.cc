@@ -1,0 +1,341 @@
+#include "replay/replay_session.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <memory>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "parsers/flow_table.h"
+#include "parsers/host_state_reader.h"
+#include "parsers/pcap_reader.h"
+#include "replay/ack_timeline.h"
+#include "replay/flow_selection.h"
+#include "replay/quic_timeline.h"
+#include "replay/replay_engine.h"
+
+namespace ccreplay {
+namespace {
+
+// The per-ACK loop shared by TCP and QUIC: feeds the engine, compares the
+// captured cwnd as it falls due, and keeps the decimated series.
+class ReplayDiff {
+ public:
+  ReplayDiff(ReplayEngine engine, const CapturedCwnd& captured,
+             int64_t start_us, int64_t end_us, const ReplayOptions& options)
+      : engine_(std::move(engine)),
+        captured_(captured),
+        aligner_(captured),
+        start_us_(start_us),
+        bucket_us_(options.full_series
+                       ? 0
+                       : std::max<int64_t>(
+                             1, (end_us - start_us) /
+                                    static_cast<int64_t>(std::max<size_t>(
+                                        1, options.max_points)))),
+        before_previous_ack_(engine_.size()) {
+    for (size_t i = 0; i < engine_.size(); ++i) {
+      trackers_.emplace_back(options.divergence);
+      result_.controllers.push_back({engine_.spec(i), {}, {engine_.spec(i), {}}});
+      before_previous_ack_[i] = Snapshot(i);
+    }
+    result_.source = captured.source;
+    result_.source_description = captured.description;
+    result_.start_us = start_us;
+  }
+
+  void OnEvent(const TimelineEvent& e) {
+    if (e.type != TimelineEvent::Type::kAck) {
+      engine_.OnEvent(e);
+      return;
+    }
+    const int64_t t_us = e.time_ns / 1000;
+    if (e.mss_bytes > 0) mss_bytes_ = std::max(mss_bytes_, e.mss_bytes);
+    srtt_us_ = e.srtt_us;
+    const bool limited = e.limit == SendLimit::kCwnd;
+    current_limited_ = limited;
+    if (captured_.source == CapturedSource::kFlightSize) {
+      // Flight just before this ACK: what is in flight after it plus what
+      // it newly delivered, limited by the cwnd the previous ACK left.
+      const uint64_t flight_bytes =
+          e.pipe_bytes + e.bytes_acked + e.bytes_sacked;
+      last_captured_bytes_ = limited ? std::optional<uint64_t>(flight_bytes)
+                                     : std::nullopt;
+      if (limited) CompareWithCurrent(t_us, flight_bytes);
+    } else {
+      CompareDue(aligner_.DueBefore(t_us));
+    }
+    for (size_t i = 0; i < engine_.size(); ++i) {
+      before_previous_ack_[i] = Snapshot(i);
+    }
+    previous_limited_ = limited;
+    current_limited_ = limited;
+    engine_.OnEvent(e);
+    delivered_bytes_ += e.bytes_acked;
+    Record(t_us, e.pipe_bytes);
+  }
+
+  ReplayResult Finish() {
+    CompareDue(aligner_.Rest());
+    if (pending_.has_value()) Commit();
+    for (size_t i = 0; i < engine_.size(); ++i) {
+      result_.controllers[i].divergence = trackers_[i].Summary();
+    }
+    result_.acks = engine_.acks();
+    return std::move(result_);
+  }
+
+ private:
+  struct ControllerSnapshot {
+    uint64_t cwnd_bytes = 0;
+    Phase phase = Phase::kSlowStart;
+  };
+  struct Row {
+    int64_t bucket = 0;
+    int64_t time_us = 0;
+    uint64_t in_flight_bytes = 0;
+  };
+
+  ControllerSnapshot Snapshot(size_t i) const {
+    const CongestionController& c = engine_.controller(i);
+    return {c.cwnd_bytes(), c.state().phase};
+  }
+
+  uint64_t CapturedBytes(const SeriesPoint& p) const {
+    const double bytes =
+        captured_.in_segments ? p.value * mss_bytes_ : p.value;
+    return bytes <= 0 ? 0 : static_cast<uint64_t>(bytes + 0.5);
+  }
+
+  void CompareDue(absl::Span<const SeriesPoint> due) {
+    for (const SeriesPoint& p : due) {
+      const uint64_t captured_bytes = CapturedBytes(p);
+      last_captured_bytes_ = captured_bytes;
+      if (aligner_.shows_state_before_ack()) {
+        if (!previous_limited_) continue;
+        for (size_t i = 0; i < engine_.size(); ++i) {
+          trackers_[i].Add(p.time_us, before_previous_ack_[i].cwnd_bytes,
+                           captured_bytes, before_previous_ack_[i].phase,
+                           srtt_us_);
+        }
+      } else if (current_limited_) {
+        CompareWithCurrent(p.time_us, captured_bytes);
+      }
+    }
+  }
+
+  void CompareWithCurrent(int64_t t_us, uint64_t captured_bytes) {
+    for (size_t i = 0; i < engine_.size(); ++i) {
+      const ControllerSnapshot now = Snapshot(i);
+      trackers_[i].Add(t_us, now.cwnd_bytes, captured_bytes, now.phase,
+                       srtt_us_);
+    }
+  }
+
+  // Keeps the last ACK of each time bucket (every ACK with full_series).
+  void Record(int64_t t_us, uint64_t in_flight_bytes) {
+    const int64_t bucket =
+        bucket_us_ == 0 ? row_count_ : (t_us - start_us_) / bucket_us_;
+    if (pending_.has_value() && pending_->bucket != bucket) Commit();
+    pending_ = Row{bucket, t_us, in_flight_bytes};
+    pending_captured_ = last_captured_bytes_;
+    for (size_t i = 0; i < engine_.size(); ++i) {
+      const CongestionController& c = engine_.controller(i);
+      const ControllerState state = c.state();
+      SeriesSample& s = pending_samples_.size() > i
+                            ? pending_samples_[i]
+                            : pending_samples_.emplace_back();
+      s.time_us = t_us - start_us_;
+      s.cwnd_bytes = c.cwnd_bytes();
+      s.ssthresh_bytes = c.ssthresh_bytes();
+      s.phase = state.phase;
+      s.alpha = state.alpha;
+      s.ai_factor = state.ai_factor;
+      s.bytes_in_flight = in_flight_bytes;
+      s.delivered_bytes = delivered_bytes_;
+      s.srtt_us = srtt_us_;
+    }
+  }
+
+  void Commit() {
+    for (size_t i = 0; i < engine_.size(); ++i) {
+      result_.controllers[i].series.samples.push_back(pending_samples_[i]);
+    }
+    result_.captured_cwnd_bytes.push_back(pending_captured_);
+    pending_.reset();
+    ++row_count_;
+  }
+
+  ReplayEngine engine_;
+  const CapturedCwnd& captured_;
+  CwndAligner aligner_;
+  int64_t start_us_;
+  int64_t bucket_us_;  // 0: every ACK.
+  std::vector<DivergenceTracker> trackers_;
+  std::vector<ControllerSnapshot> before_previous_ack_;
+  bool previous_limited_ = false;
+  bool current_limited_ = false;
+  uint32_t mss_bytes_ = 0;
+  int64_t srtt_us_ = 0;
+  uint64_t delivered_bytes_ = 0;
+  std::optional<uint64_t> last_captured_bytes_;
+  std::optional<Row> pending_;
+  std::vector<SeriesSample> pending_samples_;
+  std::optional<uint64_t> pending_captured_;
+  int64_t row_count_ = 0;
+  ReplayResult result_;
+};
+
+std::string FirstExisting(const std::filesystem::path& dir,
+                          std::initializer_list<const char*> names) {
+  for (const char* name : names) {
+    std::error_code error;
+    if (std::filesystem::is_regular_file(dir / name, error)) {
+      return (dir / name).string();
+    }
+  }
+  return "";
+}
+
+// MSS the handshake settled: the smaller MSS option, less 12 bytes when
+// timestamps are on (Linux tcp_sync_mss(): mss_cache excludes the
+// timestamp option's aligned 12 bytes).
+uint32_t HandshakeMss(const FlowSummary& flow) {
+  if (!flow.mss_option_sender.has_value() &&
+      !flow.mss_option_receiver.has_value()) {
+    return 0;
+  }
+  uint32_t mss = std::min(flow.mss_option_sender.value_or(UINT32_MAX),
+                          flow.mss_option_receiver.value_or(UINT32_MAX));
+  if (flow.timestamps && mss > 12) mss -= 12;
+  return mss;
+}
+
+}  // namespace
+
+absl::StatusOr<BundleInputs> FindBundleInputs(const std::string& dir) {
+  BundleInputs inputs;
+  inputs.capture = FirstExisting(dir, {"sender.pcap", "sender.pcap.gz",
+                                       "sender.pcapng", "sender.pcapng.gz"});
+  if (inputs.capture.empty()) {
+    return absl::NotFoundError(
+        absl::StrCat(dir, ": no sender.pcap[.gz] in the bundle directory"));
+  }
+  inputs.host_state =
+      FirstExisting(dir, {"tcp_probe.txt", "tcp_probe.txt.gz", "ss.log",
+                          "ss.log.gz"});
+  return inputs;
+}
+
+absl::StatusOr<ReplayResult> ReplayTcpCapture(const std::string& capture_path,
+                                              const ReplayOptions& options) {
+  FlowTable table;
+  absl::StatusOr<CaptureInfo> info = ReadCapture(capture_path, table);
+  if (!info.ok()) return info.status();
+  absl::StatusOr<SelectedFlow> selected = SelectFlow(table, options.flow);
+  if (!selected.ok()) {
+    return absl::Status(selected.status().code(),
+                        absl::StrCat(capture_path, ": ",
+                                     selected.status().message()));
+  }
+  const Flow& flow = table.flows()[selected->index];
+  const FlowSummary summary =
+      SummarizeFlow(flow, info->first_packet_time_ns);
+
+  CapturedCwnd captured;
+  captured.description = "flight size from the capture (lower bound)";
+  if (!options.host_state_path.empty()) {
+    absl::StatusOr<HostStateLog> log = ReadHostState(options.host_state_path);
+    if (!log.ok()) return log.status();
+    absl::StatusOr<CapturedCwnd> from_log =
+        CapturedCwndForTcpFlow(*log, summary.sender, summary.receiver);
+    if (!from_log.ok()) return from_log.status();
+    captured = *std::move(from_log);
+  }
+
+  absl::StatusOr<ReplayEngine> engine = ReplayEngine::Create(
+      options.specs, {summary.ecn_mode, HandshakeMss(summary)});
+  if (!engine.ok()) return engine.status();
+  ReplayDiff diff(*std::move(engine), captured,
+                  info->first_packet_time_ns / 1000, flow.last_ns / 1000,
+                  options);
+  AckTimelineBuilder builder(
+      selected->index, selected->sender_side,
+      [&diff](const TimelineEvent& e) { diff.OnEvent(e); });
+  absl::StatusOr<CaptureInfo> second = ReadCapture(capture_path, builder);
+  if (!second.ok()) return second.status();
+  ReplayResult result = diff.Finish();
+  result.flow_index = selected->index;
+  result.sender = summary.sender;
+  result.receiver = summary.receiver;
+  result.warnings = info->warnings;
+  for (const std::string& w : builder.Stats(selected->index).warnings) {
+    result.warnings.push_back(w);
+  }
+  if (info->truncated) {
+    result.warnings.push_back(absl::StrCat(
+        capture_path, ": truncated at byte ", info->truncated_at_offset));
+  }
+  return result;
+}
+
+absl::StatusOr<ReplayResult> ReplayQuicLog(const std::string& qlog_path,
+                                           const ReplayOptions& options) {
+  absl::StatusOr<HostStateLog> log = ReadHostState(qlog_path);
+  if (!log.ok()) return log.status();
+  size_t index = log->traces.size();
+  if (!options.flow.empty()) {
+    if (!absl::SimpleAtoi(options.flow, &index) ||
+        index >= log->traces.size()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(qlog_path, ": --flow ", options.flow,
+                       " is not a trace index (the log has ",
+                       log->traces.size(), ")"));
+    }
+  } else {
+    for (size_t i = 0; i < log->traces.size(); ++i) {
+      if (log->traces[i].quic &&
+          !log->traces[i].quic_events.acks_received.empty()) {
+        index = i;
+        break;
+      }
+    }
+  }
+  if (index >= log->traces.size() || !log->traces[index].quic ||
+      log->traces[index].quic_events.acks_received.empty()) {
+    return absl::NotFoundError(absl::StrCat(
+        qlog_path, ": no QUIC trace with received ACK frames to replay"));
+  }
+  const HostTrace& trace = log->traces[index];
+  absl::StatusOr<CapturedCwnd> captured = CapturedCwndForQuicTrace(trace);
+  if (!captured.ok()) return captured.status();
+  captured->description = absl::StrCat("qlog ", qlog_path, " trace ", index);
+
+  int64_t start_us = INT64_MAX, end_us = INT64_MIN;
+  for (const QuicPacketSent& p : trace.quic_events.packets_sent) {
+    start_us = std::min(start_us, p.time_us);
+    end_us = std::max(end_us, p.time_us);
+  }
+  for (const QuicAckReceived& a : trace.quic_events.acks_received) {
+    start_us = std::min(start_us, a.time_us);
+    end_us = std::max(end_us, a.time_us);
+  }
+  // QUIC ECN counts are packet counts, the form AccECN gives them.
+  absl::StatusOr<ReplayEngine> engine =
+      ReplayEngine::Create(options.specs, {EcnMode::kAccEcn, 0});
+  if (!engine.ok()) return engine.status();
+  ReplayDiff diff(*std::move(engine), *captured, start_us, end_us, options);
+  QuicTimelineStats stats = BuildQuicTimeline(
+      trace, [&diff](const TimelineEvent& e) { diff.OnEvent(e); });
+  ReplayResult result = diff.Finish();
+  result.flow_index = static_cast<uint32_t>(index);
+  result.sender = trace.name.empty() ? TraceVantageName(trace.vantage)
+                                     : trace.name;
+  result.receiver = "";
+  result.warnings = std::move(stats.warnings);
+  return result;
+}
+
+}  // namespace ccreplay

@@ -1,0 +1,93 @@
+#include "reports/flow_observation.h"
+
+#include <algorithm>
+
+namespace ccreplay {
+
+void ObservationBin::Merge(const ObservationBin& later) {
+  delivered_bytes += later.delivered_bytes;
+  acks += later.acks;
+  max_pipe_bytes = std::max(max_pipe_bytes, later.max_pipe_bytes);
+  max_outstanding_bytes = std::max(max_outstanding_bytes, later.max_outstanding_bytes);
+  if (later.acks > 0) rwnd_bytes = later.rwnd_bytes;
+  rtt_min_us = std::min(rtt_min_us, later.rtt_min_us);
+  rtt_max_us = std::max(rtt_max_us, later.rtt_max_us);
+  rtt_sum_us += later.rtt_sum_us;
+  rtt_samples += later.rtt_samples;
+  if (later.srtt_us > 0) srtt_us = later.srtt_us;
+  ce_packets += later.ce_packets;
+  ece_acks += later.ece_acks;
+  congestion_episodes += later.congestion_episodes;
+  retransmissions += later.retransmissions;
+  recovery_episodes += later.recovery_episodes;
+  for (int i = 0; i < 4; ++i) limit_acks[i] += later.limit_acks[i];
+  highest_ack = std::max(highest_ack, later.highest_ack);
+  highest_seq_sent = std::max(highest_seq_sent, later.highest_seq_sent);
+  if (later.mss_bytes > 0) mss_bytes = later.mss_bytes;
+}
+
+ObservationBin& FlowObserver::BinAt(int64_t time_ns) {
+  const int64_t offset = std::max<int64_t>(0, time_ns - start_ns_);
+  size_t index = static_cast<size_t>(offset / bin_width_ns_);
+  while (index >= kMaxBins) {
+    // Double the bin width: merge pairs.
+    std::vector<ObservationBin> merged((bins_.size() + 1) / 2);
+    for (size_t i = 0; i < bins_.size(); ++i) {
+      if (i % 2 == 0) {
+        merged[i / 2] = bins_[i];
+      } else {
+        merged[i / 2].Merge(bins_[i]);
+      }
+    }
+    bins_ = std::move(merged);
+    bin_width_ns_ *= 2;
+    index = static_cast<size_t>(offset / bin_width_ns_);
+  }
+  if (index >= bins_.size()) bins_.resize(index + 1);
+  return bins_[index];
+}
+
+void FlowObserver::Add(const TimelineEvent& e) {
+  ObservationBin& bin = BinAt(e.time_ns);
+  if (e.type == TimelineEvent::Type::kRetransmission) {
+    ++bin.retransmissions;
+    ++total_retransmissions_;
+    if (e.starts_episode) ++bin.recovery_episodes;
+    if (marks_.size() < kMaxMarks) {
+      marks_.push_back({(e.time_ns - start_ns_) * 1e-9, e.seq_start, e.kind});
+    }
+    return;
+  }
+  ++total_acks_;
+  ++bin.acks;
+  // Delivered = cumulative ACK plus SACKed data above it: counting
+  // bytes_acked + bytes_sacked would count SACKed data twice when the
+  // cumulative ACK later covers it.
+  const int64_t delivered = e.ack + static_cast<int64_t>(e.sacked_bytes);
+  if (delivered_mark_ == 0) delivered_mark_ = e.ack - static_cast<int64_t>(e.bytes_acked);
+  if (delivered > delivered_mark_) {
+    bin.delivered_bytes += static_cast<uint64_t>(delivered - delivered_mark_);
+    delivered_mark_ = delivered;
+  }
+  bin.max_pipe_bytes = std::max(bin.max_pipe_bytes, e.pipe_bytes);
+  bin.max_outstanding_bytes = std::max(bin.max_outstanding_bytes, e.outstanding_bytes);
+  bin.rwnd_bytes = e.rwnd_bytes;
+  if (e.rtt_sample_us > 0) {
+    bin.rtt_min_us = std::min(bin.rtt_min_us, e.rtt_sample_us);
+    bin.rtt_max_us = std::max(bin.rtt_max_us, e.rtt_sample_us);
+    bin.rtt_sum_us += e.rtt_sample_us;
+    ++bin.rtt_samples;
+    if (min_rtt_us_ == 0 || e.rtt_sample_us < min_rtt_us_) min_rtt_us_ = e.rtt_sample_us;
+  }
+  if (e.srtt_us > 0) bin.srtt_us = e.srtt_us;
+  bin.ce_packets += e.ce_packets;
+  bin.ece_acks += e.ece ? 1 : 0;
+  bin.congestion_episodes += e.congestion_episode ? 1 : 0;
+  ++bin.limit_acks[static_cast<int>(e.limit)];
+  bin.highest_ack = std::max(bin.highest_ack, e.ack);
+  bin.highest_seq_sent =
+      std::max(bin.highest_seq_sent, e.ack + static_cast<int64_t>(e.outstanding_bytes));
+  if (e.mss_bytes > 0) bin.mss_bytes = e.mss_bytes;
+}
+
+}  // namespace ccreplay

@@ -1,0 +1,86 @@
+// Reduces one flow's ACK timeline (replay/ack_timeline.h) to what a
+// diagnosis looks at, on a time grid: per bin the bytes delivered, the
+// largest flight, the receive window, RTT samples, ECN feedback,
+// retransmissions and what limited the sender. Bins start 1 ms wide and
+// double (merging pairs) whenever there would be more than kMaxBins, so
+// memory is bounded whatever the length of the capture.
+#ifndef CCREPLAY_REPORTS_FLOW_OBSERVATION_H_
+#define CCREPLAY_REPORTS_FLOW_OBSERVATION_H_
+
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "replay/ack_timeline.h"
+
+namespace ccreplay {
+
+struct ObservationBin {
+  uint64_t delivered_bytes = 0;  // Growth of (cumulative ACK + SACKed bytes).
+  uint64_t acks = 0;
+  uint64_t max_pipe_bytes = 0;         // Largest RFC 6675 pipe after an ACK.
+  uint64_t max_outstanding_bytes = 0;  // Largest snd_nxt - snd_una.
+  uint64_t rwnd_bytes = 0;             // The last receive window seen.
+  int64_t rtt_min_us = std::numeric_limits<int64_t>::max();
+  int64_t rtt_max_us = 0;
+  int64_t rtt_sum_us = 0;
+  uint32_t rtt_samples = 0;
+  int64_t srtt_us = 0;          // The last smoothed RTT.
+  uint64_t ce_packets = 0;      // AccECN CE packets newly fed back.
+  uint32_t ece_acks = 0;        // ACKs with ECE (RFC 3168 / DCTCP-style).
+  uint32_t congestion_episodes = 0;
+  uint32_t retransmissions = 0;
+  uint32_t recovery_episodes = 0;
+  uint32_t limit_acks[4] = {0, 0, 0, 0};  // ACKs by SendLimit.
+  int64_t highest_ack = 0;      // Highest cumulative ACK (relative seq).
+  int64_t highest_seq_sent = 0; // Highest data byte seen sent + 1.
+  uint32_t mss_bytes = 0;
+
+  bool has_rtt() const { return rtt_samples > 0; }
+  // Merges the next bin in time into this one.
+  void Merge(const ObservationBin& later);
+};
+
+// A retransmission, for the time-sequence graph.
+struct RetransmissionMark {
+  double time_s = 0;
+  int64_t seq = 0;
+  RetransmissionKind kind = RetransmissionKind::kOther;
+};
+
+class FlowObserver {
+ public:
+  static constexpr size_t kMaxBins = 8192;
+  // Retransmission marks kept for the graph (counted beyond that).
+  static constexpr size_t kMaxMarks = 20000;
+
+  // `start_ns`: time zero of the report (the flow's first packet).
+  explicit FlowObserver(int64_t start_ns) : start_ns_(start_ns) {}
+
+  void Add(const TimelineEvent& event);
+
+  double bin_width_s() const { return bin_width_ns_ * 1e-9; }
+  const std::vector<ObservationBin>& bins() const { return bins_; }
+  const std::vector<RetransmissionMark>& retransmissions() const { return marks_; }
+  // Every RTT sample's minimum (the base RTT), 0 when there was none.
+  int64_t min_rtt_us() const { return min_rtt_us_; }
+  uint64_t total_acks() const { return total_acks_; }
+  uint64_t total_retransmissions() const { return total_retransmissions_; }
+
+ private:
+  ObservationBin& BinAt(int64_t time_ns);
+
+  int64_t start_ns_;
+  int64_t bin_width_ns_ = 1000000;
+  std::vector<ObservationBin> bins_;
+  std::vector<RetransmissionMark> marks_;
+  int64_t min_rtt_us_ = 0;
+  uint64_t total_acks_ = 0;
+  uint64_t total_retransmissions_ = 0;
+  // Highest (cumulative ACK + SACKed bytes) so far: what was delivered.
+  int64_t delivered_mark_ = 0;
+};
+
+}  // namespace ccreplay
+
+#endif  // CCREPLAY_REPORTS_FLOW_OBSERVATION_H_

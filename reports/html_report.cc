@@ -1,0 +1,376 @@
+#include "reports/html_report.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "reports/decimate.h"
+#include "reports/json_writer.h"
+
+namespace ccreplay {
+
+const char* SeverityName(Severity severity) {
+  switch (severity) {
+    case Severity::kCritical:
+      return "critical";
+    case Severity::kWarning:
+      return "warning";
+    case Severity::kInfo:
+      break;
+  }
+  return "info";
+}
+
+std::string HtmlEscape(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+namespace {
+
+// Plot geometry (SVG user units; the SVG scales to the page width).
+constexpr double kWidth = 960;
+constexpr double kHeight = 210;
+constexpr double kBandHeight = 46;
+constexpr double kLeft = 62;
+constexpr double kRight = 12;
+constexpr double kTop = 8;
+constexpr double kBottom = 24;
+
+// 1, 2 or 5 times a power of ten, giving about `count` steps over `span`.
+double NiceStep(double span, int count) {
+  if (!(span > 0)) return 1;
+  const double raw = span / count;
+  const double power = std::pow(10, std::floor(std::log10(raw)));
+  for (double m : {1.0, 2.0, 5.0, 10.0}) {
+    if (raw <= m * power) return m * power;
+  }
+  return 10 * power;
+}
+
+std::string Number(double v) { return absl::StrFormat("%.6g", v); }
+
+// A tick label: no more digits than the step needs.
+std::string TickLabel(double v, double step) {
+  if (std::fabs(v) >= 1e6 || (v != 0 && std::fabs(v) < 1e-3)) return absl::StrFormat("%.3g", v);
+  const int decimals = step >= 1 ? 0 : static_cast<int>(std::ceil(-std::log10(step)));
+  return absl::StrFormat("%.*f", decimals, v);
+}
+
+double MaxY(const Plot& plot, double t0, double t1) {
+  double m = 0;
+  for (const PlotSeries& s : plot.series) {
+    for (size_t i = 0; i < s.y.size() && i < s.t_s.size(); ++i) {
+      if (s.t_s[i] >= t0 && s.t_s[i] <= t1 && std::isfinite(s.y[i])) m = std::max(m, s.y[i]);
+    }
+  }
+  return m > 0 ? m * 1.06 : 1;
+}
+
+// The path of a series in data coordinates: x = seconds, y = -value (SVG's
+// y grows downwards), drawn in a nested <svg> whose viewBox is the data
+// range; strokes do not scale (vector-effect), so zooming is a viewBox
+// change.
+std::string SeriesPath(const Decimated& d, SeriesStyle style) {
+  std::string path;
+  path.reserve(d.t.size() * 16);
+  for (size_t i = 0; i < d.t.size(); ++i) {
+    const std::string x = Number(d.t[i]);
+    const std::string y = Number(-d.y[i]);
+    if (style == SeriesStyle::kPoints) {
+      absl::StrAppend(&path, "M", x, " ", y, "h0");
+    } else if (i == 0) {
+      absl::StrAppend(&path, "M", x, " ", y);
+    } else if (style == SeriesStyle::kStep) {
+      absl::StrAppend(&path, "H", x, "V", y);
+    } else {
+      absl::StrAppend(&path, "L", x, " ", y);
+    }
+  }
+  return path;
+}
+
+void AppendXAxis(const ReportPage& page, double plot_bottom, std::string* out) {
+  const double span = page.end_s - page.start_s;
+  const double step = NiceStep(span, 10);
+  // Ticks are placed by the script on zoom; these are the full-range ones.
+  absl::StrAppendFormat(out, "<g class=\"xaxis\" data-bottom=\"%s\">", Number(plot_bottom));
+  for (double t = std::ceil(page.start_s / step) * step; t <= page.end_s + 1e-12; t += step) {
+    const double x = kLeft + (t - page.start_s) / span * (kWidth - kLeft - kRight);
+    absl::StrAppendFormat(out,
+                          "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>"
+                          "<text x=\"%.1f\" y=\"%.1f\" class=\"tick\" "
+                          "text-anchor=\"middle\">%s</text>",
+                          x, x, kTop, plot_bottom, x, plot_bottom + 15, TickLabel(t, step));
+  }
+  out->append("</g>");
+}
+
+void AppendPlot(const ReportPage& page, const Plot& plot, JsonWriter* data, std::string* out) {
+  const double height = plot.bands_only ? kBandHeight : kHeight;
+  const double bottom = height - kBottom;
+  const double span = std::max(page.end_s - page.start_s, 1e-9);
+  const double y_max = plot.bands_only ? 1 : MaxY(plot, page.start_s, page.end_s);
+  absl::StrAppendFormat(out,
+                        "<figure class=\"plot%s\" id=\"%s\">\n<figcaption>%s</figcaption>\n",
+                        plot.bands_only ? " bandsonly" : "", HtmlEscape(plot.id),
+                        HtmlEscape(plot.title));
+  absl::StrAppendFormat(out,
+                        "<svg class=\"chart\" viewBox=\"0 0 %s %s\" role=\"img\" "
+                        "aria-label=\"%s\" data-plot=\"%s\">\n",
+                        Number(kWidth), Number(height), HtmlEscape(plot.title),
+                        HtmlEscape(plot.id));
+  // Y axis: grid and labels, fixed.
+  if (!plot.bands_only) {
+    const double step = NiceStep(y_max, 4);
+    for (double v = 0; v <= y_max + 1e-12; v += step) {
+      const double y = bottom - v / y_max * (bottom - kTop);
+      absl::StrAppendFormat(out,
+                            "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" "
+                            "class=\"grid\"/><text x=\"%.1f\" y=\"%.1f\" class=\"tick\" "
+                            "text-anchor=\"end\">%s</text>",
+                            kLeft, kWidth - kRight, y, y, kLeft - 5, y + 4, TickLabel(v, step));
+    }
+    absl::StrAppendFormat(out,
+                          "<text class=\"ylabel\" transform=\"translate(13 %.1f) rotate(-90)\" "
+                          "text-anchor=\"middle\">%s</text>",
+                          (kTop + bottom) / 2, HtmlEscape(plot.y_label));
+  }
+  AppendXAxis(page, bottom, out);
+  // The data area: a nested SVG in data coordinates.
+  absl::StrAppendFormat(out,
+                        "<svg class=\"data\" x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" "
+                        "viewBox=\"%s %s %s %s\" preserveAspectRatio=\"none\">\n",
+                        Number(kLeft), Number(kTop), Number(kWidth - kLeft - kRight),
+                        Number(bottom - kTop), Number(page.start_s), Number(-y_max),
+                        Number(span), Number(y_max));
+  for (const PlotBand& band : plot.bands) {
+    absl::StrAppendFormat(out,
+                          "<rect class=\"band\" x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" "
+                          "fill=\"%s\"><title>%s</title></rect>\n",
+                          Number(band.start_s), Number(-y_max),
+                          Number(std::max(band.end_s - band.start_s, span * 1e-4)), Number(y_max),
+                          HtmlEscape(band.color), HtmlEscape(band.label));
+  }
+  data->Key(plot.id).BeginObject().Field("ymax", y_max).Key("series").BeginArray();
+  for (size_t i = 0; i < plot.series.size(); ++i) {
+    const PlotSeries& s = plot.series[i];
+    const Decimated d = DecimateMinMax(s.t_s, s.y, page.start_s, page.end_s, kPlotColumns);
+    const char* style_class = s.style == SeriesStyle::kPoints   ? "points"
+                              : s.style == SeriesStyle::kDashed ? "dashed"
+                                                                : "line";
+    absl::StrAppendFormat(out,
+                          "<path class=\"series %s\" data-series=\"%d\" stroke=\"%s\"%s "
+                          "d=\"%s\"/>\n",
+                          style_class, i, HtmlEscape(s.color),
+                          s.initially_hidden ? " style=\"display:none\"" : "",
+                          SeriesPath(d, s.style));
+    data->BeginObject().Field("name", s.name).Field("step", s.style == SeriesStyle::kStep);
+    data->Key("t").BeginArray();
+    for (double t : d.t) data->Double(std::round(t * 1e6) / 1e6);
+    data->EndArray().Key("y").BeginArray();
+    for (double y : d.y) data->Double(y);
+    data->EndArray().EndObject();
+  }
+  data->EndArray().EndObject();
+  out->append("<line class=\"cursor\" x1=\"0\" x2=\"0\" y1=\"0\" y2=\"0\"/></svg>\n");
+  absl::StrAppendFormat(out,
+                        "<rect class=\"frame\" x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\"/>"
+                        "</svg>\n",
+                        Number(kLeft), Number(kTop), Number(kWidth - kLeft - kRight),
+                        Number(bottom - kTop));
+  // Legend: toggles with the script; a plain list without it.
+  out->append("<div class=\"legend\">");
+  for (size_t i = 0; i < plot.series.size(); ++i) {
+    const PlotSeries& s = plot.series[i];
+    absl::StrAppendFormat(out,
+                          "<label><input type=\"checkbox\" data-plot=\"%s\" data-series=\"%d\"%s>"
+                          "<span class=\"swatch %s\" style=\"background:%s\"></span>%s"
+                          "<span class=\"readout\"></span></label>",
+                          HtmlEscape(plot.id), i, s.initially_hidden ? "" : " checked",
+                          s.style == SeriesStyle::kDashed ? "dashed" : "",
+                          HtmlEscape(s.color), HtmlEscape(s.name));
+  }
+  // A key entry per kind of band (each label once).
+  std::vector<std::string> keyed;
+  for (const PlotBand& band : plot.bands) {
+    if (!plot.bands_only ||
+        std::find(keyed.begin(), keyed.end(), band.label) != keyed.end()) {
+      continue;
+    }
+    keyed.push_back(band.label);
+    absl::StrAppendFormat(out,
+                          "<span class=\"bandkey\"><span class=\"swatch\" "
+                          "style=\"background:%s\"></span>%s</span>",
+                          HtmlEscape(band.color), HtmlEscape(band.label));
+  }
+  out->append("</div>\n</figure>\n");
+}
+
+constexpr char kStyle[] = R"css(
+:root{--fg:#1d2330;--muted:#5b6475;--line:#d9dee7;--bg:#fff;--accent:#1f5fbf}
+*{box-sizing:border-box}
+body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;color:var(--fg);background:var(--bg);margin:0}
+main{max-width:1080px;margin:0 auto;padding:24px 28px 60px}
+h1{font-size:21px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 10px;border-bottom:1px solid var(--line);padding-bottom:4px}
+.sub{color:var(--muted);font-size:13px;margin-bottom:14px}
+.verdict{font-size:16px;padding:12px 16px;border-left:4px solid var(--accent);background:#f3f6fb;margin:10px 0 18px}
+table{border-collapse:collapse;width:100%;font-size:14px}
+th,td{text-align:left;padding:6px 8px;border-bottom:1px solid var(--line);vertical-align:top}
+th{color:var(--muted);font-weight:600;font-size:12px;text-transform:uppercase;letter-spacing:.03em}
+td.num{white-space:nowrap;font-variant-numeric:tabular-nums}
+.sev{display:inline-block;padding:1px 7px;border-radius:9px;font-size:12px;font-weight:600}
+.sev.critical{background:#fde2e1;color:#9b1c1c}.sev.warning{background:#fff1d6;color:#8a5300}.sev.info{background:#e6eefc;color:#1f4f9a}
+.kind{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:13px}
+.evidence{margin:4px 0 0 0;padding-left:18px;color:var(--muted);font-size:13px}
+a{color:var(--accent)}
+figure.plot{margin:0 0 6px}
+figcaption{font-weight:600;font-size:14px;margin:10px 0 2px}
+svg.chart{width:100%;height:auto;display:block;user-select:none}
+.grid{stroke:#edf0f5;stroke-width:1}.tick{font-size:11px;fill:var(--muted)}.ylabel{font-size:11.5px;fill:var(--muted)}
+.frame{fill:none;stroke:#b8c0cc;stroke-width:1}
+path.series{fill:none;stroke-width:1.6;vector-effect:non-scaling-stroke;stroke-linejoin:round}
+path.series.dashed{stroke-dasharray:6 4;stroke-width:1.4}
+path.series.points{stroke-width:3.2;stroke-linecap:round}
+rect.band{opacity:.28}.bandsonly rect.band{opacity:.6}
+.cursor{stroke:#888;stroke-width:1;vector-effect:non-scaling-stroke;visibility:hidden}
+.legend{display:flex;flex-wrap:wrap;gap:4px 16px;font-size:12.5px;color:var(--muted);margin:2px 0 0 62px}
+.legend label,.bandkey{display:inline-flex;align-items:center;gap:5px}
+.legend input{margin:0}
+.swatch{display:inline-block;width:14px;height:4px;border-radius:2px}.swatch.dashed{height:2px}
+.bandkey .swatch{height:10px;opacity:.5}
+.readout{color:var(--fg);font-variant-numeric:tabular-nums;margin-left:3px}
+.controls{font-size:13px;color:var(--muted);margin:0 0 6px}
+.controls button{font:inherit;padding:2px 10px;margin-left:8px}
+dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:3px 18px;font-size:14px}
+dl.facts dt{color:var(--muted)}dl.facts dd{margin:0;font-variant-numeric:tabular-nums}
+ul.method{font-size:14px;color:#2c3342}
+@media print{main{max-width:none;padding:0}.controls,.legend input{display:none}figure.plot{break-inside:avoid}.verdict{background:none}}
+)css";
+
+constexpr char kScript[] = R"js(
+(function(){
+const data=JSON.parse(document.getElementById('report-data').textContent);
+const full=[data.start,data.end];let view=full.slice();
+const charts=[...document.querySelectorAll('svg.chart')];
+function nice(span,n){const r=span/n,p=Math.pow(10,Math.floor(Math.log10(r)));for(const m of [1,2,5,10])if(r<=m*p)return m*p;return 10*p}
+function label(v,s){return s>=1?v.toFixed(0):v.toFixed(Math.ceil(-Math.log10(s)))}
+function setView(a,b){view=[Math.max(full[0],a),Math.min(full[1],b)];if(view[1]-view[0]<1e-6)view[1]=view[0]+1e-6;
+ for(const c of charts){const d=c.querySelector('svg.data');const vb=d.viewBox.baseVal;vb.x=view[0];vb.width=view[1]-view[0];
+  const ax=c.querySelector('g.xaxis');const bottom=+ax.dataset.bottom;const W=960,L=62,R=12;const step=nice(view[1]-view[0],10);
+  let h='';for(let t=Math.ceil(view[0]/step)*step;t<=view[1]+1e-12;t+=step){const x=L+(t-view[0])/(view[1]-view[0])*(W-L-R);
+   h+=`<line x1="${x}" x2="${x}" y1="8" y2="${bottom}" class="grid"/><text x="${x}" y="${bottom+15}" class="tick" text-anchor="middle">${label(t,step)}</text>`}
+  ax.innerHTML=h}
+ document.getElementById('range').textContent=`${view[0].toFixed(3)} s to ${view[1].toFixed(3)} s`}
+function tAt(c,ev){const d=c.querySelector('svg.data');const r=d.getBoundingClientRect();return view[0]+(ev.clientX-r.left)/r.width*(view[1]-view[0])}
+function valueAt(s,t){const T=s.t;if(!T.length||t<T[0])return null;let lo=0,hi=T.length-1;while(lo<hi){const m=(lo+hi+1)>>1;if(T[m]<=t)lo=m;else hi=m-1}
+ if(!s.step&&lo+1<T.length){const f=(t-T[lo])/(T[lo+1]-T[lo]);return s.y[lo]+f*(s.y[lo+1]-s.y[lo])}return s.y[lo]}
+function fmt(v){if(v===null)return'';const a=Math.abs(v);return a>=1e4?v.toExponential(3):a>=100?v.toFixed(0):a>=1?v.toFixed(2):v.toPrecision(3)}
+let drag=null;
+for(const c of charts){const id=c.dataset.plot;const d=c.querySelector('svg.data');
+ c.addEventListener('mousemove',ev=>{const t=tAt(c,ev);if(t<view[0]||t>view[1])return;
+  for(const o of charts){const cur=o.querySelector('.cursor');const vb=o.querySelector('svg.data').viewBox.baseVal;
+   cur.setAttribute('x1',t);cur.setAttribute('x2',t);cur.setAttribute('y1',vb.y);cur.setAttribute('y2',vb.y+vb.height);cur.style.visibility='visible';
+   const pd=data.plots[o.dataset.plot];if(!pd)continue;const labels=document.querySelectorAll(`#${o.dataset.plot} .legend label`);
+   pd.series.forEach((s,i)=>{const r=labels[i]&&labels[i].querySelector('.readout');if(r)r.textContent=fmt(valueAt(s,t))})}
+  document.getElementById('cursor-t').textContent=`t = ${t.toFixed(4)} s`});
+ c.addEventListener('mousedown',ev=>{drag=tAt(c,ev)});
+ c.addEventListener('mouseup',ev=>{if(drag===null)return;const t=tAt(c,ev);if(Math.abs(t-drag)>(view[1]-view[0])/200)setView(Math.min(t,drag),Math.max(t,drag));drag=null});
+ c.addEventListener('dblclick',()=>setView(full[0],full[1]));}
+for(const box of document.querySelectorAll('.legend input')){box.addEventListener('change',()=>{
+ const p=document.querySelector(`svg[data-plot="${box.dataset.plot}"] path[data-series="${box.dataset.series}"]`);if(p)p.style.display=box.checked?'':'none'})}
+for(const a of document.querySelectorAll('a.range')){a.addEventListener('click',ev=>{const s=+a.dataset.start,e=+a.dataset.end,pad=Math.max((e-s)*0.1,(full[1]-full[0])*0.005);
+ setView(s-pad,e+pad);for(const r of document.querySelectorAll('rect.finding'))r.remove();
+ for(const c of charts){const d=c.querySelector('svg.data');const vb=d.viewBox.baseVal;const r=document.createElementNS('http://www.w3.org/2000/svg','rect');
+  r.setAttribute('class','finding');r.setAttribute('x',s);r.setAttribute('width',Math.max(e-s,1e-6));r.setAttribute('y',vb.y);r.setAttribute('height',vb.height);
+  r.setAttribute('fill','#f2c94c');r.setAttribute('opacity','0.22');d.insertBefore(r,d.firstChild)}})}
+document.getElementById('reset').addEventListener('click',()=>{setView(full[0],full[1]);for(const r of document.querySelectorAll('rect.finding'))r.remove()});
+document.querySelector('.controls').hidden=false;
+})();
+)js";
+
+}  // namespace
+
+std::string RenderHtmlReport(const ReportPage& page) {
+  std::string out;
+  out.reserve(1 << 20);
+  absl::StrAppend(&out,
+                  "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+                  "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+                  "<title>ccreplay: ",
+                  HtmlEscape(page.title), "</title>\n<style>", kStyle, "</style>\n</head>\n<body>\n<main>\n");
+  absl::StrAppend(&out, "<h1>", HtmlEscape(page.title), "</h1>\n<div class=\"sub\">ccreplay diagnosis report</div>\n");
+  absl::StrAppend(&out, "<p class=\"verdict\" id=\"verdict\">", HtmlEscape(page.verdict), "</p>\n");
+
+  // Findings.
+  absl::StrAppend(&out, "<h2 id=\"findings\">Findings</h2>\n");
+  if (page.findings.empty()) {
+    absl::StrAppend(&out, "<p>No finding: none of the checks listed under \"How this was "
+                          "computed\" found a problem.</p>\n");
+  } else {
+    absl::StrAppend(&out, "<table class=\"findings\"><thead><tr><th>severity</th><th>finding</th>"
+                          "<th>time</th><th>what happened</th></tr></thead><tbody>\n");
+    for (size_t i = 0; i < page.findings.size(); ++i) {
+      const Finding& f = page.findings[i];
+      absl::StrAppendFormat(&out,
+                            "<tr id=\"finding-%d\"><td><span class=\"sev %s\">%s</span></td>"
+                            "<td class=\"kind\">%s</td><td class=\"num\"><a class=\"range\" "
+                            "href=\"#plots\" data-start=\"%s\" data-end=\"%s\">%.3f–%.3f s</a>"
+                            "</td><td>%s",
+                            i, SeverityName(f.severity), SeverityName(f.severity),
+                            HtmlEscape(f.kind), Number(f.start_s), Number(f.end_s), f.start_s,
+                            f.end_s, HtmlEscape(f.message));
+      if (!f.evidence.empty()) {
+        out.append("<ul class=\"evidence\">");
+        for (const std::string& e : f.evidence) absl::StrAppend(&out, "<li>", HtmlEscape(e), "</li>");
+        out.append("</ul>");
+      }
+      out.append("</td></tr>\n");
+    }
+    out.append("</tbody></table>\n");
+  }
+
+  // Plots, sharing one time axis.
+  absl::StrAppend(&out, "<h2 id=\"plots\">Plots <span class=\"tick\">(time in seconds from the "
+                        "flow's first packet)</span></h2>\n");
+  absl::StrAppend(&out, "<div class=\"controls\" hidden>Drag across a plot to zoom, double-click "
+                        "to zoom out; hover to read values. <span id=\"range\"></span> "
+                        "<span id=\"cursor-t\"></span><button id=\"reset\" "
+                        "type=\"button\">full range</button></div>\n");
+  JsonWriter data;
+  data.BeginObject().Field("start", page.start_s).Field("end", page.end_s);
+  data.Key("plots").BeginObject();
+  for (const Plot& plot : page.plots) AppendPlot(page, plot, &data, &out);
+  data.EndObject().EndObject();
+
+  // Facts and method.
+  absl::StrAppend(&out, "<h2 id=\"summary\">Flow summary</h2>\n<dl class=\"facts\">\n");
+  for (const auto& [label, value] : page.summary) {
+    absl::StrAppend(&out, "<dt>", HtmlEscape(label), "</dt><dd>", HtmlEscape(value), "</dd>\n");
+  }
+  absl::StrAppend(&out, "</dl>\n<h2 id=\"method\">How this was computed</h2>\n<ul class=\"method\">\n");
+  for (const std::string& line : page.method) absl::StrAppend(&out, "<li>", HtmlEscape(line), "</li>\n");
+  absl::StrAppend(&out, "</ul>\n</main>\n");
+  // The data for the script; "</" cannot occur in it unescaped.
+  std::string json = data.str();
+  for (size_t p = json.find("</"); p != std::string::npos; p = json.find("</", p + 2)) {
+    json.replace(p, 2, "<\\/");
+  }
+  absl::StrAppend(&out, "<script type=\"application/json\" id=\"report-data\">", json,
+                  "</script>\n<script>", kScript, "</script>\n</body>\n</html>\n");
+  return out;
+}
+
+}  // namespace ccreplay

@@ -1,0 +1,26 @@
+// Renders a ReportPage as one self-contained HTML file: inline CSS, inline
+// SVG plots, a little inline JavaScript, no network requests. Without
+// JavaScript every plot, the findings and the facts are there; with it the
+// reader also gets hover read-outs, zoom on the shared time axis (drag, or a
+// finding's link), and series toggles. Series are decimated (min/max per
+// pixel column) so a very long capture still makes a file of a few MB.
+#ifndef CCREPLAY_REPORTS_HTML_REPORT_H_
+#define CCREPLAY_REPORTS_HTML_REPORT_H_
+
+#include <string>
+
+#include "reports/report_model.h"
+
+namespace ccreplay {
+
+// Pixel columns each series is decimated to.
+inline constexpr int kPlotColumns = 1600;
+
+std::string RenderHtmlReport(const ReportPage& page);
+
+// Escapes &, <, >, " and ' for HTML text and attribute values.
+std::string HtmlEscape(const std::string& text);
+
+}  // namespace ccreplay
+
+#endif  // CCREPLAY_REPORTS_HTML_REPORT_H_

@@ -1,0 +1,75 @@
+#include "reports/html_report.h"
+
+#include <string>
+
+#include "absl/strings/match.h"
+#include "gtest/gtest.h"
+
+namespace ccreplay {
+namespace {
+
+ReportPage SamplePage() {
+  ReportPage page;
+  page.title = "10.0.0.1:1 → 10.0.0.2:2";
+  page.verdict = "cwnd stayed <below> the BDP";
+  page.start_s = 0;
+  page.end_s = 10;
+  Finding f;
+  f.kind = "rtt_scaling_slow_growth";
+  f.severity = Severity::kCritical;
+  f.start_s = 1.2;
+  f.end_s = 9.8;
+  f.message = "From 1.2 s to 9.8 s cwnd stayed below the 33-packet BDP.";
+  f.evidence = {"replay with rtt_scaling=none regains the BDP in 0.1 s"};
+  page.findings.push_back(f);
+  Plot cwnd;
+  cwnd.id = "plot-cwnd";
+  cwnd.title = "Congestion window";
+  cwnd.y_label = "cwnd (packets)";
+  PlotSeries s;
+  s.name = "captured";
+  s.color = "#1f77b4";
+  s.style = SeriesStyle::kStep;
+  for (int i = 0; i <= 100000; ++i) {
+    s.t_s.push_back(i * 1e-4);
+    s.y.push_back(20 + (i % 1000) * 0.01);
+  }
+  cwnd.series.push_back(s);
+  cwnd.bands.push_back({2, 3, "recovery", "#e15759"});
+  page.plots.push_back(cwnd);
+  page.summary = {{"sender", "10.0.0.1:1"}};
+  page.method = {"BDP = rate x base RTT"};
+  return page;
+}
+
+TEST(HtmlReportTest, SelfContainedWithPlotsFindingsAndEscaping) {
+  const std::string html = RenderHtmlReport(SamplePage());
+  EXPECT_TRUE(absl::StartsWith(html, "<!DOCTYPE html>"));
+  // No external resource of any kind.
+  EXPECT_FALSE(absl::StrContains(html, "src=\"http"));
+  EXPECT_FALSE(absl::StrContains(html, "href=\"http"));
+  EXPECT_FALSE(absl::StrContains(html, "@import"));
+  EXPECT_FALSE(absl::StrContains(html, "url("));
+  // The finding links to its time range; the plot and its band are there.
+  EXPECT_TRUE(absl::StrContains(html, "data-start=\"1.2\" data-end=\"9.8\""));
+  EXPECT_TRUE(absl::StrContains(html, "id=\"plot-cwnd\""));
+  EXPECT_TRUE(absl::StrContains(html, "<title>recovery</title>"));
+  EXPECT_TRUE(absl::StrContains(html, "cwnd stayed &lt;below&gt; the BDP"));
+  // 100,001 points are decimated to at most 4 per column.
+  const size_t path_start = html.find("<path class=\"series");
+  const size_t path_end = html.find("/>", path_start);
+  const std::string path = html.substr(path_start, path_end - path_start);
+  size_t vertices = 0;
+  for (char c : path) vertices += (c == 'H');
+  EXPECT_LE(vertices, static_cast<size_t>(4 * kPlotColumns));
+  EXPECT_GT(vertices, 1000u);
+}
+
+TEST(HtmlReportTest, NoFindingSaysSo) {
+  ReportPage page = SamplePage();
+  page.findings.clear();
+  EXPECT_TRUE(absl::StrContains(RenderHtmlReport(page), "No finding: none of the checks"));
+}
+
+}  // namespace
+}  // namespace ccreplay

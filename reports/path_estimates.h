@@ -1,0 +1,40 @@
+// What the path could carry, estimated from the flow itself (DESIGN.md,
+// "Diagnosis"): the base RTT is the minimum RTT sample; the bottleneck rate
+// is the highest delivery rate over sliding windows of a few RTTs,
+// cross-checked with the delivery rate while a queue was building (ACK
+// clocking at a busy bottleneck delivers at its rate); BDP = rate x base
+// RTT. When the flow never showed the path busy, the rate is a lower bound
+// and the estimate says so.
+#ifndef CCREPLAY_REPORTS_PATH_ESTIMATES_H_
+#define CCREPLAY_REPORTS_PATH_ESTIMATES_H_
+
+#include <string>
+#include <vector>
+
+#include "reports/flow_observation.h"
+
+namespace ccreplay {
+
+struct PathEstimates {
+  double base_rtt_s = 0;
+  double bottleneck_rate_bps = 0;
+  bool rate_is_lower_bound = true;
+  double busy_delivery_rate_bps = 0;  // 0 when no bin was busy.
+  double bdp_bytes = 0;
+  // The sliding window the rate was measured over.
+  double window_s = 0;
+  std::vector<std::string> notes;
+};
+
+// A bin is "busy" when its RTT samples sit well above the base RTT (a queue
+// at the bottleneck), or it carried loss or CE feedback.
+bool BinIsBusy(const ObservationBin& bin, int64_t base_rtt_us);
+
+PathEstimates EstimatePath(const FlowObserver& observed);
+
+// Delivery rate of each bin, averaged over `window_bins` bins ending there.
+std::vector<double> SmoothedDeliveryRateBps(const FlowObserver& observed, size_t window_bins);
+
+}  // namespace ccreplay
+
+#endif  // CCREPLAY_REPORTS_PATH_ESTIMATES_H_
