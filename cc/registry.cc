@@ -275,9 +275,8 @@ absl::StatusOr<std::vector<std::string>> ParseControllerList(
     }
     if (absl::StrContains(item, '=') && !absl::StrContains(item, ':')) {
       if (specs.empty()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("option '", item, "' has no controller before it in '",
-                         text, "'"));
+        return absl::InvalidArgumentError(absl::StrCat(
+            "option '", item, "' has no controller before it in '", text, "'"));
       }
       absl::StrAppend(&specs.back(), ",", item);
     } else {

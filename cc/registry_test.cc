@@ -34,9 +34,8 @@ TEST(RegistryTest, ListSplitsSpecsAndKeepsOptionsWithTheirSpec) {
   specs = ParseControllerList(
       "prague:v06,target=10ms,transition=100,reno:normalize=1462,dctcp");
   ASSERT_TRUE(specs.ok()) << specs.status();
-  EXPECT_THAT(*specs,
-              ElementsAre("prague:v06,target=10ms,transition=100",
-                          "reno:normalize=1462", "dctcp"));
+  EXPECT_THAT(*specs, ElementsAre("prague:v06,target=10ms,transition=100",
+                                  "reno:normalize=1462", "dctcp"));
   for (const std::string& spec : *specs) {
     EXPECT_TRUE(MakeController(spec).ok()) << spec;
   }

@@ -80,9 +80,10 @@ int RunReplay(const Args& args) {
   }
   if (!result.ok()) return Fail(result.status());
 
-  const std::string text = absl::GetFlag(FLAGS_json)  ? ReplayReportJson(*result)
-                           : absl::GetFlag(FLAGS_csv) ? ReplayReportCsv(*result)
-                                                      : ReplayReportText(*result);
+  const std::string text = absl::GetFlag(FLAGS_json) ? ReplayReportJson(*result)
+                           : absl::GetFlag(FLAGS_csv)
+                               ? ReplayReportCsv(*result)
+                               : ReplayReportText(*result);
   const std::string out_path = absl::GetFlag(FLAGS_o);
   FILE* out = out_path.empty() ? stdout : std::fopen(out_path.c_str(), "w");
   if (out == nullptr) {

@@ -1,1 +1,50 @@
+#include "replay/captured_cwnd.h"
+
+#include <string>
+
 #include "gtest/gtest.h"
+#include "parsers/host_state_reader.h"
+
+namespace ccreplay {
+namespace {
+
+const std::string kDir = std::string(CCREPLAY_TESTDATA_DIR) +
+                         "/lab/cubic_ecn_K60k_40mbit_ackdelay10ms/";
+
+TEST(CapturedCwndTest, ProbeTimesMoveToUnixTimeByTheClockPair) {
+  absl::StatusOr<HostStateLog> log = ReadHostState(kDir + "tcp_probe.txt.gz");
+  ASSERT_TRUE(log.ok()) << log.status();
+  absl::StatusOr<CapturedCwnd> c =
+      CapturedCwndForTcpFlow(*log, "10.98.1.1:51026", "10.98.2.1:5201");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->source, CapturedSource::kTcpProbe);
+  EXPECT_TRUE(c->in_segments);
+  // zcat tcp_probe.txt.gz | grep tcp_probe: | grep -c src=10.98.1.1:51026
+  EXPECT_EQ(c->points.size(), 6700u);
+  // First line 5403.6xx s mono + offset 1795980485536831306 ns (meta.txt
+  // clock pair) = 1795985889.1 s Unix: within the capture's first second
+  // (tshark -r sender.pcap.gz -c1 -T fields -e frame.time_epoch).
+  EXPECT_GT(c->points.front().time_us, 1795985888'000'000);
+  EXPECT_LT(c->points.front().time_us, 1795985890'000'000);
+  EXPECT_EQ(CapturedCwndForTcpFlow(*log, "10.98.1.1:1", "10.98.2.1:5201")
+                .status()
+                .code(),
+            absl::StatusCode::kNotFound);
+}
+
+TEST(CapturedCwndTest, AlignerHandsOutPointsBeforeEachAck) {
+  CapturedCwnd c;
+  c.source = CapturedSource::kSs;
+  c.points = {{10, 1}, {20, 2}, {30, 3}, {40, 4}};
+  CwndAligner aligner(c);
+  EXPECT_FALSE(aligner.shows_state_before_ack());
+  EXPECT_EQ(aligner.DueBefore(10).size(), 0u);  // Strictly before.
+  EXPECT_EQ(aligner.DueBefore(25).size(), 2u);
+  EXPECT_EQ(aligner.DueBefore(25).size(), 0u);
+  ASSERT_EQ(aligner.Rest().size(), 2u);
+  c.source = CapturedSource::kTcpProbe;
+  EXPECT_TRUE(CwndAligner(c).shows_state_before_ack());
+}
+
+}  // namespace
+}  // namespace ccreplay

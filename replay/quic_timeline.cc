@@ -18,7 +18,8 @@ struct SentPacket {
 class QuicRtt {
  public:
   void OnSample(int64_t latest_us, int64_t ack_delay_us) {
-    min_rtt_us_ = min_rtt_us_ == 0 ? latest_us : std::min(min_rtt_us_, latest_us);
+    min_rtt_us_ =
+        min_rtt_us_ == 0 ? latest_us : std::min(min_rtt_us_, latest_us);
     if (smoothed_us_ == 0) {
       smoothed_us_ = latest_us;
       rttvar_us_ = latest_us / 2;

@@ -58,6 +58,12 @@ class ReplayEngine {
   static absl::StatusOr<ReplayEngine> Create(
       const std::vector<std::string>& specs, const ReplayFlowFacts& facts);
 
+  // Controllers built elsewhere (tests wrap one to watch what it is fed),
+  // labelled by `specs`, one each.
+  ReplayEngine(std::vector<std::string> specs,
+               std::vector<std::unique_ptr<CongestionController>> controllers,
+               const ReplayFlowFacts& facts);
+
   // Feeds one timeline event of the flow, in order.
   void OnEvent(const TimelineEvent& event);
 
@@ -69,10 +75,6 @@ class ReplayEngine {
   uint64_t acks() const { return acks_; }
 
  private:
-  ReplayEngine(std::vector<std::string> specs,
-               std::vector<std::unique_ptr<CongestionController>> controllers,
-               const ReplayFlowFacts& facts);
-
   std::vector<std::string> specs_;
   std::vector<std::unique_ptr<CongestionController>> controllers_;
   ReplayFlowFacts facts_;

@@ -1,1 +1,153 @@
+#include "replay/replay_engine.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cc/registry.h"
 #include "gtest/gtest.h"
+#include "parsers/flow_table.h"
+#include "parsers/pcap_reader.h"
+#include "replay/flow_selection.h"
+
+namespace ccreplay {
+namespace {
+
+const std::string kRenoLab = std::string(CCREPLAY_TESTDATA_DIR) +
+                             "/lab/reno_ecn1_stepK60k_50mbit/sender.pcap.gz";
+
+// The data flow's timeline, whole.
+std::vector<TimelineEvent> Timeline(const std::string& path) {
+  FlowTable table;
+  EXPECT_TRUE(ReadCapture(path, table).ok());
+  absl::StatusOr<SelectedFlow> flow = SelectFlow(table, "");
+  EXPECT_TRUE(flow.ok());
+  std::vector<TimelineEvent> events;
+  AckTimelineBuilder builder(
+      flow->index, flow->sender_side,
+      [&events](const TimelineEvent& e) { events.push_back(e); });
+  EXPECT_TRUE(ReadCapture(path, builder).ok());
+  return events;
+}
+
+// Wraps a controller and remembers the latest time it was told about.
+class WatchingController : public CongestionController {
+ public:
+  WatchingController(std::unique_ptr<CongestionController> inner,
+                     int64_t* latest_us)
+      : inner_(std::move(inner)), latest_us_(latest_us) {}
+  void OnAck(const AckEvent& ack) override {
+    *latest_us_ = std::max(*latest_us_, ack.time_us);
+    inner_->OnAck(ack);
+  }
+  void OnLoss(const LossEvent& loss) override {
+    *latest_us_ = std::max(*latest_us_, loss.time_us);
+    inner_->OnLoss(loss);
+  }
+  void OnPacketSent(const PacketSentEvent& sent) override {
+    *latest_us_ = std::max(*latest_us_, sent.time_us);
+    inner_->OnPacketSent(sent);
+  }
+  void OnIdleRestart(const IdleRestartEvent& idle) override {
+    *latest_us_ = std::max(*latest_us_, idle.time_us);
+    inner_->OnIdleRestart(idle);
+  }
+  uint64_t cwnd_bytes() const override { return inner_->cwnd_bytes(); }
+  double cwnd_segments() const override { return inner_->cwnd_segments(); }
+  uint64_t ssthresh_bytes() const override { return inner_->ssthresh_bytes(); }
+  std::optional<double> pacing_rate_bps() const override {
+    return inner_->pacing_rate_bps();
+  }
+  ControllerState state() const override { return inner_->state(); }
+  std::unique_ptr<CongestionController> Clone() const override {
+    return std::make_unique<WatchingController>(inner_->Clone(), latest_us_);
+  }
+
+ private:
+  std::unique_ptr<CongestionController> inner_;
+  int64_t* latest_us_;
+};
+
+TEST(ReplayEngineTest, ControllersNeverSeeTheFuture) {
+  const std::vector<TimelineEvent> events = Timeline(kRenoLab);
+  ASSERT_GT(events.size(), 5000u);  // 6009 ACKs: `ccreplay timeline` rows.
+  int64_t latest_us = 0;
+  std::vector<std::unique_ptr<CongestionController>> controllers;
+  controllers.push_back(std::make_unique<WatchingController>(
+      *MakeController("reno:linux"), &latest_us));
+  ReplayEngine engine({"reno:linux"}, std::move(controllers),
+                      {EcnMode::kRfc3168, 1448});
+  for (const TimelineEvent& e : events) {
+    engine.OnEvent(e);
+    // Nothing the controller was told is later than the event replayed.
+    ASSERT_LE(latest_us, e.time_ns / 1000);
+  }
+}
+
+TEST(ReplayEngineTest, TruncatingTheTimelineLeavesEarlierOutputsUnchanged) {
+  const std::vector<TimelineEvent> events = Timeline(kRenoLab);
+  auto run = [&events](size_t count) {
+    ReplayEngine engine = *ReplayEngine::Create(
+        {"reno:linux", "cubic:linux", "prague:v05"}, {EcnMode::kRfc3168, 1448});
+    std::vector<uint64_t> cwnd;
+    for (size_t i = 0; i < count; ++i) {
+      engine.OnEvent(events[i]);
+      for (size_t c = 0; c < engine.size(); ++c) {
+        cwnd.push_back(engine.controller(c).cwnd_bytes());
+      }
+    }
+    return cwnd;
+  };
+  const std::vector<uint64_t> full = run(events.size());
+  for (size_t k : {size_t{1}, size_t{100}, events.size() / 2}) {
+    const std::vector<uint64_t> cut = run(k);
+    ASSERT_EQ(cut.size(), 3 * k);
+    EXPECT_TRUE(std::equal(cut.begin(), cut.end(), full.begin())) << k;
+  }
+}
+
+TEST(ReplayEngineTest, NewlyDeliveredBytesCountSackedDataOnce) {
+  TimelineEvent e;
+  e.time_ns = 5'000'000;
+  // 1000 B SACKed earlier; this ACK advances 3000 B over them and SACKs
+  // 500 B more, leaving 500 B SACKed: newly delivered 3000 - 1000 + 500.
+  e.bytes_acked = 3000;
+  e.bytes_sacked = 500;
+  e.sacked_bytes = 500;
+  e.ece = true;
+  e.ce_packets = 2;
+  e.limit = SendLimit::kRwnd;
+  e.mss_bytes = 37;  // iperf3's cookie: the largest segment seen so far.
+  const AckEvent rfc3168 = ToAckEvent(e, {EcnMode::kRfc3168, 1448}, 1000);
+  EXPECT_EQ(rfc3168.bytes_acked, 2500u);
+  EXPECT_EQ(rfc3168.time_us, 5000);
+  EXPECT_TRUE(rfc3168.ece);
+  EXPECT_EQ(rfc3168.packets_ce, 0u);
+  EXPECT_FALSE(rfc3168.cwnd_limited);
+  EXPECT_EQ(rfc3168.mss_bytes, 1448u);
+  const AckEvent accecn = ToAckEvent(e, {EcnMode::kAccEcn, 0}, 1000);
+  EXPECT_FALSE(accecn.ece);
+  EXPECT_EQ(accecn.packets_ce, 2u);
+  EXPECT_EQ(accecn.mss_bytes, 37u);
+  EXPECT_FALSE(ToAckEvent(e, {EcnMode::kNone, 0}, 0).ece);
+}
+
+TEST(ReplayEngineTest, OnlyEpisodeStartsAreLosses) {
+  TimelineEvent e;
+  e.type = TimelineEvent::Type::kRetransmission;
+  e.seq_start = 1449;
+  e.seq_end = 2897;
+  e.kind = RetransmissionKind::kRto;
+  EXPECT_FALSE(ToLossEvent(e).has_value());
+  e.starts_episode = true;
+  ASSERT_TRUE(ToLossEvent(e).has_value());
+  EXPECT_EQ(ToLossEvent(e)->kind, LossEvent::Kind::kRto);
+  EXPECT_EQ(ToLossEvent(e)->bytes_lost, 1448u);
+  e.kind = RetransmissionKind::kTlp;
+  EXPECT_FALSE(ToLossEvent(e).has_value());
+  e.kind = RetransmissionKind::kFast;
+  EXPECT_EQ(ToLossEvent(e)->kind, LossEvent::Kind::kFastRetransmit);
+}
+
+}  // namespace
+}  // namespace ccreplay

@@ -38,7 +38,8 @@ class ReplayDiff {
         before_previous_ack_(engine_.size()) {
     for (size_t i = 0; i < engine_.size(); ++i) {
       trackers_.emplace_back(options.divergence);
-      result_.controllers.push_back({engine_.spec(i), {}, {engine_.spec(i), {}}});
+      result_.controllers.push_back(
+          {engine_.spec(i), {}, {engine_.spec(i), {}}});
       before_previous_ack_[i] = Snapshot(i);
     }
     result_.source = captured.source;
@@ -61,8 +62,8 @@ class ReplayDiff {
       // it newly delivered, limited by the cwnd the previous ACK left.
       const uint64_t flight_bytes =
           e.pipe_bytes + e.bytes_acked + e.bytes_sacked;
-      last_captured_bytes_ = limited ? std::optional<uint64_t>(flight_bytes)
-                                     : std::nullopt;
+      last_captured_bytes_ =
+          limited ? std::optional<uint64_t>(flight_bytes) : std::nullopt;
       if (limited) CompareWithCurrent(t_us, flight_bytes);
     } else {
       CompareDue(aligner_.DueBefore(t_us));
@@ -104,8 +105,7 @@ class ReplayDiff {
   }
 
   uint64_t CapturedBytes(const SeriesPoint& p) const {
-    const double bytes =
-        captured_.in_segments ? p.value * mss_bytes_ : p.value;
+    const double bytes = captured_.in_segments ? p.value * mss_bytes_ : p.value;
     return bytes <= 0 ? 0 : static_cast<uint64_t>(bytes + 0.5);
   }
 
@@ -137,7 +137,8 @@ class ReplayDiff {
   // Keeps the last ACK of each time bucket (every ACK with full_series).
   void Record(int64_t t_us, uint64_t in_flight_bytes) {
     const int64_t bucket =
-        bucket_us_ == 0 ? row_count_ : (t_us - start_us_) / bucket_us_;
+        bucket_us_ == 0 ? recorded_acks_ : (t_us - start_us_) / bucket_us_;
+    ++recorded_acks_;
     if (pending_.has_value() && pending_->bucket != bucket) Commit();
     pending_ = Row{bucket, t_us, in_flight_bytes};
     pending_captured_ = last_captured_bytes_;
@@ -165,7 +166,6 @@ class ReplayDiff {
     }
     result_.captured_cwnd_bytes.push_back(pending_captured_);
     pending_.reset();
-    ++row_count_;
   }
 
   ReplayEngine engine_;
@@ -184,7 +184,7 @@ class ReplayDiff {
   std::optional<Row> pending_;
   std::vector<SeriesSample> pending_samples_;
   std::optional<uint64_t> pending_captured_;
-  int64_t row_count_ = 0;
+  int64_t recorded_acks_ = 0;
   ReplayResult result_;
 };
 
@@ -223,9 +223,8 @@ absl::StatusOr<BundleInputs> FindBundleInputs(const std::string& dir) {
     return absl::NotFoundError(
         absl::StrCat(dir, ": no sender.pcap[.gz] in the bundle directory"));
   }
-  inputs.host_state =
-      FirstExisting(dir, {"tcp_probe.txt", "tcp_probe.txt.gz", "ss.log",
-                          "ss.log.gz"});
+  inputs.host_state = FirstExisting(
+      dir, {"tcp_probe.txt", "tcp_probe.txt.gz", "ss.log", "ss.log.gz"});
   return inputs;
 }
 
@@ -236,13 +235,12 @@ absl::StatusOr<ReplayResult> ReplayTcpCapture(const std::string& capture_path,
   if (!info.ok()) return info.status();
   absl::StatusOr<SelectedFlow> selected = SelectFlow(table, options.flow);
   if (!selected.ok()) {
-    return absl::Status(selected.status().code(),
-                        absl::StrCat(capture_path, ": ",
-                                     selected.status().message()));
+    return absl::Status(
+        selected.status().code(),
+        absl::StrCat(capture_path, ": ", selected.status().message()));
   }
   const Flow& flow = table.flows()[selected->index];
-  const FlowSummary summary =
-      SummarizeFlow(flow, info->first_packet_time_ns);
+  const FlowSummary summary = SummarizeFlow(flow, info->first_packet_time_ns);
 
   CapturedCwnd captured;
   captured.description = "flight size from the capture (lower bound)";
@@ -275,8 +273,8 @@ absl::StatusOr<ReplayResult> ReplayTcpCapture(const std::string& capture_path,
     result.warnings.push_back(w);
   }
   if (info->truncated) {
-    result.warnings.push_back(absl::StrCat(
-        capture_path, ": truncated at byte ", info->truncated_at_offset));
+    result.warnings.push_back(absl::StrCat(capture_path, ": truncated at byte ",
+                                           info->truncated_at_offset));
   }
   return result;
 }
@@ -289,10 +287,9 @@ absl::StatusOr<ReplayResult> ReplayQuicLog(const std::string& qlog_path,
   if (!options.flow.empty()) {
     if (!absl::SimpleAtoi(options.flow, &index) ||
         index >= log->traces.size()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(qlog_path, ": --flow ", options.flow,
-                       " is not a trace index (the log has ",
-                       log->traces.size(), ")"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          qlog_path, ": --flow ", options.flow,
+          " is not a trace index (the log has ", log->traces.size(), ")"));
     }
   } else {
     for (size_t i = 0; i < log->traces.size(); ++i) {
@@ -331,8 +328,8 @@ absl::StatusOr<ReplayResult> ReplayQuicLog(const std::string& qlog_path,
       trace, [&diff](const TimelineEvent& e) { diff.OnEvent(e); });
   ReplayResult result = diff.Finish();
   result.flow_index = static_cast<uint32_t>(index);
-  result.sender = trace.name.empty() ? TraceVantageName(trace.vantage)
-                                     : trace.name;
+  result.sender =
+      trace.name.empty() ? TraceVantageName(trace.vantage) : trace.name;
   result.receiver = "";
   result.warnings = std::move(stats.warnings);
   return result;

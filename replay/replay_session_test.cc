@@ -1,62 +1,185 @@
 #include "replay/replay_session.h"
 
-#include <cstdio>
 #include <string>
+#include <vector>
 
-#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace ccreplay {
 namespace {
 
-const std::string kLab = std::string(CCREPLAY_TESTDATA_DIR) + "/lab/";
+const std::string kData = CCREPLAY_TESTDATA_DIR;
 
-ReplayResult Replay(const std::string& capture, const std::string& host_state,
-                    std::vector<std::string> specs) {
+const DivergenceSummary& Of(const ReplayResult& r, const std::string& spec) {
+  for (const ReplayedController& c : r.controllers) {
+    if (c.spec == spec) return c.divergence;
+  }
+  ADD_FAILURE() << "no " << spec;
+  static const DivergenceSummary kNone;
+  return kNone;
+}
+
+ReplayResult ReplayTcp(const std::string& capture,
+                       const std::string& host_state,
+                       std::vector<std::string> specs) {
   ReplayOptions options;
   options.specs = std::move(specs);
   options.host_state_path = host_state;
   absl::StatusOr<ReplayResult> result = ReplayTcpCapture(capture, options);
   EXPECT_TRUE(result.ok()) << result.status();
-  if (!result.ok()) return {};
-  for (const ReplayedController& c : result->controllers) {
-    std::printf("%s: samples %llu median %.2f p95 %.2f by_phase %.2f %.2f %.2f\n",
-                c.spec.c_str(), (unsigned long long)c.divergence.samples,
-                c.divergence.median_abs_err_pct.value_or(-1),
-                c.divergence.p95_abs_err_pct.value_or(-1),
-                c.divergence.median_by_phase_pct[0].value_or(-1),
-                c.divergence.median_by_phase_pct[1].value_or(-1),
-                c.divergence.median_by_phase_pct[2].value_or(-1));
-  }
-  return *std::move(result);
+  return result.ok() ? *std::move(result) : ReplayResult{};
 }
 
-TEST(ReplaySessionTest, RenoLinuxTracksTheKernelOnTheRenoLab) {
-  const std::string dir = kLab + "reno_ecn1_stepK60k_50mbit/";
-  ReplayResult r = Replay(dir + "sender.pcap.gz", dir + "ss.log",
-                          {"reno:linux", "reno"});
-  ASSERT_EQ(r.controllers.size(), 2u);
+// Linux 6.18 Reno, RFC 3168 ECN, step marking at 60 kB, ss every ~13 ms.
+// 230 samples: `grep -c "10.99.1.1:42408 10.99.2.1:5201" ss.log`, all
+// cwnd-limited. Measured: reno:linux median 4.0 %, p95 20 %; by phase
+// (of the model) SS 24 %, CA 3.8 %, CWR 11 %. The RFC profile `reno`
+// has the same CA median but 37 % in CWR: RFC 3168 section 6.1.2 halves
+// cwnd at once, while Linux enters CA_CWR and lets PRR (RFC 6937) bring
+// cwnd down to ssthresh over one round (tcp_cwnd_reduction(),
+// net/ipv4/tcp_input.c), so ss samples inside CWR sit between the two.
+// The slow-start error of both is the first ~50 ms where one ss sample
+// spans several doublings at a 20 us base RTT.
+TEST(ReplaySessionTest, RenoLinuxTracksTheKernelCwndFromSs) {
+  const std::string dir = kData + "/lab/reno_ecn1_stepK60k_50mbit/";
+  const ReplayResult r =
+      ReplayTcp(dir + "sender.pcap.gz", dir + "ss.log", {"reno:linux", "reno"});
   EXPECT_EQ(r.source, CapturedSource::kSs);
+  EXPECT_EQ(r.sender, "10.99.1.1:42408");
+  EXPECT_EQ(Of(r, "reno:linux").samples, 230u);
+  EXPECT_LE(*Of(r, "reno:linux").median_abs_err_pct, 5.0);
+  // The RFC variant diverges in CWR (see above).
+  EXPECT_GT(*Of(r, "reno").median_by_phase_pct[2],
+            2 * *Of(r, "reno:linux").median_by_phase_pct[2]);
 }
 
-TEST(ReplaySessionTest, Probe) {
-  const std::string dir = kLab + "cubic_ecn_K60k_40mbit_ackdelay10ms/";
-  Replay(dir + "sender.pcap.gz", dir + "tcp_probe.txt.gz", {"cubic:linux", "cubic"});
-  Replay(dir + "sender.pcap.gz", dir + "ss.log", {"cubic:linux", "cubic"});
-  const std::string d2 = kLab + "cubic_noecn_droptail100_50mbit/";
-  Replay(d2 + "sender.pcap.gz", d2 + "ss.log", {"cubic:linux", "cubic"});
-  Replay(std::string(CCREPLAY_TESTDATA_DIR) + "/tcp/l4s-tests_prague_dualpi2_wifi.pcap.gz", "", {"prague:v05", "prague:v06", "prague:v07", "dctcp"});
+// Linux CUBIC without ECN, pfifo 100 packets (losses). Measured:
+// cubic:linux median 0.03 %, p95 1.6 %. The RFC 9438 profile `cubic` is
+// at 62 %: Linux leaves slow start by HyStart (ACK train / delay
+// increase, tcp_cubic.c) at ~56 segments, while RFC 9438 section 4.10
+// leaves it only at the first loss, by then with a cwnd of ~2.3 MB in this
+// open-loop replay (the model's larger window does not speed up the real
+// ACK clock). W_max then starts from that inflated cwnd, so the model's
+// concave growth heads for a window 20x the kernel's.
+TEST(ReplaySessionTest, CubicLinuxTracksTheKernelCwndThroughLosses) {
+  const std::string dir = kData + "/lab/cubic_noecn_droptail100_50mbit/";
+  const ReplayResult r = ReplayTcp(dir + "sender.pcap.gz", dir + "ss.log",
+                                   {"cubic:linux", "cubic"});
+  EXPECT_GT(Of(r, "cubic:linux").samples, 200u);
+  EXPECT_LE(*Of(r, "cubic:linux").median_abs_err_pct, 10.0);
+  EXPECT_GT(*Of(r, "cubic").median_abs_err_pct, 30.0);
+  EXPECT_TRUE(Of(r, "cubic").first_divergence_us.has_value());
+}
+
+// Per-ACK ground truth: tcp_probe of the sender socket (6700 lines:
+// `zcat tcp_probe.txt.gz | grep tcp_probe: | grep -c src=10.98.1.1:51026`),
+// each paired with the cwnd before the ACK that triggered it. Measured:
+// cubic:linux median 2.0 %, p95 12 %; the same bundle's ss log gives
+// 2.0 % over 293 samples. RFC `cubic`: 6.6 %, mostly in congestion
+// avoidance (RFC 9438's W_est uses alpha = 0.53 until W_max, Linux
+// tcp_cubic.c's per-ACK friendliness check uses beta-scaled delta).
+TEST(ReplaySessionTest, CubicLinuxTracksTcpProbePerAck) {
+  const std::string dir = kData + "/lab/cubic_ecn_K60k_40mbit_ackdelay10ms/";
+  const ReplayResult probe =
+      ReplayTcp(dir + "sender.pcap.gz", dir + "tcp_probe.txt.gz",
+                {"cubic:linux", "cubic"});
+  EXPECT_EQ(probe.source, CapturedSource::kTcpProbe);
+  EXPECT_GT(Of(probe, "cubic:linux").samples, 6000u);
+  EXPECT_LE(Of(probe, "cubic:linux").samples, 6700u);
+  EXPECT_LE(*Of(probe, "cubic:linux").median_abs_err_pct, 10.0);
+  const ReplayResult ss =
+      ReplayTcp(dir + "sender.pcap.gz", dir + "ss.log", {"cubic:linux"});
+  EXPECT_LE(*Of(ss, "cubic:linux").median_abs_err_pct, 10.0);
+}
+
+// The l4s-tests Prague capture (AccECN, sender side, no ss): the models
+// against the flight size while cwnd-limited. Measured medians: v05 6.7 %,
+// v06 3.9 %, v07 7.1 %, dctcp 19 %: v0.6 tracks best.
+TEST(ReplaySessionTest, PragueProfilesAgainstFlightSize) {
+  const ReplayResult r =
+      ReplayTcp(kData + "/tcp/l4s-tests_prague_dualpi2_wifi.pcap.gz", "",
+                {"prague:v05", "prague:v06", "prague:v07", "dctcp"});
+  EXPECT_EQ(r.source, CapturedSource::kFlightSize);
+  const double v06 = *Of(r, "prague:v06").median_abs_err_pct;
+  EXPECT_GT(Of(r, "prague:v06").samples, 10000u);
+  for (const char* other : {"prague:v05", "prague:v07", "dctcp"}) {
+    EXPECT_LT(v06, *Of(r, other).median_abs_err_pct) << other;
+  }
+}
+
+// ngtcp2 over 30 Mbit/s, 40 ms, pfifo 100, Reno. 22357 congestion_window
+// updates (python3 json count of recovery:metrics_updated). RFC 9002's
+// Reno (byte counting, cwnd*0.5 on a congestion event) is what `reno`
+// does when a loss event carries no flight size: median 1.1 %.
+TEST(ReplaySessionTest, RenoTracksNgtcp2RenoFromItsQlog) {
   ReplayOptions options;
-  options.specs = {"reno:mss=1452", "cubic:mss=1452", "reno:linux,mss=1452", "cubic:linux,mss=1452"};
-  for (const char* q : {"/quic/ngtcp2_reno_30mbit_pfifo100_40ms/server-0.sqlog.gz", "/quic/ngtcp2_reno_20mbit_pfifo12/server.sqlog.gz", "/quic/ngtcp2_cubic_20mbit_pfifo12/server.sqlog.gz"}) {
-  absl::StatusOr<ReplayResult> r = ReplayQuicLog(std::string(CCREPLAY_TESTDATA_DIR) + q, options);
+  options.specs = {"reno:mss=1452", "cubic:mss=1452"};
+  absl::StatusOr<ReplayResult> r = ReplayQuicLog(
+      kData + "/quic/ngtcp2_reno_30mbit_pfifo100_40ms/server-0.sqlog.gz",
+      options);
   ASSERT_TRUE(r.ok()) << r.status();
-  std::printf("%s acks %llu\n", q, (unsigned long long)r->acks);
-  for (const ReplayedController& c : r->controllers) {
-    std::printf("%s: samples %llu median %.2f p95 %.2f\n", c.spec.c_str(), (unsigned long long)c.divergence.samples,
-                c.divergence.median_abs_err_pct.value_or(-1), c.divergence.p95_abs_err_pct.value_or(-1));
-  }
-  }
+  EXPECT_EQ(r->source, CapturedSource::kQlog);
+  EXPECT_EQ(Of(*r, "reno:mss=1452").samples, 22357u);
+  EXPECT_LE(*Of(*r, "reno:mss=1452").median_abs_err_pct, 5.0);
+  EXPECT_GT(*Of(*r, "cubic:mss=1452").median_abs_err_pct, 20.0);
+}
+
+// ngtcp2's CUBIC (lib/ngtcp2_cc.c @ 6409313) differs from RFC 9438: its
+// Reno-friendly W_est grows with alpha = 1 from the start (RFC 9438
+// section 4.3: 3(1-beta)/(1+beta) = 0.53 until W_max); slow start ends by
+// HyStart++ (RFC 9406) without the conservative phase; and cwnd only grows
+// while below 2.89 x max(IW, max delivery rate x srtt). Measured: `cubic`
+// median 14.5 %, p95 52 % on this short 20 Mbit/s, 12-packet-buffer run.
+TEST(ReplaySessionTest, CubicAgainstNgtcp2Cubic) {
+  ReplayOptions options;
+  options.specs = {"cubic:mss=1452"};
+  absl::StatusOr<ReplayResult> r = ReplayQuicLog(
+      kData + "/quic/ngtcp2_cubic_20mbit_pfifo12/server.sqlog.gz", options);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_GT(Of(*r, "cubic:mss=1452").samples, 3000u);
+  EXPECT_LE(*Of(*r, "cubic:mss=1452").median_abs_err_pct, 20.0);
+}
+
+TEST(ReplaySessionTest, SeriesAreDecimatedUnlessFull) {
+  const std::string dir = kData + "/lab/reno_ecn1_stepK60k_50mbit/";
+  ReplayOptions options;
+  options.specs = {"reno:linux"};
+  options.host_state_path = dir + "ss.log";
+  options.max_points = 100;
+  absl::StatusOr<ReplayResult> r =
+      ReplayTcpCapture(dir + "sender.pcap.gz", options);
+  ASSERT_TRUE(r.ok());
+  EXPECT_LE(r->controllers[0].series.samples.size(), 101u);
+  EXPECT_EQ(r->captured_cwnd_bytes.size(),
+            r->controllers[0].series.samples.size());
+  options.full_series = true;
+  r = ReplayTcpCapture(dir + "sender.pcap.gz", options);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->controllers[0].series.samples.size(), r->acks);
+  EXPECT_EQ(r->acks, 6009u);  // `ccreplay timeline ... --csv | grep -c ^ack`
+}
+
+TEST(ReplaySessionTest, BundleDirectoryPrefersTcpProbe) {
+  absl::StatusOr<BundleInputs> in =
+      FindBundleInputs(kData + "/lab/cubic_ecn_K60k_40mbit_ackdelay10ms");
+  ASSERT_TRUE(in.ok());
+  EXPECT_NE(in->capture.find("sender.pcap.gz"), std::string::npos);
+  EXPECT_NE(in->host_state.find("tcp_probe.txt.gz"), std::string::npos);
+  EXPECT_EQ(FindBundleInputs(kData + "/quic").status().code(),
+            absl::StatusCode::kNotFound);
+}
+
+TEST(ReplaySessionTest, BadInputsAreErrors) {
+  ReplayOptions options;
+  options.specs = {"reno"};
+  EXPECT_FALSE(ReplayTcpCapture(kData + "/no/such.pcap", options).ok());
+  options.specs = {"nosuch"};
+  EXPECT_EQ(ReplayTcpCapture(kData + "/lab/reno_ecn1_stepK60k_50mbit/"
+                                     "sender.pcap.gz",
+                             options)
+                .status()
+                .code(),
+            absl::StatusCode::kInvalidArgument);
 }
 
 }  // namespace
