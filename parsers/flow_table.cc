@@ -85,7 +85,13 @@ void FlowTable::OnSegment(const TcpSegment& s) {
     side.syn_seen = true;
     side.syn_flags = s.flags;
     side.syn_options = s.options;
+    side.syn_ns = s.time_ns;
   } else {
+    const SideStats& peer = flow.side[1 - direction];
+    if (flow.handshake_rtt_ns == 0 && side.syn_seen && !(side.syn_flags & kTcpAck) &&
+        peer.syn_seen && (s.flags & kTcpAck)) {
+      flow.handshake_rtt_ns = s.time_ns - side.syn_ns;
+    }
     if (s.flags & kTcpEce) ++side.ece_packets;
     if (s.flags & kTcpCwr) ++side.cwr_packets;
     const uint8_t ace = s.ace();
@@ -102,9 +108,19 @@ void FlowTable::OnSegment(const TcpSegment& s) {
   }
   if (s.payload_bytes > 0) {
     const int64_t start = side.sequence.Unwrap(s.seq) + (syn ? 1 : 0);
-    SequenceTracker::Coverage c = side.sequence.Record(start, s.payload_bytes);
+    SequenceTracker::Coverage c = side.sequence.Record(start, s.payload_bytes, s.time_ns);
     side.unique_payload_bytes += c.new_bytes;
-    if (c.overlaps_seen || c.below_highest) ++side.retransmitted_segments;
+    // A segment that only fills a hole, sooner after the hole opened than
+    // a round trip (the least a loss takes to be repaired), arrived out of
+    // order; anything else below the highest byte seen was sent again.
+    const bool reordered = !c.overlaps_seen && c.filled_hole_opened_ns != 0 &&
+                           flow.handshake_rtt_ns > 0 &&
+                           s.time_ns - c.filled_hole_opened_ns < flow.handshake_rtt_ns;
+    if (reordered) {
+      ++side.reordered_segments;
+    } else if (c.below_highest) {
+      ++side.retransmitted_segments;
+    }
     side.max_payload_bytes = std::max(side.max_payload_bytes, s.payload_bytes);
     if (side.payload_packets++ == 0) side.first_payload_ns = s.time_ns;
     side.last_payload_ns = s.time_ns;

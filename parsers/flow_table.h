@@ -33,6 +33,9 @@ struct SideStats {
   uint64_t payload_packets = 0;
   uint64_t unique_payload_bytes = 0;
   uint64_t retransmitted_segments = 0;
+  // Segments that filled a hole sooner than a retransmission could have
+  // (less than the handshake RTT after the hole opened): reordering.
+  uint64_t reordered_segments = 0;
   uint32_t max_payload_bytes = 0;
   uint64_t ecn_codepoints[4] = {0, 0, 0, 0};  // Indexed by IpEcnCodepoint.
   uint64_t ece_packets = 0;  // Non-SYN packets with ECE.
@@ -45,6 +48,7 @@ struct SideStats {
   bool fin_or_rst_seen = false;
   int64_t first_payload_ns = 0;
   int64_t last_payload_ns = 0;
+  int64_t syn_ns = 0;  // When this side's SYN was seen.
   SequenceTracker sequence;
 };
 
@@ -56,6 +60,9 @@ struct Flow {
   SideStats side[2];
   int64_t first_ns = 0;
   int64_t last_ns = 0;
+  // SYN to the opener's first ACK after the SYN-ACK: one round trip at any
+  // vantage point; 0 until the handshake has been seen.
+  int64_t handshake_rtt_ns = 0;
 
   // The data sender: the side that sent more unique payload (the first
   // packet's source on a tie).

@@ -10,9 +10,28 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
 #include "parsers/host_state.h"
+#include "parsers/input_file.h"
 
 namespace ccreplay {
+
+// Feeds `path` line by line to a line parser (AddLine / LooksWrong /
+// Finish, as SsLogParser and TcpProbeParser have), stopping early once the
+// parser sees the file is not its format.
+template <typename LineParser>
+absl::StatusOr<HostStateLog> ParseLineByLine(const std::string& path) {
+  absl::StatusOr<std::unique_ptr<InputFile>> file = InputFile::Open(path);
+  if (!file.ok()) return file.status();
+  LineParser parser(path);
+  std::string line;
+  while ((*file)->ReadLine(&line)) {
+    parser.AddLine(line);
+    if (parser.LooksWrong()) break;
+  }
+  if (!(*file)->status().ok()) return (*file)->status();
+  return parser.Finish();
+}
 
 // Keeps the first kMaxWarnings warnings and counts the rest, so that a
 // huge malformed file cannot grow memory through its warnings.

@@ -19,7 +19,8 @@ int64_t SequenceTracker::Unwrap(uint32_t seq) {
   return last_;
 }
 
-SequenceTracker::Coverage SequenceTracker::Record(int64_t start, uint32_t length) {
+SequenceTracker::Coverage SequenceTracker::Record(int64_t start, uint32_t length,
+                                                  int64_t time_ns) {
   Coverage c;
   if (length == 0) return c;
   const int64_t end = start + length;
@@ -36,7 +37,7 @@ SequenceTracker::Coverage SequenceTracker::Record(int64_t start, uint32_t length
     c.new_bytes += static_cast<uint64_t>(end - from);
     if (start > highest_end_) {
       if (holes_.size() == kMaxHoles) holes_.erase(holes_.begin());
-      holes_.push_back({highest_end_, start});
+      holes_.push_back({highest_end_, start, time_ns});
     }
   }
   // Bytes between: new where they fill a hole, seen elsewhere.
@@ -49,9 +50,10 @@ SequenceTracker::Coverage SequenceTracker::Record(int64_t start, uint32_t length
     while (it != holes_.end() && it->start < high) {
       int64_t from = std::max(it->start, low), to = std::min(it->end, high);
       filled += to - from;
+      c.filled_hole_opened_ns = std::max(c.filled_hole_opened_ns, it->opened_ns);
       if (from > it->start && to < it->end) {
         // The segment sits inside the hole: split it.
-        Hole right{to, it->end};
+        Hole right{to, it->end, it->opened_ns};
         it->end = from;
         it = holes_.insert(it + 1, right);
         break;

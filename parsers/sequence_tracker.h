@@ -26,9 +26,13 @@ class SequenceTracker {
     uint64_t new_bytes = 0;    // Bytes never seen before.
     bool overlaps_seen = false;  // Some bytes were seen before.
     bool below_highest = false;  // Starts below the highest byte seen.
+    // When the youngest hole this segment filled (partly) was opened, ns;
+    // 0 when it filled none.
+    int64_t filled_hole_opened_ns = 0;
   };
-  // Records payload [start, start + length) (relative, from Unwrap).
-  Coverage Record(int64_t start, uint32_t length);
+  // Records payload [start, start + length) (relative, from Unwrap) seen at
+  // `time_ns`.
+  Coverage Record(int64_t start, uint32_t length, int64_t time_ns = 0);
 
   // One past the highest payload byte seen.
   int64_t highest_end() const { return highest_end_; }
@@ -36,6 +40,7 @@ class SequenceTracker {
  private:
   struct Hole {
     int64_t start, end;
+    int64_t opened_ns;  // When the jump that left it was seen.
   };
   // Holes below highest_end_ are kept up to this many; older ones are
   // forgotten (their bytes then count as seen).

@@ -53,6 +53,20 @@ TEST(SequenceTrackerTest, SegmentInsideAHoleSplitsIt) {
   EXPECT_EQ(t.Record(11, 90).new_bytes, 80u);  // fills both, 10 seen
 }
 
+TEST(SequenceTrackerTest, SaysWhenTheFilledHoleOpened) {
+  SequenceTracker t;
+  t.Start(0);
+  t.Record(1, 100, 1000);
+  t.Record(201, 100, 2000);  // Opens [101, 201) at t = 2000.
+  t.Record(401, 100, 3000);  // Opens [301, 401) at t = 3000.
+  EXPECT_EQ(t.Record(101, 100, 3100).filled_hole_opened_ns, 2000);
+  EXPECT_EQ(t.Record(301, 50, 3200).filled_hole_opened_ns, 3000);
+  // The rest of the second hole keeps its opening time after the split.
+  EXPECT_EQ(t.Record(351, 50, 3300).filled_hole_opened_ns, 3000);
+  // Seen data fills no hole.
+  EXPECT_EQ(t.Record(1, 100, 3400).filled_hole_opened_ns, 0);
+}
+
 TEST(SequenceTrackerTest, DataBeforeTheFirstSegmentSeen) {
   // Capture started mid-connection: an older segment is new, not a
   // retransmission of anything seen.

@@ -585,16 +585,7 @@ absl::StatusOr<HostStateLog> SsLogParser::Finish() {
 }
 
 absl::StatusOr<HostStateLog> ParseSsLog(const std::string& path) {
-  absl::StatusOr<std::unique_ptr<InputFile>> file = InputFile::Open(path);
-  if (!file.ok()) return file.status();
-  SsLogParser parser(path);
-  std::string line;
-  while ((*file)->ReadLine(&line)) {
-    parser.AddLine(line);
-    if (parser.LooksWrong()) break;
-  }
-  if (!(*file)->status().ok()) return (*file)->status();
-  return parser.Finish();
+  return ParseLineByLine<SsLogParser>(path);
 }
 
 }  // namespace ccreplay

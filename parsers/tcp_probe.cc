@@ -363,16 +363,7 @@ absl::StatusOr<HostStateLog> TcpProbeParser::Finish() {
 }
 
 absl::StatusOr<HostStateLog> ParseTcpProbe(const std::string& path) {
-  absl::StatusOr<std::unique_ptr<InputFile>> file = InputFile::Open(path);
-  if (!file.ok()) return file.status();
-  TcpProbeParser parser(path);
-  std::string line;
-  while ((*file)->ReadLine(&line)) {
-    parser.AddLine(line);
-    if (parser.LooksWrong()) break;
-  }
-  if (!(*file)->status().ok()) return (*file)->status();
-  return parser.Finish();
+  return ParseLineByLine<TcpProbeParser>(path);
 }
 
 }  // namespace ccreplay

@@ -3,10 +3,12 @@
 computed from tshark's own dissection (tshark -T fields), for the numbers the
 tests assert. Usage: scripts/tshark_flow_facts.py CAPTURE
 
-Definitions follow README.md: the sender is the side with more unique payload;
-retransmitted segments are the sender's payload segments that tshark flags as
-tcp.analysis.retransmission or tcp.analysis.out_of_order (both mean: starts
-below the highest sequence number seen)."""
+Definitions follow README.md: the sender is the side with more unique payload.
+`retransmitted_segments` here counts the sender's payload segments that tshark
+flags as tcp.analysis.retransmission or tcp.analysis.out_of_order (both mean:
+starts below the highest sequence number seen), and `out_of_order_segments`
+the second kind alone: ccreplay subtracts those out-of-order segments that
+fill a hole sooner than one handshake RTT after it opened (reorderings)."""
 import json
 import subprocess
 import sys
@@ -42,7 +44,7 @@ def main(path):
         if side is None:
             side = st["sides"][src] = {"packets": 0, "ranges": [], "rexmt": 0, "ecn": [0, 0, 0, 0],
                                        "ece": 0, "cwr": 0, "ace_changes": 0, "last_ace": None,
-                                       "mss": None, "wscale": None, "t": []}
+                                       "mss": None, "wscale": None, "t": [], "ooo": 0}
             st["order"].append(src)
         flags = int(v["tcp.flags"], 16)
         length = int(v["tcp.len"] or 0)
@@ -72,6 +74,8 @@ def main(path):
             side["t"].append(float(v["frame.time_epoch"]))
             if v["tcp.analysis.retransmission"] or v["tcp.analysis.out_of_order"]:
                 side["rexmt"] += 1
+            if v["tcp.analysis.out_of_order"] and not v["tcp.analysis.retransmission"]:
+                side["ooo"] += 1
     result = []
     for index in sorted(streams):
         st = streams[index]
@@ -86,6 +90,7 @@ def main(path):
             "stream": index, "sender": st["order"][snd],
             "packets_data_dir": s["packets"], "packets_ack_dir": r["packets"] if r else 0,
             "data_bytes": s["unique"], "retransmitted_segments": s["rexmt"],
+            "out_of_order_segments": s["ooo"],
             "not_ect_packets": s["ecn"][0], "ect1_packets": s["ecn"][1],
             "ect0_packets": s["ecn"][2], "ce_packets": s["ecn"][3],
             "ece_acks": r["ece"] if r else 0, "cwr_packets": s["cwr"],
