@@ -267,6 +267,43 @@ TEST(CliTest, TimelineCsvAndJson) {
   EXPECT_THAT(missing.err, HasSubstr("no flow 9"));
 }
 
+TEST(CliTest, ReplayJsonContractOnALabBundle) {
+  // The reno lab bundle directory: sender.pcap.gz + ss.log (no tcp_probe
+  // there), flow 1 is iperf3's data connection. The bounds are issue 7's:
+  // reno:linux within 5 % median of the kernel's cwnd in ss.
+  CommandResult run = Ccreplay("replay " + Data("lab/reno_ecn1_stepK60k_50mbit") +
+                              " --cc reno:linux,reno,prague:v05,rtt_scaling=none --json");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc = parser.parse(run.out);
+  EXPECT_EQ(int64_t(doc["flow"]["index"]), 1);
+  EXPECT_EQ(std::string_view(doc["flow"]["sender"]), "10.99.1.1:42408");
+  EXPECT_EQ(std::string_view(doc["captured_source"]), "ss");
+  simdjson::dom::array controllers = doc["controllers"];
+  ASSERT_EQ(controllers.size(), 3u);  // The list parsed to three specs.
+  simdjson::dom::object linux_reno = controllers.at(0);
+  EXPECT_EQ(std::string_view(linux_reno["spec"]), "reno:linux");
+  // 230 ss samples carry the data socket (grep -c 'ESTAB.*:42408' ss.log).
+  EXPECT_EQ(int64_t(linux_reno["samples"]), 230);
+  EXPECT_LE(double(linux_reno["median_abs_err_pct"]), 5.0);
+  for (const char* phase : {"slow_start", "congestion_avoidance", "recovery"}) {
+    simdjson::dom::element v = linux_reno["by_phase"][phase];
+    EXPECT_TRUE(v.is_number() || v.is_null()) << phase;
+  }
+  EXPECT_EQ(std::string_view(controllers.at(2)["spec"]), "prague:v05,rtt_scaling=none");
+  // Series: one time axis and one array per controller, same length.
+  simdjson::dom::object series = doc["series"];
+  const size_t points = series["t_s"].get_array().size();
+  EXPECT_GT(points, 100u);
+  EXPECT_LE(points, 4000u);
+  EXPECT_EQ(series["captured_cwnd_bytes"].get_array().size(), points);
+  EXPECT_EQ(series["reno:linux"].get_array().size(), points);
+
+  CommandResult bad = Ccreplay("replay " + Data("lab/reno_ecn1_stepK60k_50mbit") + " --cc bbr9");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_THAT(bad.err, HasSubstr("bbr9"));
+}
+
 TEST(CliTest, HelpNamesTheCommandAndAnExample) {
   CommandResult run = Ccreplay("flows --help");
   EXPECT_THAT(run.out + run.err, HasSubstr("ccreplay flows CAPTURE"));

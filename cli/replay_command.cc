@@ -14,13 +14,6 @@
 #include "replay/replay_session.h"
 #include "reports/replay_report.h"
 
-ABSL_FLAG(std::string, ss, "",
-          "ss -tin log of the sender (its cwnd is the ground truth).");
-ABSL_FLAG(std::string, probe, "",
-          "tcp_probe trace of the sender (per-ACK ground truth).");
-ABSL_FLAG(std::string, qlog, "",
-          "QUIC: the sender's qlog; its ACK frames are replayed and its "
-          "congestion_window is the ground truth (CAPTURE not needed).");
 ABSL_FLAG(bool, full, false,
           "Series with one point per ACK instead of at most 4000.");
 
@@ -55,6 +48,16 @@ int RunReplay(const Args& args) {
     std::fprintf(stderr, "ccreplay replay: --cc: %s\n",
                  std::string(specs.status().message()).c_str());
     return kExitUsage;
+  }
+  // Every spec must name a controller before any input is read: a bad
+  // spec is a usage error, not a bad input.
+  for (const std::string& spec : *specs) {
+    absl::StatusOr<std::unique_ptr<CongestionController>> controller = MakeController(spec);
+    if (!controller.ok()) {
+      std::fprintf(stderr, "ccreplay replay: --cc: %s\n",
+                   std::string(controller.status().message()).c_str());
+      return kExitUsage;
+    }
   }
   ReplayOptions options;
   options.specs = *specs;
