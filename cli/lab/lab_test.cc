@@ -295,7 +295,10 @@ TEST_F(LabTest, CubicDropTailLoss) {
   // captures is what the qdisc says it dropped (tc -s qdisc show).
   int64_t dropped = QdiscDropped(bundle.meta.bottleneck_qdisc_stats);
   EXPECT_GT(dropped, 0) << bundle.meta.bottleneck_qdisc_stats;
-  EXPECT_EQ(sent.packets - received.packets, dropped);
+  // Up to a couple of packets may still sit in the queue or the veth when
+  // the captures stop (seen once in 20 runs on a loaded 2-core machine).
+  EXPECT_NEAR(static_cast<double>(sent.packets - received.packets),
+              static_cast<double>(dropped), 2.0);
   EXPECT_GT(int64_t(bundle.json["flows"].at(0)["bytes_received"]), 1'000'000);
   EXPECT_EQ(int64_t(bundle.json["flows"].at(0)["bytes_received"]),
             int64_t(bundle.json["flows"].at(0)["bytes_sent"]));
