@@ -22,3 +22,13 @@ ABSL_FLAG(double, delay, 0,
 ABSL_FLAG(double, duration, 0, "Duration in seconds (lab default 5).");
 ABSL_FLAG(int, mss, 0,
           "MSS in bytes for flows that do not set one (0: default).");
+ABSL_FLAG(std::string, ss, "",
+          "replay/diagnose: ss -tin log of the sender (its cwnd is the "
+          "ground truth).");
+ABSL_FLAG(std::string, probe, "",
+          "replay/diagnose: tcp_probe trace of the sender (per-ACK ground "
+          "truth).");
+ABSL_FLAG(std::string, qlog, "",
+          "replay/diagnose, QUIC: the sender's qlog; its ACK frames are "
+          "replayed and its congestion_window is the ground truth (CAPTURE "
+          "not needed).");

@@ -16,5 +16,8 @@ ABSL_DECLARE_FLAG(std::string, rate);
 ABSL_DECLARE_FLAG(double, delay);
 ABSL_DECLARE_FLAG(double, duration);
 ABSL_DECLARE_FLAG(int, mss);
+ABSL_DECLARE_FLAG(std::string, ss);
+ABSL_DECLARE_FLAG(std::string, probe);
+ABSL_DECLARE_FLAG(std::string, qlog);
 
 #endif  // CCREPLAY_CLI_COMMON_FLAGS_H_

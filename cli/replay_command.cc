@@ -52,7 +52,8 @@ int RunReplay(const Args& args) {
   // Every spec must name a controller before any input is read: a bad
   // spec is a usage error, not a bad input.
   for (const std::string& spec : *specs) {
-    absl::StatusOr<std::unique_ptr<CongestionController>> controller = MakeController(spec);
+    absl::StatusOr<std::unique_ptr<CongestionController>> controller =
+        MakeController(spec);
     if (!controller.ok()) {
       std::fprintf(stderr, "ccreplay replay: --cc: %s\n",
                    std::string(controller.status().message()).c_str());

@@ -1,10 +1,7 @@
-// Turns one flow's observed timeline into a diagnosis: path estimates, the
-// limiter in force per interval, findings with their evidence, and the
-// report page and JSON. This slice draws on the ACK timeline alone; the
-// findings that need a replay of reference controllers (rtt_scaling_slow_
-// growth, mtu_normalization_gap, ce_overreaction, below_bdp_unexplained,
-// model_divergence) attach to the same structures when replay provides
-// them.
+// Turns one flow's observed timeline and its replay through reference
+// controllers into a diagnosis: path estimates, the limiter in force per
+// interval, findings with their evidence (the timeline's here, the
+// replay's in reports/replay_findings.h), and the report page and JSON.
 #ifndef CCREPLAY_REPORTS_DIAGNOSIS_H_
 #define CCREPLAY_REPORTS_DIAGNOSIS_H_
 
@@ -16,6 +13,7 @@
 #include "replay/ack_timeline.h"
 #include "reports/flow_observation.h"
 #include "reports/path_estimates.h"
+#include "reports/replay_findings.h"
 #include "reports/report_model.h"
 
 namespace ccreplay {
@@ -41,6 +39,15 @@ struct DiagnosisInput {
   FlowSummary summary;
   TimelineStats stats;
   const FlowObserver* observed = nullptr;
+  // QUIC (from a qlog): the summary's TCP fields are not filled.
+  bool quic = false;
+  uint64_t quic_congestion_events = 0;
+  std::string host_state_path;
+  // The replay, and why these controllers; null: timeline findings only.
+  const ReplayEvidence* replay = nullptr;
+  std::string controller_reason;
+  // Run closed-loop simulations of the fitted path as evidence.
+  bool simulate = true;
 };
 
 struct Diagnosis {

@@ -8,7 +8,8 @@ void ObservationBin::Merge(const ObservationBin& later) {
   delivered_bytes += later.delivered_bytes;
   acks += later.acks;
   max_pipe_bytes = std::max(max_pipe_bytes, later.max_pipe_bytes);
-  max_outstanding_bytes = std::max(max_outstanding_bytes, later.max_outstanding_bytes);
+  max_outstanding_bytes =
+      std::max(max_outstanding_bytes, later.max_outstanding_bytes);
   if (later.acks > 0) rwnd_bytes = later.rwnd_bytes;
   rtt_min_us = std::min(rtt_min_us, later.rtt_min_us);
   rtt_max_us = std::max(rtt_max_us, later.rtt_max_us);
@@ -54,7 +55,9 @@ void FlowObserver::Add(const TimelineEvent& e) {
     ++total_retransmissions_;
     if (e.starts_episode) ++bin.recovery_episodes;
     if (marks_.size() < kMaxMarks) {
-      marks_.push_back({(e.time_ns - start_ns_) * 1e-9, e.seq_start, e.kind});
+      const int64_t seq =
+          counting_ == Counting::kSequence ? e.seq_start : delivered_mark_;
+      marks_.push_back({(e.time_ns - start_ns_) * 1e-9, seq, e.kind});
     }
     return;
   }
@@ -63,30 +66,38 @@ void FlowObserver::Add(const TimelineEvent& e) {
   // Delivered = cumulative ACK plus SACKed data above it: counting
   // bytes_acked + bytes_sacked would count SACKed data twice when the
   // cumulative ACK later covers it.
-  const int64_t delivered = e.ack + static_cast<int64_t>(e.sacked_bytes);
-  if (delivered_mark_ == 0) delivered_mark_ = e.ack - static_cast<int64_t>(e.bytes_acked);
+  const bool by_bytes = counting_ == Counting::kBytesAcked;
+  const int64_t delivered =
+      by_bytes ? delivered_mark_ + static_cast<int64_t>(e.bytes_acked)
+               : e.ack + static_cast<int64_t>(e.sacked_bytes);
+  if (delivered_mark_ == 0 && !by_bytes) {
+    delivered_mark_ = e.ack - static_cast<int64_t>(e.bytes_acked);
+  }
   if (delivered > delivered_mark_) {
     bin.delivered_bytes += static_cast<uint64_t>(delivered - delivered_mark_);
     delivered_mark_ = delivered;
   }
   bin.max_pipe_bytes = std::max(bin.max_pipe_bytes, e.pipe_bytes);
-  bin.max_outstanding_bytes = std::max(bin.max_outstanding_bytes, e.outstanding_bytes);
+  bin.max_outstanding_bytes =
+      std::max(bin.max_outstanding_bytes, e.outstanding_bytes);
   bin.rwnd_bytes = e.rwnd_bytes;
   if (e.rtt_sample_us > 0) {
     bin.rtt_min_us = std::min(bin.rtt_min_us, e.rtt_sample_us);
     bin.rtt_max_us = std::max(bin.rtt_max_us, e.rtt_sample_us);
     bin.rtt_sum_us += e.rtt_sample_us;
     ++bin.rtt_samples;
-    if (min_rtt_us_ == 0 || e.rtt_sample_us < min_rtt_us_) min_rtt_us_ = e.rtt_sample_us;
+    if (min_rtt_us_ == 0 || e.rtt_sample_us < min_rtt_us_)
+      min_rtt_us_ = e.rtt_sample_us;
   }
   if (e.srtt_us > 0) bin.srtt_us = e.srtt_us;
   bin.ce_packets += e.ce_packets;
   bin.ece_acks += e.ece ? 1 : 0;
   bin.congestion_episodes += e.congestion_episode ? 1 : 0;
   ++bin.limit_acks[static_cast<int>(e.limit)];
-  bin.highest_ack = std::max(bin.highest_ack, e.ack);
-  bin.highest_seq_sent =
-      std::max(bin.highest_seq_sent, e.ack + static_cast<int64_t>(e.outstanding_bytes));
+  const int64_t acked = by_bytes ? delivered_mark_ : e.ack;
+  bin.highest_ack = std::max(bin.highest_ack, acked);
+  bin.highest_seq_sent = std::max(
+      bin.highest_seq_sent, acked + static_cast<int64_t>(e.outstanding_bytes));
   if (e.mss_bytes > 0) bin.mss_bytes = e.mss_bytes;
 }
 

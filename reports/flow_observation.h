@@ -25,15 +25,15 @@ struct ObservationBin {
   int64_t rtt_max_us = 0;
   int64_t rtt_sum_us = 0;
   uint32_t rtt_samples = 0;
-  int64_t srtt_us = 0;          // The last smoothed RTT.
-  uint64_t ce_packets = 0;      // AccECN CE packets newly fed back.
-  uint32_t ece_acks = 0;        // ACKs with ECE (RFC 3168 / DCTCP-style).
+  int64_t srtt_us = 0;      // The last smoothed RTT.
+  uint64_t ce_packets = 0;  // AccECN CE packets newly fed back.
+  uint32_t ece_acks = 0;    // ACKs with ECE (RFC 3168 / DCTCP-style).
   uint32_t congestion_episodes = 0;
   uint32_t retransmissions = 0;
   uint32_t recovery_episodes = 0;
   uint32_t limit_acks[4] = {0, 0, 0, 0};  // ACKs by SendLimit.
-  int64_t highest_ack = 0;      // Highest cumulative ACK (relative seq).
-  int64_t highest_seq_sent = 0; // Highest data byte seen sent + 1.
+  int64_t highest_ack = 0;       // Highest cumulative ACK (relative seq).
+  int64_t highest_seq_sent = 0;  // Highest data byte seen sent + 1.
   uint32_t mss_bytes = 0;
 
   bool has_rtt() const { return rtt_samples > 0; }
@@ -54,14 +54,24 @@ class FlowObserver {
   // Retransmission marks kept for the graph (counted beyond that).
   static constexpr size_t kMaxMarks = 20000;
 
+  // How delivery is counted. TCP: the growth of (cumulative ACK + SACKed
+  // bytes), sequence numbers on the time-sequence graph. QUIC: the sum of
+  // bytes_acked (each packet is acknowledged once; `ack` is a packet
+  // number), and the graph in cumulative bytes delivered.
+  enum class Counting { kSequence, kBytesAcked };
+
   // `start_ns`: time zero of the report (the flow's first packet).
-  explicit FlowObserver(int64_t start_ns) : start_ns_(start_ns) {}
+  explicit FlowObserver(int64_t start_ns,
+                        Counting counting = Counting::kSequence)
+      : start_ns_(start_ns), counting_(counting) {}
 
   void Add(const TimelineEvent& event);
 
   double bin_width_s() const { return bin_width_ns_ * 1e-9; }
   const std::vector<ObservationBin>& bins() const { return bins_; }
-  const std::vector<RetransmissionMark>& retransmissions() const { return marks_; }
+  const std::vector<RetransmissionMark>& retransmissions() const {
+    return marks_;
+  }
   // Every RTT sample's minimum (the base RTT), 0 when there was none.
   int64_t min_rtt_us() const { return min_rtt_us_; }
   uint64_t total_acks() const { return total_acks_; }
@@ -71,6 +81,7 @@ class FlowObserver {
   ObservationBin& BinAt(int64_t time_ns);
 
   int64_t start_ns_;
+  Counting counting_;
   int64_t bin_width_ns_ = 1000000;
   std::vector<ObservationBin> bins_;
   std::vector<RetransmissionMark> marks_;

@@ -27,12 +27,23 @@ std::string HtmlEscape(const std::string& text) {
   out.reserve(text.size());
   for (char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -64,16 +75,21 @@ std::string Number(double v) { return absl::StrFormat("%.6g", v); }
 
 // A tick label: no more digits than the step needs.
 std::string TickLabel(double v, double step) {
-  if (std::fabs(v) >= 1e6 || (v != 0 && std::fabs(v) < 1e-3)) return absl::StrFormat("%.3g", v);
-  const int decimals = step >= 1 ? 0 : static_cast<int>(std::ceil(-std::log10(step)));
+  if (std::fabs(v) >= 1e6 || (v != 0 && std::fabs(v) < 1e-3))
+    return absl::StrFormat("%.3g", v);
+  const int decimals =
+      step >= 1 ? 0 : static_cast<int>(std::ceil(-std::log10(step)));
   return absl::StrFormat("%.*f", decimals, v);
 }
 
 double MaxY(const Plot& plot, double t0, double t1) {
   double m = 0;
   for (const PlotSeries& s : plot.series) {
+    // Series the reader has to switch on do not set the initial scale.
+    if (s.initially_hidden) continue;
     for (size_t i = 0; i < s.y.size() && i < s.t_s.size(); ++i) {
-      if (s.t_s[i] >= t0 && s.t_s[i] <= t1 && std::isfinite(s.y[i])) m = std::max(m, s.y[i]);
+      if (s.t_s[i] >= t0 && s.t_s[i] <= t1 && std::isfinite(s.y[i]))
+        m = std::max(m, s.y[i]);
     }
   }
   return m > 0 ? m * 1.06 : 1;
@@ -106,78 +122,97 @@ void AppendXAxis(const ReportPage& page, double plot_bottom, std::string* out) {
   const double span = page.end_s - page.start_s;
   const double step = NiceStep(span, 10);
   // Ticks are placed by the script on zoom; these are the full-range ones.
-  absl::StrAppendFormat(out, "<g class=\"xaxis\" data-bottom=\"%s\">", Number(plot_bottom));
-  for (double t = std::ceil(page.start_s / step) * step; t <= page.end_s + 1e-12; t += step) {
-    const double x = kLeft + (t - page.start_s) / span * (kWidth - kLeft - kRight);
-    absl::StrAppendFormat(out,
-                          "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>"
-                          "<text x=\"%.1f\" y=\"%.1f\" class=\"tick\" "
-                          "text-anchor=\"middle\">%s</text>",
-                          x, x, kTop, plot_bottom, x, plot_bottom + 15, TickLabel(t, step));
+  absl::StrAppendFormat(out, "<g class=\"xaxis\" data-bottom=\"%s\">",
+                        Number(plot_bottom));
+  for (double t = std::ceil(page.start_s / step) * step;
+       t <= page.end_s + 1e-12; t += step) {
+    const double x =
+        kLeft + (t - page.start_s) / span * (kWidth - kLeft - kRight);
+    absl::StrAppendFormat(
+        out,
+        "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>"
+        "<text x=\"%.1f\" y=\"%.1f\" class=\"tick\" "
+        "text-anchor=\"middle\">%s</text>",
+        x, x, kTop, plot_bottom, x, plot_bottom + 15, TickLabel(t, step));
   }
   out->append("</g>");
 }
 
-void AppendPlot(const ReportPage& page, const Plot& plot, JsonWriter* data, std::string* out) {
+void AppendPlot(const ReportPage& page, const Plot& plot, JsonWriter* data,
+                std::string* out) {
   const double height = plot.bands_only ? kBandHeight : kHeight;
   const double bottom = height - kBottom;
   const double span = std::max(page.end_s - page.start_s, 1e-9);
-  const double y_max = plot.bands_only ? 1 : MaxY(plot, page.start_s, page.end_s);
-  absl::StrAppendFormat(out,
-                        "<figure class=\"plot%s\" id=\"%s\">\n<figcaption>%s</figcaption>\n",
-                        plot.bands_only ? " bandsonly" : "", HtmlEscape(plot.id),
-                        HtmlEscape(plot.title));
-  absl::StrAppendFormat(out,
-                        "<svg class=\"chart\" viewBox=\"0 0 %s %s\" role=\"img\" "
-                        "aria-label=\"%s\" data-plot=\"%s\">\n",
-                        Number(kWidth), Number(height), HtmlEscape(plot.title),
-                        HtmlEscape(plot.id));
+  const double y_max =
+      plot.bands_only ? 1 : MaxY(plot, page.start_s, page.end_s);
+  absl::StrAppendFormat(
+      out, "<figure class=\"plot%s\" id=\"%s\">\n<figcaption>%s</figcaption>\n",
+      plot.bands_only ? " bandsonly" : "", HtmlEscape(plot.id),
+      HtmlEscape(plot.title));
+  absl::StrAppendFormat(
+      out,
+      "<svg class=\"chart\" viewBox=\"0 0 %s %s\" role=\"img\" "
+      "aria-label=\"%s\" data-plot=\"%s\">\n",
+      Number(kWidth), Number(height), HtmlEscape(plot.title),
+      HtmlEscape(plot.id));
   // Y axis: grid and labels, fixed.
   if (!plot.bands_only) {
     const double step = NiceStep(y_max, 4);
     for (double v = 0; v <= y_max + 1e-12; v += step) {
       const double y = bottom - v / y_max * (bottom - kTop);
-      absl::StrAppendFormat(out,
-                            "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" "
-                            "class=\"grid\"/><text x=\"%.1f\" y=\"%.1f\" class=\"tick\" "
-                            "text-anchor=\"end\">%s</text>",
-                            kLeft, kWidth - kRight, y, y, kLeft - 5, y + 4, TickLabel(v, step));
+      absl::StrAppendFormat(
+          out,
+          "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" "
+          "class=\"grid\"/><text x=\"%.1f\" y=\"%.1f\" class=\"tick\" "
+          "text-anchor=\"end\">%s</text>",
+          kLeft, kWidth - kRight, y, y, kLeft - 5, y + 4, TickLabel(v, step));
     }
-    absl::StrAppendFormat(out,
-                          "<text class=\"ylabel\" transform=\"translate(13 %.1f) rotate(-90)\" "
-                          "text-anchor=\"middle\">%s</text>",
-                          (kTop + bottom) / 2, HtmlEscape(plot.y_label));
+    absl::StrAppendFormat(
+        out,
+        "<text class=\"ylabel\" transform=\"translate(13 %.1f) rotate(-90)\" "
+        "text-anchor=\"middle\">%s</text>",
+        (kTop + bottom) / 2, HtmlEscape(plot.y_label));
   }
   AppendXAxis(page, bottom, out);
   // The data area: a nested SVG in data coordinates.
-  absl::StrAppendFormat(out,
-                        "<svg class=\"data\" x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" "
-                        "viewBox=\"%s %s %s %s\" preserveAspectRatio=\"none\">\n",
-                        Number(kLeft), Number(kTop), Number(kWidth - kLeft - kRight),
-                        Number(bottom - kTop), Number(page.start_s), Number(-y_max),
-                        Number(span), Number(y_max));
+  absl::StrAppendFormat(
+      out,
+      "<svg class=\"data\" x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" "
+      "viewBox=\"%s %s %s %s\" preserveAspectRatio=\"none\">\n",
+      Number(kLeft), Number(kTop), Number(kWidth - kLeft - kRight),
+      Number(bottom - kTop), Number(page.start_s), Number(-y_max), Number(span),
+      Number(y_max));
   for (const PlotBand& band : plot.bands) {
-    absl::StrAppendFormat(out,
-                          "<rect class=\"band\" x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" "
-                          "fill=\"%s\"><title>%s</title></rect>\n",
-                          Number(band.start_s), Number(-y_max),
-                          Number(std::max(band.end_s - band.start_s, span * 1e-4)), Number(y_max),
-                          HtmlEscape(band.color), HtmlEscape(band.label));
+    absl::StrAppendFormat(
+        out,
+        "<rect class=\"band\" x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" "
+        "fill=\"%s\"><title>%s</title></rect>\n",
+        Number(band.start_s), Number(-y_max),
+        Number(std::max(band.end_s - band.start_s, span * 1e-4)), Number(y_max),
+        HtmlEscape(band.color), HtmlEscape(band.label));
   }
-  data->Key(plot.id).BeginObject().Field("ymax", y_max).Key("series").BeginArray();
+  data->Key(plot.id)
+      .BeginObject()
+      .Field("ymax", y_max)
+      .Key("series")
+      .BeginArray();
   for (size_t i = 0; i < plot.series.size(); ++i) {
     const PlotSeries& s = plot.series[i];
-    const Decimated d = DecimateMinMax(s.t_s, s.y, page.start_s, page.end_s, kPlotColumns);
+    const Decimated d =
+        DecimateMinMax(s.t_s, s.y, page.start_s, page.end_s, kPlotColumns);
     const char* style_class = s.style == SeriesStyle::kPoints   ? "points"
                               : s.style == SeriesStyle::kDashed ? "dashed"
                                                                 : "line";
-    absl::StrAppendFormat(out,
-                          "<path class=\"series %s\" data-series=\"%d\" stroke=\"%s\"%s "
-                          "d=\"%s\"/>\n",
-                          style_class, i, HtmlEscape(s.color),
-                          s.initially_hidden ? " style=\"display:none\"" : "",
-                          SeriesPath(d, s.style));
-    data->BeginObject().Field("name", s.name).Field("step", s.style == SeriesStyle::kStep);
+    absl::StrAppendFormat(
+        out,
+        "<path class=\"series %s\" data-series=\"%d\" stroke=\"%s\"%s "
+        "d=\"%s\"/>\n",
+        style_class, i, HtmlEscape(s.color),
+        s.initially_hidden ? " style=\"display:none\"" : "",
+        SeriesPath(d, s.style));
+    data->BeginObject()
+        .Field("name", s.name)
+        .Field("step", s.style == SeriesStyle::kStep);
     data->Key("t").BeginArray();
     for (double t : d.t) data->Double(std::round(t * 1e6) / 1e6);
     data->EndArray().Key("y").BeginArray();
@@ -185,23 +220,26 @@ void AppendPlot(const ReportPage& page, const Plot& plot, JsonWriter* data, std:
     data->EndArray().EndObject();
   }
   data->EndArray().EndObject();
-  out->append("<line class=\"cursor\" x1=\"0\" x2=\"0\" y1=\"0\" y2=\"0\"/></svg>\n");
-  absl::StrAppendFormat(out,
-                        "<rect class=\"frame\" x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\"/>"
-                        "</svg>\n",
-                        Number(kLeft), Number(kTop), Number(kWidth - kLeft - kRight),
-                        Number(bottom - kTop));
+  out->append(
+      "<line class=\"cursor\" x1=\"0\" x2=\"0\" y1=\"0\" y2=\"0\"/></svg>\n");
+  absl::StrAppendFormat(
+      out,
+      "<rect class=\"frame\" x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\"/>"
+      "</svg>\n",
+      Number(kLeft), Number(kTop), Number(kWidth - kLeft - kRight),
+      Number(bottom - kTop));
   // Legend: toggles with the script; a plain list without it.
   out->append("<div class=\"legend\">");
   for (size_t i = 0; i < plot.series.size(); ++i) {
     const PlotSeries& s = plot.series[i];
-    absl::StrAppendFormat(out,
-                          "<label><input type=\"checkbox\" data-plot=\"%s\" data-series=\"%d\"%s>"
-                          "<span class=\"swatch %s\" style=\"background:%s\"></span>%s"
-                          "<span class=\"readout\"></span></label>",
-                          HtmlEscape(plot.id), i, s.initially_hidden ? "" : " checked",
-                          s.style == SeriesStyle::kDashed ? "dashed" : "",
-                          HtmlEscape(s.color), HtmlEscape(s.name));
+    absl::StrAppendFormat(
+        out,
+        "<label><input type=\"checkbox\" data-plot=\"%s\" data-series=\"%d\"%s>"
+        "<span class=\"swatch %s\" style=\"background:%s\"></span>%s"
+        "<span class=\"readout\"></span></label>",
+        HtmlEscape(plot.id), i, s.initially_hidden ? "" : " checked",
+        s.style == SeriesStyle::kDashed ? "dashed" : "", HtmlEscape(s.color),
+        HtmlEscape(s.name));
   }
   // A key entry per kind of band (each label once).
   std::vector<std::string> keyed;
@@ -291,11 +329,14 @@ for(const c of charts){const id=c.dataset.plot;const d=c.querySelector('svg.data
  c.addEventListener('dblclick',()=>setView(full[0],full[1]));}
 for(const box of document.querySelectorAll('.legend input')){box.addEventListener('change',()=>{
  const p=document.querySelector(`svg[data-plot="${box.dataset.plot}"] path[data-series="${box.dataset.series}"]`);if(p)p.style.display=box.checked?'':'none'})}
-for(const a of document.querySelectorAll('a.range')){a.addEventListener('click',ev=>{const s=+a.dataset.start,e=+a.dataset.end,pad=Math.max((e-s)*0.1,(full[1]-full[0])*0.005);
+function showRange(s,e){const pad=Math.max((e-s)*0.1,(full[1]-full[0])*0.005);
  setView(s-pad,e+pad);for(const r of document.querySelectorAll('rect.finding'))r.remove();
  for(const c of charts){const d=c.querySelector('svg.data');const vb=d.viewBox.baseVal;const r=document.createElementNS('http://www.w3.org/2000/svg','rect');
   r.setAttribute('class','finding');r.setAttribute('x',s);r.setAttribute('width',Math.max(e-s,1e-6));r.setAttribute('y',vb.y);r.setAttribute('height',vb.height);
-  r.setAttribute('fill','#f2c94c');r.setAttribute('opacity','0.22');d.insertBefore(r,d.firstChild)}})}
+  r.setAttribute('fill','#f2c94c');r.setAttribute('opacity','0.22');d.insertBefore(r,d.firstChild)}
+ document.getElementById('plots').scrollIntoView()}
+function fromHash(){const m=/^#range=([-0-9.e]+),([-0-9.e]+)$/.exec(location.hash);if(m)showRange(+m[1],+m[2])}
+window.addEventListener('hashchange',fromHash);fromHash();
 document.getElementById('reset').addEventListener('click',()=>{setView(full[0],full[1]);for(const r of document.querySelectorAll('rect.finding'))r.remove()});
 document.querySelector('.controls').hidden=false;
 })();
@@ -306,35 +347,49 @@ document.querySelector('.controls').hidden=false;
 std::string RenderHtmlReport(const ReportPage& page) {
   std::string out;
   out.reserve(1 << 20);
-  absl::StrAppend(&out,
-                  "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-                  "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-                  "<title>ccreplay: ",
-                  HtmlEscape(page.title), "</title>\n<style>", kStyle, "</style>\n</head>\n<body>\n<main>\n");
-  absl::StrAppend(&out, "<h1>", HtmlEscape(page.title), "</h1>\n<div class=\"sub\">ccreplay diagnosis report</div>\n");
-  absl::StrAppend(&out, "<p class=\"verdict\" id=\"verdict\">", HtmlEscape(page.verdict), "</p>\n");
+  absl::StrAppend(
+      &out,
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+      "<meta name=\"viewport\" content=\"width=device-width, "
+      "initial-scale=1\">\n"
+      "<title>ccreplay: ",
+      HtmlEscape(page.title), "</title>\n<style>", kStyle,
+      "</style>\n</head>\n<body>\n<main>\n");
+  absl::StrAppend(
+      &out, "<h1>", HtmlEscape(page.title),
+      "</h1>\n<div class=\"sub\">ccreplay diagnosis report</div>\n");
+  absl::StrAppend(&out, "<p class=\"verdict\" id=\"verdict\">",
+                  HtmlEscape(page.verdict), "</p>\n");
 
   // Findings.
   absl::StrAppend(&out, "<h2 id=\"findings\">Findings</h2>\n");
   if (page.findings.empty()) {
-    absl::StrAppend(&out, "<p>No finding: none of the checks listed under \"How this was "
-                          "computed\" found a problem.</p>\n");
+    absl::StrAppend(
+        &out,
+        "<p>No finding: none of the checks listed under \"How this was "
+        "computed\" found a problem.</p>\n");
   } else {
-    absl::StrAppend(&out, "<table class=\"findings\"><thead><tr><th>severity</th><th>finding</th>"
-                          "<th>time</th><th>what happened</th></tr></thead><tbody>\n");
+    absl::StrAppend(
+        &out,
+        "<table class=\"findings\"><thead><tr><th>severity</th><th>finding</th>"
+        "<th>time</th><th>what happened</th></tr></thead><tbody>\n");
     for (size_t i = 0; i < page.findings.size(); ++i) {
       const Finding& f = page.findings[i];
-      absl::StrAppendFormat(&out,
-                            "<tr id=\"finding-%d\"><td><span class=\"sev %s\">%s</span></td>"
-                            "<td class=\"kind\">%s</td><td class=\"num\"><a class=\"range\" "
-                            "href=\"#plots\" data-start=\"%s\" data-end=\"%s\">%.3f–%.3f s</a>"
-                            "</td><td>%s",
-                            i, SeverityName(f.severity), SeverityName(f.severity),
-                            HtmlEscape(f.kind), Number(f.start_s), Number(f.end_s), f.start_s,
-                            f.end_s, HtmlEscape(f.message));
+      absl::StrAppendFormat(
+          &out,
+          "<tr id=\"finding-%d\"><td><span class=\"sev %s\">%s</span></td>"
+          "<td class=\"kind\">%s</td><td class=\"num\"><a class=\"range\" "
+          "href=\"#range=%s,%s\" data-start=\"%s\" data-end=\"%s\">"
+          "%.3f–%.3f s</a>"
+          "</td><td>%s",
+          i, SeverityName(f.severity), SeverityName(f.severity),
+          HtmlEscape(f.kind), Number(f.start_s), Number(f.end_s),
+          Number(f.start_s), Number(f.end_s), f.start_s, f.end_s,
+          HtmlEscape(f.message));
       if (!f.evidence.empty()) {
         out.append("<ul class=\"evidence\">");
-        for (const std::string& e : f.evidence) absl::StrAppend(&out, "<li>", HtmlEscape(e), "</li>");
+        for (const std::string& e : f.evidence)
+          absl::StrAppend(&out, "<li>", HtmlEscape(e), "</li>");
         out.append("</ul>");
       }
       out.append("</td></tr>\n");
@@ -343,12 +398,16 @@ std::string RenderHtmlReport(const ReportPage& page) {
   }
 
   // Plots, sharing one time axis.
-  absl::StrAppend(&out, "<h2 id=\"plots\">Plots <span class=\"tick\">(time in seconds from the "
-                        "flow's first packet)</span></h2>\n");
-  absl::StrAppend(&out, "<div class=\"controls\" hidden>Drag across a plot to zoom, double-click "
-                        "to zoom out; hover to read values. <span id=\"range\"></span> "
-                        "<span id=\"cursor-t\"></span><button id=\"reset\" "
-                        "type=\"button\">full range</button></div>\n");
+  absl::StrAppend(
+      &out,
+      "<h2 id=\"plots\">Plots <span class=\"tick\">(time in seconds from the "
+      "flow's first packet)</span></h2>\n");
+  absl::StrAppend(
+      &out,
+      "<div class=\"controls\" hidden>Drag across a plot to zoom, double-click "
+      "to zoom out; hover to read values. <span id=\"range\"></span> "
+      "<span id=\"cursor-t\"></span><button id=\"reset\" "
+      "type=\"button\">full range</button></div>\n");
   JsonWriter data;
   data.BeginObject().Field("start", page.start_s).Field("end", page.end_s);
   data.Key("plots").BeginObject();
@@ -356,20 +415,27 @@ std::string RenderHtmlReport(const ReportPage& page) {
   data.EndObject().EndObject();
 
   // Facts and method.
-  absl::StrAppend(&out, "<h2 id=\"summary\">Flow summary</h2>\n<dl class=\"facts\">\n");
+  absl::StrAppend(
+      &out, "<h2 id=\"summary\">Flow summary</h2>\n<dl class=\"facts\">\n");
   for (const auto& [label, value] : page.summary) {
-    absl::StrAppend(&out, "<dt>", HtmlEscape(label), "</dt><dd>", HtmlEscape(value), "</dd>\n");
+    absl::StrAppend(&out, "<dt>", HtmlEscape(label), "</dt><dd>",
+                    HtmlEscape(value), "</dd>\n");
   }
-  absl::StrAppend(&out, "</dl>\n<h2 id=\"method\">How this was computed</h2>\n<ul class=\"method\">\n");
-  for (const std::string& line : page.method) absl::StrAppend(&out, "<li>", HtmlEscape(line), "</li>\n");
+  absl::StrAppend(&out,
+                  "</dl>\n<h2 id=\"method\">How this was computed</h2>\n<ul "
+                  "class=\"method\">\n");
+  for (const std::string& line : page.method)
+    absl::StrAppend(&out, "<li>", HtmlEscape(line), "</li>\n");
   absl::StrAppend(&out, "</ul>\n</main>\n");
   // The data for the script; "</" cannot occur in it unescaped.
   std::string json = data.str();
-  for (size_t p = json.find("</"); p != std::string::npos; p = json.find("</", p + 2)) {
+  for (size_t p = json.find("</"); p != std::string::npos;
+       p = json.find("</", p + 2)) {
     json.replace(p, 2, "<\\/");
   }
-  absl::StrAppend(&out, "<script type=\"application/json\" id=\"report-data\">", json,
-                  "</script>\n<script>", kScript, "</script>\n</body>\n</html>\n");
+  absl::StrAppend(&out, "<script type=\"application/json\" id=\"report-data\">",
+                  json, "</script>\n<script>", kScript,
+                  "</script>\n</body>\n</html>\n");
   return out;
 }
 

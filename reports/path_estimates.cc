@@ -26,13 +26,16 @@ double Median(std::vector<double> v) {
 }  // namespace
 
 bool BinIsBusy(const ObservationBin& bin, int64_t base_rtt_us) {
-  if (bin.retransmissions > 0 || bin.ce_packets > 0 || bin.ece_acks > 0) return true;
+  if (bin.retransmissions > 0 || bin.ce_packets > 0 || bin.ece_acks > 0)
+    return true;
   if (!bin.has_rtt() || base_rtt_us <= 0) return false;
   const int64_t mean = bin.rtt_sum_us / bin.rtt_samples;
-  return mean > base_rtt_us * kBusyRttFactor && mean > base_rtt_us + kBusyRttMarginUs;
+  return mean > base_rtt_us * kBusyRttFactor &&
+         mean > base_rtt_us + kBusyRttMarginUs;
 }
 
-std::vector<double> SmoothedDeliveryRateBps(const FlowObserver& observed, size_t window_bins) {
+std::vector<double> SmoothedDeliveryRateBps(const FlowObserver& observed,
+                                            size_t window_bins) {
   const std::vector<ObservationBin>& bins = observed.bins();
   std::vector<double> rates(bins.size(), 0);
   window_bins = std::max<size_t>(window_bins, 1);
@@ -55,17 +58,20 @@ PathEstimates EstimatePath(const FlowObserver& observed) {
     if (b.srtt_us > 0) srtts.push_back(b.srtt_us * 1e-6);
   }
   const double typical_rtt_s = srtts.empty() ? e.base_rtt_s : Median(srtts);
-  e.window_s = std::max({kWindowRtts * typical_rtt_s, kMinWindowS, 4 * observed.bin_width_s()});
+  e.window_s = std::max(
+      {kWindowRtts * typical_rtt_s, kMinWindowS, 4 * observed.bin_width_s()});
   const size_t window_bins =
       static_cast<size_t>(std::ceil(e.window_s / observed.bin_width_s()));
   e.window_s = window_bins * observed.bin_width_s();
-  const std::vector<double> rates = SmoothedDeliveryRateBps(observed, window_bins);
+  const std::vector<double> rates =
+      SmoothedDeliveryRateBps(observed, window_bins);
   // Only full windows count for the maximum.
   for (size_t i = window_bins - 1; i < rates.size(); ++i) {
     e.bottleneck_rate_bps = std::max(e.bottleneck_rate_bps, rates[i]);
   }
   if (e.bottleneck_rate_bps == 0) {
-    for (double r : rates) e.bottleneck_rate_bps = std::max(e.bottleneck_rate_bps, r);
+    for (double r : rates)
+      e.bottleneck_rate_bps = std::max(e.bottleneck_rate_bps, r);
   }
   std::vector<double> busy;
   const int64_t base_us = observed.min_rtt_us();
@@ -75,20 +81,35 @@ PathEstimates EstimatePath(const FlowObserver& observed) {
   e.busy_delivery_rate_bps = Median(busy);
   e.rate_is_lower_bound = busy.empty();
   e.bdp_bytes = e.bottleneck_rate_bps / 8 * e.base_rtt_s;
+  std::vector<double> queue_s;
+  for (const ObservationBin& b : bins) {
+    if (b.has_rtt())
+      queue_s.push_back((b.rtt_sum_us / b.rtt_samples - base_us) * 1e-6);
+  }
+  if (!queue_s.empty()) {
+    const size_t p99 = queue_s.size() * 99 / 100;
+    std::nth_element(queue_s.begin(), queue_s.begin() + p99, queue_s.end());
+    e.max_queue_bytes = e.bottleneck_rate_bps / 8 * std::max(queue_s[p99], 0.0);
+  }
   e.notes.push_back(absl::StrFormat(
-      "bottleneck rate: the highest delivery rate over sliding %.1f ms windows (%g RTTs of "
+      "bottleneck rate: the highest delivery rate over sliding %.1f ms windows "
+      "(%g RTTs of "
       "%.2f ms, at least %.0f ms)",
       e.window_s * 1e3, kWindowRtts, typical_rtt_s * 1e3, kMinWindowS * 1e3));
   if (e.rate_is_lower_bound) {
     e.notes.push_back(
-        "the flow never showed the path busy (no queueing delay growth, loss or CE): the rate "
+        "the flow never showed the path busy (no queueing delay growth, loss "
+        "or CE): the rate "
         "is a lower bound, and so is the BDP");
   } else {
     e.notes.push_back(absl::StrFormat(
-        "cross-check: the median delivery rate while a queue was building is %.2f Mb/s (%.0f%% "
+        "cross-check: the median delivery rate while a queue was building is "
+        "%.2f Mb/s (%.0f%% "
         "of the estimate)",
         e.busy_delivery_rate_bps / 1e6,
-        e.bottleneck_rate_bps > 0 ? 100 * e.busy_delivery_rate_bps / e.bottleneck_rate_bps : 0));
+        e.bottleneck_rate_bps > 0
+            ? 100 * e.busy_delivery_rate_bps / e.bottleneck_rate_bps
+            : 0));
   }
   return e;
 }

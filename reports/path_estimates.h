@@ -21,6 +21,11 @@ struct PathEstimates {
   bool rate_is_lower_bound = true;
   double busy_delivery_rate_bps = 0;  // 0 when no bin was busy.
   double bdp_bytes = 0;
+  // The largest standing queue the flow saw: the 99th percentile of the
+  // per-interval mean RTT above the base RTT, at the bottleneck rate
+  // (means, not single samples: one delayed ACK is not a queue; the
+  // percentile, since a radio link's rare stalls are not a buffer).
+  double max_queue_bytes = 0;
   // The sliding window the rate was measured over.
   double window_s = 0;
   std::vector<std::string> notes;
@@ -33,7 +38,8 @@ bool BinIsBusy(const ObservationBin& bin, int64_t base_rtt_us);
 PathEstimates EstimatePath(const FlowObserver& observed);
 
 // Delivery rate of each bin, averaged over `window_bins` bins ending there.
-std::vector<double> SmoothedDeliveryRateBps(const FlowObserver& observed, size_t window_bins);
+std::vector<double> SmoothedDeliveryRateBps(const FlowObserver& observed,
+                                            size_t window_bins);
 
 }  // namespace ccreplay
 

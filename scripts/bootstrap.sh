@@ -8,6 +8,7 @@ packages=(
   libpcap-dev libabsl-dev libprotobuf-dev protobuf-compiler
   libgtest-dev libgmock-dev libbenchmark-dev libsimdjson-dev zlib1g-dev
   clang libclang-rt-14-dev
+  chromium  # reports/report_browser_test.sh: the HTML report in a real browser
   "$@"
 )
 missing=()

@@ -1,0 +1,63 @@
+// Which reference controllers `diagnose` replays a flow through: the one
+// the flow claims to run (what the stack named, else what its ECN use
+// implies), and the counterfactuals that test a cause (Prague without RTT
+// scaling, MTU normalization on for packets smaller than the reference).
+#ifndef CCREPLAY_REPORTS_CONTROLLER_CHOICE_H_
+#define CCREPLAY_REPORTS_CONTROLLER_CHOICE_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "parsers/flow_table.h"
+
+namespace ccreplay {
+
+enum class ReplayRole {
+  kClaimed,          // What the flow (probably) runs.
+  kRttScalingOff,    // A claimed Prague profile with rtt_scaling=none.
+  kNormalizationOn,  // A claimed controller with normalize=1462.
+};
+
+struct ReplayChoice {
+  std::string spec;
+  ReplayRole role = ReplayRole::kClaimed;
+  // For counterfactuals: the claimed spec it varies.
+  std::string base_spec;
+};
+
+struct ControllerChoiceFacts {
+  // The controller the stack named (ss `cubic`, a lab's meta.txt, ...);
+  // empty when no input said.
+  std::string stack_name;
+  bool quic = false;
+  EcnMode ecn = EcnMode::kNone;
+  uint64_t ect0_packets = 0;
+  uint64_t ect1_packets = 0;
+  // The flow's largest data packet payload (TCP MSS, QUIC UDP payload).
+  uint32_t packet_bytes = 0;
+};
+
+// Packets at most this large get the normalization counterfactual: below
+// it the growth gap to the 1462-byte reference is over 4 %.
+inline constexpr uint32_t kNormalizationGapPacketBytes = 1400;
+
+struct ControllerChoice {
+  std::vector<ReplayChoice> controllers;
+  // Why these, for "How this was computed".
+  std::string reason;
+};
+
+// `user_specs` (from --cc), when not empty, replace the claimed set; the
+// counterfactuals are added either way.
+ControllerChoice ChooseControllers(const ControllerChoiceFacts& facts,
+                                   const std::vector<std::string>& user_specs);
+
+// The spec with one more option: "prague:v05" + "rtt_scaling=none" ->
+// "prague:v05,rtt_scaling=none"; "reno" + "normalize=1462" ->
+// "reno:normalize=1462".
+std::string WithOption(const std::string& spec, const std::string& option);
+
+}  // namespace ccreplay
+
+#endif  // CCREPLAY_REPORTS_CONTROLLER_CHOICE_H_

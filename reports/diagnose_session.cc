@@ -1,0 +1,261 @@
+#include "reports/diagnose_session.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "parsers/host_state_reader.h"
+#include "parsers/pcap_reader.h"
+#include "replay/ack_timeline.h"
+#include "replay/flow_selection.h"
+#include "replay/quic_timeline.h"
+#include "replay/replay_session.h"
+#include "reports/controller_choice.h"
+
+namespace ccreplay {
+namespace {
+
+// The `cc:` field of a lab bundle's meta.txt ("cc: cubic  tcp_ecn: 1 ..."),
+// empty when there is none.
+std::string BundleControllerName(const std::string& dir) {
+  std::ifstream meta(std::filesystem::path(dir) / "meta.txt");
+  std::string line;
+  while (std::getline(meta, line)) {
+    absl::string_view rest = line;
+    if (absl::ConsumePrefix(&rest, "cc: ")) {
+      return std::string(*absl::StrSplit(rest, ' ', absl::SkipEmpty()).begin());
+    }
+  }
+  return "";
+}
+
+// The controller an ss log names for the flow's sender socket.
+std::string HostStateControllerName(const std::string& path,
+                                    const FlowSummary& flow) {
+  absl::StatusOr<HostStateLog> log = ReadHostState(path);
+  if (!log.ok()) return "";
+  for (const HostTrace& trace : log->traces) {
+    if (trace.local_endpoint == flow.sender &&
+        trace.remote_endpoint == flow.receiver) {
+      return trace.congestion_control;
+    }
+  }
+  return "";
+}
+
+absl::StatusOr<std::vector<ReplayChoice>> Replay(const ControllerChoice& choice,
+                                                 ReplayOptions options,
+                                                 const std::string& capture,
+                                                 bool quic,
+                                                 ReplayResult* result) {
+  for (const ReplayChoice& c : choice.controllers)
+    options.specs.push_back(c.spec);
+  absl::StatusOr<ReplayResult> r = quic ? ReplayQuicLog(capture, options)
+                                        : ReplayTcpCapture(capture, options);
+  if (!r.ok()) return r.status();
+  *result = *std::move(r);
+  return choice.controllers;
+}
+
+// Everything Diagnose() needs that outlives this function's locals.
+struct Pieces {
+  std::unique_ptr<FlowObserver> observer;
+  std::unique_ptr<Flow> flow;
+  DiagnosisInput input;
+  ReplayResult replay;
+  ReplayEvidence evidence;
+  DiagnoseRun run;
+};
+
+absl::Status DiagnoseTcp(const DiagnoseOptions& options, Pieces* p) {
+  std::string capture = options.input;
+  std::string host_state = options.host_state_path;
+  std::string stack_name;
+  std::error_code error;
+  if (std::filesystem::is_directory(capture, error)) {
+    absl::StatusOr<BundleInputs> bundle = FindBundleInputs(capture);
+    if (!bundle.ok()) return bundle.status();
+    stack_name = BundleControllerName(capture);
+    capture = bundle->capture;
+    if (host_state.empty()) host_state = bundle->host_state;
+  }
+  // Pass 1: every flow, to choose one and learn its sender.
+  AckTimelineBuilder all;
+  absl::StatusOr<CaptureInfo> info = ReadCapture(capture, all);
+  if (!info.ok()) return info.status();
+  absl::StatusOr<SelectedFlow> selected =
+      SelectFlow(all.flow_table(), options.flow);
+  if (!selected.ok()) {
+    return absl::Status(
+        selected.status().code(),
+        absl::StrCat(capture, ": ", selected.status().message()));
+  }
+  p->flow = std::make_unique<Flow>(all.flow_table().flows()[selected->index]);
+  // Pass 2: that flow's timeline, reduced as it streams.
+  p->observer = std::make_unique<FlowObserver>(p->flow->first_ns);
+  FlowObserver* observer = p->observer.get();
+  AckTimelineBuilder one(
+      selected->index, selected->sender_side,
+      [observer](const TimelineEvent& e) { observer->Add(e); });
+  absl::StatusOr<CaptureInfo> again = ReadCapture(capture, one);
+  if (!again.ok()) return again.status();
+  p->run.warnings = info->warnings;
+  p->run.truncated = info->truncated;
+  DiagnosisInput& in = p->input;
+  in.flow = p->flow.get();
+  in.summary = SummarizeFlow(*p->flow, info->first_packet_time_ns);
+  in.stats = all.Stats(selected->index);
+
+  if (!host_state.empty()) {
+    const std::string named = HostStateControllerName(host_state, in.summary);
+    if (!named.empty()) stack_name = named;
+  }
+  ControllerChoiceFacts facts;
+  facts.stack_name = stack_name;
+  facts.ecn = in.summary.ecn_mode;
+  facts.ect0_packets = in.summary.ect0_packets;
+  facts.ect1_packets = in.summary.ect1_packets;
+  facts.packet_bytes = in.summary.max_payload_bytes;
+  const ControllerChoice choice = ChooseControllers(facts, options.specs);
+  in.controller_reason = choice.reason;
+  ReplayOptions replay;
+  replay.flow = absl::StrCat(selected->index);
+  replay.host_state_path = host_state;
+  absl::StatusOr<std::vector<ReplayChoice>> replayed =
+      Replay(choice, replay, capture, false, &p->replay);
+  if (!replayed.ok() && !host_state.empty() &&
+      absl::IsNotFound(replayed.status())) {
+    // The log has no trace of this flow: compare with the flight size.
+    p->run.warnings.push_back(
+        absl::StrCat(replayed.status().message(),
+                     "; comparing with the flight size instead"));
+    replay.host_state_path.clear();
+    replayed = Replay(choice, replay, capture, false, &p->replay);
+  }
+  if (!replayed.ok()) return replayed.status();
+  p->evidence.choices = *std::move(replayed);
+  p->evidence.replay = &p->replay;
+  p->evidence.offset_s = (p->flow->first_ns / 1000 - p->replay.start_us) * 1e-6;
+  return absl::OkStatus();
+}
+
+absl::Status DiagnoseQuic(const DiagnoseOptions& options,
+                          const std::string& qlog, Pieces* p) {
+  absl::StatusOr<HostStateLog> log = ReadHostState(qlog);
+  if (!log.ok()) return log.status();
+  // The trace ReplayQuicLog() picks: --flow, else the first with ACKs.
+  size_t index = log->traces.size();
+  if (!options.flow.empty()) {
+    if (!absl::SimpleAtoi(options.flow, &index) ||
+        index >= log->traces.size()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          qlog, ": --flow ", options.flow,
+          " is not a trace index (the log has ", log->traces.size(), ")"));
+    }
+  } else {
+    for (size_t i = 0; i < log->traces.size(); ++i) {
+      if (log->traces[i].quic &&
+          !log->traces[i].quic_events.acks_received.empty()) {
+        index = i;
+        break;
+      }
+    }
+  }
+  if (index >= log->traces.size() ||
+      log->traces[index].quic_events.acks_received.empty()) {
+    return absl::NotFoundError(
+        absl::StrCat(qlog, ": no QUIC trace with received ACK frames"));
+  }
+  const HostTrace& trace = log->traces[index];
+  int64_t start_us = std::numeric_limits<int64_t>::max(), end_us = 0;
+  for (const QuicPacketSent& s : trace.quic_events.packets_sent) {
+    start_us = std::min(start_us, s.time_us);
+    end_us = std::max(end_us, s.time_us);
+  }
+  for (const QuicAckReceived& a : trace.quic_events.acks_received) {
+    start_us = std::min(start_us, a.time_us);
+    end_us = std::max(end_us, a.time_us);
+  }
+  p->observer = std::make_unique<FlowObserver>(
+      start_us * 1000, FlowObserver::Counting::kBytesAcked);
+  FlowObserver* observer = p->observer.get();
+  const QuicTimelineStats stats = BuildQuicTimeline(
+      trace, [observer](const TimelineEvent& e) { observer->Add(e); });
+  DiagnosisInput& in = p->input;
+  in.quic = true;
+  FlowSummary& s = in.summary;
+  s.index = static_cast<uint32_t>(index);
+  s.sender = absl::StrCat(trace.name.empty() ? "QUIC" : trace.name, " (",
+                          TraceVantageName(trace.vantage), ")");
+  s.receiver = "peer";
+  s.packets_data_dir = trace.quic_events.packets_sent.size();
+  s.data_bytes = stats.bytes_acked;
+  s.max_payload_bytes = stats.max_packet_bytes;
+  s.duration_s = (end_us - start_us) * 1e-6;
+  s.goodput_bps = s.duration_s > 0 ? stats.bytes_acked * 8 / s.duration_s : 0;
+  s.ecn_mode = stats.ecn_counts ? EcnMode::kAccEcn : EcnMode::kNone;
+  in.stats.acks = stats.acks;
+  in.stats.vantage = Vantage::kSender;
+  in.stats.warnings = stats.warnings;
+  in.stats.rtt_min_ms = observer->min_rtt_us() / 1e3;
+  in.quic_congestion_events = stats.congestion_events;
+
+  ControllerChoiceFacts facts;
+  facts.stack_name = trace.congestion_control;
+  facts.quic = true;
+  facts.ecn = s.ecn_mode;
+  facts.packet_bytes = stats.max_packet_bytes;
+  const ControllerChoice choice = ChooseControllers(facts, options.specs);
+  in.controller_reason = choice.reason;
+  ReplayOptions replay;
+  replay.flow = absl::StrCat(index);
+  absl::StatusOr<std::vector<ReplayChoice>> replayed =
+      Replay(choice, replay, qlog, true, &p->replay);
+  if (!replayed.ok()) return replayed.status();
+  p->evidence.choices = *std::move(replayed);
+  p->evidence.replay = &p->replay;
+  p->evidence.offset_s = (start_us - p->replay.start_us) * 1e-6;
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+bool LooksLikeQlog(const std::string& path) {
+  absl::string_view name = path;
+  absl::ConsumeSuffix(&name, ".gz");
+  return absl::EndsWith(name, ".qlog") || absl::EndsWith(name, ".sqlog");
+}
+
+absl::StatusOr<DiagnoseRun> DiagnoseInput(const DiagnoseOptions& options) {
+  Pieces p;
+  const std::string qlog = !options.qlog_path.empty()     ? options.qlog_path
+                           : LooksLikeQlog(options.input) ? options.input
+                                                          : "";
+  const absl::Status status =
+      qlog.empty() ? DiagnoseTcp(options, &p) : DiagnoseQuic(options, qlog, &p);
+  if (!status.ok()) return status;
+  p.input.input_path = qlog.empty() ? options.input : qlog;
+  if (!options.host_state_path.empty())
+    p.input.host_state_path = options.host_state_path;
+  p.input.observed = p.observer.get();
+  p.input.replay = &p.evidence;
+  p.input.simulate = options.simulate;
+  p.run.diagnosis = Diagnose(p.input);
+  for (const std::string& w : p.replay.warnings) {
+    if (std::find(p.run.warnings.begin(), p.run.warnings.end(), w) ==
+        p.run.warnings.end()) {
+      p.run.warnings.push_back(w);
+    }
+  }
+  return std::move(p.run);
+}
+
+}  // namespace ccreplay

@@ -1,0 +1,46 @@
+// One `ccreplay diagnose` run, from the input on disk to the Diagnosis:
+// a capture (pcap/pcapng, optionally with the sender's ss log or tcp_probe
+// trace), a lab bundle directory, or a QUIC sender's qlog alone. It
+// observes the chosen flow's timeline (reports/flow_observation.h),
+// replays it through the claimed controllers and their counterfactuals
+// (replay/replay_session.h, reports/controller_choice.h) and diagnoses the
+// lot (reports/diagnosis.h).
+#ifndef CCREPLAY_REPORTS_DIAGNOSE_SESSION_H_
+#define CCREPLAY_REPORTS_DIAGNOSE_SESSION_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "reports/diagnosis.h"
+
+namespace ccreplay {
+
+struct DiagnoseOptions {
+  // A capture, a bundle directory or a qlog; may be empty with qlog_path.
+  std::string input;
+  std::string host_state_path;     // --ss or --probe.
+  std::string qlog_path;           // --qlog.
+  std::string flow;                // --flow; empty: the largest.
+  std::vector<std::string> specs;  // --cc; empty: chosen from the flow.
+  // Closed-loop simulations of the fitted path as evidence.
+  bool simulate = true;
+};
+
+struct DiagnoseRun {
+  Diagnosis diagnosis;
+  std::vector<std::string> warnings;
+  bool truncated = false;  // The capture ended mid-packet.
+};
+
+// Errors name the file: NotFound / InvalidArgument / DataLoss as the
+// readers give them; InvalidArgument for a --cc spec that does not parse.
+absl::StatusOr<DiagnoseRun> DiagnoseInput(const DiagnoseOptions& options);
+
+// Whether a path names a qlog rather than a capture (by its extension:
+// .qlog, .sqlog, optionally .gz).
+bool LooksLikeQlog(const std::string& path);
+
+}  // namespace ccreplay
+
+#endif  // CCREPLAY_REPORTS_DIAGNOSE_SESSION_H_

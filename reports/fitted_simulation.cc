@@ -1,0 +1,133 @@
+#include "reports/fitted_simulation.h"
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_format.h"
+#include "replay/sim/simulation.h"
+
+namespace ccreplay {
+namespace {
+
+// A fitted run simulates at most this many full-size packets (about a
+// second of CPU) and at most this long.
+constexpr double kMaxSimulatedPackets = 400000;
+constexpr double kMaxSimulatedS = 60;
+// The smallest buffer the fitted path gets, in packets: a flow that never
+// queued still needs room for a burst of ACK-clocked packets.
+constexpr uint64_t kMinBufferPackets = 8;
+constexpr uint64_t kFullPacketBytes = 1500;
+
+SimulationConfig ConfigFor(const FittedPath& path) {
+  SimulationConfig config;
+  config.rate_bps = path.rate_bps;
+  config.base_rtt_ns = path.base_rtt_ns;
+  config.buffer_bytes = path.buffer_bytes;
+  config.ce_sojourn_threshold_ns = path.ce_sojourn_threshold_ns;
+  return config;
+}
+
+absl::StatusOr<std::unique_ptr<Simulation>> Run(const SimulationConfig& config,
+                                                int64_t until_ns) {
+  absl::StatusOr<std::unique_ptr<Simulation>> sim = Simulation::Create(config);
+  if (!sim.ok()) return sim.status();
+  (*sim)->RunUntil(until_ns);
+  return sim;
+}
+
+}  // namespace
+
+std::string FittedPath::Describe() const {
+  return absl::StrFormat(
+      "%.2f Mb/s, base RTT %.2f ms, buffer %d bytes, %s, %.1f s simulated",
+      rate_bps / 1e6, base_rtt_ns / 1e6, buffer_bytes,
+      ce_sojourn_threshold_ns < 0
+          ? std::string("no CE marking")
+          : absl::StrFormat("CE above %.2f ms of sojourn",
+                            ce_sojourn_threshold_ns / 1e6),
+      duration_ns / 1e9);
+}
+
+absl::StatusOr<FittedPath> FitPath(const PathEstimates& estimates,
+                                   const FlowObserver& observed,
+                                   double flow_duration_s) {
+  if (!(estimates.bottleneck_rate_bps > 0) || !(estimates.base_rtt_s > 0)) {
+    return absl::InvalidArgumentError(
+        "no bottleneck rate or base RTT to fit a path to");
+  }
+  FittedPath path;
+  path.rate_bps = static_cast<int64_t>(estimates.bottleneck_rate_bps);
+  path.base_rtt_ns = static_cast<int64_t>(estimates.base_rtt_s * 1e9);
+  // The buffer holds the largest queue the flow saw; CE marking starts at
+  // the median queueing delay of the intervals where marks came back.
+  const int64_t base_us = observed.min_rtt_us();
+  std::vector<int64_t> ce_queue_us;
+  for (const ObservationBin& b : observed.bins()) {
+    if (b.has_rtt() && (b.ce_packets > 0 || b.ece_acks > 0)) {
+      ce_queue_us.push_back(b.rtt_min_us - base_us);
+    }
+  }
+  path.buffer_bytes =
+      std::max<uint64_t>(static_cast<uint64_t>(estimates.max_queue_bytes),
+                         kMinBufferPackets * kFullPacketBytes);
+  if (!ce_queue_us.empty()) {
+    std::nth_element(ce_queue_us.begin(),
+                     ce_queue_us.begin() + ce_queue_us.size() / 2,
+                     ce_queue_us.end());
+    path.ce_sojourn_threshold_ns =
+        std::max<int64_t>(ce_queue_us[ce_queue_us.size() / 2], 0) * 1000;
+  }
+  const double cap_s =
+      std::min(kMaxSimulatedS, kMaxSimulatedPackets * kFullPacketBytes * 8 /
+                                   estimates.bottleneck_rate_bps);
+  path.duration_ns =
+      static_cast<int64_t>(std::min(flow_duration_s, cap_s) * 1e9);
+  return path;
+}
+
+absl::StatusOr<double> SimulatedUtilization(const FittedPath& path,
+                                            const std::string& spec,
+                                            uint32_t packet_bytes) {
+  SimulationConfig config = ConfigFor(path);
+  FlowConfig flow;
+  flow.cc_spec = spec;
+  flow.packet_bytes = packet_bytes;
+  config.flows.push_back(flow);
+  absl::StatusOr<std::unique_ptr<Simulation>> sim =
+      Run(config, path.duration_ns);
+  if (!sim.ok()) return sim.status();
+  const double capacity_bytes = path.rate_bps / 8.0 * path.duration_ns * 1e-9;
+  return capacity_bytes > 0
+             ? (*sim)->flow_stats(0).egress_bytes / capacity_bytes
+             : 0;
+}
+
+absl::StatusOr<double> SimulatedThroughputRatio(const FittedPath& path,
+                                                const std::string& small_spec,
+                                                uint32_t small_bytes,
+                                                const std::string& large_spec,
+                                                uint32_t large_bytes) {
+  SimulationConfig config = ConfigFor(path);
+  FlowConfig small, large;
+  small.cc_spec = small_spec;
+  small.packet_bytes = small_bytes;
+  large.cc_spec = large_spec;
+  large.packet_bytes = large_bytes;
+  config.flows = {small, large};
+  absl::StatusOr<std::unique_ptr<Simulation>> sim = Simulation::Create(config);
+  if (!sim.ok()) return sim.status();
+  (*sim)->RunUntil(path.duration_ns / 2);
+  const uint64_t small_half = (*sim)->flow_stats(0).egress_bytes;
+  const uint64_t large_half = (*sim)->flow_stats(1).egress_bytes;
+  (*sim)->RunUntil(path.duration_ns);
+  const double small_bytes_sent =
+      (*sim)->flow_stats(0).egress_bytes - small_half;
+  const double large_bytes_sent =
+      (*sim)->flow_stats(1).egress_bytes - large_half;
+  return large_bytes_sent > 0 ? small_bytes_sent / large_bytes_sent : 0;
+}
+
+}  // namespace ccreplay

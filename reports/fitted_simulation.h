@@ -1,0 +1,52 @@
+// The closed-loop evidence of a finding: the path fitted from the capture
+// (estimated bottleneck rate, base RTT, the largest queue the flow saw, the
+// queueing delay at which CE marks appeared) in the simulator
+// (replay/sim/simulation.h), with the flow's controller one way and the
+// counterfactual the other.
+#ifndef CCREPLAY_REPORTS_FITTED_SIMULATION_H_
+#define CCREPLAY_REPORTS_FITTED_SIMULATION_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "reports/flow_observation.h"
+#include "reports/path_estimates.h"
+
+namespace ccreplay {
+
+struct FittedPath {
+  int64_t rate_bps = 0;
+  int64_t base_rtt_ns = 0;
+  uint64_t buffer_bytes = 0;
+  // -1: the flow saw no CE, the simulated path marks none.
+  int64_t ce_sojourn_threshold_ns = -1;
+  // Simulated time: the flow's duration, capped so a run stays small.
+  int64_t duration_ns = 0;
+
+  std::string Describe() const;  // "20.0 Mb/s, base RTT 21.8 ms, ..."
+};
+
+// InvalidArgument when the estimates cannot make a path (no rate or RTT).
+absl::StatusOr<FittedPath> FitPath(const PathEstimates& estimates,
+                                   const FlowObserver& observed,
+                                   double flow_duration_s);
+
+// One flow of `spec` with packets of `packet_bytes`: its bottleneck egress
+// over the run / (rate x duration).
+absl::StatusOr<double> SimulatedUtilization(const FittedPath& path,
+                                            const std::string& spec,
+                                            uint32_t packet_bytes);
+
+// Two flows of `spec` sharing the path, one with packets of `small_bytes`
+// and one with `large_bytes`: throughput of the small / of the large over
+// the second half of the run (both past slow start by then).
+absl::StatusOr<double> SimulatedThroughputRatio(const FittedPath& path,
+                                                const std::string& small_spec,
+                                                uint32_t small_bytes,
+                                                const std::string& large_spec,
+                                                uint32_t large_bytes);
+
+}  // namespace ccreplay
+
+#endif  // CCREPLAY_REPORTS_FITTED_SIMULATION_H_
