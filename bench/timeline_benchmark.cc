@@ -1,5 +1,8 @@
 // Google Benchmark: the ACK timeline pass (sender reconstruction) beside
-// the flow table alone, on real captures.
+// the flow table alone, on real captures. With CCREPLAY_BENCH_CAPTURE set
+// to a capture's path (for example the one bench/compare_flows.sh
+// builds), both also run on that file.
+#include <cstdlib>
 #include <string>
 
 #include "benchmark/benchmark.h"
@@ -10,8 +13,10 @@
 namespace ccreplay {
 namespace {
 
-std::string Data(const std::string& relative) {
-  return std::string(CCREPLAY_TESTDATA_DIR) + "/" + relative;
+// `file`: relative to testdata/, or absolute.
+std::string Data(const std::string& file) {
+  if (!file.empty() && file[0] == '/') return file;
+  return std::string(CCREPLAY_TESTDATA_DIR) + "/" + file;
 }
 
 // Every flow's statistics, as `ccreplay flows` computes them.
@@ -74,6 +79,9 @@ void BM_FlowTableOnly(benchmark::State& state, const char* file) {
   state.counters["packets/s"] = benchmark::Counter(static_cast<double>(packets),
                                                    benchmark::Counter::kIsRate);
 }
+BENCHMARK_CAPTURE(BM_FlowTableOnly, lab_cubic_loss,
+                  "lab/cubic_noecn_droptail100_50mbit/sender.pcap.gz")
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_FlowTableOnly, prague_gzip,
                   "tcp/l4s-tests_prague_dualpi2_wifi.pcap.gz")
     ->Unit(benchmark::kMillisecond);
@@ -81,4 +89,18 @@ BENCHMARK_CAPTURE(BM_FlowTableOnly, prague_gzip,
 }  // namespace
 }  // namespace ccreplay
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  if (const char* capture = std::getenv("CCREPLAY_BENCH_CAPTURE")) {
+    benchmark::RegisterBenchmark("BM_TimelineAllFlows/env_capture",
+                                 ccreplay::BM_TimelineAllFlows, capture)
+        ->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark("BM_FlowTableOnly/env_capture",
+                                 ccreplay::BM_FlowTableOnly, capture)
+        ->Unit(benchmark::kMillisecond);
+  }
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -283,8 +283,10 @@ TEST(CliTest, ReplayJsonContractOnALabBundle) {
   ASSERT_EQ(controllers.size(), 3u);  // The list parsed to three specs.
   simdjson::dom::object linux_reno = controllers.at(0);
   EXPECT_EQ(std::string_view(linux_reno["spec"]), "reno:linux");
-  // 230 ss samples carry the data socket (grep -c 'ESTAB.*:42408' ss.log).
-  EXPECT_EQ(int64_t(linux_reno["samples"]), 230);
+  // 230 ss samples carry the data socket (grep -c 'ESTAB.*:42408' ss.log);
+  // 229 of them fall while the sender was cwnd-limited: at the first, after
+  // iperf3's 37-byte cookie, ss itself says app_limited.
+  EXPECT_EQ(int64_t(linux_reno["samples"]), 229);
   EXPECT_LE(double(linux_reno["median_abs_err_pct"]), 5.0);
   for (const char* phase : {"slow_start", "congestion_avoidance", "recovery"}) {
     simdjson::dom::element v = linux_reno["by_phase"][phase];

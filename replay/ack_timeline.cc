@@ -13,8 +13,10 @@ namespace {
 constexpr uint32_t kTimestampOptionBytes = 12;
 // RFC 9293 section 3.7.1: the MSS assumed when none is known.
 constexpr uint32_t kDefaultMssBytes = 536;
-// New-data segments per MSS estimation window (two windows are kept, so a
-// lower MSS, as Prague v0.7 sets, is taken within 128 segments).
+// New-data segments sent behind data in flight (so full-sized, unless the
+// application ran dry) per window in which a lower MSS, as Prague v0.7
+// sets, is detected: the window's largest segment, when it is below the
+// current MSS and at least half the window has exactly that size.
 constexpr uint32_t kMssWindowSegments = 64;
 
 }  // namespace
@@ -52,9 +54,9 @@ struct AckTimelineBuilder::Direction {
 
   // Sending.
   uint32_t mss_limit_bytes = 0;  // Peer's MSS option less our options.
-  uint32_t mss_bytes = 0;
-  uint32_t mss_previous_max = 0;
-  uint32_t mss_current_max = 0;
+  uint32_t mss_bytes = 0;        // 0 until the handshake or data tells.
+  uint32_t mss_window_max = 0;
+  uint32_t mss_window_at_max = 0;
   uint32_t mss_window_count = 0;
   bool sent_new_since_ack = false;
   bool last_new_short = false;
@@ -79,8 +81,7 @@ struct AckTimelineBuilder::Direction {
   bool rwnd_known = false;
 
   uint32_t current_mss() const {
-    if (mss_bytes > 0) return mss_bytes;
-    return mss_limit_bytes > 0 ? mss_limit_bytes : kDefaultMssBytes;
+    return mss_bytes > 0 ? mss_bytes : kDefaultMssBytes;
   }
 };
 
@@ -98,6 +99,7 @@ struct AckTimelineBuilder::FlowState {
   VantageDetector vantage;
   int64_t shift_ns[2] = {0, 0};  // Capture point to sender, per sender side.
   uint64_t syn_retransmissions[2] = {0, 0};
+  bool released = false;  // ReleaseIfClosed() freed the scoreboards.
 };
 
 AckTimelineBuilder::AckTimelineBuilder(TimelineSink sink)
@@ -142,6 +144,65 @@ void AckTimelineBuilder::OnSegment(const TcpSegment& s) {
   OnHandshake(*flow, side, s);
   OnData(*flow, side, s);
   if (s.flags & kTcpAck) OnAckFrom(*flow, side, s, handshake_ack);
+  if (!flow->released) ReleaseIfClosed(*flow, table_.flows()[index]);
+}
+
+void AckTimelineBuilder::ReleaseIfClosed(FlowState& flow,
+                                         const Flow& table_flow) {
+  if (!table_flow.side[0].fin_or_rst_seen ||
+      !table_flow.side[1].fin_or_rst_seen) {
+    return;
+  }
+  // Both sides sent FIN (or RST) and everything sent is acknowledged: the
+  // scoreboards hold nothing more the statistics need.
+  for (const std::unique_ptr<Direction>& d : flow.direction) {
+    if (d != nullptr && d->board.outstanding_bytes() > 0) return;
+  }
+  for (const std::unique_ptr<Direction>& d : flow.direction) {
+    if (d != nullptr) d->board.ShrinkToFit();
+  }
+  flow.released = true;
+}
+
+uint32_t AckTimelineBuilder::HandshakeMss(const FlowState& flow, int side,
+                                          bool own_option) {
+  const int peer = 1 - side;
+  if (!flow.syn_seen[peer]) return 0;
+  // RFC 9293 section 3.7.1: without the peer's option, 536 bytes.
+  uint32_t mss = flow.syn_options[peer].has_mss
+                     ? flow.syn_options[peer].mss_bytes
+                     : kDefaultMssBytes;
+  // The smaller of the two options, as the sender's path MTU caps it too
+  // (Linux tcp_sync_mss(): the MSS clamp and the path MTU, the smaller).
+  if (own_option && flow.syn_seen[side] && flow.syn_options[side].has_mss)
+    mss =
+        std::min(mss, static_cast<uint32_t>(flow.syn_options[side].mss_bytes));
+  // RFC 7323 section 3 and Linux tcp_current_mss(): the timestamps option
+  // takes its 12 bytes from every segment once both SYNs carried it.
+  const bool timestamps = flow.syn_seen[side] &&
+                          flow.syn_options[side].has_timestamps &&
+                          flow.syn_options[peer].has_timestamps;
+  const uint32_t options = timestamps ? kTimestampOptionBytes : 0;
+  return mss > options ? mss - options : mss;
+}
+
+void AckTimelineBuilder::TrackMss(Direction& d, uint32_t payload_bytes,
+                                  bool behind_data_in_flight) {
+  // A larger segment proves a larger MSS (no handshake seen, or the
+  // options said less than the sender uses).
+  d.mss_bytes = std::max(d.mss_bytes, payload_bytes);
+  if (!behind_data_in_flight) return;
+  if (payload_bytes > d.mss_window_max) {
+    d.mss_window_max = payload_bytes;
+    d.mss_window_at_max = 0;
+  }
+  if (payload_bytes == d.mss_window_max) ++d.mss_window_at_max;
+  if (++d.mss_window_count < kMssWindowSegments) return;
+  if (d.mss_window_max < d.mss_bytes &&
+      2 * d.mss_window_at_max >= kMssWindowSegments) {
+    d.mss_bytes = d.mss_window_max;  // Lowered (Prague v0.7).
+  }
+  d.mss_window_max = d.mss_window_at_max = d.mss_window_count = 0;
 }
 
 void AckTimelineBuilder::OnHandshake(FlowState& flow, int side,
@@ -191,14 +252,8 @@ void AckTimelineBuilder::OnData(FlowState& flow, int side,
     slot->data_sequence.Start(isn);
     slot->ack_sequence.Start(isn);
     slot->board.Reset(1);
-    const int peer = 1 - side;
-    if (flow.syn_seen[peer] && flow.syn_options[peer].has_mss) {
-      const bool timestamps = flow.syn_seen[side] &&
-                              flow.syn_options[side].has_timestamps &&
-                              flow.syn_options[peer].has_timestamps;
-      slot->mss_limit_bytes = flow.syn_options[peer].mss_bytes -
-                              (timestamps ? kTimestampOptionBytes : 0);
-    }
+    slot->mss_limit_bytes = HandshakeMss(flow, side, /*own_option=*/false);
+    slot->mss_bytes = HandshakeMss(flow, side, /*own_option=*/true);
     if (flow.handshake_done) slot->accecn.StartAtHandshake();
   }
   Direction& d = *slot;
@@ -242,15 +297,8 @@ void AckTimelineBuilder::OnData(FlowState& flow, int side,
   if (sent.new_bytes > 0) {
     if (start > snd_nxt_before) flow.vantage.OnDataHole();
     if (outstanding_before == 0) d.classifier.OnSendFromIdle(send_ns);
-    if (d.mss_limit_bytes == 0 || s.payload_bytes <= d.mss_limit_bytes) {
-      d.mss_current_max = std::max(d.mss_current_max, s.payload_bytes);
-      if (++d.mss_window_count == kMssWindowSegments) {
-        d.mss_previous_max = d.mss_current_max;
-        d.mss_current_max = 0;
-        d.mss_window_count = 0;
-      }
-      d.mss_bytes = std::max(d.mss_previous_max, d.mss_current_max);
-    }
+    if (d.mss_limit_bytes == 0 || s.payload_bytes <= d.mss_limit_bytes)
+      TrackMss(d, s.payload_bytes, outstanding_before > 0);
     d.sent_new_since_ack = true;
     d.last_new_short = s.payload_bytes < d.current_mss();
   }
@@ -376,9 +424,6 @@ void AckTimelineBuilder::OnAckFrom(FlowState& flow, int side,
     d.rtt_summary.Add(rtt_sample_us);
   }
 
-  // The FIN acknowledged: the flow is over, its scoreboard memory goes.
-  if (d.fin_sent && d.board.outstanding_bytes() == 0 && advanced)
-    d.board.ShrinkToFit();
   d.classifier.OnAck(ack_ns, advanced, duplicate, d.board.sacked_bytes() > 0,
                      d.board.snd_una(), has_ts ? s.options.ts_val : 0);
   int spurious = 0;

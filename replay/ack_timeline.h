@@ -144,6 +144,16 @@ class AckTimelineBuilder : public SegmentConsumer {
                  bool handshake_ack);
   void OnHandshake(FlowState& flow, int side, const TcpSegment& s);
   bool Tracked(const FlowState& flow, int sender_side) const;
+  // Frees the scoreboards of a flow closed both ways with nothing
+  // outstanding; its statistics stay.
+  static void ReleaseIfClosed(FlowState& flow, const Flow& table_flow);
+  // The MSS `side` sends with from the handshake: the peer's option (with
+  // `own_option`, the smaller of both) less the timestamps option; 0 when
+  // the peer's SYN was not seen.
+  static uint32_t HandshakeMss(const FlowState& flow, int side,
+                               bool own_option);
+  static void TrackMss(Direction& d, uint32_t payload_bytes,
+                       bool behind_data_in_flight);
   static void StartReduction(const FlowState& flow, Direction& d);
   void Emit(const FlowState& flow, TimelineEvent& event) const;
 

@@ -13,6 +13,8 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 #include "parsers/pcap_reader.h"
@@ -46,6 +48,15 @@ Timeline Build(const std::string& path) {
   return t;
 }
 
+// The ACK events of a timeline.
+std::vector<TimelineEvent> Acks(const Timeline& t) {
+  std::vector<TimelineEvent> out;
+  for (const TimelineEvent& e : t.events) {
+    if (e.type == TimelineEvent::Type::kAck) out.push_back(e);
+  }
+  return out;
+}
+
 // ---- Retransmission classes against Zeek's TCP retransmission analyzer --
 
 // Zeek tcprs `rtype` (TCPRS_Support.h RETRANSMISSION_TYPE_CODE) to ours:
@@ -68,9 +79,10 @@ struct ZeekRetransmission {
   std::string kind;
 };
 
-// The baseline's retransmissions by the data sender (`orig` = F: the
-// HTTP server), sequence numbers made relative to `isn`.
-std::vector<ZeekRetransmission> ReadZeek(const std::string& log, uint32_t isn) {
+// The baseline's retransmissions by the data sender (`orig` = "F": the
+// responder, "T": the originator), sequence numbers made relative to `isn`.
+std::vector<ZeekRetransmission> ReadZeek(const std::string& log, uint32_t isn,
+                                         const std::string& orig = "F") {
   std::ifstream in(
       Data("tcp/zeek-tcprs-baselines/" + log + "/tcpretransmissions.log"));
   std::vector<ZeekRetransmission> out;
@@ -78,7 +90,7 @@ std::vector<ZeekRetransmission> ReadZeek(const std::string& log, uint32_t isn) {
   while (std::getline(in, line)) {
     if (line.empty() || line[0] == '#') continue;
     std::vector<std::string> f = absl::StrSplit(line, '\t');
-    if (f.size() < 13 || f[10] != "F") continue;
+    if (f.size() < 13 || f[10] != orig) continue;
     int rtype = 0;
     uint32_t seq = 0;
     EXPECT_TRUE(absl::SimpleAtoi(f[12], &rtype) &&
@@ -92,25 +104,38 @@ std::vector<ZeekRetransmission> ReadZeek(const std::string& log, uint32_t isn) {
 }
 
 // Matches each Zeek retransmission with ours (in order, by sequence
-// number) and returns how many got the same class.
-int Agreeing(const Timeline& t, const std::vector<ZeekRetransmission>& zeek) {
+// number) and returns those whose class differs, as "TIME SEQ ours/zeek".
+std::vector<std::string> Disagreeing(
+    const Timeline& t, const std::vector<ZeekRetransmission>& zeek) {
   std::vector<const TimelineEvent*> ours;
   for (const TimelineEvent& e : t.events) {
     if (e.type == TimelineEvent::Type::kRetransmission) ours.push_back(&e);
   }
-  int agree = 0;
+  std::vector<std::string> out;
   size_t next = 0;
   for (const ZeekRetransmission& z : zeek) {
+    bool matched = false;
     for (size_t i = next; i < ours.size(); ++i) {
-      if (ours[i]->seq_start <= z.relative_seq &&
-          z.relative_seq < ours[i]->seq_end) {
-        if (RetransmissionKindName(ours[i]->kind) == z.kind) ++agree;
+      const TimelineEvent& e = *ours[i];
+      if (e.seq_start <= z.relative_seq && z.relative_seq < e.seq_end) {
+        if (RetransmissionKindName(e.kind) != z.kind) {
+          out.push_back(absl::StrFormat(
+              "%.6f %d %s/%s", static_cast<double>(e.time_ns) / 1e9,
+              e.seq_start, RetransmissionKindName(e.kind), z.kind));
+        }
         next = i + 1;
+        matched = true;
         break;
       }
     }
+    if (!matched)
+      out.push_back(absl::StrFormat("unmatched %d", z.relative_seq));
   }
-  return agree;
+  return out;
+}
+
+int Agreeing(const Timeline& t, const std::vector<ZeekRetransmission>& zeek) {
+  return static_cast<int>(zeek.size() - Disagreeing(t, zeek).size());
 }
 
 // The HTTP server's raw ISN in each trace: `tshark -r F -Y
@@ -143,17 +168,64 @@ TEST(AckTimelineTest, ZeekRetransmissionClassesOnSenderSideTraces) {
   EXPECT_EQ(rto.stats.retransmissions[1], 2u);  // The SYN-ACK and one data RTO.
 }
 
-// The loss-window trace was captured next to the receiver (an upload):
-// there Zeek and we disagree on most retransmissions. Zeek times events at
-// the capture point; we shift them by the estimated one-way delay and take
-// the sender's view from the ACK its timestamp echo names. Example, frame
-// at 302.741 s: Zeek says RTO, but the retransmission echoes TSval
-// 731969199, the third duplicate ACK (302.5285 s), so the sender answered
-// that ACK: fast retransmit, delayed 212 ms by the upstream queue. Only the
-// vantage point is asserted here.
-TEST(AckTimelineTest, ReceiverSideZeekTraceIsRecognised) {
+// The loss-window trace was captured next to the receiver (an upload from
+// 10.0.204.227, whose TCP timestamp clock ticks every 10 ms: TSval grows
+// by 30520 in 307.3 s). Zeek classifies at the capture point; we take the
+// sender's view: events shifted by the one-way delay estimate, and the
+// loss signals as of the ACK the retransmission's TSecr names (TS.Recent,
+// RFC 7323 section 4.3), the sender's silence since it being at most the
+// gap to the next ACK the capture saw (which the sender had not processed
+// yet). Zeek's 69 retransmissions by the sender, ours agree on 38. The 31
+// others, checked frame by frame with `tshark -r F -T fields -e
+// frame.time_epoch -e tcp.seq -e tcp.ack -e tcp.options.sack_le -e
+// tcp.options.sack_re -e tcp.options.timestamp.tsval -e
+// tcp.options.timestamp.tsecr` (times below are capture times):
+// - Zeek rto, ours fast (13): 102.914 (4: 109094 .. 116184), 164.969 (2:
+//   228009, 229427), 304.564 (7: 482167 .. 491301). Each first
+//   retransmission echoes the third duplicate ACK (frames at 102.5895,
+//   164.8457, 304.3513), and a second segment leaves in the same sender
+//   clock tick echoing the same ACK. A timeout resends one segment with a
+//   window of one (RFC 5681 section 3.1; Linux tcp_retransmit_timer()), so
+//   these answer the duplicate ACKs, delayed by queues (~320 ms from the
+//   ACK to the retransmission at the capture point, RTT ~100 ms).
+// - Zeek fast, ours rto (5): 233.774 (343923) echoes an ACK older than the
+//   duplicates the capture saw before it, 300 ms of sender clock
+//   (TSval 8434032 -> 8434062) after its previous segment, with no ACK
+//   processed between: a timer fired. 306.436 (508165) echoes the second
+//   duplicate ACK, 150 ms of sender clock after a segment that echoed the
+//   same ACK: again a timer; 306.985-306.993 (3) continue that timeout's
+//   go-back-N (Zeek: continuation of a fast retransmit).
+// - Zeek unknown (type 0 and its continuations), ours fast or rto (13):
+//   160.765 and 161.029 (148582; ours fast: SACK above and a duplicate
+//   echoed), 376.358-379.041 (11; ours rto: 675520 is resent 300 ms of
+//   sender clock after its first transmission, TSval 8448295 -> 8448325,
+//   with the echo unchanged, so a timer fired; it was D-SACKed, spurious;
+//   the others continue that timeout's go-back-N or are later timeouts).
+// Agreement over the four traces: 53 + 15 + 4 + 38 = 110 of 142 (77 %).
+// The 95 % of the issue is out of reach with this trace without taking
+// the capture point's view, which the sender's own clock contradicts.
+TEST(AckTimelineTest, ReceiverSideZeekTrace) {
   Timeline t = Build(Data("tcp/zeek-tcprs_loss-window-approximation.pcap"));
   EXPECT_EQ(t.stats.vantage, Vantage::kReceiver);
+  // The client's raw ISN: `tshark -r F -Y "tcp.flags.syn==1 &&
+  // tcp.flags.ack==0" -T fields -e tcp.seq_raw`.
+  std::vector<ZeekRetransmission> z =
+      ReadZeek("heuristics.loss-window-approximation", 3450481747u, "T");
+  ASSERT_EQ(z.size(), 69u);
+  const std::vector<std::string> differ = Disagreeing(t, z);
+  std::vector<int64_t> differ_seq;
+  for (const std::string& d : differ) {
+    std::vector<std::string> f = absl::StrSplit(d, ' ');
+    int64_t seq = 0;
+    ASSERT_TRUE(f.size() == 3 && absl::SimpleAtoi(f[1], &seq)) << d;
+    differ_seq.push_back(seq);
+  }
+  const std::vector<int64_t> explained = {
+      109094, 110512, 110805, 116184, 148582, 148582, 228009, 229427,
+      343923, 482167, 483585, 484843, 486261, 487679, 490675, 491301,
+      508165, 509583, 511001, 512419, 675520, 680407, 681825, 683243,
+      684661, 686079, 687497, 688915, 690333, 691751, 698209};
+  EXPECT_EQ(differ_seq, explained) << absl::StrJoin(differ, "\n");
 }
 
 // ---- Lab captures: the kernel's own figures ----------------------------
@@ -257,6 +329,42 @@ TEST(AckTimelineTest, AccEcnCePacketsPragueAndCubic) {
   EXPECT_EQ(cubic.stats.ce_fed_back_packets, 97u);
 }
 
+// ---- The sender's MSS -----------------------------------------------------
+
+TEST(AckTimelineTest, MssFromTheHandshakeAndPragueLowering) {
+  // iperf3's control connection (flow 0) sends a 37-byte cookie first:
+  // the MSS is the handshake's, `tshark -r F -Y tcp.flags.syn==1 -T fields
+  // -e tcp.options.mss_val -e tcp.options.timestamp.tsval`: 1460 both
+  // ways, timestamps on, so 1460 - 12 = 1448.
+  const std::string lab =
+      Data("lab/cubic_noecn_droptail100_50mbit/sender.pcap.gz");
+  FlowTable table;
+  ASSERT_TRUE(ReadCapture(lab, table).ok());
+  std::vector<TimelineEvent> control;
+  AckTimelineBuilder builder(
+      0, table.flows()[0].sender_side(),
+      [&control](const TimelineEvent& e) { control.push_back(e); });
+  ASSERT_TRUE(ReadCapture(lab, builder).ok());
+  ASSERT_FALSE(control.empty());
+  EXPECT_EQ(control[0].bytes_acked, 37u);
+  EXPECT_EQ(control[0].mss_bytes, 1448u);
+  // Prague sends 1432-byte segments below its handshake's 1448: `tshark -r
+  // F -Y tcp.len>0 -T fields -e tcp.len | sort | uniq -c` gives 30809 of
+  // 1432 and none larger. The MSS starts at 1448 and follows it down
+  // within the first 128 full segments, never to go back.
+  Timeline prague = Build(Data("tcp/l4s-tests_prague_dualpi2_wifi.pcap.gz"));
+  std::vector<TimelineEvent> acks = Acks(prague);
+  ASSERT_GT(acks.size(), 100u);
+  EXPECT_EQ(acks.front().mss_bytes, 1448u);
+  EXPECT_EQ(acks.back().mss_bytes, 1432u);
+  size_t lowered_at = acks.size();
+  for (size_t i = 0; i < acks.size(); ++i) {
+    if (lowered_at == acks.size() && acks[i].mss_bytes == 1432) lowered_at = i;
+    if (lowered_at < i) EXPECT_EQ(acks[i].mss_bytes, 1432u) << i;
+  }
+  EXPECT_LE(acks[lowered_at].ack, 1 + 128 * 1432);
+}
+
 // ---- Synthetic cases: a small packet builder -----------------------------
 
 // Builds the segments of one connection: the client 10.0.0.1:40000 sends
@@ -290,13 +398,14 @@ class Connection {
     segments_.push_back(ack);
   }
   // Data [start, start + bytes) at `time_us`.
-  void Data(int64_t time_us, int64_t start, uint32_t bytes) {
+  TcpSegment& Data(int64_t time_us, int64_t start, uint32_t bytes) {
     TcpSegment d = Segment(true, time_us);
     d.seq = isn_ + static_cast<uint32_t>(start);
     d.ack = kServerIsn + 1;
     d.flags = kTcpAck;
     d.payload_bytes = d.captured_payload_bytes = bytes;
     segments_.push_back(d);
+    return segments_.back();
   }
   // An ACK of `ack` with SACK blocks (relative) and, for AccECN, ACE.
   TcpSegment& Ack(int64_t time_us, int64_t ack,
@@ -349,14 +458,6 @@ class Connection {
   bool accecn_;
   std::vector<TcpSegment> segments_;
 };
-
-std::vector<TimelineEvent> Acks(const Timeline& t) {
-  std::vector<TimelineEvent> out;
-  for (const TimelineEvent& e : t.events) {
-    if (e.type == TimelineEvent::Type::kAck) out.push_back(e);
-  }
-  return out;
-}
 
 TEST(AckTimelineSyntheticTest, AceWrapByExactlyEight) {
   // One ACK delivers 8 segments and ACE is unchanged (5): 0 or 8 CE marks.
@@ -447,6 +548,61 @@ TEST(AckTimelineSyntheticTest, SequenceWrapInsideASackBlock) {
   EXPECT_EQ(acks[0].pipe_bytes, 2000u);
   EXPECT_EQ(acks[1].bytes_acked, 4000u);
   EXPECT_EQ(acks[1].ack, 5001);
+}
+
+TEST(AckTimelineSyntheticTest, MssFromTheHandshakeThenLowered) {
+  // Both SYNs say 1000 bytes, no timestamps: the MSS is 1000 from the
+  // first (short) segment on, until 64 segments sent behind data in flight
+  // are at most 900 bytes (more than half of them exactly 900).
+  Connection c(1000);
+  c.Handshake();
+  c.Data(100, 1, 37);  // An application's first short write.
+  c.Ack(200, 38);
+  int64_t seq = 38;
+  for (int i = 0; i < 64; ++i) {
+    c.Data(300 + i, seq, i % 2 == 0 ? 900 : 700);
+    seq += i % 2 == 0 ? 900 : 700;
+  }
+  c.Ack(400, seq);
+  std::vector<TimelineEvent> acks = Acks(c.Run());
+  ASSERT_EQ(acks.size(), 2u);
+  EXPECT_EQ(acks[0].mss_bytes, Connection::kMss);
+  EXPECT_EQ(acks[1].mss_bytes, Connection::kMss);  // Only 32 of 900: kept.
+  Connection lowered(1000);
+  lowered.Handshake();
+  seq = 1;
+  for (int i = 0; i < 65; ++i) {
+    lowered.Data(300 + i, seq, i < 40 ? 900 : 800);
+    seq += i < 40 ? 900 : 800;
+  }
+  lowered.Ack(400, seq);
+  acks = Acks(lowered.Run());
+  ASSERT_EQ(acks.size(), 1u);
+  EXPECT_EQ(acks[0].mss_bytes, 900u);
+}
+
+TEST(AckTimelineSyntheticTest, ClosedFlowKeepsItsStatistics) {
+  // Data, its ACK, FIN both ways and their ACKs: the scoreboard is freed at
+  // the close, the figures stay, and a late duplicate is harmless.
+  Connection c(1000);
+  c.Handshake();
+  c.Data(100, 1, 1000);
+  c.Data(101, 1001, 1000);
+  c.Ack(10100, 2001);
+  c.Data(10200, 2001, 0).flags |= kTcpFin;
+  c.Ack(20200, 2002).flags |= kTcpFin;
+  c.Data(20300, 2002, 0);  // The client's ACK of the server's FIN.
+  c.Ack(20400, 2002);      // A late duplicate, after the release.
+  Timeline t = c.Run();
+  EXPECT_EQ(t.stats.bytes_acked, 2000u);
+  EXPECT_EQ(t.stats.rtt_samples, 1u);
+  std::vector<TimelineEvent> acks = Acks(t);
+  ASSERT_EQ(acks.size(), 3u);
+  // 10100 - 101 us, plus the handshake's estimate of the way to the sender.
+  EXPECT_NEAR(acks[0].rtt_sample_us, 9999, 2);
+  EXPECT_DOUBLE_EQ(t.stats.rtt_max_ms, acks[0].rtt_sample_us / 1000.0);
+  EXPECT_EQ(acks.back().outstanding_bytes, 0u);
+  EXPECT_EQ(acks.back().ack, 2001);
 }
 
 }  // namespace

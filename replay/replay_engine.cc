@@ -38,7 +38,10 @@ AckEvent ToAckEvent(const TimelineEvent& event, const ReplayFlowFacts& facts,
   // which lets cwnd grow, so those count as limited.
   ack.cwnd_limited =
       event.limit != SendLimit::kApp && event.limit != SendLimit::kRwnd;
-  ack.mss_bytes = std::max(event.mss_bytes, facts.handshake_mss_bytes);
+  // The timeline reports the sender's MSS from the handshake on and follows
+  // its changes (Prague v0.7 lowers it); the handshake value covers events
+  // before the timeline knew it.
+  ack.mss_bytes = event.mss_bytes > 0 ? event.mss_bytes : facts.handshake_mss_bytes;
   return ack;
 }
 

@@ -117,18 +117,23 @@ TEST(ReplayEngineTest, NewlyDeliveredBytesCountSackedDataOnce) {
   e.ece = true;
   e.ce_packets = 2;
   e.limit = SendLimit::kRwnd;
-  e.mss_bytes = 37;  // iperf3's cookie: the largest segment seen so far.
+  // The timeline's MSS is the sender's own (from the handshake on, lowered
+  // as Prague v0.7 does): it wins over the handshake value.
+  e.mss_bytes = 1432;
   const AckEvent rfc3168 = ToAckEvent(e, {EcnMode::kRfc3168, 1448}, 1000);
   EXPECT_EQ(rfc3168.bytes_acked, 2500u);
   EXPECT_EQ(rfc3168.time_us, 5000);
   EXPECT_TRUE(rfc3168.ece);
   EXPECT_EQ(rfc3168.packets_ce, 0u);
   EXPECT_FALSE(rfc3168.cwnd_limited);
-  EXPECT_EQ(rfc3168.mss_bytes, 1448u);
+  EXPECT_EQ(rfc3168.mss_bytes, 1432u);
   const AckEvent accecn = ToAckEvent(e, {EcnMode::kAccEcn, 0}, 1000);
   EXPECT_FALSE(accecn.ece);
   EXPECT_EQ(accecn.packets_ce, 2u);
-  EXPECT_EQ(accecn.mss_bytes, 37u);
+  EXPECT_EQ(accecn.mss_bytes, 1432u);
+  // Before the timeline knows the MSS, the handshake's stands in.
+  e.mss_bytes = 0;
+  EXPECT_EQ(ToAckEvent(e, {EcnMode::kRfc3168, 1448}, 1000).mss_bytes, 1448u);
   EXPECT_FALSE(ToAckEvent(e, {EcnMode::kNone, 0}, 0).ece);
 }
 

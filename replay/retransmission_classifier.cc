@@ -55,6 +55,12 @@ RetransmissionClassifier::Result RetransmissionClassifier::Classify(
   int64_t last_ack_ns = last_ack_ns_;
   uint32_t duplicate_acks = duplicate_acks_;
   bool sacked_above = sacked_above_;
+  // The sender's silence since that ACK is at most the gap to the next ACK
+  // the capture saw, which it had not processed yet (its echo would name
+  // it). Where the capture sees the ACKs long before the sender does (a
+  // receiver-side capture, a queue on the ACK path), this bound holds while
+  // the capture-time difference does not.
+  int64_t next_ack_gap_ns = -1;
   if (ts_ecr != 0) {
     for (size_t k = 1; k <= kRecentAcks; ++k) {
       const AckState& a = acks_[(next_ack_ + kRecentAcks - k) % kRecentAcks];
@@ -62,6 +68,11 @@ RetransmissionClassifier::Result RetransmissionClassifier::Classify(
       last_ack_ns = a.time_ns;
       duplicate_acks = a.duplicate_acks;
       sacked_above = a.sacked_above;
+      if (k > 1) {
+        next_ack_gap_ns =
+            acks_[(next_ack_ + kRecentAcks - k + 1) % kRecentAcks].time_ns -
+            a.time_ns;
+      }
       break;
     }
   }
@@ -69,12 +80,18 @@ RetransmissionClassifier::Result RetransmissionClassifier::Classify(
   // timer, RFC 6298 5.3) and no ACK at all for that long either (while
   // duplicate ACKs keep coming, the sender retransmits in answer to them).
   const int64_t timer_us = (time_ns - timer_start_ns_) / 1000;
-  const int64_t since_ack_us = (time_ns - last_ack_ns) / 1000;
+  int64_t since_ack_us = (time_ns - last_ack_ns) / 1000;
+  if (next_ack_gap_ns >= 0)
+    since_ack_us = std::min(since_ack_us, next_ack_gap_ns / 1000);
   const double rto_us =
       static_cast<double>(rtt.rto_us()) * static_cast<double>(1 << backoff_);
   const bool timed_out = timer_us >= kRtoFraction * rto_us &&
                          (!ack_seen_ || since_ack_us >= kRtoFraction * rto_us);
-  const bool in_episode = episode_open_ && snd_una < recovery_point_;
+  // Data already cumulatively acknowledged is resent only by a sender the
+  // ACK has not reached yet (the capture saw it first): for that sender,
+  // the last recovery episode is still on.
+  const bool in_episode = (episode_open_ && snd_una < recovery_point_) ||
+                          (sent.was_acked && episode_seen_);
   // Loss detection by ACKs: three duplicate ACKs, the scoreboard's
   // IsLost(), SACKed data above with one duplicate (RACK, RFC 8985 6.2), or
   // early retransmit with little in flight (RFC 5827: fewer than four
@@ -117,19 +134,22 @@ RetransmissionClassifier::Result RetransmissionClassifier::Classify(
       timer_start_ns_ = time_ns;
       ++backoff_;
       backoff_ = std::min(backoff_, 16);
-      episode_open_ = true;
+      episode_open_ = episode_seen_ = true;
       episode_kind_ = RetransmissionKind::kRto;
       recovery_point_ = snd_nxt;
       duplicate_acks_ = 0;
     }
   } else if (r.kind == RetransmissionKind::kFast && !in_episode) {
     r.starts_episode = true;
-    episode_open_ = true;
+    episode_open_ = episode_seen_ = true;
     episode_kind_ = RetransmissionKind::kFast;
     recovery_point_ = snd_nxt;
   }
 
+  const Recent& replaced = recent_[next_recent_];
+  if (replaced.used && !replaced.acked) --recent_awaiting_ack_;
   recent_[next_recent_] = {start, end, ts_val, false, false, true};
+  ++recent_awaiting_ack_;
   next_recent_ = (next_recent_ + 1) % kRecent;
   return r;
 }
@@ -148,9 +168,11 @@ int RetransmissionClassifier::OnDsack(const SackBlock& block) {
 int RetransmissionClassifier::OnCumulativeAck(int64_t ack, bool has_timestamps,
                                               uint32_t ts_ecr) {
   int found = 0;
+  if (recent_awaiting_ack_ == 0) return 0;  // The common case, cheaply.
   for (Recent& e : recent_) {
     if (!e.used || e.acked || e.end > ack) continue;
     e.acked = true;
+    --recent_awaiting_ack_;
     // RFC 3522 section 3.2: an echoed timestamp older than the
     // retransmission's means the original arrived.
     if (has_timestamps && e.ts_val != 0 && !e.spurious &&

@@ -101,10 +101,12 @@ class RetransmissionClassifier {
   int64_t last_ack_ns_ = 0;
   bool ack_seen_ = false;
   bool episode_open_ = false;
+  bool episode_seen_ = false;  // Some episode started (episode_kind_ set).
   RetransmissionKind episode_kind_ = RetransmissionKind::kOther;
   int64_t recovery_point_ = 0;
   std::array<Recent, kRecent> recent_;
   size_t next_recent_ = 0;
+  int recent_awaiting_ack_ = 0;  // Entries of recent_ with used && !acked.
   std::array<AckState, kRecentAcks> acks_;
   size_t next_ack_ = 0;
 };

@@ -38,5 +38,61 @@ TEST(RetransmissionClassifierTest, SpuriousByDsackAndEifel) {
   EXPECT_EQ(c.OnCumulativeAck(2001, true, 400), 0);
 }
 
+TEST(RetransmissionClassifierTest, SendersSilenceFromTheEchoedAck) {
+  // A receiver-side view (as the zeek loss-window trace, 102.5895 s): the
+  // third duplicate ACK (TSval 30) is followed 6 ms later by another (31);
+  // the retransmission comes 320 ms after the third at the capture point,
+  // beyond the 200 ms RTO, but echoes 30: the sender had not processed 31,
+  // so it answered 30 within 6 ms. A fast retransmit, not a timeout.
+  RttEstimator rtt;
+  rtt.AddSample(100000);
+  SackScoreboard::SendResult head;
+  head.resent_bytes = 1000;
+  head.is_head = true;
+  auto classify = [&](uint32_t ts_ecr) {
+    RetransmissionClassifier c;
+    c.OnSendFromIdle(0);
+    c.OnAck(100000000, true, false, false, 1, 10);
+    c.OnAck(101000000, false, true, true, 1, 28);
+    c.OnAck(102000000, false, true, true, 1, 29);
+    c.OnAck(103000000, false, true, true, 1, 30);
+    c.OnAck(109000000, false, true, true, 1, 31);
+    return c.Classify(423000000, 1, 1001, head, rtt, 1, 9001, 8000, 1000, 77,
+                      ts_ecr);
+  };
+  EXPECT_EQ(classify(30).kind, RetransmissionKind::kFast);
+  // Echoing the last ACK, the sender was silent for 314 ms: a timeout.
+  EXPECT_EQ(classify(31).kind, RetransmissionKind::kRto);
+}
+
+TEST(RetransmissionClassifierTest,
+     ResendingAcknowledgedDataContinuesTheEpisode) {
+  // The capture saw the ACK of [1, 3001) before the sender did: the
+  // sender's second retransmission, of acknowledged data, is part of the
+  // fast recovery it is still in.
+  RttEstimator rtt;
+  rtt.AddSample(100000);
+  RetransmissionClassifier c;
+  c.OnSendFromIdle(0);
+  for (int k = 1; k <= 3; ++k) {
+    c.OnAck(1000000 * k, false, true, true, 1, 0);
+  }
+  SackScoreboard::SendResult lost;
+  lost.resent_bytes = 1000;
+  lost.is_head = lost.was_lost = true;
+  RetransmissionClassifier::Result first =
+      c.Classify(3500000, 1, 1001, lost, rtt, 1, 3001, 3000, 1000, 0, 0);
+  EXPECT_EQ(first.kind, RetransmissionKind::kFast);
+  EXPECT_TRUE(first.starts_episode);
+  c.OnAck(4000000, true, false, false, 3001, 0);  // Recovery over, here.
+  SackScoreboard::SendResult acked;
+  acked.resent_bytes = 1000;
+  acked.was_acked = true;
+  RetransmissionClassifier::Result second =
+      c.Classify(4100000, 1001, 2001, acked, rtt, 3001, 3001, 0, 1000, 0, 0);
+  EXPECT_EQ(second.kind, RetransmissionKind::kFast);
+  EXPECT_FALSE(second.starts_episode);
+}
+
 }  // namespace
 }  // namespace ccreplay

@@ -25,7 +25,11 @@ class RttSummary {
   double median_us() const;
 
  private:
-  std::vector<uint32_t> buckets_;  // Allocated at the first sample.
+  // The octaves from first_octave_ to the highest sample's, kBucketsPerOctave
+  // buckets each: a flow's samples span a few octaves, so a summary takes
+  // a few hundred bytes, not all kOctaves.
+  std::vector<uint32_t> buckets_;
+  int first_octave_ = 0;
   uint64_t count_ = 0;
   int64_t min_us_ = 0;
   int64_t max_us_ = 0;

@@ -14,16 +14,15 @@ uint64_t PacketCount(uint64_t bytes, uint32_t mss_bytes) {
 
 void SackScoreboard::Reset(int64_t snd_una) {
   segments_.clear();
-  head_ = 0;
   snd_una_ = snd_nxt_ = snd_una;
   highest_sacked_end_ = lost_below_ = snd_una;
   sacked_bytes_ = lost_bytes_ = retrans_bytes_ = 0;
 }
 
 size_t SackScoreboard::Find(int64_t seq) const {
-  auto it = std::upper_bound(
-      segments_.begin() + static_cast<std::ptrdiff_t>(head_), segments_.end(),
-      seq, [](int64_t v, const Segment& s) { return v < s.end; });
+  auto it =
+      std::upper_bound(segments_.begin(), segments_.end(), seq,
+                       [](int64_t v, const Segment& s) { return v < s.end; });
   return static_cast<size_t>(it - segments_.begin());
 }
 
@@ -114,8 +113,8 @@ void SackScoreboard::DropAcked(int64_t ack, uint32_t mss_bytes,
   const int64_t to = std::min(ack, snd_nxt_);
   result.acked_unsent = ack > snd_nxt_;
   result.bytes_acked = static_cast<uint64_t>(to - snd_una_);
-  while (head_ < segments_.size() && segments_[head_].start < to) {
-    Segment& s = segments_[head_];
+  while (!segments_.empty() && segments_.front().start < to) {
+    Segment& s = segments_.front();
     const bool whole = s.end <= to;
     const int64_t cut = whole ? s.end : to;
     result.has_acked_segment = true;
@@ -134,17 +133,12 @@ void SackScoreboard::DropAcked(int64_t ack, uint32_t mss_bytes,
     if (s.flags & kLost) lost_bytes_ -= bytes;
     if (s.flags & kRetransInFlight) retrans_bytes_ -= bytes;
     if (whole) {
-      ++head_;
+      segments_.pop_front();
     } else {
       s.start = cut;  // A partial ACK of a (TSO) super-segment.
     }
   }
   snd_una_ = to;
-  if (head_ > 1024 && head_ * 2 > segments_.size()) {
-    segments_.erase(segments_.begin(),
-                    segments_.begin() + static_cast<std::ptrdiff_t>(head_));
-    head_ = 0;
-  }
 }
 
 void SackScoreboard::Sack(int64_t start, int64_t end, uint32_t mss_bytes,
@@ -184,7 +178,7 @@ void SackScoreboard::UpdateLost(uint32_t mss_bytes) {
         break;
       }
     }
-    if (i == head_) break;
+    if (i == 0) break;
   }
   if (boundary <= lost_below_) return;
   for (size_t j = Find(std::max(lost_below_, snd_una_)); j < segments_.size();
@@ -221,23 +215,17 @@ SackScoreboard::AckResult SackScoreboard::OnAck(int64_t ack,
     Sack(blocks[k].start, blocks[k].end, mss_bytes, r);
   // RFC 2018 section 8, Linux tcp_check_sack_reneging(): the cumulative ACK
   // stops at a byte the receiver had SACKed, so it dropped SACKed data.
-  if (ack >= old_una && head_ < segments_.size() &&
-      (segments_[head_].flags & kSacked)) {
+  if (ack >= old_una && !segments_.empty() &&
+      (segments_.front().flags & kSacked)) {
     r.reneged = true;
-    for (size_t j = head_; j < segments_.size(); ++j)
-      ClearFlag(segments_[j], kSacked);
+    for (Segment& s : segments_) ClearFlag(s, kSacked);
     highest_sacked_end_ = lost_below_ = snd_una_;
   }
   if (r.bytes_sacked > 0) UpdateLost(mss_bytes);
   return r;
 }
 
-void SackScoreboard::ShrinkToFit() {
-  segments_.erase(segments_.begin(),
-                  segments_.begin() + static_cast<std::ptrdiff_t>(head_));
-  head_ = 0;
-  segments_.shrink_to_fit();
-}
+void SackScoreboard::ShrinkToFit() { segments_.shrink_to_fit(); }
 
 void SackScoreboard::MarkLost(int64_t start, int64_t end) {
   start = std::max(start, snd_una_);
@@ -251,8 +239,7 @@ void SackScoreboard::MarkLost(int64_t start, int64_t end) {
 }
 
 void SackScoreboard::MarkAllLost(int64_t resent_start, int64_t resent_end) {
-  for (size_t j = head_; j < segments_.size(); ++j) {
-    Segment& s = segments_[j];
+  for (Segment& s : segments_) {
     if (s.start >= resent_end || s.end <= resent_start)
       ClearFlag(s, kRetransInFlight);
     if (!(s.flags & kSacked)) SetFlag(s, kLost);

@@ -12,7 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <vector>
+#include <deque>
 
 namespace ccreplay {
 
@@ -139,8 +139,10 @@ class SackScoreboard {
   void UpdateLost(uint32_t mss_bytes);
   void DropAcked(int64_t ack, uint32_t mss_bytes, AckResult& result);
 
-  std::vector<Segment> segments_;  // Contiguous from snd_una_ to snd_nxt_.
-  size_t head_ = 0;                // segments_[head_] holds snd_una_.
+  // Contiguous from snd_una_ to snd_nxt_. A deque: acknowledged segments
+  // leave from the front block by block, and a long flight never needs one
+  // large reallocated array, which fragmented the heap over many flows.
+  std::deque<Segment> segments_;
   int64_t snd_una_ = 1;
   int64_t snd_nxt_ = 1;
   int64_t highest_sacked_end_ = 0;

@@ -70,8 +70,7 @@ class Sender {
 
   // Whether the window allows another packet (pacing aside).
   bool CanSend() const { return bytes_in_flight_ < controller_->cwnd_bytes(); }
-  // Earliest departure of the next packet under pacing (kNever-free: 0 when
-  // not pacing).
+  // Earliest departure of the next packet under pacing (unused otherwise).
   int64_t next_send_ns() const { return next_send_ns_; }
   // Builds and records the next transmission (a retransmission first).
   SimPacket Send(int64_t now_ns);
