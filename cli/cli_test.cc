@@ -271,8 +271,9 @@ TEST(CliTest, ReplayJsonContractOnALabBundle) {
   // The reno lab bundle directory: sender.pcap.gz + ss.log (no tcp_probe
   // there), flow 1 is iperf3's data connection. The bounds are issue 7's:
   // reno:linux within 5 % median of the kernel's cwnd in ss.
-  CommandResult run = Ccreplay("replay " + Data("lab/reno_ecn1_stepK60k_50mbit") +
-                              " --cc reno:linux,reno,prague:v05,rtt_scaling=none --json");
+  CommandResult run =
+      Ccreplay("replay " + Data("lab/reno_ecn1_stepK60k_50mbit") +
+               " --cc reno:linux,reno,prague:v05,rtt_scaling=none --json");
   ASSERT_EQ(run.exit_code, 0) << run.err;
   simdjson::dom::parser parser;
   simdjson::dom::element doc = parser.parse(run.out);
@@ -292,7 +293,8 @@ TEST(CliTest, ReplayJsonContractOnALabBundle) {
     simdjson::dom::element v = linux_reno["by_phase"][phase];
     EXPECT_TRUE(v.is_number() || v.is_null()) << phase;
   }
-  EXPECT_EQ(std::string_view(controllers.at(2)["spec"]), "prague:v05,rtt_scaling=none");
+  EXPECT_EQ(std::string_view(controllers.at(2)["spec"]),
+            "prague:v05,rtt_scaling=none");
   // Series: one time axis and one array per controller, same length.
   simdjson::dom::object series = doc["series"];
   const size_t points = series["t_s"].get_array().size();
@@ -301,7 +303,8 @@ TEST(CliTest, ReplayJsonContractOnALabBundle) {
   EXPECT_EQ(series["captured_cwnd_bytes"].get_array().size(), points);
   EXPECT_EQ(series["reno:linux"].get_array().size(), points);
 
-  CommandResult bad = Ccreplay("replay " + Data("lab/reno_ecn1_stepK60k_50mbit") + " --cc bbr9");
+  CommandResult bad = Ccreplay(
+      "replay " + Data("lab/reno_ecn1_stepK60k_50mbit") + " --cc bbr9");
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_THAT(bad.err, HasSubstr("bbr9"));
 }

@@ -19,7 +19,9 @@ namespace ccreplay {
 
 int RunConvert(const Args& args) {
   if (args.size() != 1) {
-    std::fprintf(stderr, "usage: ccreplay convert INPUT [--flow N] [-o FILE] [--json]\n");
+    std::fprintf(
+        stderr,
+        "usage: ccreplay convert INPUT [--flow N] [-o FILE] [--json]\n");
     return kExitUsage;
   }
   std::optional<uint32_t> only_flow;
@@ -27,14 +29,17 @@ int RunConvert(const Args& args) {
   if (!flow.empty()) {
     uint32_t index;
     if (!absl::SimpleAtoi(flow, &index)) {
-      std::fprintf(stderr, "ccreplay convert: --flow takes a flow index (see `ccreplay flows`)\n");
+      std::fprintf(stderr,
+                   "ccreplay convert: --flow takes a flow index (see `ccreplay "
+                   "flows`)\n");
       return kExitUsage;
     }
     only_flow = index;
   }
   absl::StatusOr<bool> capture = IsCaptureFile(args[0]);
   if (!capture.ok()) {
-    std::fprintf(stderr, "ccreplay convert: %s\n", std::string(capture.status().message()).c_str());
+    std::fprintf(stderr, "ccreplay convert: %s\n",
+                 std::string(capture.status().message()).c_str());
     return ExitCodeForStatus(capture.status());
   }
   proto::Trace trace;
@@ -43,12 +48,15 @@ int RunConvert(const Args& args) {
     TraceBuilder builder(only_flow);
     absl::StatusOr<CaptureInfo> info = ReadCapture(args[0], builder);
     if (!info.ok()) {
-      std::fprintf(stderr, "ccreplay convert: %s\n", std::string(info.status().message()).c_str());
+      std::fprintf(stderr, "ccreplay convert: %s\n",
+                   std::string(info.status().message()).c_str());
       return ExitCodeForStatus(info.status());
     }
-    if (only_flow.has_value() && *only_flow >= builder.flow_table().flows().size()) {
-      std::fprintf(stderr, "ccreplay convert: %s has %zu flows; there is no flow %u\n",
-                   args[0].c_str(), builder.flow_table().flows().size(), *only_flow);
+    if (only_flow.has_value() &&
+        *only_flow >= builder.flow_table().flows().size()) {
+      std::fprintf(
+          stderr, "ccreplay convert: %s has %zu flows; there is no flow %u\n",
+          args[0].c_str(), builder.flow_table().flows().size(), *only_flow);
       return kExitUsage;
     }
     trace = builder.Finish(*info);
@@ -56,14 +64,17 @@ int RunConvert(const Args& args) {
   } else {
     absl::StatusOr<HostStateLog> log = ReadHostState(args[0]);
     if (!log.ok()) {
-      std::fprintf(stderr, "ccreplay convert: %s\n", std::string(log.status().message()).c_str());
+      std::fprintf(stderr, "ccreplay convert: %s\n",
+                   std::string(log.status().message()).c_str());
       return ExitCodeForStatus(log.status());
     }
     trace = HostStateToProto(*log);
     if (only_flow.has_value()) {
       if (*only_flow >= static_cast<uint32_t>(trace.host_traces_size())) {
-        std::fprintf(stderr, "ccreplay convert: %s has %d traces; there is no trace %u\n",
-                     args[0].c_str(), trace.host_traces_size(), *only_flow);
+        std::fprintf(
+            stderr,
+            "ccreplay convert: %s has %d traces; there is no trace %u\n",
+            args[0].c_str(), trace.host_traces_size(), *only_flow);
         return kExitUsage;
       }
       proto::HostTrace kept = trace.host_traces(static_cast<int>(*only_flow));
@@ -72,13 +83,15 @@ int RunConvert(const Args& args) {
     }
   }
   for (const std::string& warning : trace.capture().warnings()) {
-    std::fprintf(stderr, "ccreplay convert: warning: %s: %s\n", args[0].c_str(), warning.c_str());
+    std::fprintf(stderr, "ccreplay convert: warning: %s: %s\n", args[0].c_str(),
+                 warning.c_str());
   }
   std::string out;
   if (absl::GetFlag(FLAGS_json)) {
     google::protobuf::util::JsonPrintOptions options;
     options.preserve_proto_field_names = true;
-    if (!google::protobuf::util::MessageToJsonString(trace, &out, options).ok()) {
+    if (!google::protobuf::util::MessageToJsonString(trace, &out, options)
+             .ok()) {
       std::fprintf(stderr, "ccreplay convert: cannot render JSON\n");
       return kExitFailure;
     }

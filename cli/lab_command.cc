@@ -37,13 +37,16 @@ int RunLab(const Args& args) {
   }
   lab::LabFlagValues flags;
   // Shared flags (cli/common_flags.cc) with the lab's defaults.
-  flags.cc = absl::GetFlag(FLAGS_cc).empty() ? "cubic" : absl::GetFlag(FLAGS_cc);
+  flags.cc =
+      absl::GetFlag(FLAGS_cc).empty() ? "cubic" : absl::GetFlag(FLAGS_cc);
   flags.ecn = absl::GetFlag(FLAGS_ecn);
-  flags.rate = absl::GetFlag(FLAGS_rate).empty() ? "50mbit" : absl::GetFlag(FLAGS_rate);
+  flags.rate =
+      absl::GetFlag(FLAGS_rate).empty() ? "50mbit" : absl::GetFlag(FLAGS_rate);
   flags.queue = absl::GetFlag(FLAGS_queue);
   flags.mark = absl::GetFlag(FLAGS_mark);
   flags.delay_ms = absl::GetFlag(FLAGS_delay);
-  flags.duration_s = absl::GetFlag(FLAGS_duration) > 0 ? absl::GetFlag(FLAGS_duration) : 5;
+  flags.duration_s =
+      absl::GetFlag(FLAGS_duration) > 0 ? absl::GetFlag(FLAGS_duration) : 5;
   flags.mss_bytes = absl::GetFlag(FLAGS_mss);
   flags.flows = absl::GetFlag(FLAGS_flows);
   flags.transfer = absl::GetFlag(FLAGS_transfer);

@@ -15,11 +15,14 @@ int main(int argc, char** argv) {
     return 2;
   }
   int files = 0;
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(argv[1])) {
+  for (const auto& entry :
+       std::filesystem::recursive_directory_iterator(argv[1])) {
     if (!entry.is_regular_file()) continue;
     std::ifstream in(entry.path(), std::ios::binary);
-    std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+    std::vector<char> bytes((std::istreambuf_iterator<char>(in)),
+                            std::istreambuf_iterator<char>());
+    LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t*>(bytes.data()),
+                           bytes.size());
     ++files;
   }
   // A corpus run that ran nothing proves nothing.

@@ -18,9 +18,11 @@ const char* EcnModeName(EcnMode mode) {
 }
 
 EcnMode NegotiatedEcnMode(uint16_t syn_flags, uint16_t syn_ack_flags) {
-  const bool ece = syn_flags & kTcpEce, cwr = syn_flags & kTcpCwr, ae = syn_flags & kTcpAe;
+  const bool ece = syn_flags & kTcpEce, cwr = syn_flags & kTcpCwr,
+             ae = syn_flags & kTcpAe;
   if (!(ece && cwr)) return EcnMode::kNone;
-  const int reply = ((syn_ack_flags & kTcpAe) ? 4 : 0) | ((syn_ack_flags & kTcpCwr) ? 2 : 0) |
+  const int reply = ((syn_ack_flags & kTcpAe) ? 4 : 0) |
+                    ((syn_ack_flags & kTcpCwr) ? 2 : 0) |
                     ((syn_ack_flags & kTcpEce) ? 1 : 0);
   if (ae) {
     switch (reply) {
@@ -47,7 +49,8 @@ uint32_t FlowTable::FindOrAdd(const Key& key, const TcpSegment& s) {
     // A new SYN on a 4-tuple whose connection has closed starts a new flow
     // (port reuse).
     const bool fresh_syn = (s.flags & (kTcpSyn | kTcpAck)) == kTcpSyn;
-    const bool closed = flow.side[0].fin_or_rst_seen || flow.side[1].fin_or_rst_seen;
+    const bool closed =
+        flow.side[0].fin_or_rst_seen || flow.side[1].fin_or_rst_seen;
     if (!(fresh_syn && closed)) return it->second;
   }
   Flow flow;
@@ -88,8 +91,8 @@ void FlowTable::OnSegment(const TcpSegment& s) {
     side.syn_ns = s.time_ns;
   } else {
     const SideStats& peer = flow.side[1 - direction];
-    if (flow.handshake_rtt_ns == 0 && side.syn_seen && !(side.syn_flags & kTcpAck) &&
-        peer.syn_seen && (s.flags & kTcpAck)) {
+    if (flow.handshake_rtt_ns == 0 && side.syn_seen &&
+        !(side.syn_flags & kTcpAck) && peer.syn_seen && (s.flags & kTcpAck)) {
       flow.handshake_rtt_ns = s.time_ns - side.syn_ns;
     }
     if (s.flags & kTcpEce) ++side.ece_packets;
@@ -108,14 +111,16 @@ void FlowTable::OnSegment(const TcpSegment& s) {
   }
   if (s.payload_bytes > 0) {
     const int64_t start = side.sequence.Unwrap(s.seq) + (syn ? 1 : 0);
-    SequenceTracker::Coverage c = side.sequence.Record(start, s.payload_bytes, s.time_ns);
+    SequenceTracker::Coverage c =
+        side.sequence.Record(start, s.payload_bytes, s.time_ns);
     side.unique_payload_bytes += c.new_bytes;
     // A segment that only fills a hole, sooner after the hole opened than
     // a round trip (the least a loss takes to be repaired), arrived out of
     // order; anything else below the highest byte seen was sent again.
-    const bool reordered = !c.overlaps_seen && c.filled_hole_opened_ns != 0 &&
-                           flow.handshake_rtt_ns > 0 &&
-                           s.time_ns - c.filled_hole_opened_ns < flow.handshake_rtt_ns;
+    const bool reordered =
+        !c.overlaps_seen && c.filled_hole_opened_ns != 0 &&
+        flow.handshake_rtt_ns > 0 &&
+        s.time_ns - c.filled_hole_opened_ns < flow.handshake_rtt_ns;
     if (reordered) {
       ++side.reordered_segments;
     } else if (c.below_highest) {
@@ -146,11 +151,16 @@ FlowSummary SummarizeFlow(const Flow& flow, int64_t capture_start_ns) {
   out.data_bytes = s.unique_payload_bytes;
   out.retransmitted_segments = s.retransmitted_segments;
   out.max_payload_bytes = s.max_payload_bytes;
-  if (s.syn_seen && s.syn_options.has_mss) out.mss_option_sender = s.syn_options.mss_bytes;
-  if (r.syn_seen && r.syn_options.has_mss) out.mss_option_receiver = r.syn_options.mss_bytes;
-  if (s.syn_seen && s.syn_options.has_wscale) out.wscale_sender = s.syn_options.wscale_shift;
-  if (r.syn_seen && r.syn_options.has_wscale) out.wscale_receiver = r.syn_options.wscale_shift;
-  out.sack_permitted = s.syn_seen && r.syn_seen && s.syn_options.sack_permitted &&
+  if (s.syn_seen && s.syn_options.has_mss)
+    out.mss_option_sender = s.syn_options.mss_bytes;
+  if (r.syn_seen && r.syn_options.has_mss)
+    out.mss_option_receiver = r.syn_options.mss_bytes;
+  if (s.syn_seen && s.syn_options.has_wscale)
+    out.wscale_sender = s.syn_options.wscale_shift;
+  if (r.syn_seen && r.syn_options.has_wscale)
+    out.wscale_receiver = r.syn_options.wscale_shift;
+  out.sack_permitted = s.syn_seen && r.syn_seen &&
+                       s.syn_options.sack_permitted &&
                        r.syn_options.sack_permitted;
   out.timestamps = s.syn_seen && r.syn_seen && s.syn_options.has_timestamps &&
                    r.syn_options.has_timestamps;

@@ -38,11 +38,11 @@ struct SideStats {
   uint64_t reordered_segments = 0;
   uint32_t max_payload_bytes = 0;
   uint64_t ecn_codepoints[4] = {0, 0, 0, 0};  // Indexed by IpEcnCodepoint.
-  uint64_t ece_packets = 0;  // Non-SYN packets with ECE.
-  uint64_t cwr_packets = 0;  // Non-SYN packets with CWR.
+  uint64_t ece_packets = 0;                   // Non-SYN packets with ECE.
+  uint64_t cwr_packets = 0;                   // Non-SYN packets with CWR.
   uint64_t ace_changes = 0;  // Non-SYN packets whose ACE differs from the last.
   std::optional<uint8_t> last_ace;
-  bool syn_seen = false;     // A SYN (with or without ACK) from this side.
+  bool syn_seen = false;  // A SYN (with or without ACK) from this side.
   uint16_t syn_flags = 0;
   TcpOptions syn_options;
   bool fin_or_rst_seen = false;
@@ -74,7 +74,7 @@ struct Flow {
 // One row of `ccreplay flows`.
 struct FlowSummary {
   uint32_t index = 0;
-  std::string sender;    // "ADDR:PORT", IPv6 in brackets.
+  std::string sender;  // "ADDR:PORT", IPv6 in brackets.
   std::string receiver;
   uint64_t packets_data_dir = 0;
   uint64_t packets_ack_dir = 0;
@@ -124,7 +124,8 @@ class FlowTable : public SegmentConsumer {
     }
     template <typename H>
     friend H AbslHashValue(H h, const Key& k) {
-      return H::combine(std::move(h), k.low_address, k.high_address, k.low_port, k.high_port);
+      return H::combine(std::move(h), k.low_address, k.high_address, k.low_port,
+                        k.high_port);
     }
   };
   uint32_t FindOrAdd(const Key& key, const TcpSegment& segment);

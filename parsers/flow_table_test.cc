@@ -40,7 +40,8 @@ TEST_P(FlowFactsTest, MatchesTshark) {
   absl::StatusOr<CaptureInfo> info = ReadCapture(Data(e.file), table);
   ASSERT_TRUE(info.ok()) << info.status();
   ASSERT_GT(table.flows().size(), e.flow);
-  FlowSummary f = SummarizeFlow(table.flows()[e.flow], info->first_packet_time_ns);
+  FlowSummary f =
+      SummarizeFlow(table.flows()[e.flow], info->first_packet_time_ns);
   EXPECT_EQ(f.sender, e.sender);
   EXPECT_EQ(f.receiver, e.receiver);
   EXPECT_EQ(f.packets_data_dir, e.packets_data_dir);
@@ -130,16 +131,21 @@ TEST(EcnNegotiationTest, Rfc9768AndRfc3168Tables) {
   const uint16_t synack = kTcpSyn | kTcpAck;
   // RFC 9768 §3.1.1 Table 2: the four AccECN replies.
   EXPECT_EQ(NegotiatedEcnMode(accecn_syn, synack | kTcpCwr), EcnMode::kAccEcn);
-  EXPECT_EQ(NegotiatedEcnMode(accecn_syn, synack | kTcpCwr | kTcpEce), EcnMode::kAccEcn);
+  EXPECT_EQ(NegotiatedEcnMode(accecn_syn, synack | kTcpCwr | kTcpEce),
+            EcnMode::kAccEcn);
   EXPECT_EQ(NegotiatedEcnMode(accecn_syn, synack | kTcpAe), EcnMode::kAccEcn);
-  EXPECT_EQ(NegotiatedEcnMode(accecn_syn, synack | kTcpAe | kTcpCwr), EcnMode::kAccEcn);
+  EXPECT_EQ(NegotiatedEcnMode(accecn_syn, synack | kTcpAe | kTcpCwr),
+            EcnMode::kAccEcn);
   // Classic ECN server answering an AccECN client.
   EXPECT_EQ(NegotiatedEcnMode(accecn_syn, synack | kTcpEce), EcnMode::kRfc3168);
   EXPECT_EQ(NegotiatedEcnMode(accecn_syn, synack), EcnMode::kNone);
-  EXPECT_EQ(NegotiatedEcnMode(accecn_syn, synack | kTcpAe | kTcpCwr | kTcpEce), EcnMode::kNone);
+  EXPECT_EQ(NegotiatedEcnMode(accecn_syn, synack | kTcpAe | kTcpCwr | kTcpEce),
+            EcnMode::kNone);
   // RFC 3168 §6.1.1.
-  EXPECT_EQ(NegotiatedEcnMode(classic_syn, synack | kTcpEce), EcnMode::kRfc3168);
-  EXPECT_EQ(NegotiatedEcnMode(classic_syn, synack | kTcpEce | kTcpCwr), EcnMode::kNone);
+  EXPECT_EQ(NegotiatedEcnMode(classic_syn, synack | kTcpEce),
+            EcnMode::kRfc3168);
+  EXPECT_EQ(NegotiatedEcnMode(classic_syn, synack | kTcpEce | kTcpCwr),
+            EcnMode::kNone);
   EXPECT_EQ(NegotiatedEcnMode(kTcpSyn, synack | kTcpEce), EcnMode::kNone);
 }
 
@@ -156,7 +162,8 @@ TEST(FlowTableTest, HandshakeOptionsOfThePragueFlow) {
   EXPECT_EQ(f.wscale_receiver, 11u);
   EXPECT_TRUE(f.sack_permitted);
   EXPECT_TRUE(f.timestamps);
-  EXPECT_EQ(f.max_payload_bytes, 1432u);  // 1460 - 12 bytes of TS - 16 of AccECN option
+  EXPECT_EQ(f.max_payload_bytes,
+            1432u);  // 1460 - 12 bytes of TS - 16 of AccECN option
   // tshark frame.time_relative of the flow's first packet: 0.099230.
   EXPECT_NEAR(f.start_s, 0.09923, 1e-6);
 }

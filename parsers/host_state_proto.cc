@@ -33,7 +33,8 @@ proto::Trace HostStateToProto(const HostStateLog& log) {
   proto::Trace trace;
   proto::CaptureSummary* c = trace.mutable_capture();
   c->set_path(log.path);
-  if (!log.traces.empty()) c->set_format(HostStateSourceName(log.traces[0].source));
+  if (!log.traces.empty())
+    c->set_format(HostStateSourceName(log.traces[0].source));
   for (const std::string& w : log.warnings) c->add_warnings(w);
   for (const HostTrace& t : log.traces) {
     proto::HostTrace* h = trace.add_host_traces();
@@ -62,7 +63,8 @@ proto::Trace HostStateToProto(const HostStateLog& log) {
     AddSeries("pacing_rate_bps", s.pacing_rate_bps, h);
     AddSeries("delivered_segments", s.delivered_segments, h);
     AddSeries("delivered_ce_segments", s.delivered_ce_segments, h);
-    for (const auto& [name, series] : s.other) AddSeries(name.c_str(), series, h);
+    for (const auto& [name, series] : s.other)
+      AddSeries(name.c_str(), series, h);
     for (const CongestionStateChange& change : s.congestion_states) {
       proto::CongestionStateChange* out = h->add_congestion_states();
       out->set_time_us(change.time_us);

@@ -16,8 +16,8 @@ TEST(HostStateProtoTest, NgtcpQlogKeepsEveryEvent) {
   // ngtcp2's server qlog: `zcat server-0.sqlog.gz | grep -c
   // '"name":"recovery:packet_lost"'` = 135; packets sent 15010 and ACK
   // frames as `flows` reports them; congestion_window values max 481218.
-  absl::StatusOr<HostStateLog> log =
-      ReadHostState(Data("quic/ngtcp2_reno_30mbit_pfifo100_40ms/server-0.sqlog.gz"));
+  absl::StatusOr<HostStateLog> log = ReadHostState(
+      Data("quic/ngtcp2_reno_30mbit_pfifo100_40ms/server-0.sqlog.gz"));
   ASSERT_TRUE(log.ok()) << log.status();
   proto::Trace trace = HostStateToProto(*log);
   ASSERT_EQ(trace.host_traces_size(), 1);
@@ -32,13 +32,15 @@ TEST(HostStateProtoTest, NgtcpQlogKeepsEveryEvent) {
   double cwnd_max = 0;
   for (const proto::NamedSeries& s : h.series()) {
     if (s.name() != "cwnd_bytes") continue;
-    for (const proto::SeriesPoint& p : s.points()) cwnd_max = std::max(cwnd_max, p.value());
+    for (const proto::SeriesPoint& p : s.points())
+      cwnd_max = std::max(cwnd_max, p.value());
   }
   EXPECT_EQ(cwnd_max, 481218);
 }
 
 TEST(HostStateProtoTest, SsLogSeriesByConnection) {
-  absl::StatusOr<HostStateLog> log = ReadHostState(Data("lab/reno_ecn1_stepK60k_50mbit/ss.log"));
+  absl::StatusOr<HostStateLog> log =
+      ReadHostState(Data("lab/reno_ecn1_stepK60k_50mbit/ss.log"));
   ASSERT_TRUE(log.ok()) << log.status();
   proto::Trace trace = HostStateToProto(*log);
   ASSERT_EQ(trace.host_traces_size(), 2);
@@ -53,7 +55,9 @@ TEST(HostStateProtoTest, SsLogSeriesByConnection) {
       EXPECT_EQ(s.points_size(), 230);
       EXPECT_EQ(s.points(229).value(), 32);
     }
-    if (s.name() == "cwnd_bytes") EXPECT_EQ(s.points(229).value(), 32 * 1448);
+    if (s.name() == "cwnd_bytes") {
+      EXPECT_EQ(s.points(229).value(), 32 * 1448);
+    }
   }
 }
 

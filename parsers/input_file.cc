@@ -21,7 +21,8 @@ bool HasGzipMagic(int fd) {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<InputFile>> InputFile::Open(const std::string& path) {
+absl::StatusOr<std::unique_ptr<InputFile>> InputFile::Open(
+    const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     int err = errno;
@@ -34,7 +35,8 @@ absl::StatusOr<std::unique_ptr<InputFile>> InputFile::Open(const std::string& pa
   gzFile gz = gzdopen(fd, "rb");
   if (gz == nullptr) {
     ::close(fd);
-    return absl::UnavailableError(absl::StrCat(path, ": cannot open for reading"));
+    return absl::UnavailableError(
+        absl::StrCat(path, ": cannot open for reading"));
   }
   gzbuffer(gz, kBufferBytes);
   return std::unique_ptr<InputFile>(new InputFile(path, gz, gzip));
@@ -51,7 +53,8 @@ absl::StatusOr<size_t> InputFile::Read(char* buffer, size_t size) {
   if (!pending_error_.ok()) return pending_error_;
   size_t total = 0;
   while (total < size) {
-    unsigned chunk = static_cast<unsigned>(std::min<size_t>(size - total, 1u << 30));
+    unsigned chunk =
+        static_cast<unsigned>(std::min<size_t>(size - total, 1u << 30));
     int n = gzread(gz_, buffer + total, chunk);
     int errnum = Z_OK;
     const char* message = n <= 0 ? gzerror(gz_, &errnum) : "";
@@ -59,8 +62,10 @@ absl::StatusOr<size_t> InputFile::Read(char* buffer, size_t size) {
       // zlib reports a gzip stream cut short as Z_BUF_ERROR at the end.
       pending_error_ = absl::DataLossError(
           errnum == Z_BUF_ERROR
-              ? absl::StrCat("compressed data cut short after ", offset_, " decompressed bytes")
-              : absl::StrCat(path_, ": read error at byte offset ", offset_, ": ", message));
+              ? absl::StrCat("compressed data cut short after ", offset_,
+                             " decompressed bytes")
+              : absl::StrCat(path_, ": read error at byte offset ", offset_,
+                             ": ", message));
       if (total > 0) return total;
       return pending_error_;
     }
@@ -75,12 +80,14 @@ bool InputFile::Refill() {
   if (eof_) return false;
   if (!buffer_) buffer_.reset(new char[kBufferBytes]);
   if (buffer_begin_ > 0) {
-    std::memmove(buffer_.get(), buffer_.get() + buffer_begin_, buffer_end_ - buffer_begin_);
+    std::memmove(buffer_.get(), buffer_.get() + buffer_begin_,
+                 buffer_end_ - buffer_begin_);
     buffer_end_ -= buffer_begin_;
     buffer_begin_ = 0;
   }
   if (buffer_end_ == kBufferBytes) return false;
-  absl::StatusOr<size_t> n = Read(buffer_.get() + buffer_end_, kBufferBytes - buffer_end_);
+  absl::StatusOr<size_t> n =
+      Read(buffer_.get() + buffer_end_, kBufferBytes - buffer_end_);
   if (!n.ok()) {
     status_ = n.status();
     eof_ = true;
@@ -96,7 +103,8 @@ bool InputFile::ReadLine(std::string* line) {
   while (true) {
     const char* begin = buffer_ ? buffer_.get() + buffer_begin_ : nullptr;
     size_t available = buffer_end_ - buffer_begin_;
-    const void* newline = available > 0 ? std::memchr(begin, '\n', available) : nullptr;
+    const void* newline =
+        available > 0 ? std::memchr(begin, '\n', available) : nullptr;
     if (newline != nullptr) {
       size_t length = static_cast<const char*>(newline) - begin;
       line->append(begin, length);

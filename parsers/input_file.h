@@ -20,7 +20,8 @@ namespace ccreplay {
 class InputFile {
  public:
   // NotFound / PermissionDenied when the file cannot be opened.
-  static absl::StatusOr<std::unique_ptr<InputFile>> Open(const std::string& path);
+  static absl::StatusOr<std::unique_ptr<InputFile>> Open(
+      const std::string& path);
   ~InputFile();
   InputFile(const InputFile&) = delete;
   InputFile& operator=(const InputFile&) = delete;

@@ -23,7 +23,8 @@ TEST(InputFileTest, GzipAndPlainReadTheSameBytes) {
   std::string expected;
   char chunk[65536];
   size_t n;
-  while ((n = std::fread(chunk, 1, sizeof(chunk), pipe)) > 0) expected.append(chunk, n);
+  while ((n = std::fread(chunk, 1, sizeof(chunk), pipe)) > 0)
+    expected.append(chunk, n);
   pclose(pipe);
 
   absl::StatusOr<std::unique_ptr<InputFile>> file = InputFile::Open(gz);
@@ -55,12 +56,14 @@ TEST(InputFileTest, ReadLineHandlesCrLfAndAMissingFinalNewline) {
 }
 
 TEST(InputFileTest, MissingFileIsNotFound) {
-  absl::StatusOr<std::unique_ptr<InputFile>> file = InputFile::Open("/no/such/file");
+  absl::StatusOr<std::unique_ptr<InputFile>> file =
+      InputFile::Open("/no/such/file");
   EXPECT_TRUE(absl::IsNotFound(file.status()));
 }
 
 TEST(InputFileTest, CutGzipStreamIsDataLossAfterTheGoodPart) {
-  std::ifstream in(Data("lab/reno_ecn1_stepK60k_50mbit/sender.pcap.gz"), std::ios::binary);
+  std::ifstream in(Data("lab/reno_ecn1_stepK60k_50mbit/sender.pcap.gz"),
+                   std::ios::binary);
   std::string bytes(100000, '\0');
   in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   const std::string path = ::testing::TempDir() + "/cut.gz";

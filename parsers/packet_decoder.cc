@@ -15,13 +15,16 @@ constexpr uint16_t kEtherTypeQinQ = 0x88A8;
 constexpr uint16_t kEtherTypeQinQOld = 0x9100;
 constexpr uint8_t kIpProtoTcp = 6;
 
-inline uint16_t Be16(const uint8_t* p) { return static_cast<uint16_t>(p[0] << 8 | p[1]); }
+inline uint16_t Be16(const uint8_t* p) {
+  return static_cast<uint16_t>(p[0] << 8 | p[1]);
+}
 inline uint32_t Be32(const uint8_t* p) {
   return static_cast<uint32_t>(p[0]) << 24 | static_cast<uint32_t>(p[1]) << 16 |
          static_cast<uint32_t>(p[2]) << 8 | p[3];
 }
 inline uint32_t Be24(const uint8_t* p) {
-  return static_cast<uint32_t>(p[0]) << 16 | static_cast<uint32_t>(p[1]) << 8 | p[2];
+  return static_cast<uint32_t>(p[0]) << 16 | static_cast<uint32_t>(p[1]) << 8 |
+         p[2];
 }
 
 // TCP option kinds (IANA "TCP Option Kind Numbers").
@@ -34,11 +37,12 @@ constexpr uint8_t kOptSack = 5;           // RFC 2018 §3
 constexpr uint8_t kOptTimestamps = 8;     // RFC 7323 §3
 constexpr uint8_t kOptAccEcn0 = 172;      // RFC 9768 §3.2.3
 constexpr uint8_t kOptAccEcn1 = 174;
-constexpr uint8_t kOptExperiment = 254;   // RFC 6994 shared experimental
+constexpr uint8_t kOptExperiment = 254;  // RFC 6994 shared experimental
 constexpr uint16_t kExIdAccEcn0 = 0xACC0;
 constexpr uint16_t kExIdAccEcn1 = 0xACC1;
 
-void ParseAccEcnCounters(const uint8_t* p, int length, bool order1, AccEcnOption* out) {
+void ParseAccEcnCounters(const uint8_t* p, int length, bool order1,
+                         AccEcnOption* out) {
   out->order1 = order1;
   out->field_count = static_cast<uint8_t>(length / 3);
   if (out->field_count > 3) out->field_count = 3;
@@ -91,7 +95,8 @@ void ParseTcpOptions(const uint8_t* p, int length, bool cut, TcpOptions* o) {
         o->sack_permitted = true;
         break;
       case kOptSack:
-        for (int b = 0; b + 8 <= value_length && o->sack_block_count < 4; b += 8) {
+        for (int b = 0; b + 8 <= value_length && o->sack_block_count < 4;
+             b += 8) {
           o->sack_left[o->sack_block_count] = Be32(v + b);
           o->sack_right[o->sack_block_count] = Be32(v + b + 4);
           ++o->sack_block_count;
@@ -110,9 +115,11 @@ void ParseTcpOptions(const uint8_t* p, int length, bool cut, TcpOptions* o) {
         ParseAccEcnCounters(v, value_length, kind == kOptAccEcn1, &o->accecn);
         break;
       case kOptExperiment:
-        if (value_length >= 2 && (Be16(v) == kExIdAccEcn0 || Be16(v) == kExIdAccEcn1)) {
+        if (value_length >= 2 &&
+            (Be16(v) == kExIdAccEcn0 || Be16(v) == kExIdAccEcn1)) {
           o->accecn.kind = kind;
-          ParseAccEcnCounters(v + 2, value_length - 2, Be16(v) == kExIdAccEcn1, &o->accecn);
+          ParseAccEcnCounters(v + 2, value_length - 2, Be16(v) == kExIdAccEcn1,
+                              &o->accecn);
         }
         break;
       default:
@@ -124,11 +131,12 @@ void ParseTcpOptions(const uint8_t* p, int length, bool cut, TcpOptions* o) {
 
 // `p` points at the TCP header; `available` bytes of it were captured;
 // `segment_length` is the TCP header + payload length from the IP layer.
-DecodeResult DecodeTcp(const uint8_t* p, uint32_t available, uint32_t segment_length,
-                       TcpSegment* s) {
+DecodeResult DecodeTcp(const uint8_t* p, uint32_t available,
+                       uint32_t segment_length, TcpSegment* s) {
   if (available < 20) return DecodeResult::kTruncated;
   uint32_t header_length = (p[12] >> 4) * 4u;
-  if (header_length < 20 || header_length > segment_length) return DecodeResult::kMalformed;
+  if (header_length < 20 || header_length > segment_length)
+    return DecodeResult::kMalformed;
   s->src_port = Be16(p);
   s->dst_port = Be16(p + 2);
   s->seq = Be32(p + 4);
@@ -137,7 +145,9 @@ DecodeResult DecodeTcp(const uint8_t* p, uint32_t available, uint32_t segment_le
   s->window_raw = Be16(p + 14);
   s->payload_bytes = segment_length - header_length;
   s->captured_payload_bytes =
-      available > header_length ? std::min(available - header_length, s->payload_bytes) : 0;
+      available > header_length
+          ? std::min(available - header_length, s->payload_bytes)
+          : 0;
   s->options = TcpOptions();
   uint32_t options_available = std::min(available, header_length) - 20;
   ParseTcpOptions(p + 20, static_cast<int>(options_available),
@@ -145,7 +155,8 @@ DecodeResult DecodeTcp(const uint8_t* p, uint32_t available, uint32_t segment_le
   return DecodeResult::kTcp;
 }
 
-DecodeResult DecodeIpv4(const uint8_t* p, uint32_t captured, uint32_t wire, TcpSegment* s) {
+DecodeResult DecodeIpv4(const uint8_t* p, uint32_t captured, uint32_t wire,
+                        TcpSegment* s) {
   if (captured < 20) return DecodeResult::kTruncated;
   if ((p[0] >> 4) != 4) return DecodeResult::kMalformed;
   uint32_t header_length = (p[0] & 0x0f) * 4u;
@@ -162,7 +173,8 @@ DecodeResult DecodeIpv4(const uint8_t* p, uint32_t captured, uint32_t wire, TcpS
   if (p[9] != kIpProtoTcp) return DecodeResult::kNotTcp;
   // Only the first fragment carries the TCP header; reassembly is not done.
   uint16_t fragment = Be16(p + 6);
-  if ((fragment & 0x1fff) != 0 || (fragment & 0x2000) != 0) return DecodeResult::kNotTcp;
+  if ((fragment & 0x1fff) != 0 || (fragment & 0x2000) != 0)
+    return DecodeResult::kNotTcp;
   if (captured < header_length) return DecodeResult::kTruncated;
   s->src.family = s->dst.family = 4;
   std::memcpy(s->src.bytes, p + 12, 4);
@@ -170,10 +182,12 @@ DecodeResult DecodeIpv4(const uint8_t* p, uint32_t captured, uint32_t wire, TcpS
   std::memset(s->src.bytes + 4, 0, 12);
   std::memset(s->dst.bytes + 4, 0, 12);
   s->ip_ecn = p[1] & 0x03;
-  return DecodeTcp(p + header_length, captured - header_length, total_length - header_length, s);
+  return DecodeTcp(p + header_length, captured - header_length,
+                   total_length - header_length, s);
 }
 
-DecodeResult DecodeIpv6(const uint8_t* p, uint32_t captured, uint32_t wire, TcpSegment* s) {
+DecodeResult DecodeIpv6(const uint8_t* p, uint32_t captured, uint32_t wire,
+                        TcpSegment* s) {
   if (captured < 40) return DecodeResult::kTruncated;
   if ((p[0] >> 4) != 6) return DecodeResult::kMalformed;
   uint32_t payload_length = Be16(p + 4);
@@ -206,7 +220,8 @@ DecodeResult DecodeIpv6(const uint8_t* p, uint32_t captured, uint32_t wire, TcpS
         if ((Be16(p + offset + 2) & 0xfff9) != 0) return DecodeResult::kNotTcp;
         ext_length = 8;
         break;
-      case 51:  // Authentication header (RFC 4302 §2.2: length in 4-byte units, minus 2)
+      case 51:  // Authentication header (RFC 4302 §2.2: length in 4-byte units,
+                // minus 2)
         if (captured < offset + 2) return DecodeResult::kTruncated;
         ext_length = (p[offset + 1] + 2u) * 4u;
         break;
@@ -224,10 +239,12 @@ DecodeResult DecodeIpv6(const uint8_t* p, uint32_t captured, uint32_t wire, TcpS
   std::memcpy(s->dst.bytes, p + 24, 16);
   // Traffic class straddles bytes 0 and 1; ECN is its two low bits.
   s->ip_ecn = (p[1] >> 4) & 0x03;
-  return DecodeTcp(p + offset, captured - offset, payload_length - (offset - 40), s);
+  return DecodeTcp(p + offset, captured - offset,
+                   payload_length - (offset - 40), s);
 }
 
-DecodeResult DecodeIp(const uint8_t* p, uint32_t captured, uint32_t wire, TcpSegment* s) {
+DecodeResult DecodeIp(const uint8_t* p, uint32_t captured, uint32_t wire,
+                      TcpSegment* s) {
   if (captured < 1) return DecodeResult::kTruncated;
   switch (p[0] >> 4) {
     case 4:
@@ -239,8 +256,9 @@ DecodeResult DecodeIp(const uint8_t* p, uint32_t captured, uint32_t wire, TcpSeg
   }
 }
 
-DecodeResult DecodeByEtherType(uint16_t ether_type, const uint8_t* p, uint32_t captured,
-                               uint32_t wire, TcpSegment* s) {
+DecodeResult DecodeByEtherType(uint16_t ether_type, const uint8_t* p,
+                               uint32_t captured, uint32_t wire,
+                               TcpSegment* s) {
   if (ether_type == kEtherTypeIpv4) return DecodeIpv4(p, captured, wire, s);
   if (ether_type == kEtherTypeIpv6) return DecodeIpv6(p, captured, wire, s);
   return DecodeResult::kNotTcp;
@@ -248,8 +266,8 @@ DecodeResult DecodeByEtherType(uint16_t ether_type, const uint8_t* p, uint32_t c
 
 // BSD loopback families: AF_INET is 2 everywhere; AF_INET6 is 24, 28 or 30
 // depending on the BSD (and 10 on Linux).
-DecodeResult DecodeByFamily(uint32_t family, const uint8_t* p, uint32_t captured,
-                            uint32_t wire, TcpSegment* s) {
+DecodeResult DecodeByFamily(uint32_t family, const uint8_t* p,
+                            uint32_t captured, uint32_t wire, TcpSegment* s) {
   if (family == 2) return DecodeIpv4(p, captured, wire, s);
   if (family == 10 || family == 24 || family == 28 || family == 30) {
     return DecodeIpv6(p, captured, wire, s);
@@ -284,28 +302,31 @@ std::string LinkTypeName(int link_type) {
   return absl::StrCat("LINKTYPE_", link_type);
 }
 
-DecodeResult DecodeFrame(int link_type, const uint8_t* p, uint32_t captured, uint32_t wire,
-                         TcpSegment* s) {
+DecodeResult DecodeFrame(int link_type, const uint8_t* p, uint32_t captured,
+                         uint32_t wire, TcpSegment* s) {
   uint32_t offset;
   switch (link_type) {
     case kLinkEthernet: {
       if (captured < 14) return DecodeResult::kTruncated;
       uint16_t ether_type = Be16(p + 12);
       offset = 14;
-      for (int tags = 0; tags < 4 && (ether_type == kEtherTypeVlan || ether_type == kEtherTypeQinQ ||
-                                       ether_type == kEtherTypeQinQOld);
+      for (int tags = 0; tags < 4 && (ether_type == kEtherTypeVlan ||
+                                      ether_type == kEtherTypeQinQ ||
+                                      ether_type == kEtherTypeQinQOld);
            ++tags) {
         if (captured < offset + 4) return DecodeResult::kTruncated;
         ether_type = Be16(p + offset + 2);
         offset += 4;
       }
       if (wire < offset) return DecodeResult::kMalformed;
-      return DecodeByEtherType(ether_type, p + offset, captured - offset, wire - offset, s);
+      return DecodeByEtherType(ether_type, p + offset, captured - offset,
+                               wire - offset, s);
     }
     case kLinkLinuxSll:
       // 16-byte cooked header; protocol (an EtherType) in the last 2 bytes.
       if (captured < 16 || wire < 16) return DecodeResult::kTruncated;
-      return DecodeByEtherType(Be16(p + 14), p + 16, captured - 16, wire - 16, s);
+      return DecodeByEtherType(Be16(p + 14), p + 16, captured - 16, wire - 16,
+                               s);
     case kLinkLinuxSll2:
       // 20-byte cooked header v2; protocol in the first 2 bytes.
       if (captured < 20 || wire < 20) return DecodeResult::kTruncated;

@@ -20,8 +20,8 @@ enum LinkType : int {
   kLinkEthernet = 1,  // Ethernet II, with optional VLAN tags.
   kLinkRawDlt = 12,   // DLT_RAW on most platforms.
   kLinkRawDltBsd = 14,
-  kLinkRaw = 101,     // LINKTYPE_RAW.
-  kLinkLoop = 108,    // OpenBSD loopback: 4-byte family, network order.
+  kLinkRaw = 101,   // LINKTYPE_RAW.
+  kLinkLoop = 108,  // OpenBSD loopback: 4-byte family, network order.
   kLinkLinuxSll = 113,
   kLinkIpv4 = 228,
   kLinkIpv6 = 229,
@@ -34,10 +34,10 @@ bool IsSupportedLinkType(int link_type);
 std::string LinkTypeName(int link_type);
 
 enum class DecodeResult {
-  kTcp,          // `segment` is filled.
-  kNotTcp,       // A valid frame of another protocol (or a later fragment).
-  kTruncated,    // Cut by the snapshot length before the TCP header ended.
-  kMalformed,    // Inconsistent lengths or versions.
+  kTcp,        // `segment` is filled.
+  kNotTcp,     // A valid frame of another protocol (or a later fragment).
+  kTruncated,  // Cut by the snapshot length before the TCP header ended.
+  kMalformed,  // Inconsistent lengths or versions.
 };
 
 // `captured` bytes of a frame whose original length was `wire_length`.

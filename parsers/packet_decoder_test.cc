@@ -24,9 +24,26 @@ void Append(Bytes* b, const Bytes& more) {
 // 5201 -> 40000, seq 0x01020304, ack 0x0a0b0c0d, window 502.
 Bytes Tcp(uint16_t flags, const Bytes& options, uint32_t payload_bytes) {
   const uint8_t header_words = static_cast<uint8_t>(5 + options.size() / 4);
-  Bytes b = {0x14, 0x51, 0x9c, 0x40, 1, 2, 3, 4, 0x0a, 0x0b, 0x0c, 0x0d,
+  Bytes b = {0x14,
+             0x51,
+             0x9c,
+             0x40,
+             1,
+             2,
+             3,
+             4,
+             0x0a,
+             0x0b,
+             0x0c,
+             0x0d,
              static_cast<uint8_t>(header_words << 4 | ((flags >> 8) & 1)),
-             static_cast<uint8_t>(flags & 0xff), 0x01, 0xf6, 0, 0, 0, 0};
+             static_cast<uint8_t>(flags & 0xff),
+             0x01,
+             0xf6,
+             0,
+             0,
+             0,
+             0};
   Append(&b, options);
   b.resize(b.size() + payload_bytes, 0xab);
   return b;
@@ -34,10 +51,28 @@ Bytes Tcp(uint16_t flags, const Bytes& options, uint32_t payload_bytes) {
 
 // IPv4 (RFC 791 §3.1) with ECN codepoint `ecn` and optional options.
 Bytes Ipv4(const Bytes& tcp, uint8_t ecn, const Bytes& options = {}) {
-  const uint16_t total = static_cast<uint16_t>(20 + options.size() + tcp.size());
-  Bytes b = {static_cast<uint8_t>(0x40 | (5 + options.size() / 4)), ecn,
-             static_cast<uint8_t>(total >> 8), static_cast<uint8_t>(total), 0, 0, 0x40, 0, 64, 6,
-             0, 0, 192, 0, 2, 1, 198, 51, 100, 7};
+  const uint16_t total =
+      static_cast<uint16_t>(20 + options.size() + tcp.size());
+  Bytes b = {static_cast<uint8_t>(0x40 | (5 + options.size() / 4)),
+             ecn,
+             static_cast<uint8_t>(total >> 8),
+             static_cast<uint8_t>(total),
+             0,
+             0,
+             0x40,
+             0,
+             64,
+             6,
+             0,
+             0,
+             192,
+             0,
+             2,
+             1,
+             198,
+             51,
+             100,
+             7};
   Append(&b, options);
   Append(&b, tcp);
   return b;
@@ -52,14 +87,17 @@ Bytes Ethernet(uint16_t ether_type, const Bytes& tags, const Bytes& payload) {
   return b;
 }
 
-DecodeResult Decode(int link_type, const Bytes& frame, TcpSegment* s, uint32_t captured = 0) {
-  return DecodeFrame(link_type, frame.data(), captured ? captured : static_cast<uint32_t>(frame.size()),
+DecodeResult Decode(int link_type, const Bytes& frame, TcpSegment* s,
+                    uint32_t captured = 0) {
+  return DecodeFrame(link_type, frame.data(),
+                     captured ? captured : static_cast<uint32_t>(frame.size()),
                      static_cast<uint32_t>(frame.size()), s);
 }
 
 TEST(PacketDecoderTest, PlainEthernetIpv4Tcp) {
   TcpSegment s;
-  Bytes frame = Ethernet(0x0800, {}, Ipv4(Tcp(kTcpAck | kTcpPsh, {}, 100), kEct1));
+  Bytes frame =
+      Ethernet(0x0800, {}, Ipv4(Tcp(kTcpAck | kTcpPsh, {}, 100), kEct1));
   ASSERT_EQ(Decode(kLinkEthernet, frame, &s), DecodeResult::kTcp);
   EXPECT_EQ(s.src.ToString(), "192.0.2.1");
   EXPECT_EQ(s.dst.ToString(), "198.51.100.7");
@@ -77,14 +115,15 @@ TEST(PacketDecoderTest, PlainEthernetIpv4Tcp) {
 TEST(PacketDecoderTest, VlanAndQinQTags) {
   TcpSegment s;
   // 802.1Q (TPID 0x8100, TCI VLAN 100), IEEE 802.1Q-2018 §9.6.
-  Bytes tagged = {2, 0, 0, 0, 0, 1, 2, 0, 0, 0, 0, 2, 0x81, 0x00, 0x00, 0x64, 0x08, 0x00};
+  Bytes tagged = {2, 0, 0, 0,    0,    1,    2,    0,    0,
+                  0, 0, 2, 0x81, 0x00, 0x00, 0x64, 0x08, 0x00};
   Append(&tagged, Ipv4(Tcp(kTcpAck, {}, 10), kCe));
   ASSERT_EQ(Decode(kLinkEthernet, tagged, &s), DecodeResult::kTcp);
   EXPECT_EQ(s.payload_bytes, 10u);
   EXPECT_EQ(s.ip_ecn, kCe);
   // 802.1ad outer tag (0x88a8) then 802.1Q inner tag.
-  Bytes qinq = {2, 0, 0, 0, 0, 1, 2, 0, 0, 0, 0, 2, 0x88, 0xa8, 0x00, 0xc8,
-                0x81, 0x00, 0x01, 0x2c, 0x08, 0x00};
+  Bytes qinq = {2, 0,    0,    0,    0,    1,    2,    0,    0,    0,    0,
+                2, 0x88, 0xa8, 0x00, 0xc8, 0x81, 0x00, 0x01, 0x2c, 0x08, 0x00};
   Append(&qinq, Ipv4(Tcp(kTcpAck, {}, 20), kEct0));
   ASSERT_EQ(Decode(kLinkEthernet, qinq, &s), DecodeResult::kTcp);
   EXPECT_EQ(s.payload_bytes, 20u);
@@ -95,7 +134,9 @@ TEST(PacketDecoderTest, Ipv4OptionsAreSkipped) {
   TcpSegment s;
   // Record Route (RFC 791): type 7, length 7, pointer 4, one empty slot,
   // then end-of-options padding to a 4-byte boundary.
-  Bytes frame = Ethernet(0x0800, {}, Ipv4(Tcp(kTcpAck, {}, 33), kNotEct, {7, 7, 4, 0, 0, 0, 0, 0}));
+  Bytes frame =
+      Ethernet(0x0800, {},
+               Ipv4(Tcp(kTcpAck, {}, 33), kNotEct, {7, 7, 4, 0, 0, 0, 0, 0}));
   ASSERT_EQ(Decode(kLinkEthernet, frame, &s), DecodeResult::kTcp);
   EXPECT_EQ(s.payload_bytes, 33u);
   EXPECT_EQ(s.dst_port, 40000);
@@ -109,15 +150,22 @@ TEST(PacketDecoderTest, Ipv6ExtensionHeaders) {
   Bytes ext = {60, 0, 1, 4, 0, 0, 0, 0, 6, 0, 1, 4, 0, 0, 0, 0};
   const uint16_t payload = static_cast<uint16_t>(ext.size() + tcp.size());
   // Traffic class 0x01 (ECT(1)) straddles bytes 0 and 1: 0x60 0x10.
-  Bytes ip6 = {0x60, 0x10, 0, 0, static_cast<uint8_t>(payload >> 8), static_cast<uint8_t>(payload),
-               0, 64};
+  Bytes ip6 = {0x60,
+               0x10,
+               0,
+               0,
+               static_cast<uint8_t>(payload >> 8),
+               static_cast<uint8_t>(payload),
+               0,
+               64};
   for (int i = 0; i < 15; ++i) ip6.push_back(0);
   ip6.push_back(1);  // ::1
   for (int i = 0; i < 15; ++i) ip6.push_back(i == 0 ? 0xfd : 0);
   ip6.push_back(2);  // fd00::2
   Append(&ip6, ext);
   Append(&ip6, tcp);
-  ASSERT_EQ(Decode(kLinkEthernet, Ethernet(0x86dd, {}, ip6), &s), DecodeResult::kTcp);
+  ASSERT_EQ(Decode(kLinkEthernet, Ethernet(0x86dd, {}, ip6), &s),
+            DecodeResult::kTcp);
   EXPECT_EQ(s.src.ToString(), "::1");
   EXPECT_EQ(s.dst.ToString(), "fd00::2");
   EXPECT_EQ(s.payload_bytes, 7u);
@@ -130,7 +178,8 @@ TEST(PacketDecoderTest, Ipv6ExtensionHeaders) {
   Append(&frag, tcp);
   frag[4] = 0;
   frag[5] = static_cast<uint8_t>(8 + tcp.size());
-  EXPECT_EQ(Decode(kLinkEthernet, Ethernet(0x86dd, {}, frag), &s), DecodeResult::kNotTcp);
+  EXPECT_EQ(Decode(kLinkEthernet, Ethernet(0x86dd, {}, frag), &s),
+            DecodeResult::kNotTcp);
 }
 
 TEST(PacketDecoderTest, AccEcnOptionKindsAndAeFlag) {
@@ -139,7 +188,8 @@ TEST(PacketDecoderTest, AccEcnOptionKindsAndAeFlag) {
   // after two NOPs, padded to 16 bytes with end-of-options.
   Bytes opt0 = {1, 1, 172, 11, 0, 0, 1, 0, 0, 2, 0, 0, 3};
   opt0.resize(16, 0);
-  ASSERT_EQ(Decode(kLinkRaw, Ipv4(Tcp(kTcpAck | kTcpAe | kTcpEce, opt0, 0), kEct1), &s),
+  ASSERT_EQ(Decode(kLinkRaw,
+                   Ipv4(Tcp(kTcpAck | kTcpAe | kTcpEce, opt0, 0), kEct1), &s),
             DecodeResult::kTcp);
   EXPECT_EQ(s.options.accecn.kind, 172);
   EXPECT_EQ(s.options.accecn.ee0b, 1u);
@@ -149,7 +199,8 @@ TEST(PacketDecoderTest, AccEcnOptionKindsAndAeFlag) {
   // Kind 174 (AccECN1) with two fields: EE1B then ECEB, no EE0B.
   Bytes opt1 = {1, 1, 174, 8, 0, 0, 9, 0, 1, 0};
   opt1.resize(12, 1);
-  ASSERT_EQ(Decode(kLinkRaw, Ipv4(Tcp(kTcpAck | kTcpCwr, opt1, 0), kEct1), &s), DecodeResult::kTcp);
+  ASSERT_EQ(Decode(kLinkRaw, Ipv4(Tcp(kTcpAck | kTcpCwr, opt1, 0), kEct1), &s),
+            DecodeResult::kTcp);
   EXPECT_EQ(s.options.accecn.kind, 174);
   EXPECT_EQ(s.options.accecn.field_count, 2);
   EXPECT_TRUE(s.options.accecn.has_ee1b());
@@ -164,12 +215,15 @@ TEST(PacketDecoderTest, ExperimentalAccEcnOptionAsTcpdumpShowsIt) {
   // The SYN-ACK of tcp/l4s-tests_prague_dualpi2_wifi.pcap.gz, TCP options
   // from `tcpdump -x`: mss 1460, sackOK, TS, exp-acc0 (kind 254, length 13,
   // ExID 0xACC0, EE0B 1, ECEB 0, EE1B 0), nop, wscale 11.
-  Bytes options = {0x02, 0x04, 0x05, 0xb4, 0x04, 0x02, 0x08, 0x0a, 0xfd, 0xb6, 0xdc, 0x41,
-                   0x2d, 0x59, 0xb3, 0x71, 0xfe, 0x0d, 0xac, 0xc0, 0x00, 0x00, 0x01, 0x00,
+  Bytes options = {0x02, 0x04, 0x05, 0xb4, 0x04, 0x02, 0x08, 0x0a,
+                   0xfd, 0xb6, 0xdc, 0x41, 0x2d, 0x59, 0xb3, 0x71,
+                   0xfe, 0x0d, 0xac, 0xc0, 0x00, 0x00, 0x01, 0x00,
                    0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x03, 0x0b};
   TcpSegment s;
-  ASSERT_EQ(Decode(kLinkRaw, Ipv4(Tcp(kTcpSyn | kTcpAck | kTcpCwr, options, 0), kNotEct), &s),
-            DecodeResult::kTcp);
+  ASSERT_EQ(
+      Decode(kLinkRaw,
+             Ipv4(Tcp(kTcpSyn | kTcpAck | kTcpCwr, options, 0), kNotEct), &s),
+      DecodeResult::kTcp);
   EXPECT_EQ(s.options.mss_bytes, 1460);
   EXPECT_TRUE(s.options.sack_permitted);
   EXPECT_EQ(s.options.ts_val, 0xfdb6dc41u);
@@ -182,9 +236,11 @@ TEST(PacketDecoderTest, ExperimentalAccEcnOptionAsTcpdumpShowsIt) {
 
 TEST(PacketDecoderTest, SackBlocks) {
   // RFC 2018 §3: kind 5, length 2 + 8n.
-  Bytes options = {1, 1, 5, 18, 0, 0, 0x10, 0, 0, 0, 0x20, 0, 0xff, 0xff, 0xff, 0xf0, 0, 0, 0, 0x10};
+  Bytes options = {1,    1, 5,    18,   0,    0,    0x10, 0, 0, 0,
+                   0x20, 0, 0xff, 0xff, 0xff, 0xf0, 0,    0, 0, 0x10};
   TcpSegment s;
-  ASSERT_EQ(Decode(kLinkRaw, Ipv4(Tcp(kTcpAck, options, 0), kNotEct), &s), DecodeResult::kTcp);
+  ASSERT_EQ(Decode(kLinkRaw, Ipv4(Tcp(kTcpAck, options, 0), kNotEct), &s),
+            DecodeResult::kTcp);
   ASSERT_EQ(s.options.sack_block_count, 2);
   EXPECT_EQ(s.options.sack_left[0], 0x1000u);
   EXPECT_EQ(s.options.sack_right[0], 0x2000u);
@@ -203,11 +259,13 @@ TEST(PacketDecoderTest, SnaplenCutPayloadAndOptions) {
   EXPECT_EQ(s.captured_payload_bytes, 128u - 14 - 20 - 32);
   EXPECT_TRUE(s.options.has_timestamps);
   // Cut inside the options: what fits is kept and the cut is flagged.
-  ASSERT_EQ(Decode(kLinkEthernet, frame, &s, 14 + 20 + 20 + 6), DecodeResult::kTcp);
+  ASSERT_EQ(Decode(kLinkEthernet, frame, &s, 14 + 20 + 20 + 6),
+            DecodeResult::kTcp);
   EXPECT_TRUE(s.options.truncated);
   EXPECT_FALSE(s.options.has_timestamps);
   // Cut inside the TCP header.
-  EXPECT_EQ(Decode(kLinkEthernet, frame, &s, 14 + 20 + 10), DecodeResult::kTruncated);
+  EXPECT_EQ(Decode(kLinkEthernet, frame, &s, 14 + 20 + 10),
+            DecodeResult::kTruncated);
 }
 
 TEST(PacketDecoderTest, MalformedLengthsAreRefused) {

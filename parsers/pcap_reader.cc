@@ -49,14 +49,16 @@ class FileSource : public ByteSource {
     if (!gzip_) {
       // Plain files go to libpcap through ordinary stdio: the fastest path.
       FILE* f = std::fopen(path_.c_str(), "rb");
-      if (f == nullptr) return absl::UnavailableError(absl::StrCat(path_, ": cannot open"));
+      if (f == nullptr)
+        return absl::UnavailableError(absl::StrCat(path_, ": cannot open"));
       return f;
     }
     absl::StatusOr<std::unique_ptr<InputFile>> file = InputFile::Open(path_);
     if (!file.ok()) return file.status();
     file_ = std::move(*file);
     FILE* f = file_->OpenStdio();
-    if (f == nullptr) return absl::UnavailableError(absl::StrCat(path_, ": cannot open"));
+    if (f == nullptr)
+      return absl::UnavailableError(absl::StrCat(path_, ": cannot open"));
     return f;
   }
 
@@ -93,12 +95,13 @@ class MemorySource : public ByteSource {
 
   absl::StatusOr<PcapngWalker::ReadFn> OpenReader() override {
     position_ = 0;
-    return PcapngWalker::ReadFn([this](char* buffer, size_t size) -> absl::StatusOr<size_t> {
-      size_t n = std::min(size, size_ - position_);
-      std::memcpy(buffer, data_ + position_, n);
-      position_ += n;
-      return n;
-    });
+    return PcapngWalker::ReadFn(
+        [this](char* buffer, size_t size) -> absl::StatusOr<size_t> {
+          size_t n = std::min(size, size_ - position_);
+          std::memcpy(buffer, data_ + position_, n);
+          position_ += n;
+          return n;
+        });
   }
 
  private:
@@ -109,21 +112,23 @@ class MemorySource : public ByteSource {
 
 void AddLinkType(CaptureInfo* info, int link_type) {
   std::string name = LinkTypeName(link_type);
-  if (std::find(info->link_types.begin(), info->link_types.end(), name) == info->link_types.end()) {
+  if (std::find(info->link_types.begin(), info->link_types.end(), name) ==
+      info->link_types.end()) {
     info->link_types.push_back(name);
   }
 }
 
 // Decodes one frame and hands a TCP segment to the consumer.
-inline void HandleFrame(int link_type, int64_t time_ns, const uint8_t* data, uint32_t captured,
-                        uint32_t wire, CaptureInfo* info, TcpSegment* segment,
-                        SegmentConsumer& consumer) {
+inline void HandleFrame(int link_type, int64_t time_ns, const uint8_t* data,
+                        uint32_t captured, uint32_t wire, CaptureInfo* info,
+                        TcpSegment* segment, SegmentConsumer& consumer) {
   if (info->packets++ == 0) info->first_packet_time_ns = time_ns;
   DecodeResult result = DecodeFrame(link_type, data, captured, wire, segment);
   if (result == DecodeResult::kTcp) {
     segment->time_ns = time_ns;
     ++info->tcp_packets;
-    if (segment->captured_payload_bytes < segment->payload_bytes) ++info->snaplen_cut_packets;
+    if (segment->captured_payload_bytes < segment->payload_bytes)
+      ++info->snaplen_cut_packets;
     if (segment->length_from_capture) ++info->big_tcp_packets;
     consumer.OnSegment(*segment);
   } else if (result != DecodeResult::kNotTcp) {
@@ -131,29 +136,34 @@ inline void HandleFrame(int link_type, int64_t time_ns, const uint8_t* data, uin
   }
 }
 
-void MarkTruncated(CaptureInfo* info, uint64_t offset, absl::string_view reason) {
+void MarkTruncated(CaptureInfo* info, uint64_t offset,
+                   absl::string_view reason) {
   info->truncated = true;
   info->truncated_at_offset = offset;
   info->warnings.push_back(absl::StrCat("capture cut short: ", reason,
-                                        "; the flows up to byte offset ", offset, " are kept"));
+                                        "; the flows up to byte offset ",
+                                        offset, " are kept"));
 }
 
 void AddSummaryWarnings(CaptureInfo* info) {
   if (info->big_tcp_packets > 0) {
-    info->warnings.push_back(absl::StrCat(
-        info->big_tcp_packets,
-        " packets had IP length 0 (BIG TCP / TSO super-segments): length taken from the "
-        "captured frame"));
+    info->warnings.push_back(
+        absl::StrCat(info->big_tcp_packets,
+                     " packets had IP length 0 (BIG TCP / TSO super-segments): "
+                     "length taken from the "
+                     "captured frame"));
   }
   if (info->undecodable_packets > 0) {
-    info->warnings.push_back(absl::StrCat(info->undecodable_packets,
-                                          " packets had cut or inconsistent IP/TCP headers and "
-                                          "were skipped"));
+    info->warnings.push_back(
+        absl::StrCat(info->undecodable_packets,
+                     " packets had cut or inconsistent IP/TCP headers and "
+                     "were skipped"));
   }
 }
 
 // The pcapng path of our own, for files libpcap refuses.
-absl::Status ReadWithWalker(ByteSource& source, CaptureInfo* info, SegmentConsumer& consumer) {
+absl::Status ReadWithWalker(ByteSource& source, CaptureInfo* info,
+                            SegmentConsumer& consumer) {
   absl::StatusOr<PcapngWalker::ReadFn> read = source.OpenReader();
   if (!read.ok()) return read.status();
   PcapngWalker walker(std::move(*read));
@@ -167,10 +177,11 @@ absl::Status ReadWithWalker(ByteSource& source, CaptureInfo* info, SegmentConsum
       int link_type = link_types[interfaces_seen];
       AddLinkType(info, link_type);
       if (!IsSupportedLinkType(link_type)) {
-        info->warnings.push_back(absl::StrCat("interface ", interfaces_seen, " has link type ",
-                                              LinkTypeName(link_type), " (", link_type,
-                                              "), which ccreplay does not decode: its packets "
-                                              "are skipped"));
+        info->warnings.push_back(
+            absl::StrCat("interface ", interfaces_seen, " has link type ",
+                         LinkTypeName(link_type), " (", link_type,
+                         "), which ccreplay does not decode: its packets "
+                         "are skipped"));
       }
     }
     if (!more.ok()) {
@@ -186,8 +197,9 @@ absl::Status ReadWithWalker(ByteSource& source, CaptureInfo* info, SegmentConsum
       return more.status();
     }
     if (!*more) return absl::OkStatus();
-    HandleFrame(packet.link_type, packet.time_ns, packet.data, packet.captured_bytes,
-                packet.wire_bytes, info, &segment, consumer);
+    HandleFrame(packet.link_type, packet.time_ns, packet.data,
+                packet.captured_bytes, packet.wire_bytes, info, &segment,
+                consumer);
   }
 }
 
@@ -204,14 +216,16 @@ absl::StatusOr<CaptureInfo> Read(const std::string& name, ByteSource& source,
   absl::StatusOr<FILE*> stdio = source.OpenStdio();
   if (!stdio.ok()) return stdio.status();
   char errbuf[PCAP_ERRBUF_SIZE] = {};
-  pcap_t* pcap = pcap_fopen_offline_with_tstamp_precision(*stdio, PCAP_TSTAMP_PRECISION_NANO, errbuf);
+  pcap_t* pcap = pcap_fopen_offline_with_tstamp_precision(
+      *stdio, PCAP_TSTAMP_PRECISION_NANO, errbuf);
   if (pcap == nullptr) {
     std::fclose(*stdio);
     absl::string_view message = errbuf;
     if (LibpcapRefusesInterfaces(message)) {
       info.format = "pcapng";
       absl::Status s = ReadWithWalker(source, &info, consumer);
-      if (!s.ok()) return absl::Status(s.code(), absl::StrCat(name, ": ", s.message()));
+      if (!s.ok())
+        return absl::Status(s.code(), absl::StrCat(name, ": ", s.message()));
       AddSummaryWarnings(&info);
       return info;
     }
@@ -219,10 +233,11 @@ absl::StatusOr<CaptureInfo> Read(const std::string& name, ByteSource& source,
       return absl::UnimplementedError(absl::StrCat(name, ": ", message));
     }
     if (absl::StrContains(message, "unknown file format")) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(name, ": not a pcap or pcapng capture (unknown file format)"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          name, ": not a pcap or pcapng capture (unknown file format)"));
     }
-    return absl::InvalidArgumentError(absl::StrCat(name, ": not a readable capture: ", message));
+    return absl::InvalidArgumentError(
+        absl::StrCat(name, ": not a readable capture: ", message));
   }
   std::unique_ptr<pcap_t, void (*)(pcap_t*)> closer(pcap, pcap_close);
   // libpcap reports a pcapng file's byte-order magic as its "major version"
@@ -232,20 +247,23 @@ absl::StatusOr<CaptureInfo> Read(const std::string& name, ByteSource& source,
   const int link_type = pcap_datalink(pcap);
   AddLinkType(&info, link_type);
   if (!IsSupportedLinkType(link_type)) {
-    return absl::UnimplementedError(absl::StrCat(name, ": unsupported link type ",
-                                                 LinkTypeName(link_type), " (", link_type, ")"));
+    return absl::UnimplementedError(
+        absl::StrCat(name, ": unsupported link type ", LinkTypeName(link_type),
+                     " (", link_type, ")"));
   }
   FILE* file = pcap_file(pcap);
-  uint64_t good_offset = kPcapFileHeaderBytes;  // End of the last complete record.
+  uint64_t good_offset =
+      kPcapFileHeaderBytes;  // End of the last complete record.
   TcpSegment segment;
   pcap_pkthdr* header;
   const u_char* data;
   while (true) {
     int rc = pcap_next_ex(pcap, &header, &data);
     if (rc == 1) {
-      int64_t time_ns = int64_t{header->ts.tv_sec} * 1000000000 + header->ts.tv_usec;
-      HandleFrame(link_type, time_ns, data, header->caplen, header->len, &info, &segment,
-                  consumer);
+      int64_t time_ns =
+          int64_t{header->ts.tv_sec} * 1000000000 + header->ts.tv_usec;
+      HandleFrame(link_type, time_ns, data, header->caplen, header->len, &info,
+                  &segment, consumer);
       if (pcapng) {
         good_offset = static_cast<uint64_t>(std::ftell(file));
       } else {
@@ -265,15 +283,17 @@ absl::StatusOr<CaptureInfo> Read(const std::string& name, ByteSource& source,
       info = std::move(fresh);
       closer.reset();
       absl::Status s = ReadWithWalker(source, &info, consumer);
-      if (!s.ok()) return absl::Status(s.code(), absl::StrCat(name, ": ", s.message()));
+      if (!s.ok())
+        return absl::Status(s.code(), absl::StrCat(name, ": ", s.message()));
       break;
     }
     if (absl::StrContains(message, "major version")) {
       // A later section of an unsupported version: keep what came before.
       info.truncated = true;
       info.truncated_at_offset = good_offset;
-      info.warnings.push_back(absl::StrCat("reading stopped at byte offset ", good_offset, ": ",
-                                           message, "; the flows before it are kept"));
+      info.warnings.push_back(absl::StrCat("reading stopped at byte offset ",
+                                           good_offset, ": ", message,
+                                           "; the flows before it are kept"));
       break;
     }
     const absl::Status stream = source.stream_status();
@@ -286,7 +306,8 @@ absl::StatusOr<CaptureInfo> Read(const std::string& name, ByteSource& source,
 
 }  // namespace
 
-absl::StatusOr<CaptureInfo> ReadCapture(const std::string& path, SegmentConsumer& consumer) {
+absl::StatusOr<CaptureInfo> ReadCapture(const std::string& path,
+                                        SegmentConsumer& consumer) {
   FileSource source(path);
   absl::Status probe = source.Probe();
   if (!probe.ok()) return probe;
@@ -314,8 +335,10 @@ absl::StatusOr<bool> IsCaptureFile(const std::string& path) {
   }
 }
 
-absl::StatusOr<CaptureInfo> ReadCaptureFromMemory(const std::string& name, const uint8_t* data,
-                                                  size_t size, SegmentConsumer& consumer) {
+absl::StatusOr<CaptureInfo> ReadCaptureFromMemory(const std::string& name,
+                                                  const uint8_t* data,
+                                                  size_t size,
+                                                  SegmentConsumer& consumer) {
   MemorySource source(data, size);
   return Read(name, source, consumer);
 }

@@ -47,15 +47,18 @@ class SegmentConsumer {
 // read, InvalidArgument when it is not a capture, Unimplemented for an
 // unsupported link type or pcapng version. A capture cut short is not an
 // error: the result has `truncated` set and a warning.
-absl::StatusOr<CaptureInfo> ReadCapture(const std::string& path, SegmentConsumer& consumer);
+absl::StatusOr<CaptureInfo> ReadCapture(const std::string& path,
+                                        SegmentConsumer& consumer);
 
 // Whether `path` (after gzip) starts like a pcap or pcapng file, by its
 // magic number. Errors only when the file cannot be read.
 absl::StatusOr<bool> IsCaptureFile(const std::string& path);
 
 // The same for a capture held in memory (fuzzing, tests).
-absl::StatusOr<CaptureInfo> ReadCaptureFromMemory(const std::string& name, const uint8_t* data,
-                                                  size_t size, SegmentConsumer& consumer);
+absl::StatusOr<CaptureInfo> ReadCaptureFromMemory(const std::string& name,
+                                                  const uint8_t* data,
+                                                  size_t size,
+                                                  SegmentConsumer& consumer);
 
 }  // namespace ccreplay
 

@@ -38,10 +38,12 @@ std::vector<uint8_t> ReadBytes(const std::string& path) {
                               std::istreambuf_iterator<char>());
 }
 
-std::string WriteTemp(const std::string& name, const std::vector<uint8_t>& bytes) {
+std::string WriteTemp(const std::string& name,
+                      const std::vector<uint8_t>& bytes) {
   std::string path = ::testing::TempDir() + "/" + name;
   std::ofstream out(path, std::ios::binary);
-  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  out.write(reinterpret_cast<const char*>(bytes.data()),
+            static_cast<std::streamsize>(bytes.size()));
   return path;
 }
 
@@ -56,8 +58,8 @@ class PcapngConformanceTest : public ::testing::TestWithParam<PcapngCase> {};
 TEST_P(PcapngConformanceTest, PacketCountMatchesCapinfos) {
   for (const char* endian : {"le", "be"}) {
     Collector c;
-    std::string path = Data(std::string("pcap-format/pcapng-test-generator/") + endian + "/" +
-                            GetParam().file);
+    std::string path = Data(std::string("pcap-format/pcapng-test-generator/") +
+                            endian + "/" + GetParam().file);
     absl::StatusOr<CaptureInfo> info = ReadCapture(path, c);
     ASSERT_TRUE(info.ok()) << info.status();
     EXPECT_EQ(info->format, "pcapng");
@@ -68,27 +70,28 @@ TEST_P(PcapngConformanceTest, PacketCountMatchesCapinfos) {
 
 INSTANTIATE_TEST_SUITE_P(
     AllFiles, PcapngConformanceTest,
-    ::testing::Values(PcapngCase{"test001.pcapng", 4}, PcapngCase{"test002.pcapng", 0},
-                      PcapngCase{"test003.pcapng", 0}, PcapngCase{"test004.pcapng", 4},
-                      PcapngCase{"test005.pcapng", 4}, PcapngCase{"test006.pcapng", 5},
-                      PcapngCase{"test007.pcapng", 1}, PcapngCase{"test008.pcapng", 4},
-                      PcapngCase{"test009.pcapng", 2}, PcapngCase{"test010.pcapng", 4},
-                      PcapngCase{"test011.pcapng", 4}, PcapngCase{"test012.pcapng", 4},
-                      PcapngCase{"test013.pcapng", 0}, PcapngCase{"test014.pcapng", 0},
-                      PcapngCase{"test015.pcapng", 0}, PcapngCase{"test016.pcapng", 4},
-                      PcapngCase{"test017.pcapng", 0}, PcapngCase{"test018.pcapng", 4},
-                      PcapngCase{"test100.pcapng", 5}, PcapngCase{"test101.pcapng", 4},
-                      PcapngCase{"test102.pcapng", 5}, PcapngCase{"test200.pcapng", 0},
-                      PcapngCase{"test201.pcapng", 4}, PcapngCase{"test202.pcapng", 8},
-                      PcapngCase{"test902.pcapng", 1}));
+    ::testing::Values(
+        PcapngCase{"test001.pcapng", 4}, PcapngCase{"test002.pcapng", 0},
+        PcapngCase{"test003.pcapng", 0}, PcapngCase{"test004.pcapng", 4},
+        PcapngCase{"test005.pcapng", 4}, PcapngCase{"test006.pcapng", 5},
+        PcapngCase{"test007.pcapng", 1}, PcapngCase{"test008.pcapng", 4},
+        PcapngCase{"test009.pcapng", 2}, PcapngCase{"test010.pcapng", 4},
+        PcapngCase{"test011.pcapng", 4}, PcapngCase{"test012.pcapng", 4},
+        PcapngCase{"test013.pcapng", 0}, PcapngCase{"test014.pcapng", 0},
+        PcapngCase{"test015.pcapng", 0}, PcapngCase{"test016.pcapng", 4},
+        PcapngCase{"test017.pcapng", 0}, PcapngCase{"test018.pcapng", 4},
+        PcapngCase{"test100.pcapng", 5}, PcapngCase{"test101.pcapng", 4},
+        PcapngCase{"test102.pcapng", 5}, PcapngCase{"test200.pcapng", 0},
+        PcapngCase{"test201.pcapng", 4}, PcapngCase{"test202.pcapng", 8},
+        PcapngCase{"test902.pcapng", 1}));
 
 TEST(PcapReaderTest, MixedLinkTypesGoThroughTheWalker) {
   // test006 has an Ethernet and a BSD-loopback interface; libpcap 1.10
   // refuses it ("an interface has a type 0 different from the type of the
   // first interface"), tshark reads 5 packets.
   Collector c;
-  absl::StatusOr<CaptureInfo> info =
-      ReadCapture(Data("pcap-format/pcapng-test-generator/le/test006.pcapng"), c);
+  absl::StatusOr<CaptureInfo> info = ReadCapture(
+      Data("pcap-format/pcapng-test-generator/le/test006.pcapng"), c);
   ASSERT_TRUE(info.ok()) << info.status();
   EXPECT_THAT(info->link_types, ElementsAre("EN10MB", "NULL"));
   EXPECT_EQ(info->packets, 5u);
@@ -98,8 +101,8 @@ TEST(PcapReaderTest, TcpInPcapngWithSecretsBlock) {
   // test300 (le only): 32 TCP packets, `capinfos -c` and
   // `tshark -r F -Y tcp | wc -l`.
   Collector c;
-  absl::StatusOr<CaptureInfo> info =
-      ReadCapture(Data("pcap-format/pcapng-test-generator/le/test300.pcapng"), c);
+  absl::StatusOr<CaptureInfo> info = ReadCapture(
+      Data("pcap-format/pcapng-test-generator/le/test300.pcapng"), c);
   ASSERT_TRUE(info.ok()) << info.status();
   EXPECT_EQ(info->tcp_packets, 32u);
   EXPECT_EQ(c.segments.size(), 32u);
@@ -110,8 +113,8 @@ TEST(PcapReaderTest, LaterSectionWithUnsupportedVersionKeepsTheFirst) {
   // with "unknown pcapng savefile major version number 2" after the first
   // section's packets.
   Collector c;
-  absl::StatusOr<CaptureInfo> info =
-      ReadCapture(Data("pcap-format/pcapng-test-generator/le/test901.pcapng"), c);
+  absl::StatusOr<CaptureInfo> info = ReadCapture(
+      Data("pcap-format/pcapng-test-generator/le/test901.pcapng"), c);
   ASSERT_TRUE(info.ok()) << info.status();
   EXPECT_TRUE(info->truncated);
   ASSERT_EQ(info->warnings.size(), 1u);
@@ -121,7 +124,8 @@ TEST(PcapReaderTest, LaterSectionWithUnsupportedVersionKeepsTheFirst) {
 TEST(PcapReaderTest, BigEndianPcap) {
   // 5 DNS-over-UDP packets: `capinfos -c` 5, `tshark -Y tcp` none.
   Collector c;
-  absl::StatusOr<CaptureInfo> info = ReadCapture(Data("pcap-format/pcap-parser_be.pcap"), c);
+  absl::StatusOr<CaptureInfo> info =
+      ReadCapture(Data("pcap-format/pcap-parser_be.pcap"), c);
   ASSERT_TRUE(info.ok()) << info.status();
   EXPECT_EQ(info->format, "pcap");
   EXPECT_EQ(info->packets, 5u);
@@ -154,7 +158,8 @@ TEST(PcapReaderTest, NanosecondTimestampsOnLinuxSll) {
 
 TEST(PcapReaderTest, BigTcpLengthsComeFromTheCapture) {
   Collector c4;
-  absl::StatusOr<CaptureInfo> v4 = ReadCapture(Data("pcap-format/tcpdump_bigtcp-ipv4.pcap"), c4);
+  absl::StatusOr<CaptureInfo> v4 =
+      ReadCapture(Data("pcap-format/tcpdump_bigtcp-ipv4.pcap"), c4);
   ASSERT_TRUE(v4.ok()) << v4.status();
   ASSERT_EQ(c4.segments.size(), 1u);
   // tshark: frame.len 80066, ip.len (from capture) 80052, tcp.len 80000.
@@ -164,7 +169,8 @@ TEST(PcapReaderTest, BigTcpLengthsComeFromTheCapture) {
   EXPECT_THAT(v4->warnings[0], HasSubstr("BIG TCP"));
 
   Collector c6;
-  absl::StatusOr<CaptureInfo> v6 = ReadCapture(Data("pcap-format/tcpdump_bigtcp-ipv6.pcap"), c6);
+  absl::StatusOr<CaptureInfo> v6 =
+      ReadCapture(Data("pcap-format/tcpdump_bigtcp-ipv6.pcap"), c6);
   ASSERT_TRUE(v6.ok()) << v6.status();
   ASSERT_EQ(c6.segments.size(), 1u);
   // tshark: frame.len 80054, ipv6.plen 0, ipv6.nxt 6, tcp.hdr_len 32 (tshark
@@ -188,7 +194,8 @@ TEST(PcapReaderTest, MissingFileIsNotFound) {
   Collector c;
   absl::StatusOr<CaptureInfo> info = ReadCapture(Data("no/such/file.pcap"), c);
   EXPECT_TRUE(absl::IsNotFound(info.status())) << info.status();
-  EXPECT_THAT(std::string(info.status().message()), HasSubstr("no/such/file.pcap"));
+  EXPECT_THAT(std::string(info.status().message()),
+              HasSubstr("no/such/file.pcap"));
 }
 
 TEST(PcapReaderTest, TextFileIsRefusedByName) {
@@ -197,19 +204,23 @@ TEST(PcapReaderTest, TextFileIsRefusedByName) {
   absl::StatusOr<CaptureInfo> info = ReadCapture(path, c);
   EXPECT_TRUE(absl::IsInvalidArgument(info.status())) << info.status();
   EXPECT_THAT(std::string(info.status().message()), HasSubstr(path));
-  EXPECT_THAT(std::string(info.status().message()), HasSubstr("not a pcap or pcapng capture"));
+  EXPECT_THAT(std::string(info.status().message()),
+              HasSubstr("not a pcap or pcapng capture"));
 }
 
 TEST(PcapReaderTest, UnsupportedLinkTypeIsNamed) {
   // A classic pcap header (LE magic, v2.4, snaplen 65535) with link type
   // 105 (IEEE 802.11 without radiotap) and one 4-byte record.
-  std::vector<uint8_t> bytes = {0xd4, 0xc3, 0xb2, 0xa1, 2, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                                0xff, 0xff, 0, 0, 105, 0, 0, 0,
-                                1, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 4, 0, 0, 0, 1, 2, 3, 4};
+  std::vector<uint8_t> bytes = {
+      0xd4, 0xc3, 0xb2, 0xa1, 2, 0,   4, 0, 0, 0, 0, 0, 0, 0, 0,
+      0,    0xff, 0xff, 0,    0, 105, 0, 0, 0, 1, 0, 0, 0, 0, 0,
+      0,    0,    4,    0,    0, 0,   4, 0, 0, 0, 1, 2, 3, 4};
   Collector c;
-  absl::StatusOr<CaptureInfo> info = ReadCapture(WriteTemp("wifi.pcap", bytes), c);
+  absl::StatusOr<CaptureInfo> info =
+      ReadCapture(WriteTemp("wifi.pcap", bytes), c);
   EXPECT_TRUE(absl::IsUnimplemented(info.status())) << info.status();
-  EXPECT_THAT(std::string(info.status().message()), HasSubstr("unsupported link type IEEE802_11 (105)"));
+  EXPECT_THAT(std::string(info.status().message()),
+              HasSubstr("unsupported link type IEEE802_11 (105)"));
 }
 
 TEST(PcapReaderTest, CutCaptureKeepsFlowsUpToTheCutAndNamesTheOffset) {
@@ -218,16 +229,21 @@ TEST(PcapReaderTest, CutCaptureKeepsFlowsUpToTheCutAndNamesTheOffset) {
   // `zcat sender.pcap.gz | head -c 1000000 > cut.pcap; capinfos -c cut.pcap`
   // reads 8043 packets and says it was cut in the middle of a packet.
   Collector whole;
-  ASSERT_TRUE(ReadCapture(Data("lab/reno_ecn1_stepK60k_50mbit/sender.pcap.gz"), whole).ok());
+  ASSERT_TRUE(
+      ReadCapture(Data("lab/reno_ecn1_stepK60k_50mbit/sender.pcap.gz"), whole)
+          .ok());
   // zcat decompresses independently of the reader's zlib path.
   std::vector<uint8_t> bytes;
-  FILE* pipe = popen(("zcat " + Data("lab/reno_ecn1_stepK60k_50mbit/sender.pcap.gz")).c_str(), "r");
+  FILE* pipe = popen(
+      ("zcat " + Data("lab/reno_ecn1_stepK60k_50mbit/sender.pcap.gz")).c_str(),
+      "r");
   ASSERT_NE(pipe, nullptr);
   bytes.resize(1000000);
   ASSERT_EQ(std::fread(bytes.data(), 1, bytes.size(), pipe), bytes.size());
   pclose(pipe);
   Collector cut;
-  absl::StatusOr<CaptureInfo> info = ReadCapture(WriteTemp("cut.pcap", bytes), cut);
+  absl::StatusOr<CaptureInfo> info =
+      ReadCapture(WriteTemp("cut.pcap", bytes), cut);
   ASSERT_TRUE(info.ok()) << info.status();
   EXPECT_TRUE(info->truncated);
   EXPECT_EQ(info->packets, 8043u);
@@ -240,14 +256,18 @@ TEST(PcapReaderTest, CutCaptureKeepsFlowsUpToTheCutAndNamesTheOffset) {
   EXPECT_LT(info->truncated_at_offset, 1000000u);
   EXPECT_GT(info->truncated_at_offset, 1000000u - 144u);
   ASSERT_FALSE(info->warnings.empty());
-  EXPECT_THAT(info->warnings[0], HasSubstr(absl::StrCat("byte offset ", info->truncated_at_offset)));
+  EXPECT_THAT(
+      info->warnings[0],
+      HasSubstr(absl::StrCat("byte offset ", info->truncated_at_offset)));
 }
 
 TEST(PcapReaderTest, CutGzipStreamKeepsWhatDecompressed) {
-  std::vector<uint8_t> gz = ReadBytes(Data("lab/reno_ecn1_stepK60k_50mbit/sender.pcap.gz"));
+  std::vector<uint8_t> gz =
+      ReadBytes(Data("lab/reno_ecn1_stepK60k_50mbit/sender.pcap.gz"));
   gz.resize(300000);
   Collector c;
-  absl::StatusOr<CaptureInfo> info = ReadCapture(WriteTemp("cut.pcap.gz", gz), c);
+  absl::StatusOr<CaptureInfo> info =
+      ReadCapture(WriteTemp("cut.pcap.gz", gz), c);
   ASSERT_TRUE(info.ok()) << info.status();
   EXPECT_TRUE(info->truncated);
   EXPECT_GT(info->packets, 1000u);
@@ -257,7 +277,8 @@ TEST(PcapReaderTest, CutGzipStreamKeepsWhatDecompressed) {
 TEST(PcapReaderTest, FromMemoryMatchesFromFile) {
   std::vector<uint8_t> bytes = ReadBytes(Data("tcp/zeek-tcprs_fast019.pcap"));
   Collector a, b;
-  absl::StatusOr<CaptureInfo> from_file = ReadCapture(Data("tcp/zeek-tcprs_fast019.pcap"), a);
+  absl::StatusOr<CaptureInfo> from_file =
+      ReadCapture(Data("tcp/zeek-tcprs_fast019.pcap"), a);
   absl::StatusOr<CaptureInfo> from_memory =
       ReadCaptureFromMemory("mem", bytes.data(), bytes.size(), b);
   ASSERT_TRUE(from_file.ok() && from_memory.ok());

@@ -22,23 +22,27 @@ constexpr uint16_t kOptIfTsoffset = 14;
 }  // namespace
 
 uint32_t PcapngWalker::Get32(const uint8_t* p) const {
-  return big_endian_ ? (uint32_t{p[0]} << 24 | uint32_t{p[1]} << 16 | uint32_t{p[2]} << 8 | p[3])
-                     : (uint32_t{p[3]} << 24 | uint32_t{p[2]} << 16 | uint32_t{p[1]} << 8 | p[0]);
+  return big_endian_ ? (uint32_t{p[0]} << 24 | uint32_t{p[1]} << 16 |
+                        uint32_t{p[2]} << 8 | p[3])
+                     : (uint32_t{p[3]} << 24 | uint32_t{p[2]} << 16 |
+                        uint32_t{p[1]} << 8 | p[0]);
 }
 
 uint16_t PcapngWalker::Get16(const uint8_t* p) const {
-  return static_cast<uint16_t>(big_endian_ ? (p[0] << 8 | p[1]) : (p[1] << 8 | p[0]));
+  return static_cast<uint16_t>(big_endian_ ? (p[0] << 8 | p[1])
+                                           : (p[1] << 8 | p[0]));
 }
 
 absl::Status PcapngWalker::ReadExactly(uint8_t* buffer, size_t size) {
   size_t done = 0;
   while (done < size) {
-    absl::StatusOr<size_t> n = read_(reinterpret_cast<char*>(buffer) + done, size - done);
+    absl::StatusOr<size_t> n =
+        read_(reinterpret_cast<char*>(buffer) + done, size - done);
     if (!n.ok()) return n.status();
     if (*n == 0) {
-      return absl::DataLossError(absl::StrCat("file ends inside the block starting at byte offset ",
-                                              block_offset_, " (needed ", size - done,
-                                              " more bytes at offset ", offset_, ")"));
+      return absl::DataLossError(absl::StrCat(
+          "file ends inside the block starting at byte offset ", block_offset_,
+          " (needed ", size - done, " more bytes at offset ", offset_, ")"));
     }
     done += *n;
     offset_ += *n;
@@ -46,12 +50,14 @@ absl::Status PcapngWalker::ReadExactly(uint8_t* buffer, size_t size) {
   return absl::OkStatus();
 }
 
-absl::Status PcapngWalker::ParseSectionHeader(const uint8_t* body, size_t size) {
-  if (size < 16) return absl::InvalidArgumentError("section header block too short");
+absl::Status PcapngWalker::ParseSectionHeader(const uint8_t* body,
+                                              size_t size) {
+  if (size < 16)
+    return absl::InvalidArgumentError("section header block too short");
   uint16_t major = Get16(body + 4);
   if (major != 1) {
-    return absl::UnimplementedError(
-        absl::StrCat("pcapng major version ", major, " is not supported (only 1)"));
+    return absl::UnimplementedError(absl::StrCat("pcapng major version ", major,
+                                                 " is not supported (only 1)"));
   }
   in_section_ = true;
   interfaces_.clear();  // Interface ids restart in each section (§4.1).
@@ -59,7 +65,8 @@ absl::Status PcapngWalker::ParseSectionHeader(const uint8_t* body, size_t size) 
 }
 
 absl::Status PcapngWalker::ParseInterface(const uint8_t* body, size_t size) {
-  if (size < 8) return absl::InvalidArgumentError("interface description block too short");
+  if (size < 8)
+    return absl::InvalidArgumentError("interface description block too short");
   Interface interface;
   interface.link_type = Get16(body);
   interface.snaplen = Get32(body + 4);
@@ -81,7 +88,8 @@ absl::Status PcapngWalker::ParseInterface(const uint8_t* body, size_t size) {
       interface.units_per_second = units;
     } else if (code == kOptIfTsoffset && length >= 8) {
       uint64_t hi = Get32(value), lo = Get32(value + 4);
-      interface.offset_seconds = static_cast<int64_t>(big_endian_ ? (hi << 32 | lo) : (lo << 32 | hi));
+      interface.offset_seconds =
+          static_cast<int64_t>(big_endian_ ? (hi << 32 | lo) : (lo << 32 | hi));
     }
     i += 4 + ((length + 3u) & ~3u);
   }
@@ -90,7 +98,8 @@ absl::Status PcapngWalker::ParseInterface(const uint8_t* body, size_t size) {
   return absl::OkStatus();
 }
 
-int64_t PcapngWalker::TimestampNs(const Interface& interface, uint64_t units) const {
+int64_t PcapngWalker::TimestampNs(const Interface& interface,
+                                  uint64_t units) const {
   const uint64_t ups = interface.units_per_second;
   __int128 ns = static_cast<__int128>(units / ups) * 1000000000 +
                 static_cast<__int128>(units % ups) * 1000000000 / ups;
@@ -125,13 +134,15 @@ absl::StatusOr<bool> PcapngWalker::Next(PcapngPacket* packet) {
       } else if (magic_le == 0x4D3C2B1A) {
         big_endian_ = true;
       } else {
-        return absl::InvalidArgumentError(
-            absl::StrCat("bad byte-order magic in section header at byte offset ", block_offset_));
+        return absl::InvalidArgumentError(absl::StrCat(
+            "bad byte-order magic in section header at byte offset ",
+            block_offset_));
       }
       uint32_t total = Get32(header + 4);
       if (total < 28 || total % 4 != 0 || total > kMaxBlockBytes) {
         return absl::InvalidArgumentError(
-            absl::StrCat("bad section header length ", total, " at byte offset ", block_offset_));
+            absl::StrCat("bad section header length ", total,
+                         " at byte offset ", block_offset_));
       }
       block_.resize(total - 8);
       std::copy(magic, magic + 4, block_.begin());
@@ -142,13 +153,14 @@ absl::StatusOr<bool> PcapngWalker::Next(PcapngPacket* packet) {
       continue;
     }
     if (!in_section_) {
-      return absl::InvalidArgumentError("not a pcapng file: no section header block first");
+      return absl::InvalidArgumentError(
+          "not a pcapng file: no section header block first");
     }
     uint32_t type = Get32(header);
     uint32_t total = Get32(header + 4);
     if (total < 12 || total % 4 != 0 || total > kMaxBlockBytes) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("bad block length ", total, " at byte offset ", block_offset_));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "bad block length ", total, " at byte offset ", block_offset_));
     }
     block_.resize(total - 8);
     absl::Status s = ReadExactly(block_.data(), total - 8);
@@ -162,22 +174,25 @@ absl::StatusOr<bool> PcapngWalker::Next(PcapngPacket* packet) {
         continue;
       case kEnhancedPacketBlock:
       case kObsoletePacketBlock: {
-        if (size < 20) return absl::InvalidArgumentError("packet block too short");
+        if (size < 20)
+          return absl::InvalidArgumentError("packet block too short");
         uint32_t id = type == kEnhancedPacketBlock ? Get32(body) : Get16(body);
         if (id >= interfaces_.size()) {
-          return absl::InvalidArgumentError(absl::StrCat(
-              "packet block at byte offset ", block_offset_, " names unknown interface ", id));
+          return absl::InvalidArgumentError(
+              absl::StrCat("packet block at byte offset ", block_offset_,
+                           " names unknown interface ", id));
         }
         uint32_t captured = Get32(body + 12);
         if (captured > size - 20) {
-          return absl::InvalidArgumentError(absl::StrCat(
-              "packet block at byte offset ", block_offset_, " claims more data than it holds"));
+          return absl::InvalidArgumentError(
+              absl::StrCat("packet block at byte offset ", block_offset_,
+                           " claims more data than it holds"));
         }
         const Interface& interface = interfaces_[id];
         packet->link_type = interface.link_type;
         packet->interface_id = id;
-        packet->time_ns =
-            TimestampNs(interface, uint64_t{Get32(body + 4)} << 32 | Get32(body + 8));
+        packet->time_ns = TimestampNs(
+            interface, uint64_t{Get32(body + 4)} << 32 | Get32(body + 8));
         packet->captured_bytes = captured;
         packet->wire_bytes = Get32(body + 16);
         packet->data = body + 20;
@@ -191,8 +206,10 @@ absl::StatusOr<bool> PcapngWalker::Next(PcapngPacket* packet) {
         }
         const Interface& interface = interfaces_[0];
         uint32_t wire = Get32(body);
-        uint32_t captured = std::min<uint32_t>(wire, static_cast<uint32_t>(size - 4));
-        if (interface.snaplen != 0) captured = std::min(captured, interface.snaplen);
+        uint32_t captured =
+            std::min<uint32_t>(wire, static_cast<uint32_t>(size - 4));
+        if (interface.snaplen != 0)
+          captured = std::min(captured, interface.snaplen);
         packet->link_type = interface.link_type;
         packet->interface_id = 0;
         packet->time_ns = 0;  // SPBs carry no timestamp (§4.4).

@@ -38,7 +38,9 @@ class PcapngWalker {
   uint64_t block_offset() const { return block_offset_; }
   // Link types of the interfaces seen so far, by interface id, across
   // sections.
-  const std::vector<int>& interface_link_types() const { return all_link_types_; }
+  const std::vector<int>& interface_link_types() const {
+    return all_link_types_;
+  }
 
  private:
   struct Interface {

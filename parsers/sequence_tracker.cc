@@ -19,7 +19,8 @@ int64_t SequenceTracker::Unwrap(uint32_t seq) {
   return last_;
 }
 
-SequenceTracker::Coverage SequenceTracker::Record(int64_t start, uint32_t length,
+SequenceTracker::Coverage SequenceTracker::Record(int64_t start,
+                                                  uint32_t length,
                                                   int64_t time_ns) {
   Coverage c;
   if (length == 0) return c;
@@ -45,12 +46,14 @@ SequenceTracker::Coverage SequenceTracker::Record(int64_t start, uint32_t length
   const int64_t high = std::min(end, highest_end_);
   if (low < high) {
     int64_t filled = 0;
-    auto it = std::lower_bound(holes_.begin(), holes_.end(), low,
-                               [](const Hole& h, int64_t v) { return h.end <= v; });
+    auto it =
+        std::lower_bound(holes_.begin(), holes_.end(), low,
+                         [](const Hole& h, int64_t v) { return h.end <= v; });
     while (it != holes_.end() && it->start < high) {
       int64_t from = std::max(it->start, low), to = std::min(it->end, high);
       filled += to - from;
-      c.filled_hole_opened_ns = std::max(c.filled_hole_opened_ns, it->opened_ns);
+      c.filled_hole_opened_ns =
+          std::max(c.filled_hole_opened_ns, it->opened_ns);
       if (from > it->start && to < it->end) {
         // The segment sits inside the hole: split it.
         Hole right{to, it->end, it->opened_ns};

@@ -23,7 +23,7 @@ class SequenceTracker {
   int64_t Unwrap(uint32_t seq);
 
   struct Coverage {
-    uint64_t new_bytes = 0;    // Bytes never seen before.
+    uint64_t new_bytes = 0;      // Bytes never seen before.
     bool overlaps_seen = false;  // Some bytes were seen before.
     bool below_highest = false;  // Starts below the highest byte seen.
     // When the youngest hole this segment filled (partly) was opened, ns;

@@ -9,7 +9,8 @@ TEST(SequenceTrackerTest, UnwrapsAcrossTheThirtyTwoBitWrap) {
   SequenceTracker t;
   t.Start(0xfffff000u);  // ISN 4096 bytes below the wrap.
   EXPECT_EQ(t.Unwrap(0xfffff001u), 1);
-  EXPECT_EQ(t.Unwrap(0x00000010u), 0x1010 + 1 - 1 + 0);  // 0x1000 to the wrap + 0x10
+  EXPECT_EQ(t.Unwrap(0x00000010u),
+            0x1010 + 1 - 1 + 0);  // 0x1000 to the wrap + 0x10
   // Beyond 2^32 bytes the count keeps growing: 4 GiB + 1 MiB later.
   int64_t value = 0;
   for (uint64_t step = 0; step <= (1ull << 32) + (1 << 20); step += 1u << 30) {
@@ -17,7 +18,8 @@ TEST(SequenceTrackerTest, UnwrapsAcrossTheThirtyTwoBitWrap) {
   }
   EXPECT_EQ(value, static_cast<int64_t>(4ull << 30));
   // An older sequence number (a retransmission) unwraps backwards.
-  EXPECT_EQ(t.Unwrap(static_cast<uint32_t>(0xfffff000u + (4ull << 30) - 100)), (4ll << 30) - 100);
+  EXPECT_EQ(t.Unwrap(static_cast<uint32_t>(0xfffff000u + (4ull << 30) - 100)),
+            (4ll << 30) - 100);
 }
 
 TEST(SequenceTrackerTest, CountsEachByteOnceAndFillsHoles) {
@@ -48,7 +50,7 @@ TEST(SequenceTrackerTest, SegmentInsideAHoleSplitsIt) {
   SequenceTracker t;
   t.Start(0);
   t.Record(1, 10);
-  t.Record(101, 10);  // hole [11, 101)
+  t.Record(101, 10);                           // hole [11, 101)
   EXPECT_EQ(t.Record(41, 10).new_bytes, 10u);  // holes [11,41) and [51,101)
   EXPECT_EQ(t.Record(11, 90).new_bytes, 80u);  // fills both, 10 seen
 }

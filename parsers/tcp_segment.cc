@@ -19,7 +19,8 @@ std::string IpAddress::ToString() const {
 }
 
 std::string EndpointString(const IpAddress& address, uint16_t port) {
-  if (address.family == 6) return absl::StrCat("[", address.ToString(), "]:", port);
+  if (address.family == 6)
+    return absl::StrCat("[", address.ToString(), "]:", port);
   return absl::StrCat(address.ToString(), ":", port);
 }
 

@@ -23,7 +23,8 @@ struct IpAddress {
   std::string ToString() const;
   template <typename H>
   friend H AbslHashValue(H h, const IpAddress& a) {
-    return H::combine(H::combine_contiguous(std::move(h), a.bytes, 16), a.family);
+    return H::combine(H::combine_contiguous(std::move(h), a.bytes, 16),
+                      a.family);
   }
 };
 
@@ -58,12 +59,12 @@ enum IpEcnCodepoint : uint8_t {
 // carried ExID 0xACC0 / 0xACC1 for the two orders (what tcpdump prints as
 // exp-acc0 / exp-acc1).
 struct AccEcnOption {
-  uint16_t kind = 0;  // 0 when absent; 172, 174, or 254.
-  bool order1 = false;  // true for AccECN1 (kind 174, ExID 0xACC1).
+  uint16_t kind = 0;        // 0 when absent; 172, 174, or 254.
+  bool order1 = false;      // true for AccECN1 (kind 174, ExID 0xACC1).
   uint8_t field_count = 0;  // 0..3 counters present.
-  uint32_t ee0b = 0;  // Bytes received with ECT(0), mod 2^24.
-  uint32_t eceb = 0;  // Bytes received with CE, mod 2^24.
-  uint32_t ee1b = 0;  // Bytes received with ECT(1), mod 2^24.
+  uint32_t ee0b = 0;        // Bytes received with ECT(0), mod 2^24.
+  uint32_t eceb = 0;        // Bytes received with CE, mod 2^24.
+  uint32_t ee1b = 0;        // Bytes received with ECT(1), mod 2^24.
   bool has_ee0b() const { return field_count >= (order1 ? 3 : 1); }
   bool has_eceb() const { return field_count >= 2; }
   bool has_ee1b() const { return field_count >= (order1 ? 1 : 3); }
@@ -96,7 +97,7 @@ struct TcpSegment {
   uint8_t ip_ecn = kNotEct;
   uint32_t seq = 0;
   uint32_t ack = 0;
-  uint16_t flags = 0;  // TcpFlag bits.
+  uint16_t flags = 0;       // TcpFlag bits.
   uint16_t window_raw = 0;  // Unscaled, as on the wire.
   // Payload length from the IP header; for BIG TCP (IP length 0) from the
   // captured bytes, with length_from_capture set.
@@ -108,7 +109,8 @@ struct TcpSegment {
 
   // The AccECN ACE field: (AE, CWR, ECE) read as a 3-bit number.
   uint8_t ace() const {
-    return static_cast<uint8_t>(((flags & kTcpAe) ? 4 : 0) | ((flags & kTcpCwr) ? 2 : 0) |
+    return static_cast<uint8_t>(((flags & kTcpAe) ? 4 : 0) |
+                                ((flags & kTcpCwr) ? 2 : 0) |
                                 ((flags & kTcpEce) ? 1 : 0));
   }
 };

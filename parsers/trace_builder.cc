@@ -3,7 +3,8 @@
 namespace ccreplay {
 namespace {
 
-void SetEndpoint(const IpAddress& address, uint16_t port, proto::Endpoint* out) {
+void SetEndpoint(const IpAddress& address, uint16_t port,
+                 proto::Endpoint* out) {
   out->set_address(address.ToString());
   out->set_port(port);
 }
@@ -36,19 +37,23 @@ void TraceBuilder::OnSegment(const TcpSegment& s) {
   e.set_payload_bytes(s.payload_bytes);
   e.set_tcp_flags(s.flags);
   e.set_ip_ecn(static_cast<proto::IpEcn>(s.ip_ecn));
-  if (s.flags & kTcpAck) e.set_ack_bytes(static_cast<uint64_t>(peer.Unwrap(s.ack)));
+  if (s.flags & kTcpAck)
+    e.set_ack_bytes(static_cast<uint64_t>(peer.Unwrap(s.ack)));
   // RFC 7323 §2.2: the window of a SYN is never scaled; others are scaled
   // by the sender's shift when both sides offered the option.
   const SideStats& mine = flow.side[side];
   const SideStats& theirs = flow.side[1 - side];
-  const bool scaled = !(s.flags & kTcpSyn) && mine.syn_seen && theirs.syn_seen &&
-                      mine.syn_options.has_wscale && theirs.syn_options.has_wscale;
+  const bool scaled = !(s.flags & kTcpSyn) && mine.syn_seen &&
+                      theirs.syn_seen && mine.syn_options.has_wscale &&
+                      theirs.syn_options.has_wscale;
   e.set_receive_window_bytes(uint64_t{s.window_raw}
                              << (scaled ? mine.syn_options.wscale_shift : 0));
   for (int b = 0; b < s.options.sack_block_count; ++b) {
     proto::SackBlock* block = e.add_sack_blocks();
-    block->set_start_seq_bytes(static_cast<uint64_t>(peer.Unwrap(s.options.sack_left[b])));
-    block->set_end_seq_bytes(static_cast<uint64_t>(peer.Unwrap(s.options.sack_right[b])));
+    block->set_start_seq_bytes(
+        static_cast<uint64_t>(peer.Unwrap(s.options.sack_left[b])));
+    block->set_end_seq_bytes(
+        static_cast<uint64_t>(peer.Unwrap(s.options.sack_right[b])));
   }
   if (s.options.has_timestamps) {
     e.set_ts_val(s.options.ts_val);
@@ -85,29 +90,35 @@ proto::Trace TraceBuilder::Finish(const CaptureInfo& capture) {
 
   for (const Flow& flow : table_.flows()) {
     if (only_flow_.has_value() && *only_flow_ != flow.index) continue;
-    const FlowSummary summary = SummarizeFlow(flow, capture.first_packet_time_ns);
+    const FlowSummary summary =
+        SummarizeFlow(flow, capture.first_packet_time_ns);
     const int snd = flow.sender_side();
     proto::FlowTrace* f = trace.add_flows();
     proto::FlowIdentity* id = f->mutable_identity();
     id->set_protocol(proto::PROTOCOL_TCP);
     id->set_index(flow.index);
     SetEndpoint(flow.address[snd], flow.port[snd], id->mutable_sender());
-    SetEndpoint(flow.address[1 - snd], flow.port[1 - snd], id->mutable_receiver());
+    SetEndpoint(flow.address[1 - snd], flow.port[1 - snd],
+                id->mutable_receiver());
 
     proto::Handshake* h = f->mutable_handshake();
     h->set_syn_seen(flow.side[0].syn_seen || flow.side[1].syn_seen);
     h->set_syn_ack_seen(summary.handshake_seen);
-    if (summary.mss_option_sender) h->set_mss_option_sender_bytes(*summary.mss_option_sender);
+    if (summary.mss_option_sender)
+      h->set_mss_option_sender_bytes(*summary.mss_option_sender);
     if (summary.mss_option_receiver) {
       h->set_mss_option_receiver_bytes(*summary.mss_option_receiver);
     }
-    if (summary.wscale_sender) h->set_wscale_sender_shift(*summary.wscale_sender);
-    if (summary.wscale_receiver) h->set_wscale_receiver_shift(*summary.wscale_receiver);
+    if (summary.wscale_sender)
+      h->set_wscale_sender_shift(*summary.wscale_sender);
+    if (summary.wscale_receiver)
+      h->set_wscale_receiver_shift(*summary.wscale_receiver);
     h->set_sack_permitted(summary.sack_permitted);
     h->set_timestamps(summary.timestamps);
-    h->set_ecn_mode(summary.ecn_mode == EcnMode::kAccEcn    ? proto::ECN_MODE_ACCECN
-                    : summary.ecn_mode == EcnMode::kRfc3168 ? proto::ECN_MODE_RFC3168
-                                                            : proto::ECN_MODE_NONE);
+    h->set_ecn_mode(
+        summary.ecn_mode == EcnMode::kAccEcn    ? proto::ECN_MODE_ACCECN
+        : summary.ecn_mode == EcnMode::kRfc3168 ? proto::ECN_MODE_RFC3168
+                                                : proto::ECN_MODE_NONE);
 
     proto::FlowSummary* s = f->mutable_summary();
     s->set_packets_data_dir(summary.packets_data_dir);
@@ -131,7 +142,8 @@ proto::Trace TraceBuilder::Finish(const CaptureInfo& capture) {
       std::vector<Pending>& packets = state_[flow.index].packets;
       f->mutable_packets()->Reserve(static_cast<int>(packets.size()));
       for (Pending& p : packets) {
-        p.event.set_direction(p.side == snd ? proto::DIRECTION_DATA : proto::DIRECTION_ACK);
+        p.event.set_direction(p.side == snd ? proto::DIRECTION_DATA
+                                            : proto::DIRECTION_ACK);
         *f->add_packets() = std::move(p.event);
       }
       packets.clear();

@@ -29,7 +29,8 @@ TEST(TraceBuilderTest, PragueFlowPacketsInBothDirections) {
   // 30813 + 23305 packets (tshark -Y tcp.stream==1 per direction).
   ASSERT_EQ(f.packets_size(), 30813 + 23305);
   int data = 0;
-  for (const proto::PacketEvent& e : f.packets()) data += e.direction() == proto::DIRECTION_DATA;
+  for (const proto::PacketEvent& e : f.packets())
+    data += e.direction() == proto::DIRECTION_DATA;
   EXPECT_EQ(data, 30813);
   // The SYN is at relative sequence 0 and time 0; the last data byte's end
   // is 1 + 44118525 (tshark -o tcp.relative_sequence_numbers:TRUE: the last
@@ -39,7 +40,8 @@ TEST(TraceBuilderTest, PragueFlowPacketsInBothDirections) {
   uint64_t highest_end = 0, highest_ack = 0;
   for (const proto::PacketEvent& e : f.packets()) {
     if (e.direction() == proto::DIRECTION_DATA) {
-      highest_end = std::max<uint64_t>(highest_end, e.seq_bytes() + e.payload_bytes());
+      highest_end =
+          std::max<uint64_t>(highest_end, e.seq_bytes() + e.payload_bytes());
     } else {
       highest_ack = std::max<uint64_t>(highest_ack, e.ack_bytes());
     }
@@ -74,7 +76,8 @@ TEST(TraceBuilderTest, AccEcnOptionAndAceOnTheHandshakeCapture) {
   // tshark -O tcp: the SYN-ACK carries the experimental AccECN option
   // (ExID 0xACC0) with EE0B 1, ECEB 0, EE1B 0; the client's first ACK has
   // ACE = 2.
-  proto::Trace trace = Convert("tcp/tcpdump_accecn_handshake.pcap", std::nullopt);
+  proto::Trace trace =
+      Convert("tcp/tcpdump_accecn_handshake.pcap", std::nullopt);
   ASSERT_EQ(trace.flows_size(), 1);
   const proto::FlowTrace& f = trace.flows(0);
   const proto::PacketEvent& synack = f.packets(1);
@@ -88,14 +91,16 @@ TEST(TraceBuilderTest, SackBlocksUseTheDataSendersSequenceSpace) {
   // The drop-tail lab flow: the receiver's SACK blocks name the sender's
   // bytes; each lies within the data sent and above the cumulative ACK.
   // `tshark -Y "tcp.stream==1 && tcp.options.sack_le" | wc -l` = 374.
-  proto::Trace trace = Convert("lab/cubic_noecn_droptail100_50mbit/sender.pcap.gz", 1);
+  proto::Trace trace =
+      Convert("lab/cubic_noecn_droptail100_50mbit/sender.pcap.gz", 1);
   const proto::FlowTrace& f = trace.flows(0);
   uint64_t highest_sent = 0;
   int blocks = 0, packets_with_sack = 0;
   for (const proto::PacketEvent& e : f.packets()) {
     packets_with_sack += e.sack_blocks_size() > 0;
     if (e.direction() == proto::DIRECTION_DATA) {
-      highest_sent = std::max<uint64_t>(highest_sent, e.seq_bytes() + e.payload_bytes());
+      highest_sent =
+          std::max<uint64_t>(highest_sent, e.seq_bytes() + e.payload_bytes());
     }
     for (const proto::SackBlock& b : e.sack_blocks()) {
       ++blocks;

@@ -360,7 +360,9 @@ TEST(AckTimelineTest, MssFromTheHandshakeAndPragueLowering) {
   size_t lowered_at = acks.size();
   for (size_t i = 0; i < acks.size(); ++i) {
     if (lowered_at == acks.size() && acks[i].mss_bytes == 1432) lowered_at = i;
-    if (lowered_at < i) EXPECT_EQ(acks[i].mss_bytes, 1432u) << i;
+    if (lowered_at < i) {
+      EXPECT_EQ(acks[i].mss_bytes, 1432u) << i;
+    }
   }
   EXPECT_LE(acks[lowered_at].ack, 1 + 128 * 1432);
 }

@@ -41,7 +41,8 @@ AckEvent ToAckEvent(const TimelineEvent& event, const ReplayFlowFacts& facts,
   // The timeline reports the sender's MSS from the handshake on and follows
   // its changes (Prague v0.7 lowers it); the handshake value covers events
   // before the timeline knew it.
-  ack.mss_bytes = event.mss_bytes > 0 ? event.mss_bytes : facts.handshake_mss_bytes;
+  ack.mss_bytes =
+      event.mss_bytes > 0 ? event.mss_bytes : facts.handshake_mss_bytes;
   return ack;
 }
 

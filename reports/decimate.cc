@@ -6,8 +6,9 @@
 
 namespace ccreplay {
 
-Decimated DecimateMinMax(const std::vector<double>& t, const std::vector<double>& y, double t0,
-                         double t1, int columns) {
+Decimated DecimateMinMax(const std::vector<double>& t,
+                         const std::vector<double>& y, double t0, double t1,
+                         int columns) {
   Decimated out;
   const size_t n = std::min(t.size(), y.size());
   if (n == 0 || columns <= 0 || !(t1 > t0)) {
@@ -26,7 +27,8 @@ Decimated DecimateMinMax(const std::vector<double>& t, const std::vector<double>
     const long column = static_cast<long>(std::floor((t[i] - t0) / width));
     // The column's points: first, min, max, last (indices, kept in order).
     size_t first = i, last = i, lowest = i, highest = i;
-    while (i < n && t[i] <= t1 && static_cast<long>(std::floor((t[i] - t0) / width)) == column) {
+    while (i < n && t[i] <= t1 &&
+           static_cast<long>(std::floor((t[i] - t0) / width)) == column) {
       if (y[i] < y[lowest]) lowest = i;
       if (y[i] > y[highest]) highest = i;
       last = i;

@@ -15,8 +15,9 @@ struct Decimated {
 };
 
 // `t` ascending, same length as `y`. Points outside [t0, t1] are dropped.
-Decimated DecimateMinMax(const std::vector<double>& t, const std::vector<double>& y, double t0,
-                         double t1, int columns);
+Decimated DecimateMinMax(const std::vector<double>& t,
+                         const std::vector<double>& y, double t0, double t1,
+                         int columns);
 
 }  // namespace ccreplay
 

@@ -68,7 +68,8 @@ TEST(HtmlReportTest, SelfContainedWithPlotsFindingsAndEscaping) {
 TEST(HtmlReportTest, NoFindingSaysSo) {
   ReportPage page = SamplePage();
   page.findings.clear();
-  EXPECT_TRUE(absl::StrContains(RenderHtmlReport(page), "No finding: none of the checks"));
+  EXPECT_TRUE(absl::StrContains(RenderHtmlReport(page),
+                                "No finding: none of the checks"));
 }
 
 }  // namespace

@@ -56,11 +56,21 @@ JsonWriter& JsonWriter::String(absl::string_view value) {
   out_ += '"';
   for (unsigned char c : value) {
     switch (c) {
-      case '"': out_ += "\\\""; break;
-      case '\\': out_ += "\\\\"; break;
-      case '\n': out_ += "\\n"; break;
-      case '\r': out_ += "\\r"; break;
-      case '\t': out_ += "\\t"; break;
+      case '"':
+        out_ += "\\\"";
+        break;
+      case '\\':
+        out_ += "\\\\";
+        break;
+      case '\n':
+        out_ += "\\n";
+        break;
+      case '\r':
+        out_ += "\\r";
+        break;
+      case '\t':
+        out_ += "\\t";
+        break;
       default:
         if (c < 0x20) {
           absl::StrAppendFormat(&out_, "\\u%04x", c);
@@ -90,7 +100,8 @@ JsonWriter& JsonWriter::Double(double value) {
   BeforeValue();
   // %.17g round-trips; shorter forms are preferred when exact.
   std::string s = absl::StrFormat("%.15g", value);
-  if (std::strtod(s.c_str(), nullptr) != value) s = absl::StrFormat("%.17g", value);
+  if (std::strtod(s.c_str(), nullptr) != value)
+    s = absl::StrFormat("%.17g", value);
   out_ += s;
   return *this;
 }

@@ -24,13 +24,18 @@ TEST(JsonWriterTest, NestedContainersNullsAndEscapes) {
       .EndObject()
       .EndArray()
       .EndObject();
-  EXPECT_EQ(w.str(),
-            R"({"a":1,"s":"q\"\\\n\u0001","none":null,"some":7,"list":[-3,0.5,true,{}]})");
+  EXPECT_EQ(
+      w.str(),
+      R"({"a":1,"s":"q\"\\\n\u0001","none":null,"some":7,"list":[-3,0.5,true,{}]})");
 }
 
 TEST(JsonWriterTest, DoublesRoundTripAndNonFiniteIsNull) {
   JsonWriter w;
-  w.BeginArray().Double(0.1).Double(1e21).Double(std::numeric_limits<double>::quiet_NaN()).EndArray();
+  w.BeginArray()
+      .Double(0.1)
+      .Double(1e21)
+      .Double(std::numeric_limits<double>::quiet_NaN())
+      .EndArray();
   EXPECT_EQ(w.str(), "[0.1,1e+21,null]");
   JsonWriter big;
   big.Uint(18446744073709551615ull);

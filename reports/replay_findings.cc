@@ -116,7 +116,7 @@ struct Context {
   double typical_srtt_s = 0;
   double duration_s = 0;
   double min_stretch_s = 0;
-  ReplayFindings* out;
+  ReplayFindings* out = nullptr;
 };
 
 // The first sample of controller `c` out of slow start.
@@ -608,8 +608,7 @@ ReplayFindings FindFromReplay(const ReplayEvidence& e, const PathEstimates& est,
                               const FlowObserver& obs, uint32_t packet_bytes,
                               double flow_duration_s) {
   ReplayFindings out;
-  Context x{e, Samples(e), est, obs};
-  x.out = &out;
+  Context x{e, Samples(e), est, obs, 1448, 0, 0, 0, 0, &out};
   x.mss = std::max<uint32_t>(packet_bytes, 1);
   x.bdp = est.bdp_bytes;
   x.duration_s = flow_duration_s;
