@@ -43,12 +43,15 @@ EcnMode NegotiatedEcnMode(uint16_t syn_flags, uint16_t syn_ack_flags) {
 }
 
 uint32_t FlowTable::FindOrAdd(const Key& key, const TcpSegment& s) {
+  // Consecutive packets mostly belong to one flow: skip the hash lookup.
+  const bool fresh_syn = (s.flags & (kTcpSyn | kTcpAck)) == kTcpSyn;
+  if (!flows_.empty() && !fresh_syn && key == last_key_) return last_flow_index_;
+  last_key_ = key;
   auto it = index_by_key_.find(key);
   if (it != index_by_key_.end()) {
     Flow& flow = flows_[it->second];
     // A new SYN on a 4-tuple whose connection has closed starts a new flow
     // (port reuse).
-    const bool fresh_syn = (s.flags & (kTcpSyn | kTcpAck)) == kTcpSyn;
     const bool closed =
         flow.side[0].fin_or_rst_seen || flow.side[1].fin_or_rst_seen;
     if (!(fresh_syn && closed)) return it->second;

@@ -134,6 +134,7 @@ class FlowTable : public SegmentConsumer {
   absl::flat_hash_map<Key, uint32_t> index_by_key_;
   uint32_t last_flow_index_ = 0;
   int last_side_ = 0;
+  Key last_key_;  // The key of the last segment (flow last_flow_index_).
 };
 
 }  // namespace ccreplay
