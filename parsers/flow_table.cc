@@ -45,7 +45,8 @@ EcnMode NegotiatedEcnMode(uint16_t syn_flags, uint16_t syn_ack_flags) {
 uint32_t FlowTable::FindOrAdd(const Key& key, const TcpSegment& s) {
   // Consecutive packets mostly belong to one flow: skip the hash lookup.
   const bool fresh_syn = (s.flags & (kTcpSyn | kTcpAck)) == kTcpSyn;
-  if (!flows_.empty() && !fresh_syn && key == last_key_) return last_flow_index_;
+  if (!flows_.empty() && !fresh_syn && key == last_key_)
+    return last_flow_index_;
   last_key_ = key;
   auto it = index_by_key_.find(key);
   if (it != index_by_key_.end()) {

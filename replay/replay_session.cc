@@ -279,32 +279,41 @@ absl::StatusOr<ReplayResult> ReplayTcpCapture(const std::string& capture_path,
   return result;
 }
 
-absl::StatusOr<ReplayResult> ReplayQuicLog(const std::string& qlog_path,
-                                           const ReplayOptions& options) {
-  absl::StatusOr<HostStateLog> log = ReadHostState(qlog_path);
-  if (!log.ok()) return log.status();
-  size_t index = log->traces.size();
-  if (!options.flow.empty()) {
-    if (!absl::SimpleAtoi(options.flow, &index) ||
-        index >= log->traces.size()) {
+absl::StatusOr<size_t> SelectQuicTrace(const HostStateLog& log,
+                                       const std::string& flow,
+                                       const std::string& path) {
+  size_t index = log.traces.size();
+  if (!flow.empty()) {
+    if (!absl::SimpleAtoi(flow, &index) || index >= log.traces.size()) {
       return absl::InvalidArgumentError(absl::StrCat(
-          qlog_path, ": --flow ", options.flow,
-          " is not a trace index (the log has ", log->traces.size(), ")"));
+          path, ": --flow ", flow, " is not a trace index (the log has ",
+          log.traces.size(), ")"));
     }
   } else {
-    for (size_t i = 0; i < log->traces.size(); ++i) {
-      if (log->traces[i].quic &&
-          !log->traces[i].quic_events.acks_received.empty()) {
+    for (size_t i = 0; i < log.traces.size(); ++i) {
+      if (log.traces[i].quic &&
+          !log.traces[i].quic_events.acks_received.empty()) {
         index = i;
         break;
       }
     }
   }
-  if (index >= log->traces.size() || !log->traces[index].quic ||
-      log->traces[index].quic_events.acks_received.empty()) {
+  if (index >= log.traces.size() || !log.traces[index].quic ||
+      log.traces[index].quic_events.acks_received.empty()) {
     return absl::NotFoundError(absl::StrCat(
-        qlog_path, ": no QUIC trace with received ACK frames to replay"));
+        path, ": no QUIC trace with received ACK frames to replay"));
   }
+  return index;
+}
+
+absl::StatusOr<ReplayResult> ReplayQuicLog(const std::string& qlog_path,
+                                           const ReplayOptions& options) {
+  absl::StatusOr<HostStateLog> log = ReadHostState(qlog_path);
+  if (!log.ok()) return log.status();
+  absl::StatusOr<size_t> selected =
+      SelectQuicTrace(*log, options.flow, qlog_path);
+  if (!selected.ok()) return selected.status();
+  const size_t index = *selected;
   const HostTrace& trace = log->traces[index];
   absl::StatusOr<CapturedCwnd> captured = CapturedCwndForQuicTrace(trace);
   if (!captured.ok()) return captured.status();

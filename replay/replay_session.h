@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "parsers/host_state.h"
 #include "replay/captured_cwnd.h"
 #include "replay/divergence.h"
 #include "replay/series.h"
@@ -64,6 +65,13 @@ absl::StatusOr<BundleInputs> FindBundleInputs(const std::string& dir);
 // TCP: a pcap/pcapng capture, its host state (ss or tcp_probe) optional.
 absl::StatusOr<ReplayResult> ReplayTcpCapture(const std::string& capture_path,
                                               const ReplayOptions& options);
+
+// The trace of a host-state log that a QUIC replay uses: `flow` as a trace
+// index, else the first QUIC trace with received ACK frames. NotFound when
+// there is none, InvalidArgument for a bad index (errors name `path`).
+absl::StatusOr<size_t> SelectQuicTrace(const HostStateLog& log,
+                                       const std::string& flow,
+                                       const std::string& path);
 
 // QUIC: the qlog's own sender events are the timeline, its
 // congestion_window the captured cwnd. `options.flow` picks a trace by

@@ -151,29 +151,10 @@ absl::Status DiagnoseQuic(const DiagnoseOptions& options,
                           const std::string& qlog, Pieces* p) {
   absl::StatusOr<HostStateLog> log = ReadHostState(qlog);
   if (!log.ok()) return log.status();
-  // The trace ReplayQuicLog() picks: --flow, else the first with ACKs.
-  size_t index = log->traces.size();
-  if (!options.flow.empty()) {
-    if (!absl::SimpleAtoi(options.flow, &index) ||
-        index >= log->traces.size()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          qlog, ": --flow ", options.flow,
-          " is not a trace index (the log has ", log->traces.size(), ")"));
-    }
-  } else {
-    for (size_t i = 0; i < log->traces.size(); ++i) {
-      if (log->traces[i].quic &&
-          !log->traces[i].quic_events.acks_received.empty()) {
-        index = i;
-        break;
-      }
-    }
-  }
-  if (index >= log->traces.size() ||
-      log->traces[index].quic_events.acks_received.empty()) {
-    return absl::NotFoundError(
-        absl::StrCat(qlog, ": no QUIC trace with received ACK frames"));
-  }
+  // The trace ReplayQuicLog() picks.
+  absl::StatusOr<size_t> selected = SelectQuicTrace(*log, options.flow, qlog);
+  if (!selected.ok()) return selected.status();
+  const size_t index = *selected;
   const HostTrace& trace = log->traces[index];
   int64_t start_us = std::numeric_limits<int64_t>::max(), end_us = 0;
   for (const QuicPacketSent& s : trace.quic_events.packets_sent) {
