@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/capture_benchmark.h"
 #include "benchmark/benchmark.h"
 #include "parsers/flow_table.h"
 #include "parsers/packet_decoder.h"
@@ -11,24 +12,12 @@
 namespace ccreplay {
 namespace {
 
-std::string Data(const std::string& relative) {
-  return std::string(CCREPLAY_TESTDATA_DIR) + "/" + relative;
-}
-
 void BM_ReadCaptureIntoFlowTable(benchmark::State& state, const char* file) {
-  uint64_t packets = 0;
-  for (auto _ : state) {
-    FlowTable table;
-    absl::StatusOr<CaptureInfo> info = ReadCapture(Data(file), table);
-    if (!info.ok()) {
-      state.SkipWithError(std::string(info.status().message()).c_str());
-      return;
-    }
-    packets += info->packets;
-    benchmark::DoNotOptimize(table.flows().size());
-  }
-  state.counters["packets/s"] = benchmark::Counter(static_cast<double>(packets),
-                                                   benchmark::Counter::kIsRate);
+  ReadCaptureEachIteration(
+      state, file, [] { return FlowTable(); },
+      [](const FlowTable& table) {
+        benchmark::DoNotOptimize(table.flows().size());
+      });
 }
 BENCHMARK_CAPTURE(BM_ReadCaptureIntoFlowTable, zeek_comp008_plain,
                   "tcp/zeek-tcprs_comp008.pcap")

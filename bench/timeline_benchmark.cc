@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "bench/capture_benchmark.h"
 #include "benchmark/benchmark.h"
 #include "parsers/flow_table.h"
 #include "parsers/pcap_reader.h"
@@ -13,27 +14,13 @@
 namespace ccreplay {
 namespace {
 
-// `file`: relative to testdata/, or absolute.
-std::string Data(const std::string& file) {
-  if (!file.empty() && file[0] == '/') return file;
-  return std::string(CCREPLAY_TESTDATA_DIR) + "/" + file;
-}
-
 // Every flow's statistics, as `ccreplay flows` computes them.
 void BM_TimelineAllFlows(benchmark::State& state, const char* file) {
-  uint64_t packets = 0;
-  for (auto _ : state) {
-    AckTimelineBuilder builder;
-    absl::StatusOr<CaptureInfo> info = ReadCapture(Data(file), builder);
-    if (!info.ok()) {
-      state.SkipWithError(std::string(info.status().message()).c_str());
-      return;
-    }
-    packets += info->packets;
-    benchmark::DoNotOptimize(builder.Stats(0).acks);
-  }
-  state.counters["packets/s"] = benchmark::Counter(static_cast<double>(packets),
-                                                   benchmark::Counter::kIsRate);
+  ReadCaptureEachIteration(
+      state, file, [] { return AckTimelineBuilder(); },
+      [](const AckTimelineBuilder& b) {
+        benchmark::DoNotOptimize(b.Stats(0).acks);
+      });
 }
 BENCHMARK_CAPTURE(BM_TimelineAllFlows, lab_cubic_loss,
                   "lab/cubic_noecn_droptail100_50mbit/sender.pcap.gz")
@@ -44,21 +31,16 @@ BENCHMARK_CAPTURE(BM_TimelineAllFlows, prague_gzip,
 
 // One flow's events to a sink, as `ccreplay timeline` streams them.
 void BM_TimelineOneFlowEvents(benchmark::State& state, const char* file) {
-  uint64_t packets = 0, events = 0;
-  for (auto _ : state) {
-    AckTimelineBuilder builder(1, 0, [&events](const TimelineEvent& e) {
-      events += e.bytes_acked > 0 ? 1 : 0;
-    });
-    absl::StatusOr<CaptureInfo> info = ReadCapture(Data(file), builder);
-    if (!info.ok()) {
-      state.SkipWithError(std::string(info.status().message()).c_str());
-      return;
-    }
-    packets += info->packets;
-  }
+  uint64_t events = 0;
+  ReadCaptureEachIteration(
+      state, file,
+      [&events] {
+        return AckTimelineBuilder(1, 0, [&events](const TimelineEvent& e) {
+          events += e.bytes_acked > 0 ? 1 : 0;
+        });
+      },
+      [](const AckTimelineBuilder&) {});
   benchmark::DoNotOptimize(events);
-  state.counters["packets/s"] = benchmark::Counter(static_cast<double>(packets),
-                                                   benchmark::Counter::kIsRate);
 }
 BENCHMARK_CAPTURE(BM_TimelineOneFlowEvents, prague_gzip,
                   "tcp/l4s-tests_prague_dualpi2_wifi.pcap.gz")
@@ -66,18 +48,11 @@ BENCHMARK_CAPTURE(BM_TimelineOneFlowEvents, prague_gzip,
 
 // The flow table alone, for comparison.
 void BM_FlowTableOnly(benchmark::State& state, const char* file) {
-  uint64_t packets = 0;
-  for (auto _ : state) {
-    FlowTable table;
-    absl::StatusOr<CaptureInfo> info = ReadCapture(Data(file), table);
-    if (!info.ok()) {
-      state.SkipWithError(std::string(info.status().message()).c_str());
-      return;
-    }
-    packets += info->packets;
-  }
-  state.counters["packets/s"] = benchmark::Counter(static_cast<double>(packets),
-                                                   benchmark::Counter::kIsRate);
+  ReadCaptureEachIteration(
+      state, file, [] { return FlowTable(); },
+      [](const FlowTable& table) {
+        benchmark::DoNotOptimize(table.flows().size());
+      });
 }
 BENCHMARK_CAPTURE(BM_FlowTableOnly, lab_cubic_loss,
                   "lab/cubic_noecn_droptail100_50mbit/sender.pcap.gz")
