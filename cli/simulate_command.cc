@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "cc/registry.h"
 #include "cli/commands.h"
 #include "cli/common_flags.h"
 #include "cli/exit_codes.h"
@@ -66,22 +67,6 @@ constexpr int64_t kMs = 1'000'000;
 int UsageError(const std::string& message) {
   std::fprintf(stderr, "ccreplay simulate: %s\n", message.c_str());
   return kExitUsage;
-}
-
-// `--cc a,b:x=1,y=2,c`: a new spec starts at every item that has no '='
-// (key=value items continue the previous spec).
-std::vector<std::string> SplitSpecs(const std::string& text) {
-  std::vector<std::string> specs;
-  for (absl::string_view item : absl::StrSplit(text, ',', absl::SkipEmpty())) {
-    const bool continues = absl::StrContains(item, '=') &&
-                           !absl::StrContains(item, ':') && !specs.empty();
-    if (continues) {
-      absl::StrAppend(&specs.back(), ",", item);
-    } else {
-      specs.emplace_back(item);
-    }
-  }
-  return specs;
 }
 
 // The `mss=` option of a spec, or `fallback`.
@@ -162,8 +147,10 @@ absl::StatusOr<SimulationConfig> ConfigFromFlags(int64_t& duration_ns) {
   if (absl::GetFlag(FLAGS_ack_every) <= 0) {
     return absl::InvalidArgumentError("--ack_every must be positive");
   }
+  absl::StatusOr<std::vector<std::string>> specs = ParseControllerList(cc);
+  if (!specs.ok()) return specs.status();
   uint32_t largest = 0;
-  for (const std::string& spec : SplitSpecs(cc)) {
+  for (const std::string& spec : *specs) {
     FlowConfig flow;
     flow.cc_spec = spec;
     flow.packet_bytes = PacketBytes(spec, default_bytes);
