@@ -1,5 +1,6 @@
 #include "cc/registry.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 
@@ -219,13 +220,18 @@ const std::vector<ControllerProfile>& ListControllerProfiles() {
 
 absl::StatusOr<std::unique_ptr<CongestionController>> MakeController(
     absl::string_view spec) {
-  std::pair<absl::string_view, absl::string_view> name_rest =
-      absl::StrSplit(spec, absl::MaxSplits(':', 1));
+  // "name", "name:version", "name,options" or "name:version,options".
+  const size_t name_end = std::min(spec.find(':'), spec.find(','));
+  const absl::string_view name = spec.substr(0, name_end);
+  const absl::string_view rest =
+      name_end == absl::string_view::npos ? "" : spec.substr(name_end + 1);
   std::vector<absl::string_view> items;
-  if (!name_rest.second.empty()) items = absl::StrSplit(name_rest.second, ',');
-  std::string profile_spec(name_rest.first);
+  if (!rest.empty()) items = absl::StrSplit(rest, ',');
+  std::string profile_spec(name);
   size_t first_option = 0;
-  if (!items.empty() && !absl::StrContains(items[0], '=')) {
+  const bool has_version =
+      name_end != absl::string_view::npos && spec[name_end] == ':';
+  if (has_version && !items.empty() && !absl::StrContains(items[0], '=')) {
     absl::StrAppend(&profile_spec, ":", items[0]);
     first_option = 1;
   }

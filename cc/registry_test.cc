@@ -58,6 +58,11 @@ TEST(RegistryTest, OptionsReachTheController) {
   auto prague = MakeController("prague:v05,iw=4,mss=1000");
   ASSERT_TRUE(prague.ok());
   EXPECT_EQ((*prague)->cwnd_bytes(), 4000u);
+
+  // The form ParseControllerList makes of "reno,mss=1280,iw=4".
+  auto reno = MakeController("reno,mss=1280,iw=4");
+  ASSERT_TRUE(reno.ok()) << reno.status();
+  EXPECT_EQ((*reno)->cwnd_bytes(), 4u * 1280);
 }
 
 TEST(RegistryTest, UnknownNameListsProfiles) {
