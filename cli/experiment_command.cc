@@ -7,7 +7,6 @@
 
 #include "absl/flags/declare.h"
 #include "absl/flags/flag.h"
-#include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "cli/commands.h"
 #include "cli/common_flags.h"
@@ -15,9 +14,13 @@
 #include "replay/sim/mtu_experiment.h"
 #include "replay/sim/path_profile.h"
 #include "replay/sim/prague_experiment.h"
-#include "reports/json_writer.h"
+#include "replay/sim/sender_jitter.h"
+#include "reports/sim_report.h"
 
-ABSL_DECLARE_FLAG(std::string, profile);  // cli/simulate_command.cc
+// cli/simulate_command.cc
+ABSL_DECLARE_FLAG(std::string, profile);
+ABSL_DECLARE_FLAG(uint64_t, seed);
+ABSL_DECLARE_FLAG(std::string, sender_jitter);
 
 ABSL_FLAG(std::vector<std::string>, controllers,
           std::vector<std::string>({"reno", "cubic"}),
@@ -50,86 +53,19 @@ int ReportError(const absl::Status& status) {
              : ExitCodeForStatus(status);
 }
 
-std::string MtuJson(const MtuExperimentResult& result) {
-  JsonWriter json;
-  json.BeginObject().Key("rows").BeginArray();
-  for (const MtuControllerResult& row : result.rows) {
-    json.BeginObject()
-        .Field("controller", row.controller)
-        .Field("ratio_without", row.ratio_without)
-        .Field("gsd_without", row.gsd_without)
-        .Field("ratio_with", row.ratio_with)
-        .Field("gsd_with", row.gsd_with)
-        .Key("profiles")
-        .BeginArray();
-    for (const MtuProfileResult& p : row.profiles) {
-      json.BeginObject()
-          .Field("name", p.name)
-          .Field("ratio_without", p.ratio_without)
-          .Field("ratio_with", p.ratio_with)
-          .EndObject();
-    }
-    json.EndArray().EndObject();
-  }
-  json.EndArray().EndObject();
-  return json.str() + "\n";
-}
-
-std::string MtuTable(const MtuExperimentResult& result) {
-  std::string out;
-  for (const MtuControllerResult& row : result.rows) {
-    absl::StrAppendFormat(
-        &out,
-        "%s: T1280/T1462 without normalization %.4f (GSD %.4f), with %.4f "
-        "(GSD %.4f)\n  %-15s %9s %9s %8s %7s %12s\n",
-        row.controller, row.ratio_without, row.gsd_without, row.ratio_with,
-        row.gsd_with, "profile", "without", "with", "periods", "capped",
-        "simulated s");
-    for (const MtuProfileResult& p : row.profiles) {
-      absl::StrAppendFormat(
-          &out, "  %-15s %9.4f %9.4f %8d %7d %12.0f\n", p.name, p.ratio_without,
-          p.ratio_with, p.min_measured_periods, p.capped_runs, p.simulated_s);
-    }
-  }
-  return out;
-}
-
-std::string PragueJson(const PragueExperimentResult& result) {
-  JsonWriter json;
-  json.BeginObject().Key("rows").BeginArray();
-  for (const PragueRow& row : result.rows) {
-    json.BeginObject()
-        .Field("profile", row.profile)
-        .Field("rtt_scaling", row.rtt_scaling)
-        .Field("ack_every", row.ack_every)
-        .Field("utilization", row.utilization)
-        .Field("utilization_second_half", row.utilization_second_half)
-        .Field("min_cwnd_after_ss_segments", row.min_cwnd_after_ss_segments)
-        .EndObject();
-  }
-  json.EndArray().EndObject();
-  return json.str() + "\n";
-}
-
-std::string PragueTable(const PragueExperimentResult& result) {
-  std::string out = absl::StrFormat(
-      "%-28s %-11s %9s %11s %11s %14s\n", "profile", "rtt_scaling", "ack_every",
-      "utilization", "second half", "min cwnd (seg)");
-  for (const PragueRow& row : result.rows) {
-    absl::StrAppendFormat(
-        &out, "%-28s %-11s %9d %11.4f %11.4f %14d\n", row.profile,
-        row.rtt_scaling ? "on" : "off", row.ack_every, row.utilization,
-        row.utilization_second_half, row.min_cwnd_after_ss_segments);
-  }
-  return out;
-}
-
 int RunMtu() {
   MtuExperimentOptions options;
   options.controllers = absl::GetFlag(FLAGS_controllers);
   options.start_offsets = absl::GetFlag(FLAGS_start_offsets);
   options.max_simulated_s = absl::GetFlag(FLAGS_max_sim_s);
   options.threads = absl::GetFlag(FLAGS_threads);
+  options.seed = absl::GetFlag(FLAGS_seed);
+  if (!absl::GetFlag(FLAGS_sender_jitter).empty()) {
+    absl::StatusOr<SenderJitterSpec> jitter =
+        ParseSenderJitter(absl::GetFlag(FLAGS_sender_jitter));
+    if (!jitter.ok()) return ReportError(jitter.status());
+    options.sender_jitter = *jitter;
+  }
   if (!absl::GetFlag(FLAGS_profile).empty()) {
     options.profiles.clear();
     for (absl::string_view name :
@@ -149,8 +85,9 @@ int RunMtu() {
       "time (%.2f M packets/s)\n",
       result->runs, static_cast<unsigned long long>(result->packets_simulated),
       wall_s, static_cast<double>(result->packets_simulated) / wall_s / 1e6);
-  const std::string out =
-      absl::GetFlag(FLAGS_json) ? MtuJson(*result) : MtuTable(*result);
+  const std::string out = absl::GetFlag(FLAGS_json)
+                              ? MtuExperimentJson(*result)
+                              : MtuExperimentTable(*result);
   std::fwrite(out.data(), 1, out.size(), stdout);
   return kExitOk;
 }
@@ -174,8 +111,9 @@ int RunPrague() {
                static_cast<unsigned long long>(result->packets_simulated),
                wall_s,
                static_cast<double>(result->packets_simulated) / wall_s / 1e6);
-  const std::string out =
-      absl::GetFlag(FLAGS_json) ? PragueJson(*result) : PragueTable(*result);
+  const std::string out = absl::GetFlag(FLAGS_json)
+                              ? PragueExperimentJson(*result)
+                              : PragueExperimentTable(*result);
   std::fwrite(out.data(), 1, out.size(), stdout);
   return kExitOk;
 }

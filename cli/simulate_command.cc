@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -10,7 +11,6 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "cc/registry.h"
 #include "cli/commands.h"
@@ -19,8 +19,9 @@
 #include "cli/lab/lab_config.h"
 #include "replay/sim/path_profile.h"
 #include "replay/sim/pcap_export.h"
+#include "replay/sim/sender_jitter.h"
 #include "replay/sim/simulation.h"
-#include "reports/json_writer.h"
+#include "reports/sim_report.h"
 
 ABSL_FLAG(std::string, profile, "",
           "simulate: a named path (rate, base RTT, buffer): DSL, Home_WiFi, "
@@ -52,7 +53,18 @@ ABSL_FLAG(std::string, ecn_feedback, "auto",
           "others when the path marks), none, rfc3168, dctcp or accecn.");
 ABSL_FLAG(double, random_loss, 0,
           "simulate: probability of losing a packet after the bottleneck.");
-ABSL_FLAG(uint64_t, seed, 1, "simulate: seed of the random loss.");
+ABSL_FLAG(uint64_t, seed, 1,
+          "simulate, experiment mtu-normalization: seed of the random loss "
+          "and the sender jitter.");
+ABSL_FLAG(std::string, sender_jitter, "",
+          "simulate, experiment mtu-normalization: a random delay per packet "
+          "at each sender, uniform in [0, bound], flow order kept, against "
+          "drop-tail phase effects (Floyd and Jacobson 1992): off, service "
+          "(one bottleneck service time of the largest packet) or a duration "
+          "(50us). Default: off for simulate, service for the experiment.");
+ABSL_FLAG(std::string, rwnd, "",
+          "simulate: the receivers' advertised window: Np (packets of the "
+          "flow's size), NB, NkB or NMB. Default: unlimited.");
 ABSL_FLAG(double, sample_ms, 0,
           "simulate: series sampling period (default duration / 1000).");
 ABSL_FLAG(std::string, pcap, "",
@@ -67,15 +79,6 @@ constexpr int64_t kMs = 1'000'000;
 int UsageError(const std::string& message) {
   std::fprintf(stderr, "ccreplay simulate: %s\n", message.c_str());
   return kExitUsage;
-}
-
-// The `mss=` option of a spec, or `fallback`.
-uint32_t PacketBytes(const std::string& spec, uint32_t fallback) {
-  const size_t at = spec.find("mss=");
-  if (at == std::string::npos) return fallback;
-  uint32_t bytes = 0;
-  const std::string digits = spec.substr(at + 4, spec.find(',', at) - (at + 4));
-  return absl::SimpleAtoi(digits, &bytes) ? bytes : fallback;
 }
 
 absl::StatusOr<uint64_t> BufferBytes(const std::string& text, int64_t rate_bps,
@@ -149,11 +152,30 @@ absl::StatusOr<SimulationConfig> ConfigFromFlags(int64_t& duration_ns) {
   }
   absl::StatusOr<std::vector<std::string>> specs = ParseControllerList(cc);
   if (!specs.ok()) return specs.status();
+  std::optional<lab::QueueSpec> rwnd;
+  if (!absl::GetFlag(FLAGS_rwnd).empty()) {
+    absl::StatusOr<lab::QueueSpec> parsed =
+        lab::ParseQueue(absl::GetFlag(FLAGS_rwnd));
+    if (!parsed.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("bad --rwnd '", absl::GetFlag(FLAGS_rwnd),
+                       "': expected Np, NB, NkB or NMB"));
+    }
+    rwnd = *parsed;
+  }
   uint32_t largest = 0;
   for (const std::string& spec : *specs) {
     FlowConfig flow;
     flow.cc_spec = spec;
-    flow.packet_bytes = PacketBytes(spec, default_bytes);
+    absl::StatusOr<uint32_t> packet_bytes =
+        SpecPacketBytes(spec, default_bytes);
+    if (!packet_bytes.ok()) return packet_bytes.status();
+    flow.packet_bytes = *packet_bytes;
+    if (rwnd.has_value()) {
+      const auto limit = static_cast<uint64_t>(rwnd->limit);
+      flow.receive_window_bytes =
+          rwnd->in_packets ? limit * flow.packet_bytes : limit;
+    }
     flow.pacing = absl::GetFlag(FLAGS_pacing);
     flow.start_ns =
         starts_ns[std::min(config.flows.size(), starts_ns.size() - 1)];
@@ -183,6 +205,12 @@ absl::StatusOr<SimulationConfig> ConfigFromFlags(int64_t& duration_ns) {
   config.ce_backlog_threshold_bytes = absl::GetFlag(FLAGS_ce_backlog_bytes);
   config.random_loss = absl::GetFlag(FLAGS_random_loss);
   config.seed = absl::GetFlag(FLAGS_seed);
+  if (!absl::GetFlag(FLAGS_sender_jitter).empty()) {
+    absl::StatusOr<SenderJitterSpec> jitter =
+        ParseSenderJitter(absl::GetFlag(FLAGS_sender_jitter));
+    if (!jitter.ok()) return jitter.status();
+    config.sender_jitter = *jitter;
+  }
   const double duration_s =
       absl::GetFlag(FLAGS_duration) > 0 ? absl::GetFlag(FLAGS_duration) : 10;
   duration_ns = static_cast<int64_t>(duration_s * 1e9);
@@ -191,131 +219,6 @@ absl::StatusOr<SimulationConfig> ConfigFromFlags(int64_t& duration_ns) {
                                   ? static_cast<int64_t>(sample_ms * kMs)
                                   : std::max<int64_t>(duration_ns / 1000, 1000);
   return config;
-}
-
-double ThroughputBps(const FlowStats& stats, int64_t duration_ns) {
-  return 8.0 * static_cast<double>(stats.egress_bytes) /
-         (static_cast<double>(duration_ns) * 1e-9);
-}
-
-std::string Json(const Simulation& sim, int64_t duration_ns) {
-  const SimulationConfig& config = sim.config();
-  JsonWriter json;
-  json.BeginObject().Key("path").BeginObject();
-  json.Field("rate_bps", config.rate_bps)
-      .Field("base_rtt_us", config.base_rtt_ns / 1000)
-      .Field("buffer_bytes", config.buffer_bytes)
-      .Field("admission", config.admission == AdmissionPolicy::kByteFit
-                              ? "byte_fit"
-                              : "packet_size_neutral")
-      .Field("duration_s", static_cast<double>(duration_ns) * 1e-9)
-      .Field("utilization",
-             8.0 * static_cast<double>(sim.bottleneck().transmitted_bytes()) /
-                 (static_cast<double>(config.rate_bps) *
-                  static_cast<double>(duration_ns) * 1e-9))
-      .Field("drops", sim.bottleneck().drops())
-      .Field("ce_marks", sim.bottleneck().ce_marks());
-  json.Key("series").BeginArray();
-  for (const PathSample& s : sim.path_series()) {
-    json.BeginObject()
-        .Field("time_us", s.time_us)
-        .Field("queue_bytes", s.queue_bytes)
-        .Field("utilization", s.utilization)
-        .EndObject();
-  }
-  json.EndArray().EndObject().Key("flows").BeginArray();
-  for (size_t i = 0; i < sim.flow_count(); ++i) {
-    const FlowStats stats = sim.flow_stats(i);
-    const FlowConfig& flow = config.flows[i];
-    json.BeginObject()
-        .Field("cc", flow.cc_spec)
-        .Field("packet_bytes", flow.packet_bytes)
-        .Field("ecn_feedback", std::string(EcnFeedbackName(sim.feedback(i))))
-        .Field("start_us", flow.start_ns / 1000)
-        .Field("throughput_bps", ThroughputBps(stats, duration_ns))
-        .Field("egress_bytes", stats.egress_bytes)
-        .Field("packets_sent", stats.sender.packets_sent)
-        .Field("retransmissions", stats.sender.retransmissions)
-        .Field("drops", stats.drops)
-        .Field("ce_marked", stats.ce_marked)
-        .Field("congestion_episodes", stats.sender.congestion_episodes)
-        .Field("rtos", stats.sender.rtos);
-    json.Key("series").BeginArray();
-    for (const SeriesSample& s : sim.flow_series()[i].samples) {
-      json.BeginObject()
-          .Field("time_us", s.time_us)
-          .Field("cwnd_bytes", s.cwnd_bytes);
-      if (s.ssthresh_bytes == kNoSsthreshBytes) {
-        json.Key("ssthresh_bytes").Null();
-      } else {
-        json.Field("ssthresh_bytes", s.ssthresh_bytes);
-      }
-      json.Field("phase", std::string(PhaseName(s.phase)));
-      if (s.alpha < 0) {
-        json.Key("alpha").Null();
-      } else {
-        json.Field("alpha", s.alpha);
-      }
-      json.Field("ai_factor", s.ai_factor)
-          .Field("bytes_in_flight", s.bytes_in_flight)
-          .Field("delivered_bytes", s.delivered_bytes)
-          .Field("throughput_bps", s.throughput_bps)
-          .Field("queue_bytes", s.queue_bytes)
-          .Field("srtt_us", s.srtt_us)
-          .EndObject();
-    }
-    json.EndArray().EndObject();
-  }
-  json.EndArray().EndObject();
-  return json.str() + "\n";
-}
-
-std::string Csv(const Simulation& sim) {
-  std::string out =
-      "flow,time_us,cwnd_bytes,ssthresh_bytes,phase,alpha,ai_factor,"
-      "bytes_in_flight,delivered_bytes,throughput_bps,queue_bytes,srtt_us\n";
-  for (size_t i = 0; i < sim.flow_count(); ++i) {
-    for (const SeriesSample& s : sim.flow_series()[i].samples) {
-      absl::StrAppendFormat(
-          &out, "%d,%d,%d,%s,%s,%s,%g,%d,%d,%.0f,%d,%d\n", i, s.time_us,
-          s.cwnd_bytes,
-          s.ssthresh_bytes == kNoSsthreshBytes ? std::string()
-                                               : absl::StrCat(s.ssthresh_bytes),
-          PhaseName(s.phase),
-          s.alpha < 0 ? std::string() : absl::StrFormat("%g", s.alpha),
-          s.ai_factor, s.bytes_in_flight, s.delivered_bytes, s.throughput_bps,
-          s.queue_bytes, s.srtt_us);
-    }
-  }
-  return out;
-}
-
-std::string Table(const Simulation& sim, int64_t duration_ns) {
-  const SimulationConfig& config = sim.config();
-  const double seconds = static_cast<double>(duration_ns) * 1e-9;
-  std::string out = absl::StrFormat(
-      "path: %.3f Mbit/s, base RTT %.3f ms, buffer %d bytes (%s), %.1f s\n"
-      "utilization %.4f, drops %d, CE marks %d\n\n",
-      config.rate_bps / 1e6, config.base_rtt_ns / 1e6, config.buffer_bytes,
-      config.admission == AdmissionPolicy::kByteFit ? "byte-fit"
-                                                    : "packet-size-neutral",
-      seconds,
-      8.0 * static_cast<double>(sim.bottleneck().transmitted_bytes()) /
-          (static_cast<double>(config.rate_bps) * seconds),
-      sim.bottleneck().drops(), sim.bottleneck().ce_marks());
-  absl::StrAppendFormat(&out, "%-4s %-28s %6s %-8s %12s %8s %6s %8s %8s\n",
-                        "flow", "cc", "bytes", "ecn", "Mbit/s", "retrans",
-                        "drops", "CE", "episodes");
-  for (size_t i = 0; i < sim.flow_count(); ++i) {
-    const FlowStats stats = sim.flow_stats(i);
-    absl::StrAppendFormat(
-        &out, "%-4d %-28s %6d %-8s %12.3f %8d %6d %8d %8d\n", i,
-        config.flows[i].cc_spec, config.flows[i].packet_bytes,
-        EcnFeedbackName(sim.feedback(i)),
-        ThroughputBps(stats, duration_ns) / 1e6, stats.sender.retransmissions,
-        stats.drops, stats.ce_marked, stats.sender.congestion_episodes);
-  }
-  return out;
 }
 
 }  // namespace
@@ -352,20 +255,20 @@ int RunSimulate(const Args& args) {
       return ExitCodeForStatus(finished);
     }
   }
-  uint64_t packets = 0;
-  for (size_t i = 0; i < (*sim)->flow_count(); ++i) {
-    packets += (*sim)->flow_stats(i).sender.packets_sent;
-  }
+  const uint64_t packets = (*sim)->packets_sent();
   std::fprintf(stderr,
                "ccreplay simulate: %llu packets, %llu events in %.3f s of "
                "wall time (%.2f M packets/s)\n",
                static_cast<unsigned long long>(packets),
                static_cast<unsigned long long>((*sim)->events_processed()),
                wall_s, static_cast<double>(packets) / wall_s / 1e6);
-  const std::string out = absl::GetFlag(FLAGS_json) ? Json(**sim, duration_ns)
-                          : absl::GetFlag(FLAGS_csv)
-                              ? Csv(**sim)
-                              : Table(**sim, duration_ns);
+  for (const std::string& warning : SimulationWarnings(**sim)) {
+    std::fprintf(stderr, "ccreplay simulate: warning: %s\n", warning.c_str());
+  }
+  const std::string out =
+      absl::GetFlag(FLAGS_json)  ? SimulationJson(**sim, duration_ns)
+      : absl::GetFlag(FLAGS_csv) ? SimulationCsv(**sim)
+                                 : SimulationTable(**sim, duration_ns);
   std::fwrite(out.data(), 1, out.size(), stdout);
   return kExitOk;
 }

@@ -42,20 +42,44 @@ EcnMode NegotiatedEcnMode(uint16_t syn_flags, uint16_t syn_ack_flags) {
   return (reply & 0b011) == 0b001 ? EcnMode::kRfc3168 : EcnMode::kNone;
 }
 
-uint32_t FlowTable::FindOrAdd(const Key& key, const TcpSegment& s) {
-  // Consecutive packets mostly belong to one flow: skip the hash lookup.
-  const bool fresh_syn = (s.flags & (kTcpSyn | kTcpAck)) == kTcpSyn;
-  if (!flows_.empty() && !fresh_syn && key == last_key_)
-    return last_flow_index_;
-  last_key_ = key;
+namespace {
+
+// The side of `flow` (see Flow::address) that sent `s`; -1 when `s` belongs
+// to another connection.
+inline int SideOf(const Flow& flow, const TcpSegment& s) {
+  if (s.src_port == flow.port[0] && s.dst_port == flow.port[1] &&
+      s.src == flow.address[0] && s.dst == flow.address[1]) {
+    return 0;
+  }
+  if (s.src_port == flow.port[1] && s.dst_port == flow.port[0] &&
+      s.src == flow.address[1] && s.dst == flow.address[0]) {
+    return 1;
+  }
+  return -1;
+}
+
+}  // namespace
+
+void FlowTable::FindOrAdd(const TcpSegment& s, bool fresh_syn) {
+  Key key;
+  const int order = std::memcmp(s.src.bytes, s.dst.bytes, 16);
+  const bool src_low = order < 0 || (order == 0 && s.src_port <= s.dst_port);
+  key.low_address = src_low ? s.src : s.dst;
+  key.high_address = src_low ? s.dst : s.src;
+  key.low_port = src_low ? s.src_port : s.dst_port;
+  key.high_port = src_low ? s.dst_port : s.src_port;
   auto it = index_by_key_.find(key);
   if (it != index_by_key_.end()) {
-    Flow& flow = flows_[it->second];
+    const Flow& flow = flows_[it->second];
     // A new SYN on a 4-tuple whose connection has closed starts a new flow
     // (port reuse).
     const bool closed =
         flow.side[0].fin_or_rst_seen || flow.side[1].fin_or_rst_seen;
-    if (!(fresh_syn && closed)) return it->second;
+    if (!(fresh_syn && closed)) {
+      last_flow_index_ = it->second;
+      last_side_ = SideOf(flow, s);
+      return;
+    }
   }
   Flow flow;
   flow.index = static_cast<uint32_t>(flows_.size());
@@ -66,22 +90,22 @@ uint32_t FlowTable::FindOrAdd(const Key& key, const TcpSegment& s) {
   flow.first_ns = s.time_ns;
   flows_.push_back(std::move(flow));
   index_by_key_[key] = flows_.back().index;
-  return flows_.back().index;
+  last_flow_index_ = flows_.back().index;
+  last_side_ = 0;
 }
 
 void FlowTable::OnSegment(const TcpSegment& s) {
-  Key key;
-  const int order = std::memcmp(s.src.bytes, s.dst.bytes, 16);
-  const bool src_low = order < 0 || (order == 0 && s.src_port <= s.dst_port);
-  key.low_address = src_low ? s.src : s.dst;
-  key.high_address = src_low ? s.dst : s.src;
-  key.low_port = src_low ? s.src_port : s.dst_port;
-  key.high_port = src_low ? s.dst_port : s.src_port;
-  last_flow_index_ = FindOrAdd(key, s);
+  // Consecutive packets mostly belong to one flow: skip the hash lookup.
+  const bool fresh_syn = (s.flags & (kTcpSyn | kTcpAck)) == kTcpSyn;
+  const int last_flow_side =
+      flows_.empty() || fresh_syn ? -1 : SideOf(flows_[last_flow_index_], s);
+  if (last_flow_side >= 0) {
+    last_side_ = last_flow_side;
+  } else {
+    FindOrAdd(s, fresh_syn);
+  }
   Flow& flow = flows_[last_flow_index_];
-  const int direction =
-      (s.src_port == flow.port[0] && s.src == flow.address[0]) ? 0 : 1;
-  last_side_ = direction;
+  const int direction = last_side_;
   SideStats& side = flow.side[direction];
   flow.last_ns = s.time_ns;
 

@@ -128,13 +128,14 @@ class FlowTable : public SegmentConsumer {
                         k.high_port);
     }
   };
-  uint32_t FindOrAdd(const Key& key, const TcpSegment& segment);
+  // Sets last_flow_index_ and last_side_ for a segment of another flow
+  // than the last one's, or for a SYN, adding a flow when it starts one.
+  void FindOrAdd(const TcpSegment& segment, bool fresh_syn);
 
   std::vector<Flow> flows_;
   absl::flat_hash_map<Key, uint32_t> index_by_key_;
   uint32_t last_flow_index_ = 0;
   int last_side_ = 0;
-  Key last_key_;  // The key of the last segment (flow last_flow_index_).
 };
 
 }  // namespace ccreplay

@@ -30,12 +30,13 @@ inline uint32_t Be24(const uint8_t* p) {
 // TCP option kinds (IANA "TCP Option Kind Numbers").
 constexpr uint8_t kOptEol = 0;
 constexpr uint8_t kOptNop = 1;
-constexpr uint8_t kOptMss = 2;            // RFC 9293 §3.2
-constexpr uint8_t kOptWscale = 3;         // RFC 7323 §2
-constexpr uint8_t kOptSackPermitted = 4;  // RFC 2018 §2
-constexpr uint8_t kOptSack = 5;           // RFC 2018 §3
-constexpr uint8_t kOptTimestamps = 8;     // RFC 7323 §3
-constexpr uint8_t kOptAccEcn0 = 172;      // RFC 9768 §3.2.3
+constexpr uint8_t kOptMss = 2;             // RFC 9293 §3.2
+constexpr uint8_t kOptWscale = 3;          // RFC 7323 §2
+constexpr uint8_t kOptSackPermitted = 4;   // RFC 2018 §2
+constexpr uint8_t kOptSack = 5;            // RFC 2018 §3
+constexpr uint8_t kOptTimestamps = 8;      // RFC 7323 §3
+constexpr uint8_t kTimestampsLength = 10;  // RFC 7323 §3: kind, length, 2×4
+constexpr uint8_t kOptAccEcn0 = 172;       // RFC 9768 §3.2.3
 constexpr uint8_t kOptAccEcn1 = 174;
 constexpr uint8_t kOptExperiment = 254;  // RFC 6994 shared experimental
 constexpr uint16_t kExIdAccEcn0 = 0xACC0;
@@ -59,6 +60,16 @@ void ParseAccEcnCounters(const uint8_t* p, int length, bool order1,
 void ParseTcpOptions(const uint8_t* p, int length, bool cut, TcpOptions* o) {
   o->truncated = cut;
   int i = 0;
+  // Most segments start with NOP, NOP, timestamps (the layout of RFC 7323
+  // Appendix A, which Linux sends), and many carry nothing else: read it
+  // without the option walk.
+  if (length >= 12 && p[0] == kOptNop && p[1] == kOptNop &&
+      p[2] == kOptTimestamps && p[3] == kTimestampsLength) {
+    o->has_timestamps = true;
+    o->ts_val = Be32(p + 4);
+    o->ts_ecr = Be32(p + 8);
+    i = 12;
+  }
   while (i < length) {
     uint8_t kind = p[i];
     if (kind == kOptEol) break;

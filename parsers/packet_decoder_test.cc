@@ -249,6 +249,49 @@ TEST(PacketDecoderTest, SackBlocks) {
   EXPECT_EQ(s.options.sack_right[1], 0x10u);
 }
 
+TEST(PacketDecoderTest, TimestampsInAnyLayout) {
+  // RFC 7323 §3: kind 8, length 10, TSval, TSecr. Linux sends NOP, NOP,
+  // timestamps first (Appendix A), which the decoder reads before the
+  // option walk; any other layout goes through the walk and must read the
+  // same.
+  const Bytes ts = {8, 10, 0x12, 0x34, 0x56, 0x78, 0x9a, 0xbc, 0xde, 0xf0};
+  Bytes linux_layout = {1, 1};
+  Append(&linux_layout, ts);
+  Bytes trailing_nops = ts;
+  Append(&trailing_nops, {1, 1});
+  Bytes with_sack = {1, 1};
+  Append(&with_sack, ts);
+  Append(&with_sack, {1, 1, 5, 10, 0, 0, 0x10, 0, 0, 0, 0x20, 0});
+  TcpSegment s;
+  for (const Bytes& options : {with_sack, linux_layout, trailing_nops}) {
+    // `s` is reused, as the reader does: nothing of the SACK segment stays.
+    ASSERT_EQ(Decode(kLinkRaw, Ipv4(Tcp(kTcpAck, options, 0), kNotEct), &s),
+              DecodeResult::kTcp);
+    EXPECT_TRUE(s.options.has_timestamps);
+    EXPECT_EQ(s.options.ts_val, 0x12345678u);
+    EXPECT_EQ(s.options.ts_ecr, 0x9abcdef0u);
+    EXPECT_FALSE(s.options.truncated);
+    if (options == with_sack) {
+      // The walk goes on after the timestamps (RFC 2018 §3: kind 5).
+      ASSERT_EQ(s.options.sack_block_count, 1);
+      EXPECT_EQ(s.options.sack_left[0], 0x1000u);
+      EXPECT_EQ(s.options.sack_right[0], 0x2000u);
+    } else {
+      EXPECT_EQ(s.options.sack_block_count, 0);
+    }
+  }
+  // NOP, NOP, timestamps and four NOPs, cut after the timestamps: read, and
+  // the cut flagged.
+  Bytes longer = linux_layout;
+  Append(&longer, {1, 1, 1, 1});
+  ASSERT_EQ(Decode(kLinkRaw, Ipv4(Tcp(kTcpAck, longer, 0), kNotEct), &s,
+                   20 + 20 + 12),
+            DecodeResult::kTcp);
+  EXPECT_TRUE(s.options.has_timestamps);
+  EXPECT_EQ(s.options.ts_ecr, 0x9abcdef0u);
+  EXPECT_TRUE(s.options.truncated);
+}
+
 TEST(PacketDecoderTest, SnaplenCutPayloadAndOptions) {
   Bytes options = {1, 1, 8, 10, 0, 0, 0, 1, 0, 0, 0, 2};
   Bytes frame = Ethernet(0x0800, {}, Ipv4(Tcp(kTcpAck, options, 1448), kEct0));

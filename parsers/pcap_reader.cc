@@ -19,6 +19,8 @@ namespace {
 // Size of the classic pcap file header and per-record header.
 constexpr uint64_t kPcapFileHeaderBytes = 24;
 constexpr uint64_t kPcapRecordHeaderBytes = 16;
+// The stdio buffer of a plain capture file, as InputFile uses for gzip.
+constexpr size_t kStdioBufferBytes = size_t{1} << 18;
 
 // Where the bytes come from: a file (possibly gzip) or memory. Each call of
 // OpenStdio / ReadFn starts from the first byte again.
@@ -51,6 +53,9 @@ class FileSource : public ByteSource {
       FILE* f = std::fopen(path_.c_str(), "rb");
       if (f == nullptr)
         return absl::UnavailableError(absl::StrCat(path_, ": cannot open"));
+      // libpcap reads each record with two fread() calls; with stdio's
+      // default 4 KiB buffer that is one read(2) per few packets.
+      std::setvbuf(f, nullptr, _IOFBF, kStdioBufferBytes);
       return f;
     }
     absl::StatusOr<std::unique_ptr<InputFile>> file = InputFile::Open(path_);
@@ -135,6 +140,35 @@ inline void HandleFrame(int link_type, int64_t time_ns, const uint8_t* data,
     ++info->undecodable_packets;
   }
 }
+
+// What the libpcap callback needs. pcap_loop() runs libpcap's read loop
+// once for the whole file; pcap_next_ex() enters it once per record.
+struct LibpcapLoop {
+  int link_type;
+  bool pcapng;
+  FILE* file;
+  uint64_t good_offset;  // End of the last complete record.
+  CaptureInfo* info;
+  TcpSegment* segment;
+  SegmentConsumer* consumer;
+
+  static void OnRecord(u_char* user, const pcap_pkthdr* header,
+                       const u_char* data) {
+    LibpcapLoop& loop = *reinterpret_cast<LibpcapLoop*>(user);
+    // Unsigned, so that an absurd timestamp (the fuzzer made a pcapng one)
+    // wraps instead of overflowing a signed product, which is undefined.
+    const int64_t time_ns = static_cast<int64_t>(
+        static_cast<uint64_t>(header->ts.tv_sec) * 1000000000u +
+        static_cast<uint64_t>(header->ts.tv_usec));
+    HandleFrame(loop.link_type, time_ns, data, header->caplen, header->len,
+                loop.info, loop.segment, *loop.consumer);
+    if (loop.pcapng) {
+      loop.good_offset = static_cast<uint64_t>(std::ftell(loop.file));
+    } else {
+      loop.good_offset += kPcapRecordHeaderBytes + header->caplen;
+    }
+  }
+};
 
 void MarkTruncated(CaptureInfo* info, uint64_t offset,
                    absl::string_view reason) {
@@ -251,27 +285,20 @@ absl::StatusOr<CaptureInfo> Read(const std::string& name, ByteSource& source,
         absl::StrCat(name, ": unsupported link type ", LinkTypeName(link_type),
                      " (", link_type, ")"));
   }
-  FILE* file = pcap_file(pcap);
-  uint64_t good_offset =
-      kPcapFileHeaderBytes;  // End of the last complete record.
   TcpSegment segment;
-  pcap_pkthdr* header;
-  const u_char* data;
-  while (true) {
-    int rc = pcap_next_ex(pcap, &header, &data);
-    if (rc == 1) {
-      int64_t time_ns =
-          int64_t{header->ts.tv_sec} * 1000000000 + header->ts.tv_usec;
-      HandleFrame(link_type, time_ns, data, header->caplen, header->len, &info,
-                  &segment, consumer);
-      if (pcapng) {
-        good_offset = static_cast<uint64_t>(std::ftell(file));
-      } else {
-        good_offset += kPcapRecordHeaderBytes + header->caplen;
-      }
-      continue;
-    }
-    if (rc == PCAP_ERROR_BREAK) break;  // -2: end of file.
+  LibpcapLoop loop;
+  loop.link_type = link_type;
+  loop.pcapng = pcapng;
+  loop.file = pcap_file(pcap);
+  loop.good_offset = kPcapFileHeaderBytes;
+  loop.info = &info;
+  loop.segment = &segment;
+  loop.consumer = &consumer;
+  // 0 at the end of the file, -1 on an error, after the records before it.
+  const int rc = pcap_loop(pcap, -1, &LibpcapLoop::OnRecord,
+                           reinterpret_cast<u_char*>(&loop));
+  const uint64_t good_offset = loop.good_offset;
+  if (rc != 0) {
     absl::string_view message = pcap_geterr(pcap);
     if (pcapng && LibpcapRefusesInterfaces(message)) {
       // Start over with the walker; the consumer forgets what it got.
@@ -285,20 +312,18 @@ absl::StatusOr<CaptureInfo> Read(const std::string& name, ByteSource& source,
       absl::Status s = ReadWithWalker(source, &info, consumer);
       if (!s.ok())
         return absl::Status(s.code(), absl::StrCat(name, ": ", s.message()));
-      break;
-    }
-    if (absl::StrContains(message, "major version")) {
+    } else if (absl::StrContains(message, "major version")) {
       // A later section of an unsupported version: keep what came before.
       info.truncated = true;
       info.truncated_at_offset = good_offset;
       info.warnings.push_back(absl::StrCat("reading stopped at byte offset ",
                                            good_offset, ": ", message,
                                            "; the flows before it are kept"));
-      break;
+    } else {
+      const absl::Status stream = source.stream_status();
+      MarkTruncated(&info, good_offset,
+                    stream.ok() ? message : stream.message());
     }
-    const absl::Status stream = source.stream_status();
-    MarkTruncated(&info, good_offset, stream.ok() ? message : stream.message());
-    break;
   }
   AddSummaryWarnings(&info);
   return info;

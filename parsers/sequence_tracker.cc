@@ -12,16 +12,9 @@ void SequenceTracker::Start(uint32_t isn) {
   holes_.clear();
 }
 
-int64_t SequenceTracker::Unwrap(uint32_t seq) {
-  uint32_t relative = seq - isn_;
-  int32_t delta = static_cast<int32_t>(relative - static_cast<uint32_t>(last_));
-  last_ += delta;
-  return last_;
-}
-
-SequenceTracker::Coverage SequenceTracker::Record(int64_t start,
-                                                  uint32_t length,
-                                                  int64_t time_ns) {
+SequenceTracker::Coverage SequenceTracker::RecordOutOfOrder(int64_t start,
+                                                            uint32_t length,
+                                                            int64_t time_ns) {
   Coverage c;
   if (length == 0) return c;
   const int64_t end = start + length;

@@ -20,7 +20,11 @@ class SequenceTracker {
 
   // The 64-bit sequence number, relative to the origin, nearest to the last
   // one unwrapped.
-  int64_t Unwrap(uint32_t seq);
+  int64_t Unwrap(uint32_t seq) {
+    const uint32_t relative = seq - isn_;
+    last_ += static_cast<int32_t>(relative - static_cast<uint32_t>(last_));
+    return last_;
+  }
 
   struct Coverage {
     uint64_t new_bytes = 0;      // Bytes never seen before.
@@ -32,7 +36,17 @@ class SequenceTracker {
   };
   // Records payload [start, start + length) (relative, from Unwrap) seen at
   // `time_ns`.
-  Coverage Record(int64_t start, uint32_t length, int64_t time_ns = 0);
+  Coverage Record(int64_t start, uint32_t length, int64_t time_ns = 0) {
+    // Most segments continue exactly where the highest one ended: all
+    // their bytes are new and no hole opens or fills.
+    if (start == highest_end_ && length > 0) {
+      highest_end_ += length;
+      Coverage c;
+      c.new_bytes = length;
+      return c;
+    }
+    return RecordOutOfOrder(start, length, time_ns);
+  }
 
   // One past the highest payload byte seen.
   int64_t highest_end() const { return highest_end_; }
@@ -45,6 +59,9 @@ class SequenceTracker {
   // Holes below highest_end_ are kept up to this many; older ones are
   // forgotten (their bytes then count as seen).
   static constexpr size_t kMaxHoles = 4096;
+
+  // Record() for a segment that does not simply continue the highest one.
+  Coverage RecordOutOfOrder(int64_t start, uint32_t length, int64_t time_ns);
 
   bool started_ = false;
   uint32_t isn_ = 0;

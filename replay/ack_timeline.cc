@@ -142,8 +142,13 @@ void AckTimelineBuilder::OnSegment(const TcpSegment& s) {
                              side == flow->opener && !(s.flags & kTcpSyn) &&
                              (s.flags & kTcpAck);
   OnHandshake(*flow, side, s);
-  OnData(*flow, side, s);
-  if (s.flags & kTcpAck) OnAckFrom(*flow, side, s, handshake_ack);
+  // Checked here, not in the callees: most segments are pure ACKs or data
+  // from the side whose ACKs nobody tracks, and calls cost.
+  if (s.payload_bytes > 0 || (s.flags & kTcpFin)) OnData(*flow, side, s);
+  if ((s.flags & kTcpAck) && !(s.flags & kTcpSyn) &&
+      flow->direction[1 - side] != nullptr) {
+    OnAckFrom(*flow, side, s, handshake_ack);
+  }
   if (!flow->released) ReleaseIfClosed(*flow, table_.flows()[index]);
 }
 
@@ -240,7 +245,6 @@ void AckTimelineBuilder::OnData(FlowState& flow, int side,
                                 const TcpSegment& s) {
   const bool syn = s.flags & kTcpSyn;
   const bool fin = s.flags & kTcpFin;
-  if (s.payload_bytes == 0 && !fin) return;
   if (!Tracked(flow, side)) return;
   std::unique_ptr<Direction>& slot = flow.direction[side];
   if (slot == nullptr) {
@@ -344,9 +348,7 @@ void AckTimelineBuilder::OnData(FlowState& flow, int side,
 void AckTimelineBuilder::OnAckFrom(FlowState& flow, int side,
                                    const TcpSegment& s, bool handshake_ack) {
   const int sender = 1 - side;
-  Direction* dp = flow.direction[sender].get();
-  if (dp == nullptr || (s.flags & kTcpSyn)) return;
-  Direction& d = *dp;
+  Direction& d = *flow.direction[sender];
   const uint32_t mss = d.current_mss();
   int64_t ack = d.ack_sequence.Unwrap(s.ack);
   if (d.fin_sent && ack == d.fin_end) --ack;  // The FIN's sequence number.

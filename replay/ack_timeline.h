@@ -139,7 +139,10 @@ class AckTimelineBuilder : public SegmentConsumer {
   struct Direction;
   struct FlowState;
 
+  // `s` carries payload or a FIN.
   void OnData(FlowState& flow, int side, const TcpSegment& s);
+  // `s` is an ACK, not a SYN, and the other side's data is tracked
+  // (FlowState::direction[1 - side] is set).
   void OnAckFrom(FlowState& flow, int side, const TcpSegment& s,
                  bool handshake_ack);
   void OnHandshake(FlowState& flow, int side, const TcpSegment& s);

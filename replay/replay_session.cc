@@ -35,19 +35,23 @@ class ReplayDiff {
                              1, (end_us - start_us) /
                                     static_cast<int64_t>(std::max<size_t>(
                                         1, options.max_points)))),
-        before_previous_ack_(engine_.size()) {
+        before_previous_ack_(engine_.size()),
+        tap_(options.tap) {
     for (size_t i = 0; i < engine_.size(); ++i) {
       trackers_.emplace_back(options.divergence);
-      result_.controllers.push_back(
-          {engine_.spec(i), {}, {engine_.spec(i), {}}});
+      ReplayedController& c = result_.controllers.emplace_back();
+      c.spec = engine_.spec(i);
+      c.series.label = engine_.spec(i);
       before_previous_ack_[i] = Snapshot(i);
     }
+    cwnd_byte_us_.resize(engine_.size());
     result_.source = captured.source;
     result_.source_description = captured.description;
     result_.start_us = start_us;
   }
 
   void OnEvent(const TimelineEvent& e) {
+    if (tap_) tap_(e);
     if (e.type != TimelineEvent::Type::kAck) {
       engine_.OnEvent(e);
       return;
@@ -81,8 +85,16 @@ class ReplayDiff {
   ReplayResult Finish() {
     CompareDue(aligner_.Rest());
     if (pending_.has_value()) Commit();
+    const int64_t span_us = last_ack_us_ - first_ack_us_;
     for (size_t i = 0; i < engine_.size(); ++i) {
       result_.controllers[i].divergence = trackers_[i].Summary();
+      if (span_us > 0) {
+        result_.controllers[i].mean_cwnd_bytes = cwnd_byte_us_[i] / span_us;
+      }
+    }
+    if (captured_.source != CapturedSource::kFlightSize &&
+        captured_span_us_ > 0) {
+      result_.captured_mean_cwnd_bytes = captured_byte_us_ / captured_span_us_;
     }
     result_.acks = engine_.acks();
     return std::move(result_);
@@ -134,8 +146,27 @@ class ReplayDiff {
     }
   }
 
+  // Time-weighted means: the cwnds and the captured cwnd after the
+  // previous ACK, held until this one.
+  void Accumulate(int64_t t_us) {
+    if (recorded_acks_ == 0) {
+      first_ack_us_ = t_us;
+    } else {
+      const double dt_us = static_cast<double>(t_us - last_ack_us_);
+      for (size_t i = 0; i < engine_.size(); ++i) {
+        cwnd_byte_us_[i] += pending_samples_[i].cwnd_bytes * dt_us;
+      }
+      if (pending_captured_.has_value()) {
+        captured_byte_us_ += *pending_captured_ * dt_us;
+        captured_span_us_ += dt_us;
+      }
+    }
+    last_ack_us_ = t_us;
+  }
+
   // Keeps the last ACK of each time bucket (every ACK with full_series).
   void Record(int64_t t_us, uint64_t in_flight_bytes) {
+    Accumulate(t_us);
     const int64_t bucket =
         bucket_us_ == 0 ? recorded_acks_ : (t_us - start_us_) / bucket_us_;
     ++recorded_acks_;
@@ -185,6 +216,12 @@ class ReplayDiff {
   std::vector<SeriesSample> pending_samples_;
   std::optional<uint64_t> pending_captured_;
   int64_t recorded_acks_ = 0;
+  int64_t first_ack_us_ = 0;
+  int64_t last_ack_us_ = 0;
+  std::vector<double> cwnd_byte_us_;  // Per controller: cwnd x time.
+  double captured_byte_us_ = 0;
+  double captured_span_us_ = 0;
+  TimelineSink tap_;
   ReplayResult result_;
 };
 
@@ -228,20 +265,28 @@ absl::StatusOr<BundleInputs> FindBundleInputs(const std::string& dir) {
   return inputs;
 }
 
-absl::StatusOr<ReplayResult> ReplayTcpCapture(const std::string& capture_path,
-                                              const ReplayOptions& options) {
-  FlowTable table;
-  absl::StatusOr<CaptureInfo> info = ReadCapture(capture_path, table);
+absl::StatusOr<TcpCaptureScan> ScanTcpCapture(const std::string& capture_path,
+                                              const std::string& flow) {
+  TcpCaptureScan scan;
+  absl::StatusOr<CaptureInfo> info = ReadCapture(capture_path, scan.table);
   if (!info.ok()) return info.status();
-  absl::StatusOr<SelectedFlow> selected = SelectFlow(table, options.flow);
+  scan.info = *std::move(info);
+  absl::StatusOr<SelectedFlow> selected = SelectFlow(scan.table, flow);
   if (!selected.ok()) {
     return absl::Status(
         selected.status().code(),
         absl::StrCat(capture_path, ": ", selected.status().message()));
   }
-  const Flow& flow = table.flows()[selected->index];
-  const FlowSummary summary = SummarizeFlow(flow, info->first_packet_time_ns);
+  scan.selected = *selected;
+  scan.summary = SummarizeFlow(scan.table.flows()[scan.selected.index],
+                               scan.info.first_packet_time_ns);
+  return scan;
+}
 
+absl::StatusOr<ReplayResult> ReplayTcpFlow(const TcpCaptureScan& scan,
+                                           const ReplayOptions& options) {
+  const Flow& flow = scan.table.flows()[scan.selected.index];
+  const FlowSummary& summary = scan.summary;
   CapturedCwnd captured;
   captured.description = "flight size from the capture (lower bound)";
   if (!options.host_state_path.empty()) {
@@ -257,26 +302,35 @@ absl::StatusOr<ReplayResult> ReplayTcpCapture(const std::string& capture_path,
       options.specs, {summary.ecn_mode, HandshakeMss(summary)});
   if (!engine.ok()) return engine.status();
   ReplayDiff diff(*std::move(engine), captured,
-                  info->first_packet_time_ns / 1000, flow.last_ns / 1000,
+                  scan.info.first_packet_time_ns / 1000, flow.last_ns / 1000,
                   options);
   AckTimelineBuilder builder(
-      selected->index, selected->sender_side,
+      scan.selected.index, scan.selected.sender_side,
       [&diff](const TimelineEvent& e) { diff.OnEvent(e); });
-  absl::StatusOr<CaptureInfo> second = ReadCapture(capture_path, builder);
+  absl::StatusOr<CaptureInfo> second = ReadCapture(scan.info.path, builder);
   if (!second.ok()) return second.status();
   ReplayResult result = diff.Finish();
-  result.flow_index = selected->index;
+  result.flow_index = scan.selected.index;
   result.sender = summary.sender;
   result.receiver = summary.receiver;
-  result.warnings = info->warnings;
-  for (const std::string& w : builder.Stats(selected->index).warnings) {
+  result.timeline = builder.Stats(scan.selected.index);
+  result.warnings = scan.info.warnings;
+  for (const std::string& w : result.timeline.warnings) {
     result.warnings.push_back(w);
   }
-  if (info->truncated) {
-    result.warnings.push_back(absl::StrCat(capture_path, ": truncated at byte ",
-                                           info->truncated_at_offset));
+  if (scan.info.truncated) {
+    result.warnings.push_back(absl::StrCat(
+        scan.info.path, ": truncated at byte ", scan.info.truncated_at_offset));
   }
   return result;
+}
+
+absl::StatusOr<ReplayResult> ReplayTcpCapture(const std::string& capture_path,
+                                              const ReplayOptions& options) {
+  absl::StatusOr<TcpCaptureScan> scan =
+      ScanTcpCapture(capture_path, options.flow);
+  if (!scan.ok()) return scan.status();
+  return ReplayTcpFlow(*scan, options);
 }
 
 absl::StatusOr<size_t> SelectQuicTrace(const HostStateLog& log,
@@ -313,8 +367,14 @@ absl::StatusOr<ReplayResult> ReplayQuicLog(const std::string& qlog_path,
   absl::StatusOr<size_t> selected =
       SelectQuicTrace(*log, options.flow, qlog_path);
   if (!selected.ok()) return selected.status();
-  const size_t index = *selected;
-  const HostTrace& trace = log->traces[index];
+  return ReplayQuicTrace(*log, *selected, qlog_path, options);
+}
+
+absl::StatusOr<ReplayResult> ReplayQuicTrace(const HostStateLog& log,
+                                             size_t index,
+                                             const std::string& qlog_path,
+                                             const ReplayOptions& options) {
+  const HostTrace& trace = log.traces[index];
   absl::StatusOr<CapturedCwnd> captured = CapturedCwndForQuicTrace(trace);
   if (!captured.ok()) return captured.status();
   captured->description = absl::StrCat("qlog ", qlog_path, " trace ", index);

@@ -4,6 +4,11 @@
 // controller — all in one streaming pass over the timeline. The series it
 // keeps are decimated on a fixed time grid (unless `full_series`), so
 // memory grows with the report's resolution, not with ACKs.
+//
+// A TCP capture is read twice: once for its flow table (to choose the
+// flow and its sender), once for that flow's timeline. A caller that also
+// reduces the timeline itself taps the second pass (ReplayOptions::tap)
+// instead of reading the capture again.
 #ifndef CCREPLAY_REPLAY_REPLAY_SESSION_H_
 #define CCREPLAY_REPLAY_REPLAY_SESSION_H_
 
@@ -14,9 +19,13 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "parsers/flow_table.h"
 #include "parsers/host_state.h"
+#include "parsers/pcap_reader.h"
+#include "replay/ack_timeline.h"
 #include "replay/captured_cwnd.h"
 #include "replay/divergence.h"
+#include "replay/flow_selection.h"
 #include "replay/series.h"
 
 namespace ccreplay {
@@ -29,11 +38,19 @@ struct ReplayOptions {
   bool full_series = false;  // One series point per ACK.
   size_t max_points = 4000;  // Otherwise, at most this many.
   DivergenceOptions divergence;
+  // Every timeline event of the replayed flow also goes here, just before
+  // the controllers get it, so a caller that reduces the timeline itself
+  // (diagnose's FlowObserver) shares the one pass. May be null.
+  TimelineSink tap;
 };
 
 struct ReplayedController {
   std::string spec;
   DivergenceSummary divergence;
+  // The replayed cwnd averaged over time from the first ACK to the last,
+  // each ACK's cwnd held until the next; nullopt when they are at the same
+  // time (at most one ACK).
+  std::optional<double> mean_cwnd_bytes;
   // Times relative to ReplayResult::start_us, one sample per series point.
   FlowSeries series;
 };
@@ -48,8 +65,14 @@ struct ReplayResult {
   // The captured cwnd at each series point (step-wise: the last value
   // captured at or before it), nullopt before the first.
   std::vector<std::optional<uint64_t>> captured_cwnd_bytes;
+  // The captured cwnd averaged over time the same way, from its first
+  // value to the last ACK; nullopt when it is the flight size (a lower
+  // bound, defined only while cwnd-limited) or has no value.
+  std::optional<double> captured_mean_cwnd_bytes;
   std::vector<ReplayedController> controllers;
   uint64_t acks = 0;
+  // TCP: the timeline's figures for the flow (AckTimelineBuilder::Stats).
+  TimelineStats timeline;
   std::vector<std::string> warnings;
 };
 
@@ -62,7 +85,25 @@ struct BundleInputs {
 };
 absl::StatusOr<BundleInputs> FindBundleInputs(const std::string& dir);
 
-// TCP: a pcap/pcapng capture, its host state (ss or tcp_probe) optional.
+// The first pass over a TCP capture: its flow table and the flow chosen
+// by `flow` (replay/flow_selection.h; errors name the capture).
+struct TcpCaptureScan {
+  CaptureInfo info;  // info.path: the capture.
+  FlowTable table;
+  SelectedFlow selected;
+  FlowSummary summary;  // Of the selected flow.
+};
+absl::StatusOr<TcpCaptureScan> ScanTcpCapture(const std::string& capture_path,
+                                              const std::string& flow);
+
+// The second pass: the scanned flow's timeline, replayed (`options.flow`
+// is not used: the scan chose). A host-state log without the flow is
+// NotFound before the capture is read again.
+absl::StatusOr<ReplayResult> ReplayTcpFlow(const TcpCaptureScan& scan,
+                                           const ReplayOptions& options);
+
+// TCP: a pcap/pcapng capture, its host state (ss or tcp_probe) optional:
+// ScanTcpCapture() then ReplayTcpFlow().
 absl::StatusOr<ReplayResult> ReplayTcpCapture(const std::string& capture_path,
                                               const ReplayOptions& options);
 
@@ -78,6 +119,13 @@ absl::StatusOr<size_t> SelectQuicTrace(const HostStateLog& log,
 // index (default: the first with ACK frames received).
 absl::StatusOr<ReplayResult> ReplayQuicLog(const std::string& qlog_path,
                                            const ReplayOptions& options);
+
+// The same for a log already read: trace `index` of the log read from
+// `qlog_path` (`options.flow` is not used).
+absl::StatusOr<ReplayResult> ReplayQuicTrace(const HostStateLog& log,
+                                             size_t index,
+                                             const std::string& qlog_path,
+                                             const ReplayOptions& options);
 
 }  // namespace ccreplay
 

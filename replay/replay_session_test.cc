@@ -161,6 +161,44 @@ TEST(ReplaySessionTest, SeriesAreDecimatedUnlessFull) {
   EXPECT_EQ(r->acks, 6009u);  // `ccreplay timeline ... --csv | grep -c ^ack`
 }
 
+// One pass serves a caller that reduces the timeline too: the tap sees
+// every event the controllers see, and the means are time-weighted per
+// ACK (python3 over `ccreplay replay DIR/sender.pcap.gz --probe
+// DIR/tcp_probe.txt.gz --cc cubic:linux --full --csv`: sum(cwnd[i] *
+// (t[i+1] - t[i])) / (t[-1] - t[0]) = 74304.387 bytes; the captured
+// column, over the intervals that start with a value, 76775.183).
+TEST(ReplaySessionTest, TapSharesThePassAndMeansAreTimeWeighted) {
+  const std::string dir = kData + "/lab/cubic_ecn_K60k_40mbit_ackdelay10ms/";
+  absl::StatusOr<TcpCaptureScan> scan =
+      ScanTcpCapture(dir + "sender.pcap.gz", "");
+  ASSERT_TRUE(scan.ok()) << scan.status();
+  EXPECT_EQ(scan->summary.sender, "10.98.1.1:51026");
+  ReplayOptions options;
+  options.specs = {"cubic:linux"};
+  options.host_state_path = dir + "tcp_probe.txt.gz";
+  uint64_t acks = 0, retransmissions = 0;
+  options.tap = [&](const TimelineEvent& e) {
+    (e.type == TimelineEvent::Type::kAck ? acks : retransmissions)++;
+  };
+  absl::StatusOr<ReplayResult> r = ReplayTcpFlow(*scan, options);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(acks, r->acks);
+  EXPECT_EQ(acks, 6700u);
+  EXPECT_EQ(retransmissions, r->timeline.retransmissions[0] +
+                                 r->timeline.retransmissions[1] +
+                                 r->timeline.retransmissions[2] +
+                                 r->timeline.retransmissions[3]);
+  EXPECT_EQ(r->timeline.acks, 6700u);
+  EXPECT_NEAR(*r->controllers[0].mean_cwnd_bytes, 74304.387, 0.01);
+  EXPECT_NEAR(*r->captured_mean_cwnd_bytes, 76775.183, 0.01);
+  // A log without the flow is NotFound before the capture is read again.
+  options.host_state_path = kData + "/lab/reno_ecn1_stepK60k_50mbit/ss.log";
+  acks = 0;
+  EXPECT_EQ(ReplayTcpFlow(*scan, options).status().code(),
+            absl::StatusCode::kNotFound);
+  EXPECT_EQ(acks, 0u);
+}
+
 TEST(ReplaySessionTest, BundleDirectoryPrefersTcpProbe) {
   absl::StatusOr<BundleInputs> in =
       FindBundleInputs(kData + "/lab/cubic_ecn_K60k_40mbit_ackdelay10ms");

@@ -1,9 +1,12 @@
 #include "reports/controller_choice.h"
 
+#include <algorithm>
+
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "cc/congestion_controller.h"
 
 namespace ccreplay {
@@ -25,6 +28,22 @@ bool TakesNormalize(const std::string& spec) {
   return false;
 }
 
+// The TCP Prague variants a flow may run: each version's module defaults;
+// v0.5 with RTT scaling in force from the first round after slow start
+// (prague_rtt_transition=0: the setting under which the simulator
+// reproduces the May-2020 under-utilization, reference/prague-and-dctcp.md
+// section 6.2, README "Experiment 2"); and v0.5/v0.6 with
+// prague_rtt_scaling=0, a module setting of those versions (v0.7 has only
+// the RATE law, so its unscaled replay stays a counterfactual).
+std::vector<std::string> PragueCandidates() {
+  return {"prague:v05",
+          "prague:v05,transition=0",
+          "prague:v05,rtt_scaling=none",
+          "prague:v06",
+          "prague:v06,rtt_scaling=none",
+          "prague:v07"};
+}
+
 std::vector<std::string> ClaimedFromName(const std::string& raw, bool quic) {
   const std::string name = absl::AsciiStrToLower(raw);
   // Linux names its modules tcp_<name>; ss prints the bare name. QUIC
@@ -33,7 +52,7 @@ std::vector<std::string> ClaimedFromName(const std::string& raw, bool quic) {
     return {quic ? "reno" : "reno:linux"};
   if (name == "cubic") return {quic ? "cubic" : "cubic:linux"};
   if (name == "dctcp") return {"dctcp"};
-  if (name == "prague") return {"prague:v05", "prague:v06", "prague:v07"};
+  if (name == "prague") return PragueCandidates();
   return {};
 }
 
@@ -41,6 +60,14 @@ std::vector<std::string> ClaimedFromName(const std::string& raw, bool quic) {
 
 std::string WithOption(const std::string& spec, const std::string& option) {
   return absl::StrCat(spec, absl::StrContains(spec, ':') ? "," : ":", option);
+}
+
+std::string RttScalingOffSpec(const std::string& spec) {
+  std::vector<std::string> kept;
+  for (absl::string_view part : absl::StrSplit(spec, ',')) {
+    if (!absl::StartsWith(part, "transition=")) kept.emplace_back(part);
+  }
+  return WithOption(absl::StrJoin(kept, ","), "rtt_scaling=none");
 }
 
 ControllerChoice ChooseControllers(const ControllerChoiceFacts& facts,
@@ -58,12 +85,14 @@ ControllerChoice ChooseControllers(const ControllerChoiceFacts& facts,
   } else if (facts.ecn == EcnMode::kAccEcn &&
              facts.ect1_packets > facts.ect0_packets) {
     // ECT(1) data with AccECN feedback is an L4S sender (RFC 9331 section
-    // 4.1); among Linux's, TCP Prague. Its version is unknown: all three.
-    claimed = {"prague:v05", "prague:v06", "prague:v07"};
+    // 4.1); among Linux's, TCP Prague. Its version and module settings
+    // are unknown: each candidate.
+    claimed = PragueCandidates();
     choice.reason =
         absl::StrCat("AccECN with ECT(1) data (", facts.ect1_packets,
                      " packets): an L4S sender (RFC 9331 section 4.1), "
-                     "replayed as each TCP Prague profile");
+                     "replayed as each TCP Prague profile and setting (",
+                     absl::StrJoin(claimed, "; "), ")");
   } else {
     claimed = facts.quic
                   ? std::vector<std::string>{"reno", "cubic"}
@@ -78,14 +107,29 @@ ControllerChoice ChooseControllers(const ControllerChoiceFacts& facts,
   for (const std::string& spec : claimed)
     choice.controllers.push_back({spec, ReplayRole::kClaimed, ""});
   for (const std::string& spec : claimed) {
-    if (absl::StartsWith(spec, "prague") &&
-        !absl::StrContains(spec, "rtt_scaling")) {
-      choice.controllers.push_back({WithOption(spec, "rtt_scaling=none"),
-                                    ReplayRole::kRttScalingOff, spec});
+    if (!absl::StartsWith(spec, "prague") ||
+        absl::StrContains(spec, "rtt_scaling")) {
+      continue;
+    }
+    const std::string off = RttScalingOffSpec(spec);
+    const bool replayed =
+        std::any_of(choice.controllers.begin(), choice.controllers.end(),
+                    [&](const ReplayChoice& c) { return c.spec == off; });
+    if (!replayed) {
+      choice.controllers.push_back({off, ReplayRole::kRttScalingOff, spec});
     }
   }
   if (facts.packet_bytes > 0 &&
       facts.packet_bytes <= kNormalizationGapPacketBytes) {
+    // Linux CUBIC has no normalization option; the RFC profile, which
+    // quicly's CUBIC follows, has (cc/README.section.md): it is a candidate
+    // too, so that the comparison can run.
+    if (std::find(claimed.begin(), claimed.end(), "cubic:linux") !=
+            claimed.end() &&
+        std::find(claimed.begin(), claimed.end(), "cubic") == claimed.end()) {
+      claimed.push_back("cubic");
+      choice.controllers.push_back({"cubic", ReplayRole::kClaimed, ""});
+    }
     for (const std::string& spec : claimed) {
       if (!TakesNormalize(spec) || absl::StrContains(spec, "normalize"))
         continue;

@@ -15,7 +15,8 @@ namespace ccreplay {
 
 enum class ReplayRole {
   kClaimed,          // What the flow (probably) runs.
-  kRttScalingOff,    // A claimed Prague profile with rtt_scaling=none.
+  kRttScalingOff,    // A claimed Prague profile with rtt_scaling=none,
+                     // when that is not itself a candidate.
   kNormalizationOn,  // A claimed controller with normalize=1462.
 };
 
@@ -57,6 +58,11 @@ ControllerChoice ChooseControllers(const ControllerChoiceFacts& facts,
 // "prague:v05,rtt_scaling=none"; "reno" + "normalize=1462" ->
 // "reno:normalize=1462".
 std::string WithOption(const std::string& spec, const std::string& option);
+
+// The spec without RTT scaling: rtt_scaling=none, and no transition=
+// (without scaling the transition changes nothing): "prague:v05,
+// transition=0" -> "prague:v05,rtt_scaling=none".
+std::string RttScalingOffSpec(const std::string& spec);
 
 }  // namespace ccreplay
 

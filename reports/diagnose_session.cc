@@ -4,21 +4,20 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <memory>
 #include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "parsers/host_state_reader.h"
-#include "parsers/pcap_reader.h"
 #include "replay/ack_timeline.h"
-#include "replay/flow_selection.h"
 #include "replay/quic_timeline.h"
 #include "replay/replay_session.h"
 #include "reports/controller_choice.h"
+#include "reports/replay_summary.h"
 
 namespace ccreplay {
 namespace {
@@ -51,30 +50,27 @@ std::string HostStateControllerName(const std::string& path,
   return "";
 }
 
-absl::StatusOr<std::vector<ReplayChoice>> Replay(const ControllerChoice& choice,
-                                                 ReplayOptions options,
-                                                 const std::string& capture,
-                                                 bool quic,
-                                                 ReplayResult* result) {
+// The specs of `choice`, in its order, as ReplayOptions::specs.
+ReplayOptions WithSpecs(const ControllerChoice& choice, ReplayOptions options) {
   for (const ReplayChoice& c : choice.controllers)
     options.specs.push_back(c.spec);
-  absl::StatusOr<ReplayResult> r = quic ? ReplayQuicLog(capture, options)
-                                        : ReplayTcpCapture(capture, options);
-  if (!r.ok()) return r.status();
-  *result = *std::move(r);
-  return choice.controllers;
+  return options;
 }
 
 // Everything Diagnose() needs that outlives this function's locals.
 struct Pieces {
   std::unique_ptr<FlowObserver> observer;
-  std::unique_ptr<Flow> flow;
+  std::unique_ptr<TcpCaptureScan> scan;
   DiagnosisInput input;
   ReplayResult replay;
   ReplayEvidence evidence;
   DiagnoseRun run;
 };
 
+// Two passes over the capture: its flow table (ScanTcpCapture) to choose
+// the flow, its sender and the controllers; then the flow's timeline
+// once, which the replay drives the controllers with and taps for the
+// FlowObserver.
 absl::Status DiagnoseTcp(const DiagnoseOptions& options, Pieces* p) {
   std::string capture = options.input;
   std::string host_state = options.host_state_path;
@@ -87,32 +83,17 @@ absl::Status DiagnoseTcp(const DiagnoseOptions& options, Pieces* p) {
     capture = bundle->capture;
     if (host_state.empty()) host_state = bundle->host_state;
   }
-  // Pass 1: every flow, to choose one and learn its sender.
-  AckTimelineBuilder all;
-  absl::StatusOr<CaptureInfo> info = ReadCapture(capture, all);
-  if (!info.ok()) return info.status();
-  absl::StatusOr<SelectedFlow> selected =
-      SelectFlow(all.flow_table(), options.flow);
-  if (!selected.ok()) {
-    return absl::Status(
-        selected.status().code(),
-        absl::StrCat(capture, ": ", selected.status().message()));
-  }
-  p->flow = std::make_unique<Flow>(all.flow_table().flows()[selected->index]);
-  // Pass 2: that flow's timeline, reduced as it streams.
-  p->observer = std::make_unique<FlowObserver>(p->flow->first_ns);
-  FlowObserver* observer = p->observer.get();
-  AckTimelineBuilder one(
-      selected->index, selected->sender_side,
-      [observer](const TimelineEvent& e) { observer->Add(e); });
-  absl::StatusOr<CaptureInfo> again = ReadCapture(capture, one);
-  if (!again.ok()) return again.status();
-  p->run.warnings = info->warnings;
-  p->run.truncated = info->truncated;
+  absl::StatusOr<TcpCaptureScan> scan = ScanTcpCapture(capture, options.flow);
+  if (!scan.ok()) return scan.status();
+  p->scan = std::make_unique<TcpCaptureScan>(*std::move(scan));
+  const TcpCaptureScan& s = *p->scan;
+  const Flow& flow = s.table.flows()[s.selected.index];
+  p->observer = std::make_unique<FlowObserver>(flow.first_ns);
+  p->run.warnings = s.info.warnings;
+  p->run.truncated = s.info.truncated;
   DiagnosisInput& in = p->input;
-  in.flow = p->flow.get();
-  in.summary = SummarizeFlow(*p->flow, info->first_packet_time_ns);
-  in.stats = all.Stats(selected->index);
+  in.flow = &flow;
+  in.summary = s.summary;
 
   if (!host_state.empty()) {
     const std::string named = HostStateControllerName(host_state, in.summary);
@@ -127,23 +108,27 @@ absl::Status DiagnoseTcp(const DiagnoseOptions& options, Pieces* p) {
   const ControllerChoice choice = ChooseControllers(facts, options.specs);
   in.controller_reason = choice.reason;
   ReplayOptions replay;
-  replay.flow = absl::StrCat(selected->index);
   replay.host_state_path = host_state;
-  absl::StatusOr<std::vector<ReplayChoice>> replayed =
-      Replay(choice, replay, capture, false, &p->replay);
+  FlowObserver* observer = p->observer.get();
+  replay.tap = [observer](const TimelineEvent& e) { observer->Add(e); };
+  absl::StatusOr<ReplayResult> replayed =
+      ReplayTcpFlow(s, WithSpecs(choice, replay));
   if (!replayed.ok() && !host_state.empty() &&
       absl::IsNotFound(replayed.status())) {
-    // The log has no trace of this flow: compare with the flight size.
+    // The log has no trace of this flow (found before the capture is read
+    // again): compare with the flight size.
     p->run.warnings.push_back(
         absl::StrCat(replayed.status().message(),
                      "; comparing with the flight size instead"));
     replay.host_state_path.clear();
-    replayed = Replay(choice, replay, capture, false, &p->replay);
+    replayed = ReplayTcpFlow(s, WithSpecs(choice, replay));
   }
   if (!replayed.ok()) return replayed.status();
-  p->evidence.choices = *std::move(replayed);
+  p->replay = *std::move(replayed);
+  in.stats = p->replay.timeline;
+  p->evidence.choices = choice.controllers;
   p->evidence.replay = &p->replay;
-  p->evidence.offset_s = (p->flow->first_ns / 1000 - p->replay.start_us) * 1e-6;
+  p->evidence.offset_s = (flow.first_ns / 1000 - p->replay.start_us) * 1e-6;
   return absl::OkStatus();
 }
 
@@ -151,7 +136,7 @@ absl::Status DiagnoseQuic(const DiagnoseOptions& options,
                           const std::string& qlog, Pieces* p) {
   absl::StatusOr<HostStateLog> log = ReadHostState(qlog);
   if (!log.ok()) return log.status();
-  // The trace ReplayQuicLog() picks.
+  // The trace `ccreplay replay` picks for the same --flow.
   absl::StatusOr<size_t> selected = SelectQuicTrace(*log, options.flow, qlog);
   if (!selected.ok()) return selected.status();
   const size_t index = *selected;
@@ -197,11 +182,11 @@ absl::Status DiagnoseQuic(const DiagnoseOptions& options,
   const ControllerChoice choice = ChooseControllers(facts, options.specs);
   in.controller_reason = choice.reason;
   ReplayOptions replay;
-  replay.flow = absl::StrCat(index);
-  absl::StatusOr<std::vector<ReplayChoice>> replayed =
-      Replay(choice, replay, qlog, true, &p->replay);
+  absl::StatusOr<ReplayResult> replayed =
+      ReplayQuicTrace(*log, index, qlog, WithSpecs(choice, replay));
   if (!replayed.ok()) return replayed.status();
-  p->evidence.choices = *std::move(replayed);
+  p->replay = *std::move(replayed);
+  p->evidence.choices = choice.controllers;
   p->evidence.replay = &p->replay;
   p->evidence.offset_s = (start_us - p->replay.start_us) * 1e-6;
   return absl::OkStatus();
@@ -230,6 +215,9 @@ absl::StatusOr<DiagnoseRun> DiagnoseInput(const DiagnoseOptions& options) {
   p.input.replay = &p.evidence;
   p.input.simulate = options.simulate;
   p.run.diagnosis = Diagnose(p.input);
+  *p.run.diagnosis.result.mutable_replay() =
+      SummarizeReplay(p.evidence, p.input.controller_reason,
+                      p.run.diagnosis.result.estimates().bdp_bytes());
   for (const std::string& w : p.replay.warnings) {
     if (std::find(p.run.warnings.begin(), p.run.warnings.end(), w) ==
         p.run.warnings.end()) {

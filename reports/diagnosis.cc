@@ -32,6 +32,9 @@ namespace {
 constexpr double kMinShare = 0.10;
 // ...and over at least this many base RTTs in one stretch.
 constexpr double kMinRunRtts = 5;
+// The verdict calls the path's rate varying when the median delivery rate
+// while a queue built is below this share of the peak estimate.
+constexpr double kVaryingRateShare = 0.8;
 
 Limiter BinLimiter(const ObservationBin& b) {
   if (b.retransmissions > 0) return Limiter::kRecovery;
@@ -240,6 +243,21 @@ Diagnosis Diagnose(const DiagnosisInput& in) {
       in.summary.max_payload_bytes > 0
           ? est.bdp_bytes / in.summary.max_payload_bytes
           : 0.0);
+  // A busy-period rate well below the peak means the path's rate varied
+  // (Wi-Fi, cellular, cross traffic): the utilization figure is against
+  // the peak, so say what was available most of the time too.
+  if (!est.rate_is_lower_bound &&
+      est.busy_delivery_rate_bps <
+          kVaryingRateShare * est.bottleneck_rate_bps) {
+    absl::StrAppend(
+        &verdict,
+        absl::StrFormat(
+            " The path's rate varied: while a queue was building the flow "
+            "got a median %s (%.0f%% of that peak), and %.0f%% of it overall.",
+            Mbps(est.busy_delivery_rate_bps),
+            100 * est.busy_delivery_rate_bps / est.bottleneck_rate_bps,
+            100 * in.summary.goodput_bps / est.busy_delivery_rate_bps));
+  }
   if (!findings.empty()) {
     absl::StrAppend(&verdict, " ", findings.front().message);
   }

@@ -3,11 +3,15 @@
 #include <string>
 
 #include "absl/strings/match.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "reports/diagnose_session.h"
 
 namespace ccreplay {
 namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
 
 std::string Data(const std::string& relative) {
   return std::string(CCREPLAY_TESTDATA_DIR) + "/" + relative;
@@ -139,6 +143,12 @@ TEST(DiagnosisTest, PragueCaptureReplaysThePragueProfiles) {
   EXPECT_EQ(FindingOf(d, "mtu_normalization_gap"), nullptr);
   EXPECT_TRUE(MethodSays(
       d, "packets of 1432 bytes are within 2% of the 1462-byte reference"));
+  // A Wi-Fi path: the sender's IP bytes over 104 ms windows (tshark -r FILE
+  // -Y "tcp.srcport==38754" -T fields -e frame.time_relative -e ip.len |
+  // awk per int($1/0.104)) peak at 10.5 Mb/s with a median of 6.35 Mb/s
+  // (61%), so the verdict says the rate varied.
+  EXPECT_NEAR(d.result.estimates().busy_delivery_rate_bps(), 6.2e6, 0.4e6);
+  EXPECT_THAT(d.page.verdict, HasSubstr("The path's rate varied"));
 }
 
 TEST(DiagnosisTest, Ngtcp2QlogAloneIsDiagnosedAsReno) {
@@ -160,6 +170,8 @@ TEST(DiagnosisTest, Ngtcp2QlogAloneIsDiagnosedAsReno) {
   EXPECT_EQ(FindingOf(d, "mtu_normalization_gap"), nullptr);
   EXPECT_EQ(FindingOf(d, "model_divergence"), nullptr);
   EXPECT_GT(d.result.utilization(), 0.9);
+  // An HTB-shaped fixed rate: no "rate varied" caveat.
+  EXPECT_THAT(d.page.verdict, Not(HasSubstr("rate varied")));
 }
 
 TEST(DiagnosisTest, FittedSimulationIsDescribedWhenRun) {

@@ -3,15 +3,23 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
 #include "replay/sim/simulation.h"
 
 namespace ccreplay {
 namespace {
 
+// Segments per ACK the fitted receiver may be given.
+constexpr double kMaxAckEvery = 64;
+// A measured ACK hold is kept within [10 us, 500 ms]: RFC 1122 section
+// 4.2.3.2 allows an ACK to be delayed by at most 0.5 s.
+constexpr int64_t kMinDelayedAckNs = 10'000;
+constexpr int64_t kMaxDelayedAckNs = 500'000'000;
 // A fitted run simulates at most this many full-size packets (about a
 // second of CPU) and at most this long.
 constexpr double kMaxSimulatedPackets = 400000;
@@ -42,12 +50,18 @@ absl::StatusOr<std::unique_ptr<Simulation>> Run(const SimulationConfig& config,
 
 std::string FittedPath::Describe() const {
   return absl::StrFormat(
-      "%.2f Mb/s, base RTT %.2f ms, buffer %d bytes, %s, %.1f s simulated",
+      "%.2f Mb/s, base RTT %.2f ms, buffer %d bytes, %s, an ACK every %d "
+      "segments or after %s, %.1f s simulated",
       rate_bps / 1e6, base_rtt_ns / 1e6, buffer_bytes,
       ce_sojourn_threshold_ns < 0
           ? std::string("no CE marking")
           : absl::StrFormat("CE above %.2f ms of sojourn",
                             ce_sojourn_threshold_ns / 1e6),
+      ack_every,
+      delayed_ack_measured
+          ? absl::StrFormat("%.3g ms (measured)", delayed_ack_ns / 1e6)
+          : absl::StrFormat("%.3g ms (Linux's delayed-ACK minimum)",
+                            delayed_ack_ns / 1e6),
       duration_ns / 1e9);
 }
 
@@ -73,12 +87,42 @@ absl::StatusOr<FittedPath> FitPath(const PathEstimates& estimates,
   path.buffer_bytes =
       std::max<uint64_t>(static_cast<uint64_t>(estimates.max_queue_bytes),
                          kMinBufferPackets * kFullPacketBytes);
+  if (observed.total_retransmissions() == 0) {
+    // Nothing was lost, so the buffer held every queue the flow built:
+    // the largest RTT sample's queueing delay at the rate (slow start's
+    // overshoot included, which the percentile above leaves out).
+    int64_t max_rtt_us = 0;
+    for (const ObservationBin& b : observed.bins()) {
+      if (b.has_rtt()) max_rtt_us = std::max(max_rtt_us, b.rtt_max_us);
+    }
+    path.buffer_bytes = std::max<uint64_t>(
+        path.buffer_bytes,
+        static_cast<uint64_t>(estimates.bottleneck_rate_bps / 8 *
+                              std::max<int64_t>(max_rtt_us - base_us, 0) *
+                              1e-6));
+  }
   if (!ce_queue_us.empty()) {
     std::nth_element(ce_queue_us.begin(),
                      ce_queue_us.begin() + ce_queue_us.size() / 2,
                      ce_queue_us.end());
     path.ce_sojourn_threshold_ns =
         std::max<int64_t>(ce_queue_us[ce_queue_us.size() / 2], 0) * 1000;
+    // A marking queue holds more than its threshold (else it would drop
+    // before it marks): at least twice the threshold's worth of the rate.
+    path.buffer_bytes = std::max<uint64_t>(
+        path.buffer_bytes,
+        static_cast<uint64_t>(2 * estimates.bottleneck_rate_bps / 8 *
+                              path.ce_sojourn_threshold_ns * 1e-9));
+  }
+  if (const uint32_t n = observed.TypicalSegmentsPerAck(); n > 0) {
+    path.ack_every = static_cast<uint32_t>(std::min<double>(n, kMaxAckEvery));
+  }
+  if (path.ack_every >= 2) {
+    if (std::optional<int64_t> hold_us = observed.AckHoldUs(path.ack_every)) {
+      path.delayed_ack_ns = std::clamp<int64_t>(
+          *hold_us * 1000, kMinDelayedAckNs, kMaxDelayedAckNs);
+      path.delayed_ack_measured = true;
+    }
   }
   const double cap_s =
       std::min(kMaxSimulatedS, kMaxSimulatedPackets * kFullPacketBytes * 8 /
@@ -95,6 +139,9 @@ absl::StatusOr<double> SimulatedUtilization(const FittedPath& path,
   FlowConfig flow;
   flow.cc_spec = spec;
   flow.packet_bytes = packet_bytes;
+  flow.pacing = absl::StartsWith(spec, "prague");
+  flow.ack_every = path.ack_every;
+  flow.delayed_ack_ns = path.delayed_ack_ns;
   config.flows.push_back(flow);
   absl::StatusOr<std::unique_ptr<Simulation>> sim =
       Run(config, path.duration_ns);
@@ -114,8 +161,12 @@ absl::StatusOr<double> SimulatedThroughputRatio(const FittedPath& path,
   FlowConfig small, large;
   small.cc_spec = small_spec;
   small.packet_bytes = small_bytes;
+  small.ack_every = path.ack_every;
+  small.delayed_ack_ns = path.delayed_ack_ns;
   large.cc_spec = large_spec;
   large.packet_bytes = large_bytes;
+  large.ack_every = path.ack_every;
+  large.delayed_ack_ns = path.delayed_ack_ns;
   config.flows = {small, large};
   absl::StatusOr<std::unique_ptr<Simulation>> sim = Simulation::Create(config);
   if (!sim.ok()) return sim.status();

@@ -23,6 +23,14 @@ struct FittedPath {
   int64_t ce_sojourn_threshold_ns = -1;
   // Simulated time: the flow's duration, capped so a run stays small.
   int64_t duration_ns = 0;
+  // The receiver ACKs every this many segments, as the flow's did on
+  // average (GRO or delayed ACKs thin ACKs; Prague's collapse needs it,
+  // reference/prague-and-dctcp.md section 6.2)...
+  uint32_t ack_every = 2;
+  // ...or when its timer fires: how long ACKs covering fewer segments were
+  // held (FlowObserver::AckHoldUs), else Linux's TCP_DELACK_MIN (40 ms).
+  int64_t delayed_ack_ns = 40'000'000;
+  bool delayed_ack_measured = false;
 
   std::string Describe() const;  // "20.0 Mb/s, base RTT 21.8 ms, ..."
 };
@@ -33,7 +41,9 @@ absl::StatusOr<FittedPath> FitPath(const PathEstimates& estimates,
                                    double flow_duration_s);
 
 // One flow of `spec` with packets of `packet_bytes`: its bottleneck egress
-// over the run / (rate x duration).
+// over the run / (rate x duration). TCP Prague paces (tcp_prague.c sets
+// SK_PACING_NEEDED, reference/prague-and-dctcp.md section 4.8); the
+// others do not.
 absl::StatusOr<double> SimulatedUtilization(const FittedPath& path,
                                             const std::string& spec,
                                             uint32_t packet_bytes);

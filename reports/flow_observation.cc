@@ -1,6 +1,7 @@
 #include "reports/flow_observation.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace ccreplay {
 
@@ -25,6 +26,43 @@ void ObservationBin::Merge(const ObservationBin& later) {
   highest_ack = std::max(highest_ack, later.highest_ack);
   highest_seq_sent = std::max(highest_seq_sent, later.highest_seq_sent);
   if (later.mss_bytes > 0) mss_bytes = later.mss_bytes;
+}
+
+std::optional<int64_t> FlowObserver::AckHoldUs(uint32_t segments) const {
+  // The median bucket of rows [from, to), as microseconds (its centre).
+  auto median_us = [this](size_t from, size_t to) -> std::optional<double> {
+    std::array<uint64_t, kHoldBuckets> sum{};
+    uint64_t total = 0;
+    for (size_t row = from; row < to; ++row) {
+      for (size_t b = 0; b < kHoldBuckets; ++b) {
+        sum[b] += hold_histogram_[row][b];
+        total += hold_histogram_[row][b];
+      }
+    }
+    if (total < kMinHoldSamples) return std::nullopt;
+    uint64_t seen = 0;
+    for (size_t b = 0; b < kHoldBuckets; ++b) {
+      seen += sum[b];
+      if (2 * seen >= total) return std::exp2((b + 0.5) / 4) - 1;
+    }
+    return std::nullopt;
+  };
+  const size_t split = std::clamp<size_t>(segments, 2, kMaxHoldSegments);
+  const std::optional<double> partial = median_us(1, split);
+  const std::optional<double> full = median_us(split, kMaxHoldSegments + 1);
+  if (!partial || !full) return std::nullopt;
+  return std::max<int64_t>(0, std::llround(*partial - *full));
+}
+
+uint32_t FlowObserver::TypicalSegmentsPerAck() const {
+  uint64_t total = 0;
+  for (uint64_t n : segments_by_ack_size_) total += n;
+  uint64_t seen = 0;
+  for (size_t k = 1; k < segments_by_ack_size_.size(); ++k) {
+    seen += segments_by_ack_size_[k];
+    if (total > 0 && 2 * seen >= total) return static_cast<uint32_t>(k);
+  }
+  return 0;
 }
 
 ObservationBin& FlowObserver::BinAt(int64_t time_ns) {
@@ -73,6 +111,10 @@ void FlowObserver::Add(const TimelineEvent& e) {
   if (delivered_mark_ == 0 && !by_bytes) {
     delivered_mark_ = e.ack - static_cast<int64_t>(e.bytes_acked);
   }
+  if (e.packets_delivered > 0) {
+    segments_by_ack_size_[std::min<uint64_t>(
+        e.packets_delivered, kMaxHoldSegments)] += e.packets_delivered;
+  }
   if (delivered > delivered_mark_) {
     bin.delivered_bytes += static_cast<uint64_t>(delivered - delivered_mark_);
     delivered_mark_ = delivered;
@@ -88,6 +130,15 @@ void FlowObserver::Add(const TimelineEvent& e) {
     ++bin.rtt_samples;
     if (min_rtt_us_ == 0 || e.rtt_sample_us < min_rtt_us_)
       min_rtt_us_ = e.rtt_sample_us;
+    if (e.packets_delivered > 0) {
+      const size_t row =
+          std::min<uint64_t>(e.packets_delivered, kMaxHoldSegments);
+      const double excess_us =
+          static_cast<double>(e.rtt_sample_us - min_rtt_us_);
+      const size_t bucket = std::min<size_t>(
+          static_cast<size_t>(4 * std::log2(1 + excess_us)), kHoldBuckets - 1);
+      ++hold_histogram_[row][bucket];
+    }
   }
   if (e.srtt_us > 0) bin.srtt_us = e.srtt_us;
   bin.ce_packets += e.ce_packets;

@@ -7,8 +7,10 @@
 #ifndef CCREPLAY_REPORTS_FLOW_OBSERVATION_H_
 #define CCREPLAY_REPORTS_FLOW_OBSERVATION_H_
 
+#include <array>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <vector>
 
 #include "replay/ack_timeline.h"
@@ -75,6 +77,20 @@ class FlowObserver {
   // Every RTT sample's minimum (the base RTT), 0 when there was none.
   int64_t min_rtt_us() const { return min_rtt_us_; }
   uint64_t total_acks() const { return total_acks_; }
+  // How long the receiver held ACKs that covered fewer than `segments`
+  // segments (its delayed-ACK or GRO flush timer fired before the
+  // `segments`-th arrived): the median excess RTT (sample minus the minimum
+  // so far) of those ACKs minus that of the ACKs that covered `segments`
+  // or more, which wait for no timer; at least 0. nullopt with fewer than
+  // kMinHoldSamples of either kind.
+  std::optional<int64_t> AckHoldUs(uint32_t segments) const;
+  static constexpr uint64_t kMinHoldSamples = 20;
+  // The segment-weighted median of segments per ACK: half of the delivered
+  // segments were acknowledged by ACKs covering at least this many (so a
+  // receiver that ACKs every N segments while data flows gives N even when
+  // its timer ACKs single segments while the window is small); 0 before
+  // any ACK delivered data.
+  uint32_t TypicalSegmentsPerAck() const;
   uint64_t total_retransmissions() const { return total_retransmissions_; }
 
  private:
@@ -90,6 +106,15 @@ class FlowObserver {
   uint64_t total_retransmissions_ = 0;
   // Highest (cumulative ACK + SACKed bytes) so far: what was delivered.
   int64_t delivered_mark_ = 0;
+  // Excess-RTT histograms of RTT-sampling ACKs by segments delivered (the
+  // last row: kMaxHoldSegments or more); buckets of a quarter octave
+  // (bucket b holds excess_us with floor(4 log2(1 + excess_us)) = b).
+  static constexpr size_t kMaxHoldSegments = 64;
+  static constexpr size_t kHoldBuckets = 100;  // Up to ~34 s.
+  std::array<std::array<uint32_t, kHoldBuckets>, kMaxHoldSegments + 1>
+      hold_histogram_{};
+  // Segments delivered by ACKs that delivered k segments, k = 1..64+.
+  std::array<uint64_t, kMaxHoldSegments + 1> segments_by_ack_size_{};
 };
 
 }  // namespace ccreplay

@@ -54,11 +54,15 @@ namespace {
 // Plot geometry (SVG user units; the SVG scales to the page width).
 constexpr double kWidth = 960;
 constexpr double kHeight = 210;
-constexpr double kBandHeight = 46;
+constexpr double kBandHeight = 60;
 constexpr double kLeft = 62;
 constexpr double kRight = 12;
 constexpr double kTop = 8;
 constexpr double kBottom = 24;
+// A band strip has a column per 3 SVG units of the plot area (about 3
+// screen pixels at the report's width): with one per pixel, stretches
+// where two limiters alternate within a few RTTs still flicker.
+constexpr int kBandColumns = static_cast<int>((kWidth - kLeft - kRight) / 3);
 
 // 1, 2 or 5 times a power of ten, giving about `count` steps over `span`.
 double NiceStep(double span, int count) {
@@ -138,6 +142,59 @@ void AppendXAxis(const ReportPage& page, double plot_bottom, std::string* out) {
   out->append("</g>");
 }
 
+// "12.300–14.500 s: cwnd (waiting for ACKs) 78%, unknown / pacing 22%".
+std::string BandSpanTitle(const BinnedBands& binned, const BandSpan& span) {
+  std::vector<size_t> order;
+  for (size_t l = 0; l < span.shares.size(); ++l) {
+    if (span.shares[l] >= 0.005) order.push_back(l);
+  }
+  std::sort(order.begin(), order.end(), [&span](size_t a, size_t b) {
+    return span.shares[a] > span.shares[b];
+  });
+  std::string title = absl::StrFormat("%.3f–%.3f s:", span.start_s, span.end_s);
+  for (size_t k = 0; k < order.size(); ++k) {
+    absl::StrAppendFormat(&title, "%s %s %.0f%%", k == 0 ? "" : ",",
+                          binned.labels[order[k]], 100 * span.shares[order[k]]);
+  }
+  return title;
+}
+
+// A strip of bands (the limiter): per column the dominant band, shaded by
+// its share (solid: it held the whole column), the shares in the tooltip.
+// The script re-bins the raw bands (AppendBandData) when the view zooms.
+void AppendBandStrip(const Plot& plot, double t0, double t1, double y_max,
+                     std::string* out) {
+  const BinnedBands binned = DominantBands(plot.bands, t0, t1, kBandColumns);
+  for (const BandSpan& span : binned.spans) {
+    absl::StrAppendFormat(
+        out,
+        "<rect class=\"band\" x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" "
+        "fill=\"%s\" fill-opacity=\"%.2f\"><title>%s</title></rect>\n",
+        Number(span.start_s), Number(-y_max), Number(span.end_s - span.start_s),
+        Number(y_max), HtmlEscape(binned.colors[span.dominant]),
+        0.3 + 0.7 * span.shares[span.dominant],
+        HtmlEscape(BandSpanTitle(binned, span)));
+  }
+}
+
+// The raw bands for the script: labels, colours and [start, end, label].
+void AppendBandData(const Plot& plot, JsonWriter* data) {
+  const BandLabels named = LabelBands(plot.bands);
+  data->Key("bands").BeginObject().Key("runs").BeginArray();
+  for (size_t b = 0; b < plot.bands.size(); ++b) {
+    data->BeginArray()
+        .Double(std::round(plot.bands[b].start_s * 1e6) / 1e6)
+        .Double(std::round(plot.bands[b].end_s * 1e6) / 1e6)
+        .Uint(named.of_band[b])
+        .EndArray();
+  }
+  data->EndArray().Key("labels").BeginArray();
+  for (const std::string& label : named.labels) data->String(label);
+  data->EndArray().Key("colors").BeginArray();
+  for (const std::string& color : named.colors) data->String(color);
+  data->EndArray().EndObject();
+}
+
 void AppendPlot(const ReportPage& page, const Plot& plot, JsonWriter* data,
                 std::string* out) {
   const double height = plot.bands_only ? kBandHeight : kHeight;
@@ -182,20 +239,22 @@ void AppendPlot(const ReportPage& page, const Plot& plot, JsonWriter* data,
       Number(kLeft), Number(kTop), Number(kWidth - kLeft - kRight),
       Number(bottom - kTop), Number(page.start_s), Number(-y_max), Number(span),
       Number(y_max));
-  for (const PlotBand& band : plot.bands) {
-    absl::StrAppendFormat(
-        out,
-        "<rect class=\"band\" x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" "
-        "fill=\"%s\"><title>%s</title></rect>\n",
-        Number(band.start_s), Number(-y_max),
-        Number(std::max(band.end_s - band.start_s, span * 1e-4)), Number(y_max),
-        HtmlEscape(band.color), HtmlEscape(band.label));
+  if (plot.bands_only) {
+    AppendBandStrip(plot, page.start_s, page.end_s, y_max, out);
+  } else {
+    for (const PlotBand& band : plot.bands) {
+      absl::StrAppendFormat(
+          out,
+          "<rect class=\"band\" x=\"%s\" y=\"%s\" width=\"%s\" "
+          "height=\"%s\" fill=\"%s\"><title>%s</title></rect>\n",
+          Number(band.start_s), Number(-y_max),
+          Number(std::max(band.end_s - band.start_s, span * 1e-4)),
+          Number(y_max), HtmlEscape(band.color), HtmlEscape(band.label));
+    }
   }
-  data->Key(plot.id)
-      .BeginObject()
-      .Field("ymax", y_max)
-      .Key("series")
-      .BeginArray();
+  data->Key(plot.id).BeginObject().Field("ymax", y_max);
+  if (plot.bands_only) AppendBandData(plot, data);
+  data->Key("series").BeginArray();
   for (size_t i = 0; i < plot.series.size(); ++i) {
     const PlotSeries& s = plot.series[i];
     const Decimated d =
@@ -251,7 +310,8 @@ void AppendPlot(const ReportPage& page, const Plot& plot, JsonWriter* data,
     keyed.push_back(band.label);
     absl::StrAppendFormat(out,
                           "<span class=\"bandkey\"><span class=\"swatch\" "
-                          "style=\"background:%s\"></span>%s</span>",
+                          "style=\"background:%s\"></span>%s<span "
+                          "class=\"readout\"></span></span>",
                           HtmlEscape(band.color), HtmlEscape(band.label));
   }
   out->append("</div>\n</figure>\n");
@@ -282,13 +342,13 @@ svg.chart{width:100%;height:auto;display:block;user-select:none}
 path.series{fill:none;stroke-width:1.6;vector-effect:non-scaling-stroke;stroke-linejoin:round}
 path.series.dashed{stroke-dasharray:6 4;stroke-width:1.4}
 path.series.points{stroke-width:3.2;stroke-linecap:round}
-rect.band{opacity:.28}.bandsonly rect.band{opacity:.6}
+rect.band{opacity:.28}.bandsonly rect.band{opacity:1;shape-rendering:crispEdges}
 .cursor{stroke:#888;stroke-width:1;vector-effect:non-scaling-stroke;visibility:hidden}
 .legend{display:flex;flex-wrap:wrap;gap:4px 16px;font-size:12.5px;color:var(--muted);margin:2px 0 0 62px}
 .legend label,.bandkey{display:inline-flex;align-items:center;gap:5px}
 .legend input{margin:0}
 .swatch{display:inline-block;width:14px;height:4px;border-radius:2px}.swatch.dashed{height:2px}
-.bandkey .swatch{height:10px;opacity:.5}
+.bandkey .swatch{height:10px}
 .readout{color:var(--fg);font-variant-numeric:tabular-nums;margin-left:3px}
 .controls{font-size:13px;color:var(--muted);margin:0 0 6px}
 .controls button{font:inherit;padding:2px 10px;margin-left:8px}
@@ -310,8 +370,26 @@ function setView(a,b){view=[Math.max(full[0],a),Math.min(full[1],b)];if(view[1]-
   const ax=c.querySelector('g.xaxis');const bottom=+ax.dataset.bottom;const W=960,L=62,R=12;const step=nice(view[1]-view[0],10);
   let h='';for(let t=Math.ceil(view[0]/step)*step;t<=view[1]+1e-12;t+=step){const x=L+(t-view[0])/(view[1]-view[0])*(W-L-R);
    h+=`<line x1="${x}" x2="${x}" y1="8" y2="${bottom}" class="grid"/><text x="${x}" y="${bottom+15}" class="tick" text-anchor="middle">${label(t,step)}</text>`}
-  ax.innerHTML=h}
+  ax.innerHTML=h;drawBands(c)}
  document.getElementById('range').textContent=`${view[0].toFixed(3)} s to ${view[1].toFixed(3)} s`}
+const NS='http://www.w3.org/2000/svg';
+function bandSpans(b,t0,t1,n){const L=b.labels.length,w=(t1-t0)/n,sec=new Float64Array(n*L);
+ for(const [s,e,l] of b.runs){const a=Math.max(s,t0),z=Math.min(e,t1);if(!(z>a))continue;
+  const c0=Math.min(n-1,Math.floor((a-t0)/w)),c1=Math.min(n-1,Math.floor((z-t0)/w));
+  for(let c=c0;c<=c1;c++){const o=Math.min(z,t0+(c+1)*w)-Math.max(a,t0+c*w);if(o>1e-9*w)sec[c*L+l]+=o}}
+ const spans=[];for(let c=0;c<n&&L;c++){let d=0;for(let l=1;l<L;l++)if(sec[c*L+l]>sec[c*L+d])d=l;if(!(sec[c*L+d]>0))continue;
+  const s=t0+c*w,e=c==n-1?t1:t0+(c+1)*w;let p=spans[spans.length-1];
+  if(!p||p.d!==d||p.e<s-w/2){p={s:s,e:s,d:d,sh:new Array(L).fill(0)};spans.push(p)}
+  for(let l=0;l<L;l++)p.sh[l]+=sec[c*L+l];p.e=e}
+ for(const p of spans)p.sh=p.sh.map(x=>x/(p.e-p.s));return spans}
+function spanTitle(b,p){const o=p.sh.map((x,l)=>[x,l]).filter(x=>x[0]>=0.005).sort((x,y)=>y[0]-x[0]);
+ return `${p.s.toFixed(3)}–${p.e.toFixed(3)} s: `+o.map(x=>`${b.labels[x[1]]} ${(100*x[0]).toFixed(0)}%`).join(', ')}
+function drawBands(c){const pd=data.plots[c.dataset.plot];if(!pd||!pd.bands)return;const b=pd.bands,d=c.querySelector('svg.data'),cur=d.querySelector('.cursor');
+ for(const r of d.querySelectorAll('rect.band'))r.remove();pd.spans=bandSpans(b,view[0],view[1],data.band_columns);
+ for(const p of pd.spans){const r=document.createElementNS(NS,'rect');r.setAttribute('class','band');r.setAttribute('x',p.s);r.setAttribute('width',p.e-p.s);
+  r.setAttribute('y',-pd.ymax);r.setAttribute('height',pd.ymax);r.setAttribute('fill',b.colors[p.d]);r.setAttribute('fill-opacity',(0.3+0.7*p.sh[p.d]).toFixed(2));
+  const t=document.createElementNS(NS,'title');t.textContent=spanTitle(b,p);r.appendChild(t);d.insertBefore(r,cur)}}
+for(const id in data.plots){const pd=data.plots[id];if(pd.bands)pd.spans=bandSpans(pd.bands,full[0],full[1],data.band_columns)}
 function tAt(c,ev){const d=c.querySelector('svg.data');const r=d.getBoundingClientRect();return view[0]+(ev.clientX-r.left)/r.width*(view[1]-view[0])}
 function valueAt(s,t){const T=s.t;if(!T.length||t<T[0])return null;let lo=0,hi=T.length-1;while(lo<hi){const m=(lo+hi+1)>>1;if(T[m]<=t)lo=m;else hi=m-1}
  if(!s.step&&lo+1<T.length){const f=(t-T[lo])/(T[lo+1]-T[lo]);return s.y[lo]+f*(s.y[lo+1]-s.y[lo])}return s.y[lo]}
@@ -322,7 +400,8 @@ for(const c of charts){const id=c.dataset.plot;const d=c.querySelector('svg.data
   for(const o of charts){const cur=o.querySelector('.cursor');const vb=o.querySelector('svg.data').viewBox.baseVal;
    cur.setAttribute('x1',t);cur.setAttribute('x2',t);cur.setAttribute('y1',vb.y);cur.setAttribute('y2',vb.y+vb.height);cur.style.visibility='visible';
    const pd=data.plots[o.dataset.plot];if(!pd)continue;const labels=document.querySelectorAll(`#${o.dataset.plot} .legend label`);
-   pd.series.forEach((s,i)=>{const r=labels[i]&&labels[i].querySelector('.readout');if(r)r.textContent=fmt(valueAt(s,t))})}
+   pd.series.forEach((s,i)=>{const r=labels[i]&&labels[i].querySelector('.readout');if(r)r.textContent=fmt(valueAt(s,t))});
+   if(pd.spans){const p=pd.spans.find(p=>p.s<=t&&t<=p.e);document.querySelectorAll(`#${o.dataset.plot} .bandkey .readout`).forEach((r,l)=>{r.textContent=p&&p.sh[l]>=0.005?`${(100*p.sh[l]).toFixed(0)}%`:''})}}
   document.getElementById('cursor-t').textContent=`t = ${t.toFixed(4)} s`});
  c.addEventListener('mousedown',ev=>{drag=tAt(c,ev)});
  c.addEventListener('mouseup',ev=>{if(drag===null)return;const t=tAt(c,ev);if(Math.abs(t-drag)>(view[1]-view[0])/200)setView(Math.min(t,drag),Math.max(t,drag));drag=null});
@@ -409,7 +488,10 @@ std::string RenderHtmlReport(const ReportPage& page) {
       "<span id=\"cursor-t\"></span><button id=\"reset\" "
       "type=\"button\">full range</button></div>\n");
   JsonWriter data;
-  data.BeginObject().Field("start", page.start_s).Field("end", page.end_s);
+  data.BeginObject()
+      .Field("start", page.start_s)
+      .Field("end", page.end_s)
+      .Field("band_columns", kBandColumns);
   data.Key("plots").BeginObject();
   for (const Plot& plot : page.plots) AppendPlot(page, plot, &data, &out);
   data.EndObject().EndObject();

@@ -3,7 +3,9 @@
 // JavaScript every plot, the findings and the facts are there; with it the
 // reader also gets hover read-outs, zoom on the shared time axis (drag, or a
 // finding's link), and series toggles. Series are decimated (min/max per
-// pixel column) so a very long capture still makes a file of a few MB.
+// pixel column) so a very long capture still makes a file of a few MB; a
+// strip of bands (the limiter) shows the dominant band per column, with
+// the time shares in its tooltip, and is re-binned by the script on zoom.
 #ifndef CCREPLAY_REPORTS_HTML_REPORT_H_
 #define CCREPLAY_REPORTS_HTML_REPORT_H_
 

@@ -65,6 +65,38 @@ TEST(HtmlReportTest, SelfContainedWithPlotsFindingsAndEscaping) {
   EXPECT_GT(vertices, 1000u);
 }
 
+// A limiter strip that flips at every ACK is drawn as the dominant
+// limiter per column, with the shares in the tooltip (no script needed),
+// and the raw bands go to the script for re-binning on zoom.
+TEST(HtmlReportTest, BandStripShowsTheDominantBandWithShares) {
+  ReportPage page = SamplePage();
+  Plot strip;
+  strip.id = "plot-limiter";
+  strip.title = "What limited the sender";
+  strip.bands_only = true;
+  for (int ms = 0; ms < 10000; ++ms) {  // 10 s, 3 of 4 ms "cwnd".
+    strip.bands.push_back({ms * 1e-3, (ms + 1) * 1e-3,
+                           ms % 4 < 3 ? "cwnd" : "unknown",
+                           ms % 4 < 3 ? "#4e79a7" : "#dddddd"});
+  }
+  page.plots.push_back(strip);
+  const std::string html = RenderHtmlReport(page);
+  const size_t figure = html.find("id=\"plot-limiter\"");
+  const std::string svg =
+      html.substr(figure, html.find("</figure>", figure) - figure);
+  size_t rects = 0;
+  for (size_t p = svg.find("<rect class=\"band\""); p != std::string::npos;
+       p = svg.find("<rect class=\"band\"", p + 1)) {
+    ++rects;
+  }
+  EXPECT_EQ(rects, 1u);
+  EXPECT_TRUE(absl::StrContains(
+      svg, "<title>0.000–10.000 s: cwnd 75%, unknown 25%</title>"));
+  EXPECT_TRUE(absl::StrContains(svg, "fill-opacity=\"0.82\""));  // .3+.7x.75
+  EXPECT_TRUE(absl::StrContains(html, "\"labels\":[\"cwnd\",\"unknown\"]"));
+  EXPECT_TRUE(absl::StrContains(html, "[0.001,0.002,0]"));
+}
+
 TEST(HtmlReportTest, NoFindingSaysSo) {
   ReportPage page = SamplePage();
   page.findings.clear();

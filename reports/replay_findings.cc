@@ -4,9 +4,13 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <utility>
+#include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 
 namespace ccreplay {
 namespace {
@@ -21,10 +25,17 @@ constexpr double kMinStretchShare = 0.05;
 // Prague's RTT scaling matters when it slows additive increase at least
 // this much (ControllerState::ai_factor).
 constexpr double kSlowAiFactor = 0.5;
+// Replays whose median errors differ by at most this many percentage
+// points fit the captured cwnd equally well.
+constexpr double kSameFitPct = 1;
 // Slow start "well below" the BDP.
 constexpr double kEarlyExitShare = 0.5;
 // Fewer packets than this in a BDP make "below the BDP" meaningless.
 constexpr double kMinBdpPackets = 4;
+// A fitted closed loop whose utilization with the flow's own controller is
+// further than this from the captured utilization does not reproduce it
+// (the run is shorter than the flow: a generous margin).
+constexpr double kFitUtilizationGap = 0.25;
 
 double Median(std::vector<double> v) {
   if (v.empty()) return 0;
@@ -118,6 +129,14 @@ struct Context {
   double min_stretch_s = 0;
   ReplayFindings* out = nullptr;
 };
+
+// Bytes delivered over the flow / (estimated rate x duration).
+double CapturedUtilization(const Context& x) {
+  uint64_t delivered = 0;
+  for (const ObservationBin& b : x.obs.bins()) delivered += b.delivered_bytes;
+  const double capacity = x.est.bottleneck_rate_bps / 8 * x.duration_s;
+  return capacity > 0 ? delivered / capacity : 0;
+}
 
 // The first sample of controller `c` out of slow start.
 std::optional<size_t> SlowStartExit(const Context& x, int c) {
@@ -268,22 +287,55 @@ void SlowStartExitEarly(const Context& x, int best) {
   x.out->findings.push_back(std::move(f));
 }
 
+int FindSpecByName(const ReplayEvidence& e, const std::string& spec) {
+  for (size_t i = 0; i < e.choices.size(); ++i) {
+    if (e.choices[i].spec == spec) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+// Least-squares slope of the captured cwnd against time over samples
+// [first, last], in bytes per second; nullopt with fewer than two samples.
+std::optional<double> CapturedSlopeBytesPerS(const Context& x, size_t first,
+                                             size_t last) {
+  double n = 0, st = 0, sc = 0, stt = 0, stc = 0;
+  for (size_t i = first; i <= last; ++i) {
+    const std::optional<double> c = x.s.captured(i);
+    if (!c.has_value()) continue;
+    const double t = x.s.t(i);
+    n += 1;
+    st += t;
+    sc += *c;
+    stt += t * t;
+    stc += t * *c;
+  }
+  const double var = n * stt - st * st;
+  if (n < 2 || !(var > 0)) return std::nullopt;
+  return (n * stc - st * sc) / var;
+}
+
 void RttScalingSlowGrowth(const Context& x) {
-  // Claimed profiles, best fitting first.
+  // Claimed profiles that scale, best fitting first.
   std::vector<int> claimed;
   for (size_t c = 0; c < x.e.choices.size(); ++c) {
-    if (x.e.choices[c].role == ReplayRole::kClaimed)
+    const ReplayChoice& choice = x.e.choices[c];
+    if (choice.role == ReplayRole::kClaimed &&
+        absl::StartsWith(choice.spec, "prague") &&
+        !absl::StrContains(choice.spec, "rtt_scaling=none")) {
       claimed.push_back(static_cast<int>(c));
+    }
   }
   std::stable_sort(claimed.begin(), claimed.end(), [&](int a, int b) {
     return MedianErr(x.e, a) < MedianErr(x.e, b);
   });
-  bool any_prague = false;
+  std::string why_not = claimed.empty()
+                            ? "not applicable (no Prague profile replayed)"
+                            : "no stretch where Prague's RTT scaling held cwnd "
+                              "below the BDP";
   for (int c : claimed) {
-    const int off =
-        FindSpec(x.e, ReplayRole::kRttScalingOff, x.e.choices[c].spec);
+    const std::string& spec = x.e.choices[c].spec;
+    const int off = FindSpecByName(x.e, RttScalingOffSpec(spec));
     if (off < 0) continue;
-    any_prague = true;
     // After slow start, while scaling slows increase, cwnd below the BDP.
     const Stretch slow = x.s.Longest([&](size_t i) {
       const SeriesSample& m = x.s.at(c, i);
@@ -293,14 +345,34 @@ void RttScalingSlowGrowth(const Context& x) {
                  : 0;
     });
     if (!slow.found || slow.span_s() < x.min_stretch_s) continue;
-    // The captured flow must be below the BDP there too.
-    std::vector<double> captured, ai, srtt;
+    // The captured flow must be below the BDP there too, and grow far
+    // slower than Reno's one segment per RTT.
+    std::vector<double> captured, ai, srtt, off_cwnd;
     for (size_t i = slow.first; i <= slow.last; ++i) {
       if (x.s.captured(i).has_value()) captured.push_back(*x.s.captured(i));
       ai.push_back(x.s.at(c, i).ai_factor);
+      off_cwnd.push_back(x.s.at(off, i).cwnd_bytes);
       if (x.s.at(c, i).srtt_us > 0) srtt.push_back(x.s.at(c, i).srtt_us * 1e-3);
     }
-    if (captured.empty() || Median(captured) >= kBelowBdp * x.bdp) continue;
+    if (captured.empty() || Median(captured) >= kBelowBdp * x.bdp) {
+      why_not = absl::StrFormat(
+          "the replay of %s is held below the BDP from %.3f s to %.3f s, but "
+          "the captured cwnd is not",
+          spec, slow.start_s, slow.end_s);
+      continue;
+    }
+    const std::optional<double> slope =
+        CapturedSlopeBytesPerS(x, slow.first, slow.last);
+    const double srtt_ms = Median(srtt);
+    const double growth_per_rtt =
+        slope.has_value() ? *slope * srtt_ms * 1e-3 / x.mss : 0;
+    if (!slope.has_value() || growth_per_rtt >= kSlowAiFactor) {
+      why_not = absl::StrFormat(
+          "from %.3f s to %.3f s the captured cwnd grew %.2f segments per RTT, "
+          "not far below Reno's 1",
+          slow.start_s, slow.end_s, growth_per_rtt);
+      continue;
+    }
     double regained = -1;
     for (size_t i = slow.first; i <= slow.last; ++i) {
       if (x.s.at(off, i).cwnd_bytes >= x.bdp) {
@@ -308,9 +380,14 @@ void RttScalingSlowGrowth(const Context& x) {
         break;
       }
     }
-    if (regained < 0) continue;  // Scaling off does not explain it.
+    if (regained < 0) {
+      why_not = absl::StrFormat(
+          "from %.3f s to %.3f s the replay of %s stays below the BDP too: "
+          "scaling does not explain it",
+          slow.start_s, slow.end_s, x.e.choices[off].spec);
+      continue;
+    }
     const double ai_median = Median(ai);
-    const std::string& spec = x.e.choices[c].spec;
     Finding f;
     f.kind = "rtt_scaling_slow_growth";
     f.severity = slow.span_s() > 0.2 * x.duration_s ? Severity::kCritical
@@ -319,41 +396,108 @@ void RttScalingSlowGrowth(const Context& x) {
     f.end_s = slow.end_s;
     f.message = absl::StrFormat(
         "From %.3f s to %.3f s cwnd stayed below the %s-packet BDP (captured "
-        "median %s packets); "
-        "%s RTT scaling (srtt %.2f ms) cut additive increase to 1/%.0f of "
-        "Reno's; without "
-        "scaling the replay regains the BDP in %.2f s.",
+        "median %s packets) and grew %.4f segments per RTT where Reno grows "
+        "one: %s RTT scaling (srtt %.2f ms) cut additive increase to 1/%.0f "
+        "of Reno's; on the same ACKs without scaling the replay %s.",
         f.start_s, f.end_s, Pkts(x.bdp, x.mss), Pkts(Median(captured), x.mss),
-        spec, Median(srtt), 1 / std::max(ai_median, 1e-9), regained);
+        growth_per_rtt, spec, srtt_ms, 1 / std::max(ai_median, 1e-9),
+        regained > 0 ? absl::StrFormat("regains the BDP in %.2f s", regained)
+                     : std::string("stays at or above the BDP"));
     f.evidence.push_back(
-        absl::StrFormat("replay of %s: median RTT-scaling factor %.4g over the "
-                        "stretch (ECN plot)",
-                        spec, ai_median));
-    f.evidence.push_back(
-        absl::StrFormat("counterfactual %s reaches the BDP %.2f s into it",
-                        x.e.choices[off].spec, regained));
+        absl::StrFormat("replay of %s (median error %.1f%%): median "
+                        "RTT-scaling factor %.4g over the stretch (α plot)",
+                        spec, MedianErr(x.e, c), ai_median));
+    f.evidence.push_back(absl::StrFormat(
+        "captured cwnd: least-squares slope %.0f bytes/s, %.3g segments per "
+        "RTT of %.2f ms",
+        slope.value_or(0), growth_per_rtt, srtt_ms));
+    f.evidence.push_back(absl::StrFormat(
+        "counterfactual %s on the same ACKs: median cwnd %s packets over the "
+        "stretch, at the BDP %.2f s into it",
+        x.e.choices[off].spec, Pkts(Median(off_cwnd), x.mss), regained));
     if (x.e.path.has_value()) {
-      absl::StatusOr<double> with =
-          SimulatedUtilization(*x.e.path, spec, x.mss);
-      absl::StatusOr<double> without =
-          SimulatedUtilization(*x.e.path, x.e.choices[off].spec, x.mss);
-      if (with.ok() && without.ok()) {
-        f.evidence.push_back(
-            absl::StrFormat("closed-loop simulation of the fitted path (%s): "
-                            "utilization %.0f%% with scaling, "
-                            "%.0f%% without",
-                            x.e.path->Describe(), 100 * *with, 100 * *without));
+      // Each scaling profile that fits as well (their replays can agree
+      // on these ACKs while their closed loops differ, e.g. in when the
+      // transition falls), then without scaling.
+      std::vector<std::string> specs;
+      for (int other : claimed) {
+        if (MedianErr(x.e, other) <= MedianErr(x.e, c) + kSameFitPct)
+          specs.push_back(x.e.choices[other].spec);
       }
+      specs.push_back(x.e.choices[off].spec);
+      std::vector<std::string> results;
+      std::optional<double> first_u;
+      for (const std::string& s : specs) {
+        absl::StatusOr<double> u = SimulatedUtilization(*x.e.path, s, x.mss);
+        if (u.ok()) {
+          if (!first_u) first_u = *u;
+          results.push_back(absl::StrFormat("%.0f%% with %s", 100 * *u, s));
+        }
+      }
+      std::string caveat;
+      const double captured_u = CapturedUtilization(x);
+      if (first_u && std::abs(*first_u - captured_u) > kFitUtilizationGap) {
+        // The closed loop is only evidence when it reproduces the capture;
+        // the receiver's ACK policy (how many segments, how long a timer)
+        // is the least observable input from the sender's side.
+        caveat = absl::StrFormat(
+            "; it does not reproduce the captured %.0f%%, so this run is no "
+            "evidence either way (the receiver's ACK timing is inferred from "
+            "the sender's side)",
+            100 * captured_u);
+      }
+      f.evidence.push_back(absl::StrCat(
+          "closed-loop simulation of the fitted path (", x.e.path->Describe(),
+          "): utilization ", absl::StrJoin(results, ", "), caveat));
     }
     x.out->findings.push_back(std::move(f));
     return;  // One finding: the best-fitting profile comes first.
   }
-  x.out->notes.push_back(
-      any_prague ? "rtt_scaling_slow_growth: no stretch where Prague's RTT "
-                   "scaling held cwnd "
-                   "below the BDP and the unscaled replay regained it"
-                 : "rtt_scaling_slow_growth: not applicable (no Prague profile "
-                   "replayed)");
+  x.out->notes.push_back(absl::StrCat("rtt_scaling_slow_growth: ", why_not));
+}
+
+// Congestion-avoidance growth in bytes per RTT, measured without the RTT:
+// while cwnd grows by g bytes per cwnd of bytes acknowledged (Reno: g = the
+// packet size, or 1462 with normalization, quicly PR #686), dC/dB = g / C,
+// so C^2 = C0^2 + 2 g B along one epoch. g is the slope of C^2 against the
+// bytes delivered B, pooled over the epochs of congestion avoidance between
+// two reductions of the best-fitting replay (each epoch its own intercept).
+// `cwnd(i)` is the window of sample i (nullopt: not known there). 0 when
+// no epoch has two samples.
+double CaGrowthBytesPerRtt(
+    const Context& x, int phase_of,
+    const std::function<std::optional<double>(size_t)>& cwnd) {
+  double sxy = 0, sxx = 0;
+  size_t i = 0;
+  while (i < x.s.size()) {
+    if (x.s.at(phase_of, i).phase != Phase::kCongestionAvoidance) {
+      ++i;
+      continue;
+    }
+    std::vector<std::pair<double, double>> epoch;  // (B, C^2)
+    for (; i < x.s.size() &&
+           x.s.at(phase_of, i).phase == Phase::kCongestionAvoidance;
+         ++i) {
+      const std::optional<double> c = cwnd(i);
+      if (c.has_value() && *c > 0) {
+        epoch.emplace_back(
+            static_cast<double>(x.s.at(phase_of, i).delivered_bytes), *c * *c);
+      }
+    }
+    if (epoch.size() < 2) continue;
+    double mean_b = 0, mean_y = 0;
+    for (const auto& [b, y] : epoch) {
+      mean_b += b;
+      mean_y += y;
+    }
+    mean_b /= epoch.size();
+    mean_y /= epoch.size();
+    for (const auto& [b, y] : epoch) {
+      sxy += (b - mean_b) * (y - mean_y);
+      sxx += (b - mean_b) * (b - mean_b);
+    }
+  }
+  return sxx > 0 ? sxy / sxx / 2 : 0;
 }
 
 void MtuNormalizationGap(const Context& x, int best, uint32_t packet_bytes) {
@@ -389,44 +533,62 @@ void MtuNormalizationGap(const Context& x, int best, uint32_t packet_bytes) {
         "mtu_normalization_gap: too little congestion avoidance to measure");
     return;
   }
-  // The flow behaves like the un-normalized controller.
-  if (MedianErr(x.e, best) > MedianErr(x.e, on)) {
+  // Which growth the captured cwnd follows: the replay without
+  // normalization or the one with it, on the same ACKs and epochs.
+  const double captured_g =
+      CaGrowthBytesPerRtt(x, best, [&](size_t i) { return x.s.captured(i); });
+  const auto replayed = [&](int c) {
+    return CaGrowthBytesPerRtt(x, best, [&](size_t i) {
+      return x.s.captured(i).has_value()
+                 ? std::optional<double>(x.s.at(c, i).cwnd_bytes)
+                 : std::nullopt;
+    });
+  };
+  const double off_g = replayed(best), on_g = replayed(on);
+  if (!(captured_g > 0) || !(off_g > 0) || !(on_g > 0)) {
     x.out->notes.push_back(
-        absl::StrFormat("mtu_normalization_gap: the normalized replay fits the "
-                        "captured cwnd better (%.1f%% "
-                        "against %.1f%%): the flow may normalize already",
-                        MedianErr(x.e, on), MedianErr(x.e, best)));
+        "mtu_normalization_gap: no congestion-avoidance epoch with the "
+        "captured cwnd to measure its growth");
     return;
   }
-  std::vector<double> gain;
-  for (size_t i = *first_ca; i < x.s.size(); ++i) {
-    if (x.s.at(best, i).cwnd_bytes > 0) {
-      gain.push_back(static_cast<double>(x.s.at(on, i).cwnd_bytes) /
-                     x.s.at(best, i).cwnd_bytes);
-    }
+  const std::string growth = absl::StrFormat(
+      "congestion-avoidance growth per RTT (slope of cwnd^2 against bytes "
+      "delivered, halved): captured %.0f bytes, replay of %s %.0f, of %s "
+      "%.0f",
+      captured_g, spec, off_g, x.e.choices[on].spec, on_g);
+  // Two signals must agree: the growth, and which replay fits the
+  // captured cwnd better overall (median error).
+  const bool grows_unnormalized = std::fabs(std::log(captured_g / off_g)) <
+                                  std::fabs(std::log(captured_g / on_g));
+  const bool fits_unnormalized = MedianErr(x.e, best) <= MedianErr(x.e, on);
+  if (!grows_unnormalized || !fits_unnormalized) {
+    x.out->notes.push_back(absl::StrFormat(
+        "mtu_normalization_gap: %s (the flow may normalize already); %s; "
+        "median error %s %.1f%%, %s %.1f%%",
+        grows_unnormalized
+            ? "the normalized replay fits the captured cwnd better"
+            : "the captured growth is nearer the normalized replay's",
+        growth, spec, MedianErr(x.e, best), x.e.choices[on].spec,
+        MedianErr(x.e, on)));
+    return;
   }
-  double mean_gain = 0;
-  for (double g : gain) mean_gain += g;
-  mean_gain = gain.empty() ? 1 : mean_gain / gain.size();
   Finding f;
   f.kind = "mtu_normalization_gap";
   f.severity = Severity::kWarning;
   f.start_s = x.s.t(*first_ca);
   f.end_s = x.duration_s;
   f.message = absl::StrFormat(
-      "In congestion avoidance (from %.3f s) cwnd grows by one %d-byte packet "
-      "per RTT, %.1f%% "
-      "less than with the 1462-byte reference of MTU normalization (RFC 7141 "
-      "section 2.3); the "
-      "replay with normalization holds a %.1f%% larger cwnd on average.",
-      f.start_s, packet_bytes,
-      100.0 * (1 - static_cast<double>(packet_bytes) / kReferenceMtuBytes),
-      100 * (mean_gain - 1));
+      "In congestion avoidance (from %.3f s) the %d-byte packets' cwnd grows "
+      "like %s without MTU normalization: %.0f bytes per RTT (its replay "
+      "%.0f) where normalize=1462 would give %.0f on the same ACKs, %.1f%% "
+      "more (RFC 7141 section 2.3; with normalization Reno grows 1462 bytes "
+      "per RTT whatever the packet size, quicly PR #686).",
+      f.start_s, packet_bytes, spec, captured_g, off_g, on_g,
+      100 * (on_g / captured_g - 1));
+  f.evidence.push_back(growth);
   f.evidence.push_back(absl::StrFormat(
-      "the un-normalized replay %s fits the captured cwnd (median error "
-      "%.1f%%) at least as well "
-      "as %s (%.1f%%)",
-      spec, MedianErr(x.e, best), x.e.choices[on].spec, MedianErr(x.e, on)));
+      "median error against the captured cwnd: %s %.1f%%, %s %.1f%%", spec,
+      MedianErr(x.e, best), x.e.choices[on].spec, MedianErr(x.e, on)));
   if (x.e.path.has_value()) {
     absl::StatusOr<double> without = SimulatedThroughputRatio(
         *x.e.path, spec, packet_bytes, spec, kReferenceMtuBytes);
@@ -457,9 +619,14 @@ double CutBytes(const Context& x, int c, size_t from) {
 }
 
 void CeOverreaction(const Context& x, int best) {
-  uint64_t marks = 0;
-  for (const ObservationBin& b : x.obs.bins())
-    marks += b.ce_packets + b.ece_acks;
+  // AccECN counts CE packets (its ACE field reuses the ECE bit, so ECE
+  // ACKs count nothing there); RFC 3168 feedback only flags ACKs.
+  uint64_t ce_packets = 0, ece_acks = 0;
+  for (const ObservationBin& b : x.obs.bins()) {
+    ce_packets += b.ce_packets;
+    ece_acks += b.ece_acks;
+  }
+  const uint64_t marks = ce_packets > 0 ? ce_packets : ece_acks;
   if (marks == 0) {
     x.out->notes.push_back("ce_overreaction: no CE feedback in the flow");
     return;

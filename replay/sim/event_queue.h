@@ -15,7 +15,6 @@ struct SimEvent {
   int64_t time_ns = 0;
   uint32_t kind = 0;  // the owner's enum
   uint32_t flow = 0;
-  uint64_t tag = 0;  // e.g. a timer generation
 };
 
 class EventQueue {

@@ -37,6 +37,8 @@ RunResult RunOne(const MtuExperimentOptions& options,
   config.rate_bps = profile.rate_bps;
   config.base_rtt_ns = profile.base_rtt_us * 1000;
   config.buffer_bytes = profile.buffer_bytes();
+  config.sender_jitter = options.sender_jitter;
+  config.seed = options.seed * 1'000'003 + static_cast<uint64_t>(run);
   const int offset = run % options.start_offsets;
   const bool small_first = run >= options.start_offsets;
   const int64_t offset_ns = config.base_rtt_ns * offset / options.start_offsets;

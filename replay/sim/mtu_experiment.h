@@ -7,7 +7,13 @@
 // bottleneck (packet-size-neutral tail drop, ACK every 2 packets, 25 ms
 // maximum ACK delay as RFC 9000 section 18.2's default, no pacing, as
 // quicly's simulator); twenty runs per profile and setting: ten start
-// offsets spread over one base RTT, in both flow orders. Each run measures
+// offsets spread over one base RTT, in both flow orders. By default every
+// packet leaves its sender after a random delay uniform in [0, one
+// bottleneck service time of a 1462-byte packet] (sender_jitter.h: Floyd
+// and Jacobson's remedy for drop-tail phase effects, which otherwise decide
+// which flow loses at each overflow); run r of every profile, setting and
+// controller uses seed `seed` * 1000003 + r, so the two settings see the
+// same random streams (common random numbers). Each run measures
 // both flows' bottleneck egress from the moment both have had two complete
 // congestion-avoidance periods after slow start (their third congestion
 // episode) until each has had at least six more complete periods (seven
@@ -24,6 +30,7 @@
 
 #include "absl/status/statusor.h"
 #include "replay/sim/path_profile.h"
+#include "replay/sim/sender_jitter.h"
 
 namespace ccreplay {
 
@@ -37,7 +44,9 @@ struct MtuExperimentOptions {
   uint32_t large_packet_bytes = 1462;
   uint32_t small_packet_bytes = 1280;
   uint32_t reference_bytes = 1462;  // kReferenceMtuBytes
-  int threads = 0;                  // 0: one per core
+  SenderJitterSpec sender_jitter = {SenderJitterSpec::Kind::kServiceTime, 0};
+  uint64_t seed = 1;
+  int threads = 0;  // 0: one per core
 };
 
 struct MtuProfileResult {

@@ -23,6 +23,9 @@ constexpr uint8_t kWindowScale = 7;
 constexpr uint64_t kAceInit = 5;
 constexpr uint64_t kEctByteCounterInit = 1;
 constexpr uint8_t kAccEcn0OptionKind = 172;
+// Every segment carries the timestamps option: 10 bytes padded to 12 by two
+// NOPs (RFC 7323 section 3, Appendix A's layout).
+constexpr uint32_t kTimestampOptionBytes = 12;
 
 void Put16(uint8_t* p, uint32_t v) {
   p[0] = static_cast<uint8_t>(v >> 8);
@@ -200,9 +203,14 @@ void PcapExporter::OnFlowStart(uint32_t flow, int64_t now_ns,
         from_sender ? (kTcpSyn | syn_ecn) : (kTcpSyn | kTcpAck | syn_ack_ecn);
     OptionWriter options(syn.options);
     uint8_t* p = options.cursor();
+    // The MSS option counts no TCP options (RFC 9293 section 3.7.1), so a
+    // sender whose segments carry `packet_bytes` of payload beside the
+    // timestamps advertises 12 bytes more, as Linux does (MSS 1460 from a
+    // 1500-byte MTU, 1448-byte segments: tcp_current_mss() subtracts the
+    // option; tshark on testdata/lab/*/sender.pcap.gz shows both).
     p[0] = 2;  // MSS
     p[1] = 4;
-    Put16(p + 2, config.packet_bytes);
+    Put16(p + 2, config.packet_bytes + kTimestampOptionBytes);
     p[4] = 4;  // SACK permitted
     p[5] = 2;
     options.Advance(6);

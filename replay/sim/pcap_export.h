@@ -36,7 +36,8 @@ namespace ccreplay {
 class PcapExporter : public PacketObserver {
  public:
   // Opens `path` for writing; the config gives each flow's base RTT (the
-  // handshake's timing) and packet size (the MSS option).
+  // handshake's timing) and packet size (the MSS option: the packet size
+  // plus the 12 bytes of timestamps every segment carries).
   static absl::StatusOr<std::unique_ptr<PcapExporter>> Create(
       const std::string& path, const SimulationConfig& config);
   ~PcapExporter() override;

@@ -175,7 +175,11 @@ void Sender::OnAck(const SimAck& ack, int64_t now_ns) {
   event.srtt_us = srtt_ns_ / 1000;
   event.min_rtt_us = min_rtt_ns_ / 1000;
   event.bytes_in_flight = bytes_in_flight_;
-  event.cwnd_limited = true;  // a bulk sender always has data
+  // A bulk sender always has data: only the receive window can hold it
+  // back before cwnd does.
+  event.cwnd_limited =
+      config_.receive_window_bytes == 0 ||
+      controller_->cwnd_bytes() <= config_.receive_window_bytes;
   event.mss_bytes = config_.packet_bytes;
   switch (config_.feedback) {
     case EcnFeedback::kNone:

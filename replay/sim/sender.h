@@ -2,7 +2,12 @@
 // send) driven by a reference controller from cc/.
 //
 // - Sends while bytes in flight < cwnd (for a segment-counting controller
-//   this is Linux's packets_in_flight < snd_cwnd), optionally paced.
+//   this is Linux's packets_in_flight < snd_cwnd) and, when the receiver
+//   advertises a window, < that window (RFC 5681 section 2: the minimum of
+//   cwnd and rwnd governs transmission); optionally paced. The controller is
+//   told the flow was cwnd-limited when cwnd <= the receive window (Linux
+//   tcp_is_cwnd_limited(); its slow-start refinement, cwnd < 2 *
+//   max_packets_out, is not modelled).
 // - Pacing: the controller's rate where it defines one (Linux
 //   tcp_update_pacing_rate(), Prague), else 1.25 * cwnd / srtt (RFC 9002
 //   section 7.7); each packet's earliest departure is the previous one's
@@ -38,6 +43,8 @@ struct SenderConfig {
   uint32_t packet_bytes = 1448;
   bool pacing = false;
   EcnFeedback feedback = EcnFeedback::kNone;
+  // The receiver's advertised window in bytes; 0: unlimited.
+  uint64_t receive_window_bytes = 0;
 };
 
 // Counters of one flow, as the sender sees them.
@@ -69,7 +76,11 @@ class Sender {
          std::unique_ptr<CongestionController> controller);
 
   // Whether the window allows another packet (pacing aside).
-  bool CanSend() const { return bytes_in_flight_ < controller_->cwnd_bytes(); }
+  bool CanSend() const {
+    return bytes_in_flight_ < controller_->cwnd_bytes() &&
+           (config_.receive_window_bytes == 0 ||
+            bytes_in_flight_ < config_.receive_window_bytes);
+  }
   // Earliest departure of the next packet under pacing (unused otherwise).
   int64_t next_send_ns() const { return next_send_ns_; }
   // Builds and records the next transmission (a retransmission first).

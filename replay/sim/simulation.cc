@@ -1,6 +1,7 @@
 #include "replay/sim/simulation.h"
 
 #include <algorithm>
+#include <cmath>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -12,22 +13,42 @@
 namespace ccreplay {
 namespace {
 
-// The controller spec with `mss=` set to the flow's packet size.
-absl::StatusOr<std::string> SpecWithMss(const std::string& spec,
-                                        uint32_t packet_bytes) {
-  const std::string mss = absl::StrCat("mss=", packet_bytes);
-  if (absl::StrContains(spec, "mss=")) {
-    if (!absl::StrContains(absl::StrCat(spec, ","), absl::StrCat(mss, ","))) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "controller spec '", spec,
-          "' sets an mss other than the flow's packet size ", packet_bytes));
-    }
-    return spec;
+// The packet size of a controller the registry built: its initial window
+// is an exact number of segments of its MSS (cc/congestion_controller.h has
+// no MSS accessor; cwnd_bytes / cwnd_segments is that MSS).
+uint32_t ControllerMssBytes(const CongestionController& controller) {
+  return static_cast<uint32_t>(
+      std::llround(static_cast<double>(controller.cwnd_bytes()) /
+                   controller.cwnd_segments()));
+}
+
+// The controller of a flow, made with the flow's packet size.
+absl::StatusOr<std::unique_ptr<CongestionController>> MakeFlowController(
+    const FlowConfig& flow) {
+  absl::StatusOr<std::unique_ptr<CongestionController>> controller =
+      MakeController(flow.cc_spec);
+  if (!controller.ok()) return controller.status();
+  const uint32_t mss_bytes = ControllerMssBytes(**controller);
+  if (mss_bytes == flow.packet_bytes) return controller;
+  if (mss_bytes != ControllerOptions().mss_bytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "controller spec '", flow.cc_spec, "' sets mss ", mss_bytes,
+        ", not the flow's packet size ", flow.packet_bytes));
   }
-  return absl::StrCat(spec, absl::StrContains(spec, ':') ? "," : ":", mss);
+  // A later item overrides an earlier one (cc/registry.cc MakeController).
+  return MakeController(absl::StrCat(flow.cc_spec, ",mss=", flow.packet_bytes));
 }
 
 }  // namespace
+
+absl::StatusOr<uint32_t> SpecPacketBytes(absl::string_view cc_spec,
+                                         uint32_t default_bytes) {
+  absl::StatusOr<std::unique_ptr<CongestionController>> controller =
+      MakeController(cc_spec);
+  if (!controller.ok()) return controller.status();
+  const uint32_t mss_bytes = ControllerMssBytes(**controller);
+  return mss_bytes == ControllerOptions().mss_bytes ? default_bytes : mss_bytes;
+}
 
 EcnFeedback DefaultFeedback(absl::string_view cc_spec, bool path_marks) {
   if (absl::StartsWith(cc_spec, "prague")) return EcnFeedback::kAccEcn;
@@ -95,28 +116,29 @@ absl::StatusOr<std::unique_ptr<Simulation>> Simulation::Create(
   }
   auto sim =
       std::unique_ptr<Simulation>(new Simulation(config, observer, bottleneck));
+  const int64_t jitter_bound_ns = config.sender_jitter.BoundNs(
+      config.rate_bps, bottleneck.largest_packet_bytes);
   const bool path_marks = config.ce_sojourn_threshold_ns >= 0 ||
                           config.ce_backlog_threshold_bytes >= 0;
   sim->flows_.reserve(config.flows.size());
   for (uint32_t i = 0; i < config.flows.size(); ++i) {
     const FlowConfig& flow = config.flows[i];
-    absl::StatusOr<std::string> spec =
-        SpecWithMss(flow.cc_spec, flow.packet_bytes);
-    if (!spec.ok()) return spec.status();
     absl::StatusOr<std::unique_ptr<CongestionController>> controller =
-        MakeController(*spec);
+        MakeFlowController(flow);
     if (!controller.ok()) return controller.status();
     SenderConfig sender;
     sender.flow = i;
     sender.packet_bytes = flow.packet_bytes;
     sender.pacing = flow.pacing;
+    sender.receive_window_bytes = flow.receive_window_bytes;
     sender.feedback =
         flow.feedback.value_or(DefaultFeedback(flow.cc_spec, path_marks));
     ReceiverConfig receiver;
     receiver.flow = i;
     receiver.feedback = sender.feedback;
     receiver.ack_every = flow.ack_every;
-    sim->flows_.emplace_back(sender, std::move(*controller), receiver);
+    sim->flows_.emplace_back(sender, std::move(*controller), receiver,
+                             SenderJitter(jitter_bound_ns, config.seed, i));
     Flow& f = sim->flows_.back();
     f.feedback = sender.feedback;
     f.start_ns = flow.start_ns;
@@ -144,9 +166,14 @@ Simulation::Simulation(const SimulationConfig& config, PacketObserver* observer,
       events_(1024),
       rng_(config.seed) {}
 
-void Simulation::Schedule(int64_t time_ns, EventKind kind, uint32_t flow,
-                          uint64_t tag) {
-  events_.Push({time_ns, kind, flow, tag});
+uint64_t Simulation::packets_sent() const {
+  uint64_t packets = 0;
+  for (const Flow& flow : flows_) packets += flow.sender.stats().packets_sent;
+  return packets;
+}
+
+void Simulation::Schedule(int64_t time_ns, EventKind kind, uint32_t flow) {
+  events_.Push({time_ns, kind, flow});
 }
 
 void Simulation::RunUntil(int64_t end_ns) {
@@ -179,13 +206,9 @@ void Simulation::Dispatch(const SimEvent& event) {
     case kAckArrival:
       OnAckArrival(i);
       break;
-    case kDelayedAck: {
-      SimAck ack;
-      if (flows_[i].receiver.OnDelayedAckTimer(event.tag, now_ns_, ack)) {
-        SendAck(i, ack);
-      }
+    case kDelayedAck:
+      OnDelayedAckEvent(i);
       break;
-    }
     case kSenderTimer:
       if (flows_[i].timer_event_ns == now_ns_) {
         flows_[i].timer_event_ns = Sender::kNever;
@@ -220,7 +243,7 @@ void Simulation::TrySend(uint32_t i) {
     }
     SimPacket packet = flow.sender.Send(now_ns_);
     if (observer_ != nullptr) observer_->OnDataSent(packet);
-    packet.arrival_ns = now_ns_ + flow.forward_delay_ns;
+    packet.arrival_ns = flow.jitter.Release(now_ns_) + flow.forward_delay_ns;
     if (flow.forward.empty()) Schedule(packet.arrival_ns, kForwardArrival, i);
     flow.forward.push_back(packet);
   }
@@ -271,8 +294,28 @@ void Simulation::OnLinkDone() {
     SendAck(packet.flow, receiver_output_.acks[k]);
   }
   if (receiver_output_.arm_timer) {
-    Schedule(now_ns_ + flow.delayed_ack_ns, kDelayedAck, packet.flow,
-             flow.receiver.generation());
+    flow.delayed_ack_generation = flow.receiver.generation();
+    flow.delayed_ack_deadline_ns = now_ns_ + flow.delayed_ack_ns;
+    if (flow.delayed_ack_event_ns == Sender::kNever) {
+      flow.delayed_ack_event_ns = flow.delayed_ack_deadline_ns;
+      Schedule(flow.delayed_ack_deadline_ns, kDelayedAck, packet.flow);
+    }
+  }
+}
+
+void Simulation::OnDelayedAckEvent(uint32_t i) {
+  Flow& flow = flows_[i];
+  flow.delayed_ack_event_ns = Sender::kNever;
+  if (flow.delayed_ack_deadline_ns > now_ns_) {
+    // Re-armed since this event was scheduled: wait for the new deadline.
+    flow.delayed_ack_event_ns = flow.delayed_ack_deadline_ns;
+    Schedule(flow.delayed_ack_deadline_ns, kDelayedAck, i);
+    return;
+  }
+  SimAck ack;
+  if (flow.receiver.OnDelayedAckTimer(flow.delayed_ack_generation, now_ns_,
+                                      ack)) {
+    SendAck(i, ack);
   }
 }
 

@@ -7,7 +7,8 @@
 //
 // Discrete events on integer nanoseconds (event_queue.h); the per-flow delay
 // lines are FIFOs whose head alone is scheduled. A run is a pure function of
-// its configuration (the seed drives only the optional random loss), and
+// its configuration (the seed drives the optional random loss and the
+// optional per-packet sender jitter, sender_jitter.h), and
 // per-packet work allocates nothing once the buffers have reached their
 // working size.
 #ifndef CCREPLAY_REPLAY_SIM_SIMULATION_H_
@@ -27,13 +28,14 @@
 #include "replay/sim/event_queue.h"
 #include "replay/sim/receiver.h"
 #include "replay/sim/sender.h"
+#include "replay/sim/sender_jitter.h"
 #include "replay/sim/sim_packet.h"
 
 namespace ccreplay {
 
 struct FlowConfig {
-  // A spec for MakeController(); `mss=` is added from packet_bytes (and must
-  // agree with it when given).
+  // A spec for MakeController(). Its `mss=`, when set, must agree with
+  // packet_bytes; when unset, the controller is made with packet_bytes.
   std::string cc_spec = "reno";
   uint32_t packet_bytes = 1448;
   bool pacing = false;
@@ -45,6 +47,9 @@ struct FlowConfig {
   uint32_t ack_every = 2;
   // Linux TCP_DELACK_MIN (include/net/tcp.h: HZ / 25).
   int64_t delayed_ack_ns = 40'000'000;
+  // The receiver's advertised window; 0: unlimited (a bulk sender is then
+  // bounded by cwnd alone).
+  uint64_t receive_window_bytes = 0;
 };
 
 struct SimulationConfig {
@@ -56,11 +61,21 @@ struct SimulationConfig {
   int64_t ce_backlog_threshold_bytes = -1;  // -1: off
   // Probability that a packet is lost after the bottleneck (quicly -r).
   double random_loss = 0;
+  // A random delay per packet at each sender, against drop-tail phase
+  // effects (sender_jitter.h); off by default.
+  SenderJitterSpec sender_jitter;
   uint64_t seed = 1;
   std::vector<FlowConfig> flows;
   // Series sampling period; 0 records no series.
   int64_t sample_interval_ns = 0;
 };
+
+// The packet size a controller spec sets with `mss=`, read from the
+// controller the registry builds; `default_bytes` when the spec leaves the
+// registry's default (ControllerOptions::mss_bytes; an explicit mss equal
+// to that default counts as unset). InvalidArgument for a bad spec.
+absl::StatusOr<uint32_t> SpecPacketBytes(absl::string_view cc_spec,
+                                         uint32_t default_bytes);
 
 // The feedback a flow gets when FlowConfig::feedback is unset.
 EcnFeedback DefaultFeedback(absl::string_view cc_spec, bool path_marks);
@@ -113,6 +128,8 @@ class Simulation {
   EcnFeedback feedback(size_t i) const { return flows_[i].feedback; }
   const Bottleneck& bottleneck() const { return bottleneck_; }
   uint64_t events_processed() const { return events_processed_; }
+  // Data packets sent by all flows (retransmissions included).
+  uint64_t packets_sent() const;
   const std::vector<FlowSeries>& flow_series() const { return series_; }
   const std::vector<PathSample>& path_series() const { return path_series_; }
   const SimulationConfig& config() const { return config_; }
@@ -131,16 +148,24 @@ class Simulation {
   struct Flow {
     Flow(const SenderConfig& sender_config,
          std::unique_ptr<CongestionController> controller,
-         const ReceiverConfig& receiver_config)
+         const ReceiverConfig& receiver_config, const SenderJitter& jitter)
         : sender(sender_config, std::move(controller)),
-          receiver(receiver_config) {}
+          receiver(receiver_config),
+          jitter(jitter) {}
     Sender sender;
     Receiver receiver;
+    SenderJitter jitter;
     EcnFeedback feedback = EcnFeedback::kNone;
     int64_t start_ns = 0;
     int64_t forward_delay_ns = 0;
     int64_t return_delay_ns = 0;
     int64_t delayed_ack_ns = 0;
+    // One delayed-ACK event per flow at a time (a heap entry per armed
+    // timer would keep ~rate x delay stale entries): the deadline of the
+    // latest arming, its receiver generation, and the pending event's time.
+    int64_t delayed_ack_deadline_ns = 0;
+    uint64_t delayed_ack_generation = 0;
+    int64_t delayed_ack_event_ns = Sender::kNever;
     bool started = false;
     RingBuffer<SimPacket> forward{256};
     RingBuffer<SimAck> returning{256};
@@ -152,14 +177,14 @@ class Simulation {
 
   Simulation(const SimulationConfig& config, PacketObserver* observer,
              const BottleneckConfig& bottleneck);
-  void Schedule(int64_t time_ns, EventKind kind, uint32_t flow,
-                uint64_t tag = 0);
+  void Schedule(int64_t time_ns, EventKind kind, uint32_t flow);
   void Dispatch(const SimEvent& event);
   void TrySend(uint32_t flow);
   void ArmSenderTimer(uint32_t flow);
   void OnForwardArrival(uint32_t flow);
   void OnLinkDone();
   void OnAckArrival(uint32_t flow);
+  void OnDelayedAckEvent(uint32_t flow);
   void SendAck(uint32_t flow, const SimAck& ack);
   void Sample();
 

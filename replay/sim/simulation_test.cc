@@ -126,6 +126,74 @@ TEST(Simulation, SameConfigurationSameResult) {
   EXPECT_NE((*a)->events_processed(), (*c)->events_processed());
 }
 
+// Per-packet sender jitter (sender_jitter.h): a run is a pure function of
+// its seed, another seed gives another run, and the jitter never reorders a
+// flow's packets: with a buffer no window reaches there are no drops, so
+// any retransmission would be a reordering taken for a loss. A receive
+// window below the BDP keeps the queue empty, so the jitter shows in every
+// RTT sample instead of being absorbed by a standing queue.
+TEST(Simulation, SenderJitterIsSeededAndKeepsOrder) {
+  // 10 Mbit/s, 20 ms: BDP 25 packets of 1000 bytes; one service time of a
+  // 1000-byte packet is 800 us.
+  SimulationConfig config =
+      OneFlow("reno", 10'000'000, 20 * kMs, 10'000'000, 1000, 2);
+  config.flows[0].receive_window_bytes = 20'000;
+  config.sender_jitter = *ParseSenderJitter("service");
+  config.seed = 7;
+  auto a = Simulation::Create(config);
+  auto b = Simulation::Create(config);
+  config.seed = 8;
+  auto c = Simulation::Create(config);
+  config.sender_jitter = SenderJitterSpec();
+  auto off = Simulation::Create(config);
+  ASSERT_TRUE(a.ok() && b.ok() && c.ok() && off.ok());
+  for (auto* sim : {&a, &b, &c, &off}) (**sim)->RunUntil(2 * kS);
+  EXPECT_EQ((*a)->events_processed(), (*b)->events_processed());
+  EXPECT_EQ((*a)->sender(0).srtt_ns(), (*b)->sender(0).srtt_ns());
+  EXPECT_NE((*a)->sender(0).srtt_ns(), (*c)->sender(0).srtt_ns());
+  for (auto* sim : {&a, &c}) {
+    const FlowStats stats = (**sim)->flow_stats(0);
+    EXPECT_GT(stats.sender.packets_sent, 1000u);
+    EXPECT_EQ(stats.drops, 0u);
+    EXPECT_EQ(stats.sender.retransmissions, 0u);
+  }
+  // The jitter adds to the path: the smoothed RTT is larger than without
+  // it, by at most one bound (800 us).
+  EXPECT_GT((*a)->sender(0).srtt_ns(), (*off)->sender(0).srtt_ns());
+  EXPECT_LE((*a)->sender(0).srtt_ns(), (*off)->sender(0).srtt_ns() + 800'000);
+}
+
+// Prague v0.5's .ssthresh hook returns max(cwnd, ssthresh), which is the
+// initial infinite ssthresh, and its slow start returns before the step
+// that applies the loss backlog (reference/prague-and-dctcp.md sections 4.6
+// and 4.7): on a drop-tail path without CE marks the flow never leaves slow
+// start and cwnd grows by one segment per delivered segment. A receive
+// window bounds it as in a real stack: once cwnd exceeds the window the
+// flow is not cwnd-limited, the backlog step runs and sets ssthresh.
+TEST(Simulation, PragueV05WithoutCeLeavesSlowStartOnlyUnderAReceiveWindow) {
+  // 100 Mbit/s, 10 ms: BDP 125 kB, buffer 125 kB.
+  SimulationConfig config =
+      OneFlow("prague:v05", 100'000'000, 10 * kMs, 125'000, 1448, 2);
+  config.flows[0].pacing = true;
+  auto unbounded = Simulation::Create(config);
+  config.flows[0].receive_window_bytes = 1'000'000;
+  auto bounded = Simulation::Create(config);
+  ASSERT_TRUE(unbounded.ok() && bounded.ok());
+  (*unbounded)->RunUntil(2 * kS);
+  (*bounded)->RunUntil(2 * kS);
+  const Sender& storm = (*unbounded)->sender(0);
+  EXPECT_EQ(storm.controller().ssthresh_bytes(), kNoSsthreshBytes);
+  EXPECT_GT((*unbounded)->flow_stats(0).sender.congestion_episodes, 1u);
+  // 2 s at 100 Mbit/s deliver ~17,000 packets; the unbounded window is of
+  // that order (it grows with every delivered segment).
+  EXPECT_GT(storm.controller().cwnd_bytes(), 10'000'000u);
+  const Sender& sane = (*bounded)->sender(0);
+  EXPECT_NE(sane.controller().ssthresh_bytes(), kNoSsthreshBytes);
+  EXPECT_LE(sane.bytes_in_flight(), 1'000'000u);
+  EXPECT_LT((*bounded)->flow_stats(0).sender.retransmissions,
+            (*unbounded)->flow_stats(0).sender.retransmissions / 10);
+}
+
 TEST(Simulation, RejectsBadConfigurations) {
   SimulationConfig config =
       OneFlow("nosuchcc", 1'000'000, kMs, 10'000, 1000, 2);

@@ -1,0 +1,71 @@
+#include "reports/controller_choice.h"
+
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace ccreplay {
+namespace {
+
+using ::testing::ElementsAre;
+
+std::vector<std::string> Specs(const ControllerChoice& choice,
+                               ReplayRole role) {
+  std::vector<std::string> out;
+  for (const ReplayChoice& c : choice.controllers) {
+    if (c.role == role) out.push_back(c.spec);
+  }
+  return out;
+}
+
+TEST(ControllerChoiceTest, L4sFlowGetsEachPragueCandidateOnce) {
+  // The l4s-tests capture's flow 1 (`ccreplay flows`): AccECN, ECT(1)
+  // 30810, ECT(0) 2, 1432-byte segments.
+  ControllerChoiceFacts facts;
+  facts.ecn = EcnMode::kAccEcn;
+  facts.ect1_packets = 30810;
+  facts.ect0_packets = 2;
+  facts.packet_bytes = 1432;
+  const ControllerChoice choice = ChooseControllers(facts, {});
+  EXPECT_THAT(Specs(choice, ReplayRole::kClaimed),
+              ElementsAre("prague:v05", "prague:v05,transition=0",
+                          "prague:v05,rtt_scaling=none", "prague:v06",
+                          "prague:v06,rtt_scaling=none", "prague:v07"));
+  // v0.5 and v0.6 without scaling are candidates already; only v0.7's
+  // unscaled replay is a counterfactual.
+  EXPECT_THAT(Specs(choice, ReplayRole::kRttScalingOff),
+              ElementsAre("prague:v07,rtt_scaling=none"));
+  EXPECT_TRUE(Specs(choice, ReplayRole::kNormalizationOn).empty());
+}
+
+TEST(ControllerChoiceTest, ScalingOffDropsTheTransition) {
+  EXPECT_EQ(RttScalingOffSpec("prague:v05,transition=0"),
+            "prague:v05,rtt_scaling=none");
+  EXPECT_EQ(RttScalingOffSpec("prague:v07"), "prague:v07,rtt_scaling=none");
+  // A user's spec: its scaling-off counterfactual is added once.
+  const ControllerChoice choice =
+      ChooseControllers({}, {"prague:v05", "prague:v05,transition=0"});
+  EXPECT_THAT(Specs(choice, ReplayRole::kRttScalingOff),
+              ElementsAre("prague:v05,rtt_scaling=none"));
+}
+
+TEST(ControllerChoiceTest, SmallPacketsGetNormalizableCandidates) {
+  // A 1280-byte TCP flow with no controller named: Linux Reno takes
+  // normalize=, Linux CUBIC does not, so RFC CUBIC joins to be compared.
+  ControllerChoiceFacts facts;
+  facts.packet_bytes = 1280;
+  const ControllerChoice choice = ChooseControllers(facts, {});
+  EXPECT_THAT(Specs(choice, ReplayRole::kClaimed),
+              ElementsAre("reno:linux", "cubic:linux", "cubic"));
+  EXPECT_THAT(Specs(choice, ReplayRole::kNormalizationOn),
+              ElementsAre("reno:linux,normalize=1462", "cubic:normalize=1462"));
+  // 1448-byte packets are within 1% of the reference: no counterfactual.
+  facts.packet_bytes = 1448;
+  EXPECT_THAT(Specs(ChooseControllers(facts, {}), ReplayRole::kClaimed),
+              ElementsAre("reno:linux", "cubic:linux"));
+}
+
+}  // namespace
+}  // namespace ccreplay
