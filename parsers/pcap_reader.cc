@@ -54,8 +54,12 @@ class FileSource : public ByteSource {
       if (f == nullptr)
         return absl::UnavailableError(absl::StrCat(path_, ": cannot open"));
       // libpcap reads each record with two fread() calls; with stdio's
-      // default 4 KiB buffer that is one read(2) per few packets.
-      std::setvbuf(f, nullptr, _IOFBF, kStdioBufferBytes);
+      // default 4 KiB buffer that is one read(2) per few packets. glibc
+      // ignores the size unless it is given the buffer too (libio/
+      // iosetvbuf.c). The FILE is closed (by pcap_close) before this source
+      // goes.
+      stdio_buffer_ = std::make_unique<char[]>(kStdioBufferBytes);
+      std::setvbuf(f, stdio_buffer_.get(), _IOFBF, kStdioBufferBytes);
       return f;
     }
     absl::StatusOr<std::unique_ptr<InputFile>> file = InputFile::Open(path_);
@@ -85,6 +89,7 @@ class FileSource : public ByteSource {
   std::string path_;
   bool gzip_ = false;
   std::unique_ptr<InputFile> file_;
+  std::unique_ptr<char[]> stdio_buffer_;  // A plain file's, for stdio.
 };
 
 class MemorySource : public ByteSource {

@@ -60,6 +60,11 @@ struct AckTimelineBuilder::Direction {
   uint32_t mss_window_count = 0;
   bool sent_new_since_ack = false;
   bool last_new_short = false;
+  // Linux tp->lsndtime: when data last left (sender's clock); and a send
+  // with nothing outstanding, for the next ACK's event to carry.
+  int64_t last_send_ns = -1;
+  int64_t idle_restart_ns = 0;
+  int64_t idle_restart_idle_ns = 0;
   bool fin_sent = false;
   int64_t fin_end = 0;
   bool ts_seen = false;
@@ -298,9 +303,19 @@ void AckTimelineBuilder::OnData(FlowState& flow, int side,
   const uint64_t outstanding_before = d.board.outstanding_bytes();
   const SackScoreboard::SendResult sent =
       d.board.OnSend(start, end, send_ns, ts_val);
+  const int64_t last_send_ns = d.last_send_ns;
+  d.last_send_ns = send_ns;
   if (sent.new_bytes > 0) {
     if (start > snd_nxt_before) flow.vantage.OnDataHole();
-    if (outstanding_before == 0) d.classifier.OnSendFromIdle(send_ns);
+    if (outstanding_before == 0) {
+      d.classifier.OnSendFromIdle(send_ns);
+      // Linux tcp_slow_start_after_idle_check(): with no packet out, the
+      // time since the last send decides a restart (include/net/tcp.h).
+      if (last_send_ns >= 0 && d.idle_restart_ns == 0) {
+        d.idle_restart_ns = send_ns;
+        d.idle_restart_idle_ns = send_ns - last_send_ns;
+      }
+    }
     if (d.mss_limit_bytes == 0 || s.payload_bytes <= d.mss_limit_bytes)
       TrackMss(d, s.payload_bytes, outstanding_before > 0);
     d.sent_new_since_ack = true;
@@ -496,6 +511,11 @@ void AckTimelineBuilder::OnAckFrom(FlowState& flow, int side,
   e.limit = limit;
   e.mss_bytes = mss;
   e.spurious_retransmissions = static_cast<uint32_t>(spurious);
+  if (d.idle_restart_ns != 0 && d.idle_restart_ns <= ack_ns) {
+    e.idle_restart_time_ns = d.idle_restart_ns;
+    e.idle_restart_idle_us = d.idle_restart_idle_ns / 1000;
+    d.idle_restart_ns = 0;
+  }
   Emit(flow, e);
 }
 

@@ -91,6 +91,12 @@ struct TimelineEvent {
   SendLimit limit = SendLimit::kUnknown;  // Before the ACK.
   uint32_t mss_bytes = 0;                 // The sender's MSS (it can change).
   uint32_t spurious_retransmissions = 0;  // Found spurious by this ACK.
+  // Before this ACK the sender resumed sending at `idle_restart_time_ns`
+  // with nothing outstanding, `idle_restart_idle_us` after its previous
+  // send (0: no such resumption); replay applies the restart-after-idle
+  // rule (RFC 5681 section 4.1, Linux tcp_cwnd_restart()).
+  int64_t idle_restart_time_ns = 0;
+  int64_t idle_restart_idle_us = 0;
 
   // kRetransmission: [seq_start, seq_end) sent again.
   int64_t seq_start = 0;

@@ -86,6 +86,14 @@ ReplayEngine::ReplayEngine(
 
 void ReplayEngine::OnEvent(const TimelineEvent& event) {
   if (event.type == TimelineEvent::Type::kAck) {
+    if (event.idle_restart_idle_us > 0) {
+      // The send that ended the idle period came before this ACK.
+      IdleRestartEvent idle;
+      idle.time_us = event.idle_restart_time_ns / 1000;
+      idle.idle_us = event.idle_restart_idle_us;
+      idle.rto_us = event.rto_us;
+      for (auto& controller : controllers_) controller->OnIdleRestart(idle);
+    }
     const AckEvent ack = ToAckEvent(event, facts_, prior_sacked_bytes_);
     prior_sacked_bytes_ = event.sacked_bytes;
     ++acks_;

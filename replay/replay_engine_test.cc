@@ -84,6 +84,56 @@ TEST(ReplayEngineTest, ControllersNeverSeeTheFuture) {
   }
 }
 
+TEST(ReplayEngineTest, RestartAfterIdleReachesTheControllers) {
+  // comp008's HTTP server sends in bursts with idle gaps. Sends with
+  // nothing outstanding (tshark -r FILE -Y "tcp.srcport==80 && tcp.len>0"
+  // -T fields -e frame.time_epoch -e tcp.analysis.bytes_in_flight -e
+  // tcp.len -e tcp.analysis.retransmission | awk 'NR>1 && $2==$3'): 174,
+  // 89 of them more than 1 s after the previous data packet; one (frame
+  // 1809) is a retransmission, not new data, so no restart (Linux checks
+  // for idle only when new data goes out with nothing outstanding,
+  // tcp_write_xmit()): 173. (A sender-side capture: no time shift.)
+  const std::vector<TimelineEvent> events = Timeline(
+      std::string(CCREPLAY_TESTDATA_DIR) + "/tcp/zeek-tcprs_comp008.pcap");
+  int restarts = 0, over_1s = 0;
+  for (const TimelineEvent& e : events) {
+    if (e.idle_restart_idle_us == 0) continue;
+    ++restarts;
+    if (e.idle_restart_idle_us > 1'000'000) ++over_1s;
+    EXPECT_LE(e.idle_restart_time_ns, e.time_ns);
+  }
+  EXPECT_EQ(restarts, 173);
+  EXPECT_EQ(over_1s, 89);
+}
+
+TEST(ReplayEngineTest, RestartAfterIdleShrinksAGrownWindow) {
+  // The TLS download's server resumes with nothing in flight 0.558 s after
+  // its previous data packet (tshark -r FILE -Y "tcp.len>0" -T fields -e
+  // frame.time_relative -e tcp.srcport -e tcp.analysis.bytes_in_flight -e
+  // tcp.len: port 443 at 0.623 s; no other gap over 0.2 s), more than the
+  // 200 ms RTO. Linux Reno restarts from min(IW, cwnd) and halves per RTO
+  // idle down to it (RFC 5681 section 4.1, tcp_cwnd_restart()): 13
+  // segments -> 6, raised to IW = 10; the ACK that follows adds nothing,
+  // as the sender with one segment in flight is not cwnd-limited
+  // (tcp_is_cwnd_limited()).
+  const std::vector<TimelineEvent> events =
+      Timeline(std::string(CCREPLAY_TESTDATA_DIR) +
+               "/tcp/gopacket_test301_tls-download_dsb.pcapng");
+  ReplayEngine engine =
+      *ReplayEngine::Create({"reno:linux"}, {EcnMode::kNone, 1452});
+  int restarts_over_rto = 0;
+  for (const TimelineEvent& e : events) {
+    const uint64_t before = engine.controller(0).cwnd_bytes();
+    engine.OnEvent(e);
+    if (e.rto_us == 0 || e.idle_restart_idle_us <= e.rto_us) continue;
+    ++restarts_over_rto;
+    EXPECT_NEAR(e.idle_restart_idle_us, 558'410, 1'000);
+    EXPECT_EQ(before, 13u * 1452);
+    EXPECT_EQ(engine.controller(0).cwnd_bytes(), 10u * 1452);
+  }
+  EXPECT_EQ(restarts_over_rto, 1);
+}
+
 TEST(ReplayEngineTest, TruncatingTheTimelineLeavesEarlierOutputsUnchanged) {
   const std::vector<TimelineEvent> events = Timeline(kRenoLab);
   auto run = [&events](size_t count) {
