@@ -218,8 +218,16 @@ const std::vector<ControllerProfile>& ListControllerProfiles() {
   return *kList;
 }
 
-absl::StatusOr<std::unique_ptr<CongestionController>> MakeController(
-    absl::string_view spec) {
+namespace {
+
+// A spec split into its profile and option values (defaults filled in).
+struct ParsedSpec {
+  const ProfileDef* def = nullptr;
+  OptionValues values;
+  std::vector<std::string> given;  // Option names the spec itself sets.
+};
+
+absl::StatusOr<ParsedSpec> ParseSpec(absl::string_view spec) {
   // "name", "name:version", "name,options" or "name:version,options".
   const size_t name_end = std::min(spec.find(':'), spec.find(','));
   const absl::string_view name = spec.substr(0, name_end);
@@ -235,33 +243,59 @@ absl::StatusOr<std::unique_ptr<CongestionController>> MakeController(
     absl::StrAppend(&profile_spec, ":", items[0]);
     first_option = 1;
   }
-  const ProfileDef* def = nullptr;
+  ParsedSpec parsed;
   for (const ProfileDef& candidate : Profiles()) {
-    if (candidate.profile.spec == profile_spec) def = &candidate;
+    if (candidate.profile.spec == profile_spec) parsed.def = &candidate;
   }
-  if (def == nullptr) {
+  if (parsed.def == nullptr) {
     return absl::InvalidArgumentError(
         absl::StrCat("unknown controller '", profile_spec, "' in '", spec,
                      "'; available: ", ProfileNames()));
   }
-  OptionValues values;
-  for (const auto& [name, default_value] : def->profile.options) {
-    values[name] = default_value;
+  const ControllerProfile& profile = parsed.def->profile;
+  for (const auto& [option, default_value] : profile.options) {
+    parsed.values[option] = default_value;
   }
   for (size_t i = first_option; i < items.size(); ++i) {
     std::pair<absl::string_view, absl::string_view> kv =
         absl::StrSplit(items[i], absl::MaxSplits('=', 1));
-    if (!values.contains(kv.first) || !absl::StrContains(items[i], '=')) {
+    if (!parsed.values.contains(kv.first) ||
+        !absl::StrContains(items[i], '=')) {
       std::vector<absl::string_view> names;
-      for (const auto& option : def->profile.options) {
-        names.push_back(option.first);
-      }
+      for (const auto& option : profile.options) names.push_back(option.first);
       return absl::InvalidArgumentError(absl::StrCat(
-          "unknown option '", items[i], "' for ", def->profile.spec, " in '",
-          spec, "'; options: ", absl::StrJoin(names, ", ")));
+          "unknown option '", items[i], "' for ", profile.spec, " in '", spec,
+          "'; options: ", absl::StrJoin(names, ", ")));
     }
-    values[kv.first] = std::string(kv.second);
+    parsed.values[kv.first] = std::string(kv.second);
+    parsed.given.emplace_back(kv.first);
   }
+  return parsed;
+}
+
+}  // namespace
+
+absl::StatusOr<std::optional<uint32_t>> SpecMssBytes(absl::string_view spec) {
+  absl::StatusOr<ParsedSpec> parsed = ParseSpec(spec);
+  if (!parsed.ok()) return parsed.status();
+  if (std::find(parsed->given.begin(), parsed->given.end(), "mss") ==
+      parsed->given.end()) {
+    return std::nullopt;
+  }
+  absl::StatusOr<uint32_t> mss = ParseCount(parsed->values, "mss", 1);
+  if (!mss.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "in controller spec '", spec, "': ", mss.status().message()));
+  }
+  return *mss;
+}
+
+absl::StatusOr<std::unique_ptr<CongestionController>> MakeController(
+    absl::string_view spec) {
+  absl::StatusOr<ParsedSpec> parsed = ParseSpec(spec);
+  if (!parsed.ok()) return parsed.status();
+  const ProfileDef* def = parsed->def;
+  const OptionValues& values = parsed->values;
   absl::StatusOr<std::unique_ptr<CongestionController>> controller =
       def->make(values);
   if (!controller.ok()) {

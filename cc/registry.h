@@ -9,6 +9,7 @@
 #define CCREPLAY_CC_REGISTRY_H_
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -34,6 +35,10 @@ const std::vector<ControllerProfile>& ListControllerProfiles();
 // bad values give InvalidArgument listing what exists.
 absl::StatusOr<std::unique_ptr<CongestionController>> MakeController(
     absl::string_view spec);
+
+// The MSS a spec sets itself with `mss=` (nullopt when it leaves the
+// default), checked as MakeController() checks it.
+absl::StatusOr<std::optional<uint32_t>> SpecMssBytes(absl::string_view spec);
 
 // Splits a --cc list into specs. Commas separate specs and also a spec's
 // items, so an item `option=value` without ':' continues the spec before

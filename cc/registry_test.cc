@@ -59,6 +59,13 @@ TEST(RegistryTest, OptionsReachTheController) {
   ASSERT_TRUE(prague.ok());
   EXPECT_EQ((*prague)->cwnd_bytes(), 4000u);
 
+  // SpecMssBytes: what the spec itself sets, checked like MakeController.
+  EXPECT_EQ(*SpecMssBytes("reno,mss=1280,iw=4"), 1280u);
+  EXPECT_EQ(*SpecMssBytes("prague:v05,mss=1448"), 1448u);  // Explicit default.
+  EXPECT_EQ(*SpecMssBytes("cubic:linux"), std::nullopt);
+  EXPECT_FALSE(SpecMssBytes("reno,mss=0").ok());
+  EXPECT_FALSE(SpecMssBytes("bbr,mss=1200").ok());
+
   // The form ParseControllerList makes of "reno,mss=1280,iw=4".
   auto reno = MakeController("reno,mss=1280,iw=4");
   ASSERT_TRUE(reno.ok()) << reno.status();

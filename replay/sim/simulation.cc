@@ -13,29 +13,20 @@
 namespace ccreplay {
 namespace {
 
-// The packet size of a controller the registry built: its initial window
-// is an exact number of segments of its MSS (cc/congestion_controller.h has
-// no MSS accessor; cwnd_bytes / cwnd_segments is that MSS).
-uint32_t ControllerMssBytes(const CongestionController& controller) {
-  return static_cast<uint32_t>(
-      std::llround(static_cast<double>(controller.cwnd_bytes()) /
-                   controller.cwnd_segments()));
-}
-
 // The controller of a flow, made with the flow's packet size.
 absl::StatusOr<std::unique_ptr<CongestionController>> MakeFlowController(
     const FlowConfig& flow) {
-  absl::StatusOr<std::unique_ptr<CongestionController>> controller =
-      MakeController(flow.cc_spec);
-  if (!controller.ok()) return controller.status();
-  const uint32_t mss_bytes = ControllerMssBytes(**controller);
-  if (mss_bytes == flow.packet_bytes) return controller;
-  if (mss_bytes != ControllerOptions().mss_bytes) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "controller spec '", flow.cc_spec, "' sets mss ", mss_bytes,
-        ", not the flow's packet size ", flow.packet_bytes));
+  absl::StatusOr<std::optional<uint32_t>> mss_bytes =
+      SpecMssBytes(flow.cc_spec);
+  if (!mss_bytes.ok()) return mss_bytes.status();
+  if (mss_bytes->has_value()) {
+    if (**mss_bytes != flow.packet_bytes) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "controller spec '", flow.cc_spec, "' sets mss ", **mss_bytes,
+          ", not the flow's packet size ", flow.packet_bytes));
+    }
+    return MakeController(flow.cc_spec);
   }
-  // A later item overrides an earlier one (cc/registry.cc MakeController).
   return MakeController(absl::StrCat(flow.cc_spec, ",mss=", flow.packet_bytes));
 }
 
@@ -43,11 +34,9 @@ absl::StatusOr<std::unique_ptr<CongestionController>> MakeFlowController(
 
 absl::StatusOr<uint32_t> SpecPacketBytes(absl::string_view cc_spec,
                                          uint32_t default_bytes) {
-  absl::StatusOr<std::unique_ptr<CongestionController>> controller =
-      MakeController(cc_spec);
-  if (!controller.ok()) return controller.status();
-  const uint32_t mss_bytes = ControllerMssBytes(**controller);
-  return mss_bytes == ControllerOptions().mss_bytes ? default_bytes : mss_bytes;
+  absl::StatusOr<std::optional<uint32_t>> mss_bytes = SpecMssBytes(cc_spec);
+  if (!mss_bytes.ok()) return mss_bytes.status();
+  return mss_bytes->value_or(default_bytes);
 }
 
 EcnFeedback DefaultFeedback(absl::string_view cc_spec, bool path_marks) {

@@ -70,10 +70,9 @@ struct SimulationConfig {
   int64_t sample_interval_ns = 0;
 };
 
-// The packet size a controller spec sets with `mss=`, read from the
-// controller the registry builds; `default_bytes` when the spec leaves the
-// registry's default (ControllerOptions::mss_bytes; an explicit mss equal
-// to that default counts as unset). InvalidArgument for a bad spec.
+// The packet size a controller spec sets with `mss=` (cc/registry.h
+// SpecMssBytes), `default_bytes` when it sets none. InvalidArgument for a
+// bad spec.
 absl::StatusOr<uint32_t> SpecPacketBytes(absl::string_view cc_spec,
                                          uint32_t default_bytes);
 
