@@ -1,6 +1,8 @@
 #include "replay/captured_cwnd.h"
 
 #include <algorithm>
+#include <optional>
+#include <string>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -33,6 +35,14 @@ std::vector<SeriesPoint> Shifted(const Series& series, int64_t offset_us) {
   return points;
 }
 
+// The last value of one of a trace's other series, nullopt when absent.
+std::optional<double> LastValue(const CapturedSeries& series,
+                                const std::string& name) {
+  auto it = series.other.find(name);
+  if (it == series.other.end() || it->second.empty()) return std::nullopt;
+  return it->second.back().value;
+}
+
 }  // namespace
 
 absl::StatusOr<CapturedCwnd> CapturedCwndForTcpFlow(
@@ -62,6 +72,11 @@ absl::StatusOr<CapturedCwnd> CapturedCwndForTcpFlow(
     captured.description =
         absl::StrCat(CapturedSourceName(captured.source), " ", log.path, " ",
                      sender, " -> ", receiver);
+    captured.send_time.busy_ms = LastValue(trace.series, "busy_ms");
+    captured.send_time.rwnd_limited_ms =
+        LastValue(trace.series, "rwnd_limited_ms");
+    captured.send_time.sndbuf_limited_ms =
+        LastValue(trace.series, "sndbuf_limited_ms");
     return captured;
   }
   return absl::NotFoundError(

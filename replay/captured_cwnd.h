@@ -18,6 +18,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,15 @@ namespace ccreplay {
 enum class CapturedSource { kSs, kTcpProbe, kQlog, kFlightSize };
 const char* CapturedSourceName(CapturedSource source);  // "ss", ...
 
+// ss -i's send-time accounting at a trace's last sample that has it
+// (Linux tcp_get_info_chrono_stats(): tcpi_busy_time, tcpi_rwnd_limited,
+// tcpi_sndbuf_limited, cumulative ms); nullopt when not logged.
+struct SendTimeAccounting {
+  std::optional<double> busy_ms;
+  std::optional<double> rwnd_limited_ms;
+  std::optional<double> sndbuf_limited_ms;
+};
+
 struct CapturedCwnd {
   CapturedSource source = CapturedSource::kFlightSize;
   // Ascending by time_us, on the timeline's clock (Unix µs for captures).
@@ -39,6 +49,7 @@ struct CapturedCwnd {
   bool in_segments = false;
   // The trace the points came from, for people ("ss 10.0.0.1:5 10.0.0.2:6").
   std::string description;
+  SendTimeAccounting send_time;
 };
 
 // The cwnd series of the trace in `log` that belongs to the TCP flow from

@@ -47,6 +47,7 @@ class ReplayDiff {
     cwnd_byte_us_.resize(engine_.size());
     result_.source = captured.source;
     result_.source_description = captured.description;
+    result_.host_send_time = captured.send_time;
     result_.start_us = start_us;
   }
 

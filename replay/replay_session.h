@@ -61,7 +61,8 @@ struct ReplayResult {
   std::string receiver;
   CapturedSource source = CapturedSource::kFlightSize;
   std::string source_description;
-  int64_t start_us = 0;  // Time 0 of the series (capture start).
+  SendTimeAccounting host_send_time;  // From an ss log, else empty.
+  int64_t start_us = 0;               // Time 0 of the series (capture start).
   // The captured cwnd at each series point (step-wise: the last value
   // captured at or before it), nullopt before the first.
   std::vector<std::optional<uint64_t>> captured_cwnd_bytes;

@@ -538,6 +538,21 @@ Diagnosis Diagnose(const DiagnosisInput& in) {
           d.p95_abs_err_pct ? absl::StrFormat("%.1f%%", *d.p95_abs_err_pct)
                             : "-"));
     }
+    const SendTimeAccounting& host = r.host_send_time;
+    if (host.busy_ms && *host.busy_ms > 0) {
+      // Linux counts a chrono stat only once it is non-zero; absent = 0.
+      const double rwnd_ms = host.rwnd_limited_ms.value_or(0);
+      const double sndbuf_ms = host.sndbuf_limited_ms.value_or(0);
+      page.method.push_back(absl::StrFormat(
+          "the sender's own accounting (ss -i, at its last sample): %.3f s "
+          "busy sending, %.3f s (%.1f%%) of it limited by the receive window, "
+          "%.3f s (%.1f%%) by the send buffer; the timeline puts %.1f%% of "
+          "the data phase under the receive window",
+          *host.busy_ms / 1e3, rwnd_ms / 1e3, 100 * rwnd_ms / *host.busy_ms,
+          sndbuf_ms / 1e3, 100 * sndbuf_ms / *host.busy_ms,
+          data_s > 0 ? 100 * CoverageOf(runs, Limiter::kRwnd).total_s / data_s
+                     : 0.0));
+    }
     for (const std::string& n : replayed.notes) page.method.push_back(n);
     page.method.push_back(simulation_note);
   } else {
@@ -575,6 +590,17 @@ Diagnosis Diagnose(const DiagnosisInput& in) {
   r.set_goodput_bps(s.goodput_bps);
   r.set_duration_s(s.duration_s);
   r.set_vantage(VantageName(in.stats.vantage));
+  if (evidence.has_value()) {
+    const SendTimeAccounting& host = evidence->replay->host_send_time;
+    if (host.busy_ms || host.rwnd_limited_ms || host.sndbuf_limited_ms) {
+      proto::HostSendTime* h = r.mutable_host_send_time();
+      if (host.busy_ms) h->set_busy_s(*host.busy_ms / 1e3);
+      if (host.rwnd_limited_ms)
+        h->set_rwnd_limited_s(*host.rwnd_limited_ms / 1e3);
+      if (host.sndbuf_limited_ms)
+        h->set_sndbuf_limited_s(*host.sndbuf_limited_ms / 1e3);
+    }
+  }
   for (Limiter l : {Limiter::kCwnd, Limiter::kRwnd, Limiter::kApp,
                     Limiter::kRecovery, Limiter::kUnknown}) {
     const double share = data_s > 0 ? CoverageOf(runs, l).total_s / data_s : 0;

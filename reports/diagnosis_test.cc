@@ -92,6 +92,19 @@ TEST(DiagnosisTest, RenoEcnLabHasRfc3168ReplayAndNoFinding) {
   EXPECT_GT(d.result.utilization(), 0.9);
   EXPECT_TRUE(MethodSays(d, "replayed as reno:linux"));
   EXPECT_EQ(d.result.findings_size(), 0);
+  // The stack's own accounting, the last ss sample of the data socket
+  // (zcat -f ss.log | grep -A1 42408 | grep -o "busy:[0-9]*ms\|rwnd_limited:
+  // [^ ]*" | tail -2): busy 3008 ms, rwnd_limited 4 ms (0.1%), no
+  // sndbuf_limited; the timeline agrees that the receive window held
+  // nothing back (no rwnd share above 1%).
+  ASSERT_TRUE(d.result.has_host_send_time());
+  EXPECT_DOUBLE_EQ(d.result.host_send_time().busy_s(), 3.008);
+  EXPECT_DOUBLE_EQ(d.result.host_send_time().rwnd_limited_s(), 0.004);
+  EXPECT_FALSE(d.result.host_send_time().has_sndbuf_limited_s());
+  EXPECT_TRUE(MethodSays(d, "3.008 s busy sending, 0.004 s (0.1%) of it"));
+  for (const proto::LimiterShare& l : d.result.limiters()) {
+    if (l.limiter() == "rwnd") EXPECT_LT(l.time_fraction(), 0.01);
+  }
 }
 
 TEST(DiagnosisTest, IdleHttpServerIsApplicationLimited) {
