@@ -82,6 +82,10 @@ ClockPair MeasureClockPair(absl::string_view label) {
   return best;
 }
 
+std::string TracefsMountPrefix(absl::string_view run_id) {
+  return absl::StrCat("/tmp/ccreplay-lab-tracefs-", run_id, "-");
+}
+
 absl::StatusOr<std::unique_ptr<KernelTrace>> KernelTrace::Start(
     absl::string_view run_id, const std::vector<int>& ports,
     int64_t buffer_size_kb_per_cpu) {
@@ -92,8 +96,11 @@ absl::StatusOr<std::unique_ptr<KernelTrace>> KernelTrace::Start(
   }
   std::unique_ptr<KernelTrace> trace(new KernelTrace());
   CleanupRegistry& registry = CleanupRegistry::Global();
-  char mount_template[] = "/tmp/ccreplay-lab-tracefs-XXXXXX";
-  if (mkdtemp(mount_template) == nullptr) {
+  // The run id in the mount point names this run's mount among others'
+  // (labs run side by side; TracefsMountPrefix()).
+  std::string mount_template =
+      absl::StrCat(TracefsMountPrefix(run_id), "XXXXXX");
+  if (mkdtemp(mount_template.data()) == nullptr) {
     return absl::InternalError(absl::StrCat("mkdtemp: ", std::strerror(errno)));
   }
   trace->mount_dir_ = mount_template;

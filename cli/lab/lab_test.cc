@@ -17,11 +17,13 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "cli/lab/kernel_trace.h"
 #include "cli/lab/subprocess.h"
 #include "gtest/gtest.h"
 #include "simdjson.h"
@@ -133,9 +135,27 @@ std::set<std::string> LabNamespaces() {
   return names;
 }
 
-bool TracefsMountedByLab() {
-  return absl::StrContains(ReadFile("/proc/self/mounts"),
-                           "ccreplay-lab-tracefs");
+// The lab tracefs mount points in /proc/self/mounts (other labs may be
+// running side by side, with mounts of their own).
+std::set<std::string> LabTracefsMounts() {
+  std::set<std::string> out;
+  for (absl::string_view line :
+       absl::StrSplit(ReadFile("/proc/self/mounts"), '\n')) {
+    std::vector<absl::string_view> fields = absl::StrSplit(line, ' ');
+    if (fields.size() > 1 &&
+        absl::StartsWith(fields[1], "/tmp/ccreplay-lab-tracefs-")) {
+      out.emplace(fields[1]);
+    }
+  }
+  return out;
+}
+
+// Whether run `run_id`'s tracefs mount is still there.
+bool TracefsMountedByLab(const std::string& run_id) {
+  for (const std::string& mount : LabTracefsMounts()) {
+    if (absl::StartsWith(mount, TracefsMountPrefix(run_id))) return true;
+  }
+  return false;
 }
 
 std::string Str(simdjson::dom::element element) {
@@ -189,7 +209,7 @@ class LabTest : public ::testing::Test {
          {t.sender_netns, t.router_netns, t.receiver_netns}) {
       EXPECT_EQ(left.count(netns), 0u) << netns;
     }
-    EXPECT_FALSE(TracefsMountedByLab());
+    EXPECT_FALSE(TracefsMountedByLab(t.run_id));
   }
 
   void TearDown() override {
@@ -338,6 +358,7 @@ TEST_F(LabTest, TwoConcurrentFlowsWithDifferentControllersAndMss) {
 
 TEST_F(LabTest, UnknownControllerFailsAndLeavesNothingBehind) {
   std::set<std::string> before = LabNamespaces();
+  const std::set<std::string> mounts_before = LabTracefsMounts();
   LabConfig config = BaseConfig();
   config.flows = {FlowSpec{"nosuchcc", 0, 0}};
   char dir[] = "/tmp/ccreplay-lab-test-XXXXXX";
@@ -352,7 +373,8 @@ TEST_F(LabTest, UnknownControllerFailsAndLeavesNothingBehind) {
   std::set<std::string> after = LabNamespaces();
   for (const std::string& name : after)
     EXPECT_EQ(before.count(name), 1u) << name;
-  EXPECT_FALSE(TracefsMountedByLab());
+  for (const std::string& mount : LabTracefsMounts())
+    EXPECT_EQ(mounts_before.count(mount), 1u) << mount;
 }
 
 }  // namespace
