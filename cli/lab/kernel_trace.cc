@@ -83,7 +83,7 @@ ClockPair MeasureClockPair(absl::string_view label) {
 }
 
 std::string TracefsMountPrefix(absl::string_view run_id) {
-  return absl::StrCat("/tmp/ccreplay-lab-tracefs-", run_id, "-");
+  return absl::StrCat(kLabTracefsMountPrefix, run_id, "-");
 }
 
 absl::StatusOr<std::unique_ptr<KernelTrace>> KernelTrace::Start(

@@ -43,6 +43,10 @@ struct TraceStats {
   std::vector<ClockPair> clock_pairs;
 };
 
+// Every lab tracefs mount point starts with this.
+inline constexpr absl::string_view kLabTracefsMountPrefix =
+    "/tmp/ccreplay-lab-tracefs-";
+
 // Where a run's private tracefs mount goes: this prefix plus a random
 // suffix (mkdtemp), e.g. "/tmp/ccreplay-lab-tracefs-3f2a-Q1w2E3".
 std::string TracefsMountPrefix(absl::string_view run_id);

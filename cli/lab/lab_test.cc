@@ -143,7 +143,7 @@ std::set<std::string> LabTracefsMounts() {
        absl::StrSplit(ReadFile("/proc/self/mounts"), '\n')) {
     std::vector<absl::string_view> fields = absl::StrSplit(line, ' ');
     if (fields.size() > 1 &&
-        absl::StartsWith(fields[1], "/tmp/ccreplay-lab-tracefs-")) {
+        absl::StartsWith(fields[1], kLabTracefsMountPrefix)) {
       out.emplace(fields[1]);
     }
   }
