@@ -220,89 +220,197 @@ const std::vector<ControllerProfile>& ListControllerProfiles() {
 
 namespace {
 
-// A spec split into its profile and option values (defaults filled in).
-struct ParsedSpec {
-  const ProfileDef* def = nullptr;
-  OptionValues values;
-  std::vector<std::string> given;  // Option names the spec itself sets.
-};
+const ProfileDef* FindProfile(absl::string_view name) {
+  for (const ProfileDef& def : Profiles()) {
+    if (def.profile.spec == name) return &def;
+  }
+  return nullptr;
+}
 
-absl::StatusOr<ParsedSpec> ParseSpec(absl::string_view spec) {
-  // "name", "name:version", "name,options" or "name:version,options".
-  const size_t name_end = std::min(spec.find(':'), spec.find(','));
-  const absl::string_view name = spec.substr(0, name_end);
-  const absl::string_view rest =
-      name_end == absl::string_view::npos ? "" : spec.substr(name_end + 1);
-  std::vector<absl::string_view> items;
-  if (!rest.empty()) items = absl::StrSplit(rest, ',');
-  std::string profile_spec(name);
-  size_t first_option = 0;
-  const bool has_version =
-      name_end != absl::string_view::npos && spec[name_end] == ':';
-  if (has_version && !items.empty() && !absl::StrContains(items[0], '=')) {
-    absl::StrAppend(&profile_spec, ":", items[0]);
-    first_option = 1;
-  }
-  ParsedSpec parsed;
-  for (const ProfileDef& candidate : Profiles()) {
-    if (candidate.profile.spec == profile_spec) parsed.def = &candidate;
-  }
-  if (parsed.def == nullptr) {
+bool TakesOption(const ControllerProfile& profile, absl::string_view option) {
+  return std::any_of(profile.options.begin(), profile.options.end(),
+                     [&](const auto& entry) { return entry.first == option; });
+}
+
+// The profile of `spec`, with every option it sets in that profile's table;
+// `text` is what the error messages quote.
+absl::StatusOr<const ProfileDef*> CheckSpec(const ControllerSpec& spec,
+                                            absl::string_view text) {
+  const ProfileDef* def = FindProfile(spec.ProfileName());
+  if (def == nullptr) {
     return absl::InvalidArgumentError(
-        absl::StrCat("unknown controller '", profile_spec, "' in '", spec,
+        absl::StrCat("unknown controller '", spec.ProfileName(), "' in '", text,
                      "'; available: ", ProfileNames()));
   }
-  const ControllerProfile& profile = parsed.def->profile;
-  for (const auto& [option, default_value] : profile.options) {
-    parsed.values[option] = default_value;
+  for (const auto& [option, value] : spec.options) {
+    if (TakesOption(def->profile, option)) continue;
+    std::vector<absl::string_view> names;
+    for (const auto& entry : def->profile.options) names.push_back(entry.first);
+    return absl::InvalidArgumentError(absl::StrCat(
+        "unknown option '", option, "' for ", def->profile.spec, " in '", text,
+        "'; options: ", absl::StrJoin(names, ", ")));
   }
-  for (size_t i = first_option; i < items.size(); ++i) {
-    std::pair<absl::string_view, absl::string_view> kv =
-        absl::StrSplit(items[i], absl::MaxSplits('=', 1));
-    if (!parsed.values.contains(kv.first) ||
-        !absl::StrContains(items[i], '=')) {
-      std::vector<absl::string_view> names;
-      for (const auto& option : profile.options) names.push_back(option.first);
-      return absl::InvalidArgumentError(absl::StrCat(
-          "unknown option '", items[i], "' for ", profile.spec, " in '", spec,
-          "'; options: ", absl::StrJoin(names, ", ")));
+  return def;
+}
+
+// Sets `option` in `options`, in place when already set.
+void SetOption(std::vector<std::pair<std::string, std::string>>& options,
+               absl::string_view option, absl::string_view value) {
+  for (auto& entry : options) {
+    if (entry.first == option) {
+      entry.second = std::string(value);
+      return;
     }
-    parsed.values[kv.first] = std::string(kv.second);
-    parsed.given.emplace_back(kv.first);
   }
-  return parsed;
+  options.emplace_back(option, value);
 }
 
 }  // namespace
 
-absl::StatusOr<std::optional<uint32_t>> SpecMssBytes(absl::string_view spec) {
-  absl::StatusOr<ParsedSpec> parsed = ParseSpec(spec);
-  if (!parsed.ok()) return parsed.status();
-  if (std::find(parsed->given.begin(), parsed->given.end(), "mss") ==
-      parsed->given.end()) {
-    return std::nullopt;
+absl::StatusOr<ControllerSpec> ControllerSpec::Parse(absl::string_view text) {
+  // "name", "name:variant", "name,options" or "name:variant,options"; the
+  // first item after ':' is an option when it has '=' ("reno:mss=1280").
+  const size_t name_end = std::min(text.find(':'), text.find(','));
+  ControllerSpec spec;
+  spec.family = std::string(text.substr(0, name_end));
+  if (spec.family.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("no controller name in '", text, "'"));
   }
-  absl::StatusOr<uint32_t> mss = ParseCount(parsed->values, "mss", 1);
+  std::vector<absl::string_view> items;
+  if (name_end != absl::string_view::npos) {
+    items = absl::StrSplit(text.substr(name_end + 1), ',');
+  }
+  if (std::find(items.begin(), items.end(), "") != items.end()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("empty item in controller spec '", text, "'"));
+  }
+  size_t first_option = 0;
+  if (name_end != absl::string_view::npos && text[name_end] == ':' &&
+      !absl::StrContains(items[0], '=')) {
+    spec.variant = std::string(items[0]);
+    first_option = 1;
+  }
+  absl::StatusOr<const ProfileDef*> def = CheckSpec(spec, text);
+  if (!def.ok()) return def.status();
+  for (size_t i = first_option; i < items.size(); ++i) {
+    const std::pair<absl::string_view, absl::string_view> kv =
+        absl::StrSplit(items[i], absl::MaxSplits('=', 1));
+    if (!absl::StrContains(items[i], '=')) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "'", items[i], "' in '", text,
+          "' is not option=value (a variant comes first, after ':')"));
+    }
+    if (kv.second.empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("option '", kv.first, "' has no value in '", text, "'"));
+    }
+    SetOption(spec.options, kv.first, kv.second);
+  }
+  def = CheckSpec(spec, text);
+  if (!def.ok()) return def.status();
+  return spec;
+}
+
+std::string ControllerSpec::ProfileName() const {
+  return variant.empty() ? family : absl::StrCat(family, ":", variant);
+}
+
+bool ControllerSpec::Takes(absl::string_view option) const {
+  const ProfileDef* def = FindProfile(ProfileName());
+  return def != nullptr && TakesOption(def->profile, option);
+}
+
+bool ControllerSpec::Sets(absl::string_view option) const {
+  return std::any_of(options.begin(), options.end(),
+                     [&](const auto& entry) { return entry.first == option; });
+}
+
+std::optional<std::string> ControllerSpec::Value(
+    absl::string_view option) const {
+  for (const auto& [name, value] : options) {
+    if (name == option) return value;
+  }
+  const ProfileDef* def = FindProfile(ProfileName());
+  if (def == nullptr) return std::nullopt;
+  for (const auto& [name, value] : def->profile.options) {
+    if (name == option) return value;
+  }
+  return std::nullopt;
+}
+
+absl::StatusOr<ControllerSpec> ControllerSpec::With(
+    absl::string_view option, absl::string_view value) const {
+  ControllerSpec copy = *this;
+  SetOption(copy.options, option, value);
+  absl::StatusOr<const ProfileDef*> def = CheckSpec(copy, copy.ToString());
+  if (!def.ok()) return def.status();
+  return copy;
+}
+
+ControllerSpec ControllerSpec::Without(absl::string_view option) const {
+  ControllerSpec copy = *this;
+  copy.options.erase(
+      std::remove_if(copy.options.begin(), copy.options.end(),
+                     [&](const auto& entry) { return entry.first == option; }),
+      copy.options.end());
+  return copy;
+}
+
+std::string ControllerSpec::ToString() const {
+  std::string text = ProfileName();
+  if (options.empty()) return text;
+  absl::StrAppend(&text, variant.empty() ? ":" : ",",
+                  absl::StrJoin(options, ",", absl::PairFormatter("=")));
+  return text;
+}
+
+bool operator==(const ControllerSpec& a, const ControllerSpec& b) {
+  auto sorted = [](std::vector<std::pair<std::string, std::string>> options) {
+    std::sort(options.begin(), options.end());
+    return options;
+  };
+  return a.family == b.family && a.variant == b.variant &&
+         sorted(a.options) == sorted(b.options);
+}
+
+absl::StatusOr<std::optional<uint32_t>> SpecMssBytes(
+    const ControllerSpec& spec) {
+  if (!spec.Sets("mss")) return std::nullopt;
+  const OptionValues values = {{"mss", *spec.Value("mss")}};
+  absl::StatusOr<uint32_t> mss = ParseCount(values, "mss", 1);
   if (!mss.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "in controller spec '", spec, "': ", mss.status().message()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("in controller spec '", spec.ToString(),
+                     "': ", mss.status().message()));
   }
   return *mss;
 }
 
 absl::StatusOr<std::unique_ptr<CongestionController>> MakeController(
-    absl::string_view spec) {
-  absl::StatusOr<ParsedSpec> parsed = ParseSpec(spec);
-  if (!parsed.ok()) return parsed.status();
-  const ProfileDef* def = parsed->def;
-  const OptionValues& values = parsed->values;
+    const ControllerSpec& spec) {
+  const std::string text = spec.ToString();
+  absl::StatusOr<const ProfileDef*> def = CheckSpec(spec, text);
+  if (!def.ok()) return def.status();
+  OptionValues values;
+  for (const auto& [option, value] : (*def)->profile.options) {
+    values[option] = value;
+  }
+  for (const auto& [option, value] : spec.options) values[option] = value;
   absl::StatusOr<std::unique_ptr<CongestionController>> controller =
-      def->make(values);
+      (*def)->make(values);
   if (!controller.ok()) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "in controller spec '", spec, "': ", controller.status().message()));
+        "in controller spec '", text, "': ", controller.status().message()));
   }
   return controller;
+}
+
+absl::StatusOr<std::unique_ptr<CongestionController>> MakeController(
+    absl::string_view spec) {
+  absl::StatusOr<ControllerSpec> parsed = ControllerSpec::Parse(spec);
+  if (!parsed.ok()) return parsed.status();
+  return MakeController(*parsed);
 }
 
 absl::StatusOr<std::vector<std::string>> ParseControllerList(

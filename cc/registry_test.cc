@@ -1,9 +1,14 @@
 #include "cc/registry.h"
 
+#include <algorithm>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -12,6 +17,14 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Pair;
+
+// SpecMssBytes of the spec `text` parses to; a parse error as it is.
+absl::StatusOr<std::optional<uint32_t>> MssOf(absl::string_view text) {
+  absl::StatusOr<ControllerSpec> spec = ControllerSpec::Parse(text);
+  if (!spec.ok()) return spec.status();
+  return SpecMssBytes(*spec);
+}
 
 TEST(RegistryTest, EverySpecOfTheIssueParses) {
   for (const char* spec :
@@ -60,11 +73,11 @@ TEST(RegistryTest, OptionsReachTheController) {
   EXPECT_EQ((*prague)->cwnd_bytes(), 4000u);
 
   // SpecMssBytes: what the spec itself sets, checked like MakeController.
-  EXPECT_EQ(*SpecMssBytes("reno,mss=1280,iw=4"), 1280u);
-  EXPECT_EQ(*SpecMssBytes("prague:v05,mss=1448"), 1448u);  // Explicit default.
-  EXPECT_EQ(*SpecMssBytes("cubic:linux"), std::nullopt);
-  EXPECT_FALSE(SpecMssBytes("reno,mss=0").ok());
-  EXPECT_FALSE(SpecMssBytes("bbr,mss=1200").ok());
+  EXPECT_EQ(*MssOf("reno,mss=1280,iw=4"), 1280u);
+  EXPECT_EQ(*MssOf("prague:v05,mss=1448"), 1448u);  // Explicit default.
+  EXPECT_EQ(*MssOf("cubic:linux"), std::nullopt);
+  EXPECT_FALSE(MssOf("reno,mss=0").ok());
+  EXPECT_FALSE(MssOf("bbr,mss=1200").ok());
 
   // The form ParseControllerList makes of "reno,mss=1280,iw=4".
   auto reno = MakeController("reno,mss=1280,iw=4");
@@ -118,6 +131,150 @@ TEST(RegistryTest, ProfilesListSourcesAndDefaults) {
   EXPECT_THAT(v05.options,
               ::testing::Contains(
                   std::pair<std::string, std::string>("transition", "100")));
+}
+
+TEST(ControllerSpecTest, ParsesFamilyVariantAndOptions) {
+  absl::StatusOr<ControllerSpec> spec =
+      ControllerSpec::Parse("prague:v05,rtt_scaling=none,normalize=1462");
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_EQ(spec->family, "prague");
+  EXPECT_EQ(spec->variant, "v05");
+  EXPECT_THAT(spec->options, ElementsAre(Pair("rtt_scaling", "none"),
+                                         Pair("normalize", "1462")));
+  // No variant: the options follow ':' or ',' (ParseControllerList's form).
+  for (const char* text : {"reno:mss=1280", "reno,mss=1280"}) {
+    spec = ControllerSpec::Parse(text);
+    ASSERT_TRUE(spec.ok()) << text << ": " << spec.status();
+    EXPECT_EQ(spec->family, "reno") << text;
+    EXPECT_EQ(spec->variant, "") << text;
+    EXPECT_THAT(spec->options, ElementsAre(Pair("mss", "1280"))) << text;
+    EXPECT_EQ(spec->ToString(), "reno:mss=1280");
+  }
+  // An option set twice: the last value, in the first place.
+  spec = ControllerSpec::Parse("reno:mss=1000,iw=4,mss=1280");
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_EQ(spec->ToString(), "reno:mss=1280,iw=4");
+}
+
+TEST(ControllerSpecTest, EveryProfileRoundTrips) {
+  for (const ControllerProfile& profile : ListControllerProfiles()) {
+    // The profile alone, and with every option set to its default.
+    std::string with_options = profile.spec;
+    bool first = true;
+    for (const auto& [option, value] : profile.options) {
+      const bool variant = absl::StrContains(profile.spec, ':');
+      absl::StrAppend(&with_options, first && !variant ? ":" : ",", option, "=",
+                      value);
+      first = false;
+    }
+    for (const std::string& text : {profile.spec, with_options}) {
+      absl::StatusOr<ControllerSpec> spec = ControllerSpec::Parse(text);
+      ASSERT_TRUE(spec.ok()) << text << ": " << spec.status();
+      EXPECT_EQ(spec->ProfileName(), profile.spec);
+      EXPECT_EQ(spec->ToString(), text);
+      absl::StatusOr<ControllerSpec> again =
+          ControllerSpec::Parse(spec->ToString());
+      ASSERT_TRUE(again.ok()) << again.status();
+      EXPECT_EQ(*again, *spec) << text;
+      EXPECT_TRUE(MakeController(*spec).ok()) << text;
+    }
+  }
+}
+
+TEST(ControllerSpecTest, TakesMatchesTheOptionTables) {
+  // Each profile takes exactly the options its table lists.
+  for (const ControllerProfile& profile : ListControllerProfiles()) {
+    const ControllerSpec spec = *ControllerSpec::Parse(profile.spec);
+    for (const char* option : {"mss", "iw", "normalize", "rtt_scaling",
+                               "target", "transition", "hz", "hystart"}) {
+      const bool listed =
+          std::any_of(profile.options.begin(), profile.options.end(),
+                      [&](const auto& entry) { return entry.first == option; });
+      EXPECT_EQ(spec.Takes(option), listed) << profile.spec << " " << option;
+    }
+  }
+  // What cc/README.section.md says: normalization on every controller with
+  // a CA phase of its own, except Linux CUBIC, DCTCP and Prague v0.7.
+  auto takes = [](const char* text, const char* option) {
+    return ControllerSpec::Parse(text)->Takes(option);
+  };
+  EXPECT_TRUE(takes("reno", "normalize"));
+  EXPECT_TRUE(takes("reno:linux,mss=1280", "normalize"));
+  EXPECT_TRUE(takes("cubic:mss=1280", "normalize"));
+  EXPECT_TRUE(takes("prague:v05", "normalize"));
+  EXPECT_TRUE(takes("prague:v06", "normalize"));
+  EXPECT_FALSE(takes("cubic:linux", "normalize"));
+  EXPECT_FALSE(takes("dctcp", "normalize"));
+  EXPECT_FALSE(takes("prague:v07", "normalize"));
+  EXPECT_TRUE(takes("prague:v07", "rtt_scaling"));
+  EXPECT_FALSE(takes("cubic", "rtt_scaling"));
+  EXPECT_TRUE(takes("cubic:linux", "hystart"));
+  EXPECT_FALSE(takes("cubic", "hystart"));
+  EXPECT_FALSE(takes("reno", "Normalize"));
+  EXPECT_FALSE((ControllerSpec{"bbr", "", {}}.Takes("mss")));
+}
+
+TEST(ControllerSpecTest, WithSetsOnlyOptionsTheProfileTakes) {
+  const ControllerSpec v05 = *ControllerSpec::Parse("prague:v05,target=5ms");
+  absl::StatusOr<ControllerSpec> off = v05.With("rtt_scaling", "none");
+  ASSERT_TRUE(off.ok()) << off.status();
+  EXPECT_EQ(off->ToString(), "prague:v05,target=5ms,rtt_scaling=none");
+  EXPECT_EQ(v05.ToString(), "prague:v05,target=5ms");  // A copy.
+  EXPECT_EQ(off->Value("rtt_scaling"), "none");
+  EXPECT_EQ(v05.Value("rtt_scaling"), "rate");  // The profile's default.
+  EXPECT_EQ(v05.Value("hz"), std::nullopt);
+  // Replacing keeps the place; Without returns to the default.
+  EXPECT_EQ(off->With("target", "1ms")->ToString(),
+            "prague:v05,target=1ms,rtt_scaling=none");
+  EXPECT_EQ(off->Without("target").ToString(), "prague:v05,rtt_scaling=none");
+  EXPECT_FALSE(off->Without("target").Sets("target"));
+  EXPECT_TRUE(off->Sets("rtt_scaling"));
+  // No variant: the first option follows ':'.
+  EXPECT_EQ(
+      ControllerSpec::Parse("reno")->With("normalize", "1462")->ToString(),
+      "reno:normalize=1462");
+
+  absl::StatusOr<ControllerSpec> bad =
+      ControllerSpec::Parse("prague:v07")->With("normalize", "1462");
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(bad.status().message(),
+              HasSubstr("unknown option 'normalize' for prague:v07"));
+  EXPECT_FALSE(
+      ControllerSpec::Parse("cubic:linux")->With("normalize", "off").ok());
+  EXPECT_FALSE(
+      ControllerSpec::Parse("dctcp")->With("rtt_scaling", "none").ok());
+}
+
+TEST(ControllerSpecTest, EqualityIgnoresOptionOrder) {
+  EXPECT_EQ(*ControllerSpec::Parse("reno:mss=1280,iw=4"),
+            *ControllerSpec::Parse("reno,iw=4,mss=1280"));
+  EXPECT_NE(*ControllerSpec::Parse("reno:mss=1280"),
+            *ControllerSpec::Parse("reno:linux,mss=1280"));
+  EXPECT_NE(*ControllerSpec::Parse("reno:mss=1280"),
+            *ControllerSpec::Parse("reno:mss=1000"));
+  EXPECT_EQ(*ControllerSpec::Parse("prague:v07"),
+            (ControllerSpec{"prague", "v07", {}}));
+}
+
+TEST(ControllerSpecTest, MalformedSpecsNameTheBadPart) {
+  const std::vector<std::pair<const char*, const char*>> cases = {
+      {"", "no controller name"},
+      {":v05", "no controller name in ':v05'"},
+      {"bbr", "unknown controller 'bbr'"},
+      {"prague", "unknown controller 'prague'"},
+      {"prague:v09,rtt_scaling=none", "unknown controller 'prague:v09'"},
+      {"reno:", "empty item in controller spec 'reno:'"},
+      {"reno,,mss=1280", "empty item"},
+      {"prague:v05,v06", "'v06' in 'prague:v05,v06' is not option=value"},
+      {"reno:mss=", "option 'mss' has no value"},
+      {"reno:linux,bogus=1", "unknown option 'bogus' for reno:linux"},
+      {"cubic:linux,normalize=1462", "options: mss, iw, hz, hystart"},
+  };
+  for (const auto& [text, message] : cases) {
+    absl::StatusOr<ControllerSpec> spec = ControllerSpec::Parse(text);
+    EXPECT_EQ(spec.status().code(), absl::StatusCode::kInvalidArgument) << text;
+    EXPECT_THAT(spec.status().message(), HasSubstr(message)) << text;
+  }
 }
 
 }  // namespace
