@@ -22,12 +22,18 @@ struct RunResult {
   uint64_t packets = 0;
 };
 
-std::string SmallFlowSpec(const std::string& controller, bool normalize,
-                          uint32_t reference_bytes) {
+// The small flow's controller: `controller`, with normalization when
+// `normalize`. InvalidArgument when the profile has no normalize= option.
+absl::StatusOr<std::string> SmallFlowSpec(const std::string& controller,
+                                          bool normalize,
+                                          uint32_t reference_bytes) {
   if (!normalize) return controller;
-  return absl::StrCat(controller,
-                      controller.find(':') == std::string::npos ? ":" : ",",
-                      "normalize=", reference_bytes);
+  absl::StatusOr<ControllerSpec> spec = ControllerSpec::Parse(controller);
+  if (!spec.ok()) return spec.status();
+  absl::StatusOr<ControllerSpec> normalized =
+      spec->With("normalize", absl::StrCat(reference_bytes));
+  if (!normalized.ok()) return normalized.status();
+  return normalized->ToString();
 }
 
 RunResult RunOne(const MtuExperimentOptions& options,
@@ -46,7 +52,9 @@ RunResult RunOne(const MtuExperimentOptions& options,
   large.cc_spec = controller;
   large.packet_bytes = options.large_packet_bytes;
   FlowConfig small;
-  small.cc_spec = SmallFlowSpec(controller, normalize, options.reference_bytes);
+  // Checked by RunMtuExperiment() before the runs start.
+  small.cc_spec =
+      *SmallFlowSpec(controller, normalize, options.reference_bytes);
   small.packet_bytes = options.small_packet_bytes;
   for (FlowConfig* flow : {&large, &small}) {
     flow->ack_every = 2;
@@ -121,9 +129,11 @@ absl::StatusOr<MtuExperimentResult> RunMtuExperiment(
   }
   for (const std::string& controller : options.controllers) {
     for (bool normalize : {false, true}) {
+      absl::StatusOr<std::string> spec =
+          SmallFlowSpec(controller, normalize, options.reference_bytes);
+      if (!spec.ok()) return spec.status();
       absl::StatusOr<std::unique_ptr<CongestionController>> made =
-          MakeController(
-              SmallFlowSpec(controller, normalize, options.reference_bytes));
+          MakeController(*spec);
       if (!made.ok()) return made.status();
     }
   }

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "absl/strings/str_cat.h"
+#include "cc/registry.h"
 #include "replay/sim/parallel_runs.h"
 #include "replay/sim/simulation.h"
 
@@ -35,14 +36,25 @@ SimulationConfig ConfigFor(const PragueExperimentOptions& options,
 }
 
 // The profile as reported: the version, with the transition override.
-std::string ProfileLabel(const PragueExperimentOptions& options,
-                         const std::string& version) {
+absl::StatusOr<std::string> ProfileLabel(const PragueExperimentOptions& options,
+                                         const std::string& version) {
   if (options.transition_rounds < 0) return version;
-  return absl::StrCat(version, ",transition=", options.transition_rounds);
+  absl::StatusOr<ControllerSpec> spec = ControllerSpec::Parse(version);
+  if (!spec.ok()) return spec.status();
+  absl::StatusOr<ControllerSpec> label =
+      spec->With("transition", absl::StrCat(options.transition_rounds));
+  if (!label.ok()) return label.status();
+  return label->ToString();
 }
 
-std::string SpecFor(const std::string& profile, bool rtt_scaling) {
-  return rtt_scaling ? profile : absl::StrCat(profile, ",rtt_scaling=none");
+absl::StatusOr<std::string> SpecFor(const std::string& profile,
+                                    bool rtt_scaling) {
+  if (rtt_scaling) return profile;
+  absl::StatusOr<ControllerSpec> spec = ControllerSpec::Parse(profile);
+  if (!spec.ok()) return spec.status();
+  absl::StatusOr<ControllerSpec> off = spec->With("rtt_scaling", "none");
+  if (!off.ok()) return off.status();
+  return off->ToString();
 }
 
 }  // namespace
@@ -53,11 +65,14 @@ absl::StatusOr<PragueExperimentResult> RunPragueExperiment(
   const size_t total = options.profiles.size() * 2 * acks;
   // Validate every configuration before starting the threads.
   for (const std::string& version : options.profiles) {
+    absl::StatusOr<std::string> label = ProfileLabel(options, version);
+    if (!label.ok()) return label.status();
     for (bool scaling : {true, false}) {
+      absl::StatusOr<std::string> spec = SpecFor(*label, scaling);
+      if (!spec.ok()) return spec.status();
       for (uint32_t ack_every : options.ack_every) {
-        absl::StatusOr<std::unique_ptr<Simulation>> sim = Simulation::Create(
-            ConfigFor(options, SpecFor(ProfileLabel(options, version), scaling),
-                      ack_every));
+        absl::StatusOr<std::unique_ptr<Simulation>> sim =
+            Simulation::Create(ConfigFor(options, *spec, ack_every));
         if (!sim.ok()) return sim.status();
       }
     }
@@ -65,12 +80,13 @@ absl::StatusOr<PragueExperimentResult> RunPragueExperiment(
   const std::vector<Run> runs =
       RunParallel<Run>(total, options.threads, [&](size_t i) {
         Run run;
+        // Labels and specs were checked before the threads started.
         run.row.profile =
-            ProfileLabel(options, options.profiles[i / (2 * acks)]);
+            *ProfileLabel(options, options.profiles[i / (2 * acks)]);
         run.row.rtt_scaling = (i / acks) % 2 == 0;
         run.row.ack_every = options.ack_every[i % acks];
         std::unique_ptr<Simulation> sim = *Simulation::Create(
-            ConfigFor(options, SpecFor(run.row.profile, run.row.rtt_scaling),
+            ConfigFor(options, *SpecFor(run.row.profile, run.row.rtt_scaling),
                       run.row.ack_every));
         const int64_t half_ns = options.duration_ns / 2;
         sim->RunUntil(half_ns);

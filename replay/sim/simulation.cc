@@ -5,7 +5,6 @@
 #include <utility>
 
 #include "absl/status/status.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "cc/registry.h"
 #include "parsers/tcp_segment.h"
@@ -16,8 +15,9 @@ namespace {
 // The controller of a flow, made with the flow's packet size.
 absl::StatusOr<std::unique_ptr<CongestionController>> MakeFlowController(
     const FlowConfig& flow) {
-  absl::StatusOr<std::optional<uint32_t>> mss_bytes =
-      SpecMssBytes(flow.cc_spec);
+  absl::StatusOr<ControllerSpec> spec = ControllerSpec::Parse(flow.cc_spec);
+  if (!spec.ok()) return spec.status();
+  absl::StatusOr<std::optional<uint32_t>> mss_bytes = SpecMssBytes(*spec);
   if (!mss_bytes.ok()) return mss_bytes.status();
   if (mss_bytes->has_value()) {
     if (**mss_bytes != flow.packet_bytes) {
@@ -25,23 +25,30 @@ absl::StatusOr<std::unique_ptr<CongestionController>> MakeFlowController(
           "controller spec '", flow.cc_spec, "' sets mss ", **mss_bytes,
           ", not the flow's packet size ", flow.packet_bytes));
     }
-    return MakeController(flow.cc_spec);
+    return MakeController(*spec);
   }
-  return MakeController(absl::StrCat(flow.cc_spec, ",mss=", flow.packet_bytes));
+  absl::StatusOr<ControllerSpec> sized =
+      spec->With("mss", absl::StrCat(flow.packet_bytes));
+  if (!sized.ok()) return sized.status();
+  return MakeController(*sized);
 }
 
 }  // namespace
 
 absl::StatusOr<uint32_t> SpecPacketBytes(absl::string_view cc_spec,
                                          uint32_t default_bytes) {
-  absl::StatusOr<std::optional<uint32_t>> mss_bytes = SpecMssBytes(cc_spec);
+  absl::StatusOr<ControllerSpec> spec = ControllerSpec::Parse(cc_spec);
+  if (!spec.ok()) return spec.status();
+  absl::StatusOr<std::optional<uint32_t>> mss_bytes = SpecMssBytes(*spec);
   if (!mss_bytes.ok()) return mss_bytes.status();
   return mss_bytes->value_or(default_bytes);
 }
 
 EcnFeedback DefaultFeedback(absl::string_view cc_spec, bool path_marks) {
-  if (absl::StartsWith(cc_spec, "prague")) return EcnFeedback::kAccEcn;
-  if (absl::StartsWith(cc_spec, "dctcp")) return EcnFeedback::kDctcp;
+  // A spec that does not parse fails in MakeFlowController() instead.
+  absl::StatusOr<ControllerSpec> spec = ControllerSpec::Parse(cc_spec);
+  if (spec.ok() && spec->family == "prague") return EcnFeedback::kAccEcn;
+  if (spec.ok() && spec->family == "dctcp") return EcnFeedback::kDctcp;
   return path_marks ? EcnFeedback::kRfc3168 : EcnFeedback::kNone;
 }
 
