@@ -3,30 +3,12 @@
 #include <algorithm>
 
 #include "absl/strings/ascii.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/str_split.h"
 #include "cc/congestion_controller.h"
 
 namespace ccreplay {
 namespace {
-
-// Profiles that take `normalize=` (cc/README.section.md). The profile is
-// the spec up to its first option: "cubic:mss=1280" is "cubic".
-bool TakesNormalize(const std::string& spec) {
-  std::string profile = spec.substr(0, spec.find(','));
-  const size_t colon = profile.find(':');
-  if (colon != std::string::npos &&
-      absl::StrContains(profile.substr(colon), "=")) {
-    profile = profile.substr(0, colon);
-  }
-  for (const char* name :
-       {"reno", "reno:linux", "cubic", "prague:v05", "prague:v06"}) {
-    if (profile == name) return true;
-  }
-  return false;
-}
 
 // The TCP Prague variants a flow may run: each version's module defaults;
 // v0.5 with RTT scaling in force from the first round after slow start
@@ -56,18 +38,70 @@ std::vector<std::string> ClaimedFromName(const std::string& raw, bool quic) {
   return {};
 }
 
-}  // namespace
-
-std::string WithOption(const std::string& spec, const std::string& option) {
-  return absl::StrCat(spec, absl::StrContains(spec, ':') ? "," : ":", option);
+// Whether `claimed` has a spec equal to `wanted`.
+bool Claims(const std::vector<std::string>& claimed,
+            const ControllerSpec& wanted) {
+  return std::any_of(claimed.begin(), claimed.end(), [&](const std::string& t) {
+    absl::StatusOr<ControllerSpec> spec = ControllerSpec::Parse(t);
+    return spec.ok() && *spec == wanted;
+  });
 }
 
-std::string RttScalingOffSpec(const std::string& spec) {
-  std::vector<std::string> kept;
-  for (absl::string_view part : absl::StrSplit(spec, ',')) {
-    if (!absl::StartsWith(part, "transition=")) kept.emplace_back(part);
+// Each claimed Prague profile that scales, without scaling, unless that is
+// replayed already. A spec that does not parse gets no counterfactual (its
+// own replay reports the error).
+void AddRttScalingOff(const std::vector<std::string>& claimed,
+                      ControllerChoice& choice) {
+  for (const std::string& text : claimed) {
+    absl::StatusOr<ControllerSpec> spec = ControllerSpec::Parse(text);
+    if (!spec.ok() || spec->family != "prague" || spec->Sets("rtt_scaling")) {
+      continue;
+    }
+    // Every Prague profile takes rtt_scaling=.
+    const std::string off = RttScalingOffSpec(*spec).value().ToString();
+    const bool replayed =
+        std::any_of(choice.controllers.begin(), choice.controllers.end(),
+                    [&](const ReplayChoice& c) { return c.spec == off; });
+    if (!replayed) {
+      choice.controllers.push_back({off, ReplayRole::kRttScalingOff, text});
+    }
   }
-  return WithOption(absl::StrJoin(kept, ","), "rtt_scaling=none");
+}
+
+// For packets small enough that normalization matters: each claimed
+// profile that takes normalize= and does not set it, with it on.
+void AddNormalizationOn(const ControllerChoiceFacts& facts,
+                        std::vector<std::string>& claimed,
+                        ControllerChoice& choice) {
+  if (facts.packet_bytes == 0 ||
+      facts.packet_bytes > kNormalizationGapPacketBytes) {
+    return;
+  }
+  // Linux CUBIC has no normalization option; the RFC profile, which
+  // quicly's CUBIC follows, has (cc/README.section.md): it is a candidate
+  // too, so that the comparison can run.
+  if (Claims(claimed, ControllerSpec{"cubic", "linux", {}}) &&
+      !Claims(claimed, ControllerSpec{"cubic", "", {}})) {
+    claimed.push_back("cubic");
+    choice.controllers.push_back({"cubic", ReplayRole::kClaimed, ""});
+  }
+  for (const std::string& text : claimed) {
+    absl::StatusOr<ControllerSpec> spec = ControllerSpec::Parse(text);
+    if (!spec.ok() || !spec->Takes("normalize") || spec->Sets("normalize")) {
+      continue;
+    }
+    choice.controllers.push_back(
+        {spec->With("normalize", absl::StrCat(kReferenceMtuBytes))
+             .value()
+             .ToString(),
+         ReplayRole::kNormalizationOn, text});
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<ControllerSpec> RttScalingOffSpec(const ControllerSpec& spec) {
+  return spec.Without("transition").With("rtt_scaling", "none");
 }
 
 ControllerChoice ChooseControllers(const ControllerChoiceFacts& facts,
@@ -106,38 +140,8 @@ ControllerChoice ChooseControllers(const ControllerChoiceFacts& facts,
   }
   for (const std::string& spec : claimed)
     choice.controllers.push_back({spec, ReplayRole::kClaimed, ""});
-  for (const std::string& spec : claimed) {
-    if (!absl::StartsWith(spec, "prague") ||
-        absl::StrContains(spec, "rtt_scaling")) {
-      continue;
-    }
-    const std::string off = RttScalingOffSpec(spec);
-    const bool replayed =
-        std::any_of(choice.controllers.begin(), choice.controllers.end(),
-                    [&](const ReplayChoice& c) { return c.spec == off; });
-    if (!replayed) {
-      choice.controllers.push_back({off, ReplayRole::kRttScalingOff, spec});
-    }
-  }
-  if (facts.packet_bytes > 0 &&
-      facts.packet_bytes <= kNormalizationGapPacketBytes) {
-    // Linux CUBIC has no normalization option; the RFC profile, which
-    // quicly's CUBIC follows, has (cc/README.section.md): it is a candidate
-    // too, so that the comparison can run.
-    if (std::find(claimed.begin(), claimed.end(), "cubic:linux") !=
-            claimed.end() &&
-        std::find(claimed.begin(), claimed.end(), "cubic") == claimed.end()) {
-      claimed.push_back("cubic");
-      choice.controllers.push_back({"cubic", ReplayRole::kClaimed, ""});
-    }
-    for (const std::string& spec : claimed) {
-      if (!TakesNormalize(spec) || absl::StrContains(spec, "normalize"))
-        continue;
-      choice.controllers.push_back(
-          {WithOption(spec, absl::StrCat("normalize=", kReferenceMtuBytes)),
-           ReplayRole::kNormalizationOn, spec});
-    }
-  }
+  AddRttScalingOff(claimed, choice);
+  AddNormalizationOn(facts, claimed, choice);
   return choice;
 }
 

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
+#include "cc/registry.h"
 #include "parsers/flow_table.h"
 
 namespace ccreplay {
@@ -54,15 +56,11 @@ struct ControllerChoice {
 ControllerChoice ChooseControllers(const ControllerChoiceFacts& facts,
                                    const std::vector<std::string>& user_specs);
 
-// The spec with one more option: "prague:v05" + "rtt_scaling=none" ->
-// "prague:v05,rtt_scaling=none"; "reno" + "normalize=1462" ->
-// "reno:normalize=1462".
-std::string WithOption(const std::string& spec, const std::string& option);
-
 // The spec without RTT scaling: rtt_scaling=none, and no transition=
 // (without scaling the transition changes nothing): "prague:v05,
-// transition=0" -> "prague:v05,rtt_scaling=none".
-std::string RttScalingOffSpec(const std::string& spec);
+// transition=0" -> "prague:v05,rtt_scaling=none". InvalidArgument for a
+// profile without rtt_scaling= (not Prague).
+absl::StatusOr<ControllerSpec> RttScalingOffSpec(const ControllerSpec& spec);
 
 }  // namespace ccreplay
 

@@ -41,9 +41,12 @@ TEST(ControllerChoiceTest, L4sFlowGetsEachPragueCandidateOnce) {
 }
 
 TEST(ControllerChoiceTest, ScalingOffDropsTheTransition) {
-  EXPECT_EQ(RttScalingOffSpec("prague:v05,transition=0"),
-            "prague:v05,rtt_scaling=none");
-  EXPECT_EQ(RttScalingOffSpec("prague:v07"), "prague:v07,rtt_scaling=none");
+  auto off = [](const char* text) {
+    return RttScalingOffSpec(*ControllerSpec::Parse(text))->ToString();
+  };
+  EXPECT_EQ(off("prague:v05,transition=0"), "prague:v05,rtt_scaling=none");
+  EXPECT_EQ(off("prague:v07"), "prague:v07,rtt_scaling=none");
+  EXPECT_FALSE(RttScalingOffSpec(*ControllerSpec::Parse("cubic")).ok());
   // A user's spec: its scaling-off counterfactual is added once.
   const ControllerChoice choice =
       ChooseControllers({}, {"prague:v05", "prague:v05,transition=0"});

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
+#include "cc/registry.h"
 #include "replay/sim/simulation.h"
 
 namespace ccreplay {
@@ -136,10 +136,12 @@ absl::StatusOr<double> SimulatedUtilization(const FittedPath& path,
                                             const std::string& spec,
                                             uint32_t packet_bytes) {
   SimulationConfig config = ConfigFor(path);
+  absl::StatusOr<ControllerSpec> parsed = ControllerSpec::Parse(spec);
+  if (!parsed.ok()) return parsed.status();
   FlowConfig flow;
   flow.cc_spec = spec;
   flow.packet_bytes = packet_bytes;
-  flow.pacing = absl::StartsWith(spec, "prague");
+  flow.pacing = parsed->family == "prague";
   flow.ack_every = path.ack_every;
   flow.delayed_ack_ns = path.delayed_ack_ns;
   config.flows.push_back(flow);

@@ -7,10 +7,10 @@
 #include <utility>
 #include <vector>
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "cc/registry.h"
 
 namespace ccreplay {
 namespace {
@@ -319,9 +319,10 @@ void RttScalingSlowGrowth(const Context& x) {
   std::vector<int> claimed;
   for (size_t c = 0; c < x.e.choices.size(); ++c) {
     const ReplayChoice& choice = x.e.choices[c];
-    if (choice.role == ReplayRole::kClaimed &&
-        absl::StartsWith(choice.spec, "prague") &&
-        !absl::StrContains(choice.spec, "rtt_scaling=none")) {
+    const absl::StatusOr<ControllerSpec> parsed =
+        ControllerSpec::Parse(choice.spec);
+    if (choice.role == ReplayRole::kClaimed && parsed.ok() &&
+        parsed->family == "prague" && parsed->Value("rtt_scaling") != "none") {
       claimed.push_back(static_cast<int>(c));
     }
   }
@@ -334,7 +335,11 @@ void RttScalingSlowGrowth(const Context& x) {
                               "below the BDP";
   for (int c : claimed) {
     const std::string& spec = x.e.choices[c].spec;
-    const int off = FindSpecByName(x.e, RttScalingOffSpec(spec));
+    // Parses: it is one of `claimed`.
+    const absl::StatusOr<ControllerSpec> off_spec =
+        RttScalingOffSpec(*ControllerSpec::Parse(spec));
+    const int off =
+        off_spec.ok() ? FindSpecByName(x.e, off_spec->ToString()) : -1;
     if (off < 0) continue;
     // After slow start, while scaling slows increase, cwnd below the BDP.
     const Stretch slow = x.s.Longest([&](size_t i) {
@@ -637,8 +642,10 @@ void CeOverreaction(const Context& x, int best) {
   const std::string& spec = x.e.choices[best].spec;
   int reference = -1;
   for (size_t c = 0; c < x.e.choices.size(); ++c) {
-    if (x.e.choices[c].role == ReplayRole::kClaimed &&
-        x.e.choices[c].spec == "prague:v07") {
+    const absl::StatusOr<ControllerSpec> parsed =
+        ControllerSpec::Parse(x.e.choices[c].spec);
+    if (x.e.choices[c].role == ReplayRole::kClaimed && parsed.ok() &&
+        *parsed == ControllerSpec{"prague", "v07", {}}) {
       reference = static_cast<int>(c);
     }
   }
