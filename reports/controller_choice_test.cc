@@ -70,5 +70,23 @@ TEST(ControllerChoiceTest, SmallPacketsGetNormalizableCandidates) {
               ElementsAre("reno:linux", "cubic:linux"));
 }
 
+TEST(ControllerChoiceTest, NormalizationOfAUserSpecIsAValidSpec) {
+  // --cc "reno,mss=1280,prague:v07,dctcp": the list form of a spec without a
+  // variant. Its normalization counterfactual must parse (appending
+  // ":normalize=1462" to "reno,mss=1280" would not); v0.7 and DCTCP take no
+  // normalize= (their option tables in cc/registry.cc).
+  ControllerChoiceFacts facts;
+  facts.packet_bytes = 1280;
+  const ControllerChoice choice =
+      ChooseControllers(facts, {"reno,mss=1280", "prague:v07", "dctcp"});
+  EXPECT_THAT(Specs(choice, ReplayRole::kNormalizationOn),
+              ElementsAre("reno:mss=1280,normalize=1462"));
+  EXPECT_THAT(Specs(choice, ReplayRole::kRttScalingOff),
+              ElementsAre("prague:v07,rtt_scaling=none"));
+  for (const ReplayChoice& c : choice.controllers) {
+    EXPECT_TRUE(ControllerSpec::Parse(c.spec).ok()) << c.spec;
+  }
+}
+
 }  // namespace
 }  // namespace ccreplay
