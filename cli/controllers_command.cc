@@ -11,28 +11,24 @@
 #include "cli/commands.h"
 #include "cli/common_flags.h"
 #include "cli/exit_codes.h"
-#include "reports/json_writer.h"
+#include "proto/controllers.pb.h"
+#include "proto/json_printer.h"
 
 namespace ccreplay {
 namespace {
 
 std::string ProfilesJson(const std::vector<ControllerProfile>& profiles) {
-  JsonWriter json;
-  json.BeginObject().Key("controllers").BeginArray();
+  proto::ControllersReport report;
   for (const ControllerProfile& profile : profiles) {
-    json.BeginObject()
-        .Field("spec", profile.spec)
-        .Field("description", profile.description)
-        .Field("source", profile.source)
-        .Key("options")
-        .BeginObject();
+    proto::ControllerProfile* out = report.add_controllers();
+    out->set_spec(profile.spec);
+    out->set_description(profile.description);
+    out->set_source(profile.source);
     for (const auto& [name, default_value] : profile.options) {
-      json.Field(name, default_value);
+      (*out->mutable_options())[name] = default_value;
     }
-    json.EndObject().EndObject();
   }
-  json.EndArray().EndObject();
-  return json.str() + "\n";
+  return PrintJson(report);
 }
 
 std::string ProfilesTable(const std::vector<ControllerProfile>& profiles) {

@@ -9,11 +9,11 @@
 #include "cli/commands.h"
 #include "cli/common_flags.h"
 #include "cli/exit_codes.h"
-#include "google/protobuf/util/json_util.h"
 #include "parsers/host_state_proto.h"
 #include "parsers/host_state_reader.h"
 #include "parsers/pcap_reader.h"
 #include "parsers/trace_builder.h"
+#include "proto/json_printer.h"
 
 namespace ccreplay {
 
@@ -88,14 +88,7 @@ int RunConvert(const Args& args) {
   }
   std::string out;
   if (absl::GetFlag(FLAGS_json)) {
-    google::protobuf::util::JsonPrintOptions options;
-    options.preserve_proto_field_names = true;
-    if (!google::protobuf::util::MessageToJsonString(trace, &out, options)
-             .ok()) {
-      std::fprintf(stderr, "ccreplay convert: cannot render JSON\n");
-      return kExitFailure;
-    }
-    out += "\n";
+    out = PrintJson(trace);
   } else if (!trace.SerializeToString(&out)) {
     std::fprintf(stderr, "ccreplay convert: cannot serialize the trace\n");
     return kExitFailure;

@@ -13,7 +13,7 @@
 #include "cli/commands.h"
 #include "cli/common_flags.h"
 #include "cli/exit_codes.h"
-#include "google/protobuf/util/json_util.h"
+#include "proto/json_printer.h"
 #include "reports/diagnose_session.h"
 #include "reports/html_report.h"
 
@@ -99,17 +99,7 @@ int RunDiagnose(const Args& args) {
     if (!json_to_stdout) std::printf("\nreport: %s\n", html_path.c_str());
   }
   if (json) {
-    std::string out;
-    google::protobuf::util::JsonPrintOptions print;
-    print.preserve_proto_field_names = true;
-    print.always_print_primitive_fields = true;
-    if (!google::protobuf::util::MessageToJsonString(diagnosis.result, &out,
-                                                     print)
-             .ok()) {
-      std::fprintf(stderr, "ccreplay diagnose: cannot render JSON\n");
-      return kExitFailure;
-    }
-    out += "\n";
+    const std::string out = PrintJson(diagnosis.result);
     if (args.size() == inputs + 1) {
       if (!WriteFile(args.back(), out)) {
         std::fprintf(stderr, "ccreplay diagnose: cannot write %s\n",

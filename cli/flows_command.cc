@@ -77,7 +77,7 @@ int RunFlows(const Args& args) {
   std::vector<FlowRow> rows;
   rows.reserve(builder.flow_table().flows().size());
   for (const Flow& flow : builder.flow_table().flows()) {
-    rows.push_back({SummarizeFlow(flow, info->first_packet_time_ns),
+    rows.push_back({&flow, SummarizeFlow(flow, info->first_packet_time_ns),
                     builder.Stats(flow.index)});
   }
   for (const std::string& warning : info->warnings) {

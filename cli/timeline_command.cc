@@ -47,8 +47,7 @@ int RunTimeline(const Args& args) {
       : absl::GetFlag(FLAGS_csv) ? TimelineWriter::Format::kCsv
                                  : TimelineWriter::Format::kText;
   TimelineWriter writer(format, stdout, info->first_packet_time_ns);
-  writer.Begin(path, SummarizeFlow(table.flows()[selected->index],
-                                   info->first_packet_time_ns));
+  writer.Begin(path, table.flows()[selected->index]);
   // Pass 2: the timeline, streamed to the writer.
   AckTimelineBuilder builder(
       selected->index, selected->sender_side,

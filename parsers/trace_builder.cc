@@ -1,16 +1,8 @@
 #include "parsers/trace_builder.h"
 
+#include "parsers/flow_proto.h"
+
 namespace ccreplay {
-namespace {
-
-void SetEndpoint(const IpAddress& address, uint16_t port,
-                 proto::Endpoint* out) {
-  out->set_address(address.ToString());
-  out->set_port(port);
-}
-
-}  // namespace
-
 void TraceBuilder::OnSegment(const TcpSegment& s) {
   table_.OnSegment(s);
   const uint32_t index = table_.last_flow_index();
@@ -80,13 +72,7 @@ void TraceBuilder::Restart() {
 
 proto::Trace TraceBuilder::Finish(const CaptureInfo& capture) {
   proto::Trace trace;
-  proto::CaptureSummary* c = trace.mutable_capture();
-  c->set_path(capture.path);
-  c->set_format(capture.format);
-  for (const std::string& t : capture.link_types) c->add_link_types(t);
-  c->set_packets(capture.packets);
-  c->set_tcp_packets(capture.tcp_packets);
-  for (const std::string& w : capture.warnings) c->add_warnings(w);
+  *trace.mutable_capture() = CaptureSummaryProto(capture);
 
   for (const Flow& flow : table_.flows()) {
     if (only_flow_.has_value() && *only_flow_ != flow.index) continue;
@@ -94,48 +80,9 @@ proto::Trace TraceBuilder::Finish(const CaptureInfo& capture) {
         SummarizeFlow(flow, capture.first_packet_time_ns);
     const int snd = flow.sender_side();
     proto::FlowTrace* f = trace.add_flows();
-    proto::FlowIdentity* id = f->mutable_identity();
-    id->set_protocol(proto::PROTOCOL_TCP);
-    id->set_index(flow.index);
-    SetEndpoint(flow.address[snd], flow.port[snd], id->mutable_sender());
-    SetEndpoint(flow.address[1 - snd], flow.port[1 - snd],
-                id->mutable_receiver());
-
-    proto::Handshake* h = f->mutable_handshake();
-    h->set_syn_seen(flow.side[0].syn_seen || flow.side[1].syn_seen);
-    h->set_syn_ack_seen(summary.handshake_seen);
-    if (summary.mss_option_sender)
-      h->set_mss_option_sender_bytes(*summary.mss_option_sender);
-    if (summary.mss_option_receiver) {
-      h->set_mss_option_receiver_bytes(*summary.mss_option_receiver);
-    }
-    if (summary.wscale_sender)
-      h->set_wscale_sender_shift(*summary.wscale_sender);
-    if (summary.wscale_receiver)
-      h->set_wscale_receiver_shift(*summary.wscale_receiver);
-    h->set_sack_permitted(summary.sack_permitted);
-    h->set_timestamps(summary.timestamps);
-    h->set_ecn_mode(
-        summary.ecn_mode == EcnMode::kAccEcn    ? proto::ECN_MODE_ACCECN
-        : summary.ecn_mode == EcnMode::kRfc3168 ? proto::ECN_MODE_RFC3168
-                                                : proto::ECN_MODE_NONE);
-
-    proto::FlowSummary* s = f->mutable_summary();
-    s->set_packets_data_dir(summary.packets_data_dir);
-    s->set_packets_ack_dir(summary.packets_ack_dir);
-    s->set_data_bytes(summary.data_bytes);
-    s->set_retransmitted_segments(summary.retransmitted_segments);
-    s->set_max_payload_bytes(summary.max_payload_bytes);
-    s->set_ect0_packets(summary.ect0_packets);
-    s->set_ect1_packets(summary.ect1_packets);
-    s->set_ce_packets(summary.ce_packets);
-    s->set_not_ect_packets(summary.not_ect_packets);
-    s->set_ece_acks(summary.ece_acks);
-    s->set_cwr_packets(summary.cwr_packets);
-    s->set_ace_changes(summary.ace_changes);
-    s->set_start_s(summary.start_s);
-    s->set_duration_s(summary.duration_s);
-    s->set_goodput_bps(summary.goodput_bps);
+    *f->mutable_identity() = FlowIdentityProto(flow);
+    *f->mutable_handshake() = HandshakeProto(flow, summary);
+    *f->mutable_summary() = FlowSummaryProto(summary);
     f->set_first_packet_epoch_ns(flow.first_ns);
 
     if (flow.index < state_.size()) {

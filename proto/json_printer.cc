@@ -1,8 +1,10 @@
 #include "proto/json_printer.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -113,26 +115,33 @@ class Printer {
   }
 
   // A map field is a repeated message of {key, value}; it prints as an
-  // object keyed by the key's text.
+  // object keyed by the key's text, sorted by it (protobuf's map order is
+  // unspecified, and outputs must not change from run to run).
   void Map(const Message& message, const FieldDescriptor* field, int depth) {
     const Reflection* reflection = message.GetReflection();
     const int size = reflection->FieldSize(message, field);
-    *out_ += '{';
+    std::vector<std::pair<std::string, const Message*>> entries;
     for (int i = 0; i < size; ++i) {
       const Message& entry = reflection->GetRepeatedMessage(message, field, i);
-      const FieldDescriptor* key = entry.GetDescriptor()->map_key();
-      const FieldDescriptor* value = entry.GetDescriptor()->map_value();
+      std::string key_text;
+      Printer(JsonPrintOptions{0}, &key_text)
+          .Value(entry, entry.GetDescriptor()->map_key(), -1, 0);
+      entries.emplace_back(std::move(key_text), &entry);
+    }
+    std::sort(entries.begin(), entries.end());
+    *out_ += '{';
+    for (size_t i = 0; i < entries.size(); ++i) {
+      const auto& [key_text, entry] = entries[i];
       if (i > 0) *out_ += ',';
       NewLine(options_, depth + 1, out_);
-      std::string key_text;
-      Printer(JsonPrintOptions{0}, &key_text).Value(entry, key, -1, 0);
-      if (key->cpp_type() == FieldDescriptor::CPPTYPE_STRING) {
+      if (entry->GetDescriptor()->map_key()->cpp_type() ==
+          FieldDescriptor::CPPTYPE_STRING) {
         *out_ += key_text;
       } else {
         AppendString(key_text, out_);
       }
       *out_ += options_.indent > 0 ? ": " : ":";
-      Value(entry, value, -1, depth + 1);
+      Value(*entry, entry->GetDescriptor()->map_value(), -1, depth + 1);
     }
     if (size > 0) NewLine(options_, depth, out_);
     *out_ += '}';

@@ -2,7 +2,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "reports/json_writer.h"
+#include "parsers/flow_proto.h"
+#include "proto/json_printer.h"
 
 namespace ccreplay {
 namespace {
@@ -11,27 +12,88 @@ const char* TypeName(TimelineEvent::Type type) {
   return type == TimelineEvent::Type::kAck ? "ack" : "retransmission";
 }
 
-void WriteStats(JsonWriter& w, const TimelineStats& s) {
-  w.Field("rtt_samples", s.rtt_samples);
-  w.Field("rtt_min_ms", s.rtt_min_ms).Field("rtt_median_ms", s.rtt_median_ms);
-  w.Field("rtt_max_ms", s.rtt_max_ms);
-  w.Key("retransmissions").BeginObject();
-  for (int k = 0; k < 4; ++k) {
-    w.Field(RetransmissionKindName(static_cast<RetransmissionKind>(k)),
-            s.retransmissions[k]);
-  }
-  w.Field("spurious", s.spurious_retransmissions).EndObject();
-  w.Field("ece_episodes", s.ece_episodes);
-  w.Field("ce_fed_back_packets", s.ce_fed_back_packets);
-  w.Field("ip_ce_data_packets", s.ip_ce_data_packets);
-  w.Field("bytes_acked", s.bytes_acked).Field("acks", s.acks);
-  w.Field("vantage", VantageName(s.vantage));
-  w.Key("warnings").BeginArray();
-  for (const std::string& warning : s.warnings) w.String(warning);
-  w.EndArray();
+// The JSON of an AckTimelineReport up to its events: the head message
+// printed whole, cut after its `"events":` key (events and summary are its
+// last fields, and a string's quotes are escaped, so the last such key is
+// the field's). The events and the summary follow as they stream.
+std::string JsonHead(const proto::AckTimelineReport& head) {
+  static constexpr char kEvents[] = ",\"events\":";
+  std::string json = PrintJson(head, JsonPrintOptions{0});
+  json.resize(json.rfind(kEvents) + sizeof(kEvents) - 1);
+  return json + "[\n";
 }
 
 }  // namespace
+
+proto::AckTimelineSummary AckTimelineSummaryProto(const TimelineStats& s) {
+  proto::AckTimelineSummary out;
+  out.set_rtt_samples(s.rtt_samples);
+  out.set_rtt_min_ms(s.rtt_min_ms);
+  out.set_rtt_median_ms(s.rtt_median_ms);
+  out.set_rtt_max_ms(s.rtt_max_ms);
+  proto::RetransmissionCounts* r = out.mutable_retransmissions();
+  using Kind = RetransmissionKind;
+  r->set_fast(s.retransmissions[static_cast<int>(Kind::kFast)]);
+  r->set_rto(s.retransmissions[static_cast<int>(Kind::kRto)]);
+  r->set_tlp(s.retransmissions[static_cast<int>(Kind::kTlp)]);
+  r->set_other(s.retransmissions[static_cast<int>(Kind::kOther)]);
+  r->set_spurious(s.spurious_retransmissions);
+  out.set_ece_episodes(s.ece_episodes);
+  if (s.ce_fed_back_packets) {
+    out.set_ce_fed_back_packets(*s.ce_fed_back_packets);
+  }
+  out.set_ip_ce_data_packets(s.ip_ce_data_packets);
+  out.set_bytes_acked(s.bytes_acked);
+  out.set_acks(s.acks);
+  out.set_vantage(VantageName(s.vantage));
+  for (const std::string& warning : s.warnings) out.add_warnings(warning);
+  return out;
+}
+
+proto::AckTimelineEvent AckTimelineEventProto(const TimelineEvent& e,
+                                              int64_t origin_ns) {
+  proto::AckTimelineEvent out;
+  out.set_type(TypeName(e.type));
+  out.set_time_s(static_cast<double>(e.time_ns - origin_ns) * 1e-9);
+  out.set_time_estimated(e.time_estimated);
+  out.set_ack(e.ack);
+  if (e.type == TimelineEvent::Type::kRetransmission) {
+    out.set_seq_start(e.seq_start);
+    out.set_seq_end(e.seq_end);
+    out.set_kind(RetransmissionKindName(e.kind));
+    out.set_starts_episode(e.starts_episode);
+    out.set_retransmits_retransmission(e.retransmits_retransmission);
+  } else {
+    out.set_bytes_acked(e.bytes_acked);
+    out.set_bytes_sacked(e.bytes_sacked);
+    out.set_bytes_dsacked(e.bytes_dsacked);
+    out.set_packets_delivered(e.packets_delivered);
+    out.set_duplicate(e.duplicate);
+    out.set_reneged(e.reneged);
+    out.set_rtt_sample_us(e.rtt_sample_us);
+    out.set_ece(e.ece);
+    out.set_ce_packets(e.ce_packets);
+    out.set_ce_packets_total(e.ce_packets_total);
+    out.set_ce_bytes(e.ce_bytes);
+    out.set_ect0_bytes(e.ect0_bytes);
+    out.set_ect1_bytes(e.ect1_bytes);
+    out.set_congestion_episode(e.congestion_episode);
+    out.set_ip_ce_data_packets(e.ip_ce_data_packets);
+    out.set_limit(SendLimitName(e.limit));
+    out.set_spurious_retransmissions(e.spurious_retransmissions);
+  }
+  out.set_srtt_us(e.srtt_us);
+  out.set_rttvar_us(e.rttvar_us);
+  out.set_min_rtt_us(e.min_rtt_us);
+  out.set_rto_us(e.rto_us);
+  out.set_outstanding_bytes(e.outstanding_bytes);
+  out.set_sacked_bytes(e.sacked_bytes);
+  out.set_lost_bytes(e.lost_bytes);
+  out.set_pipe_bytes(e.pipe_bytes);
+  out.set_rwnd_bytes(e.rwnd_bytes);
+  out.set_mss_bytes(e.mss_bytes);
+  return out;
+}
 
 TimelineWriter::TimelineWriter(Format format, std::FILE* out, int64_t origin_ns)
     : format_(format), out_(out), origin_ns_(origin_ns) {}
@@ -41,17 +103,13 @@ void TimelineWriter::Put(const std::string& text) {
 }
 
 std::string TimelineWriter::CsvHeader() {
-  return "type,time_s,time_estimated,ack,bytes_acked,bytes_sacked,bytes_"
-         "dsacked,"
-         "packets_delivered,duplicate,reneged,rtt_sample_us,srtt_us,rttvar_us,"
-         "min_rtt_us,"
-         "rto_us,ece,ce_packets,ce_packets_total,ce_bytes,ect0_bytes,ect1_"
-         "bytes,"
-         "congestion_episode,ip_ce_data_packets,outstanding_bytes,sacked_bytes,"
-         "lost_bytes,"
-         "pipe_bytes,rwnd_bytes,limit,mss_bytes,spurious_retransmissions,seq_"
-         "start,seq_end,"
-         "kind,starts_episode,retransmits_retransmission";
+  // The columns are the JSON event's fields, in order: one schema.
+  const google::protobuf::Descriptor* d = proto::AckTimelineEvent::descriptor();
+  std::string header;
+  for (int i = 0; i < d->field_count(); ++i) {
+    absl::StrAppend(&header, i > 0 ? "," : "", d->field(i)->name());
+  }
+  return header;
 }
 
 std::string TimelineWriter::CsvRow(const TimelineEvent& e) const {
@@ -74,20 +132,18 @@ std::string TimelineWriter::CsvRow(const TimelineEvent& e) const {
 }
 
 void TimelineWriter::Begin(const std::string& capture_path,
-                           const FlowSummary& flow) {
+                           const Flow& capture_flow) {
+  const FlowSummary flow = SummarizeFlow(capture_flow, origin_ns_);
   switch (format_) {
     case Format::kCsv:
       Put(CsvHeader() + "\n");
       return;
     case Format::kJson: {
-      JsonWriter w;
-      w.BeginObject().Field("capture", capture_path).Key("flow").BeginObject();
-      w.Field("index", flow.index).Field("sender", flow.sender);
-      w.Field("receiver", flow.receiver)
-          .Field("ecn_mode", EcnModeName(flow.ecn_mode));
-      w.EndObject();
-      // Left open: the events follow.
-      Put(w.str() + ",\"events\":[\n");
+      proto::AckTimelineReport head;
+      head.set_capture(capture_path);
+      *head.mutable_flow() = FlowIdentityProto(capture_flow);
+      *head.mutable_handshake() = HandshakeProto(capture_flow, flow);
+      Put(JsonHead(head));
       return;
     }
     case Format::kText:
@@ -109,39 +165,10 @@ void TimelineWriter::Write(const TimelineEvent& e) {
       Put(CsvRow(e) + "\n");
       return;
     case Format::kJson: {
-      JsonWriter w;
-      w.BeginObject().Field("type", TypeName(e.type));
-      w.Field("time_s", static_cast<double>(e.time_ns - origin_ns_) * 1e-9);
-      w.Field("time_estimated", e.time_estimated).Field("ack", e.ack);
-      if (rtx) {
-        w.Field("seq_start", e.seq_start).Field("seq_end", e.seq_end);
-        w.Field("kind", RetransmissionKindName(e.kind));
-        w.Field("starts_episode", e.starts_episode);
-        w.Field("retransmits_retransmission", e.retransmits_retransmission);
-      } else {
-        w.Field("bytes_acked", e.bytes_acked)
-            .Field("bytes_sacked", e.bytes_sacked);
-        w.Field("bytes_dsacked", e.bytes_dsacked);
-        w.Field("packets_delivered", e.packets_delivered);
-        w.Field("duplicate", e.duplicate).Field("reneged", e.reneged);
-        w.Field("rtt_sample_us", e.rtt_sample_us);
-        w.Field("ece", e.ece).Field("ce_packets", e.ce_packets);
-        w.Field("ce_packets_total", e.ce_packets_total)
-            .Field("ce_bytes", e.ce_bytes);
-        w.Field("ect0_bytes", e.ect0_bytes).Field("ect1_bytes", e.ect1_bytes);
-        w.Field("congestion_episode", e.congestion_episode);
-        w.Field("ip_ce_data_packets", e.ip_ce_data_packets);
-        w.Field("limit", SendLimitName(e.limit));
-        w.Field("spurious_retransmissions", e.spurious_retransmissions);
-      }
-      w.Field("srtt_us", e.srtt_us).Field("rttvar_us", e.rttvar_us);
-      w.Field("min_rtt_us", e.min_rtt_us).Field("rto_us", e.rto_us);
-      w.Field("outstanding_bytes", e.outstanding_bytes)
-          .Field("sacked_bytes", e.sacked_bytes);
-      w.Field("lost_bytes", e.lost_bytes).Field("pipe_bytes", e.pipe_bytes);
-      w.Field("rwnd_bytes", e.rwnd_bytes).Field("mss_bytes", e.mss_bytes);
-      w.EndObject();
-      Put(absl::StrCat(first_event_ ? "" : ",\n", w.str()));
+      std::string json = first_event_ ? "" : ",\n";
+      AppendJson(AckTimelineEventProto(e, origin_ns_), JsonPrintOptions{0}, 0,
+                 &json);
+      Put(json);
       first_event_ = false;
       return;
     }
@@ -178,11 +205,9 @@ void TimelineWriter::End(const TimelineStats& stats) {
     case Format::kCsv:
       return;
     case Format::kJson: {
-      JsonWriter w;
-      w.BeginObject();
-      WriteStats(w, stats);
-      w.EndObject();
-      Put(absl::StrCat("\n],\"summary\":", w.str(), "}\n"));
+      std::string json = "\n],\"summary\":";
+      AppendJson(AckTimelineSummaryProto(stats), JsonPrintOptions{0}, 0, &json);
+      Put(json + "}\n");
       return;
     }
     case Format::kText:

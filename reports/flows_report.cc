@@ -3,65 +3,35 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "reports/json_writer.h"
+#include "parsers/flow_proto.h"
+#include "proto/flows.pb.h"
+#include "proto/json_printer.h"
+#include "replay/timeline_writer.h"
 
 namespace ccreplay {
 
 std::string FlowsJson(const CaptureInfo& capture,
                       const std::vector<FlowRow>& flows) {
-  JsonWriter w;
-  w.BeginObject().Key("capture").BeginObject();
-  w.Field("path", capture.path).Field("format", capture.format);
-  w.Key("link_types").BeginArray();
-  for (const std::string& t : capture.link_types) w.String(t);
-  w.EndArray();
-  w.Field("packets", capture.packets).Field("tcp_packets", capture.tcp_packets);
-  w.Key("warnings").BeginArray();
-  for (const std::string& warning : capture.warnings) w.String(warning);
-  w.EndArray().EndObject();
-  w.Key("flows").BeginArray();
-  for (const FlowRow& row : flows) {
-    const FlowSummary& f = row.flow;
-    const TimelineStats& t = row.timeline;
-    w.BeginObject();
-    w.Field("index", f.index).Field("protocol", "tcp");
-    w.Field("sender", f.sender).Field("receiver", f.receiver);
-    w.Field("packets_data_dir", f.packets_data_dir)
-        .Field("packets_ack_dir", f.packets_ack_dir);
-    w.Field("data_bytes", f.data_bytes);
-    w.Field("retransmitted_segments", f.retransmitted_segments);
-    w.Field("max_payload_bytes", f.max_payload_bytes);
-    w.Field("mss_option_sender", f.mss_option_sender);
-    w.Field("mss_option_receiver", f.mss_option_receiver);
-    w.Field("wscale_sender", f.wscale_sender)
-        .Field("wscale_receiver", f.wscale_receiver);
-    w.Field("sack_permitted", f.sack_permitted)
-        .Field("timestamps", f.timestamps);
-    w.Field("ecn_mode", EcnModeName(f.ecn_mode));
-    w.Field("ect0_packets", f.ect0_packets)
-        .Field("ect1_packets", f.ect1_packets);
-    w.Field("ce_packets", f.ce_packets)
-        .Field("not_ect_packets", f.not_ect_packets);
-    w.Field("ece_acks", f.ece_acks).Field("cwr_packets", f.cwr_packets);
-    w.Field("ace_changes", f.ace_changes);
-    w.Field("start_s", f.start_s).Field("duration_s", f.duration_s);
-    w.Field("goodput_bps", f.goodput_bps);
-    w.Field("rtt_samples", t.rtt_samples);
-    w.Field("rtt_min_ms", t.rtt_min_ms).Field("rtt_median_ms", t.rtt_median_ms);
-    w.Field("rtt_max_ms", t.rtt_max_ms);
-    w.Key("retransmissions").BeginObject();
-    for (int k = 0; k < 4; ++k) {
-      w.Field(RetransmissionKindName(static_cast<RetransmissionKind>(k)),
-              t.retransmissions[k]);
-    }
-    w.Field("spurious", t.spurious_retransmissions).EndObject();
-    w.Field("ece_episodes", t.ece_episodes);
-    w.Field("ce_fed_back_packets", t.ce_fed_back_packets);
-    w.Field("vantage", VantageName(t.vantage));
-    w.EndObject();
+  // Printed flow by flow: a capture can have very many flows.
+  proto::FlowsReport head;
+  *head.mutable_capture() = CaptureSummaryProto(capture);
+  std::string out = PrintJson(head);
+  // `head` ends with its flows, empty: `"flows": []\n}\n`.
+  constexpr absl::string_view kEmptyFlows = "[]\n}\n";
+  out.resize(out.size() - kEmptyFlows.size());
+  out += flows.empty() ? "[" : "[\n    ";
+  for (size_t i = 0; i < flows.size(); ++i) {
+    if (i > 0) out += ",\n    ";
+    const FlowRow& row = flows[i];
+    proto::FlowReport flow;
+    *flow.mutable_identity() = FlowIdentityProto(*row.source);
+    *flow.mutable_handshake() = HandshakeProto(*row.source, row.flow);
+    *flow.mutable_summary() = FlowSummaryProto(row.flow);
+    *flow.mutable_timeline() = AckTimelineSummaryProto(row.timeline);
+    AppendJson(flow, JsonPrintOptions{}, 2, &out);
   }
-  w.EndArray().EndObject();
-  return w.str() + "\n";
+  out += flows.empty() ? "]\n}\n" : "\n  ]\n}\n";
+  return out;
 }
 
 namespace {

@@ -11,13 +11,15 @@
 
 namespace ccreplay {
 
-// One flow: the flow table's summary and its sender's timeline figures.
+// One flow: the flow table's flow, its summary and its sender's timeline
+// figures.
 struct FlowRow {
+  const Flow* source = nullptr;
   FlowSummary flow;
   TimelineStats timeline;
 };
 
-// {"capture": {...}, "flows": [...]} exactly as README.md documents it.
+// proto::FlowsReport (proto/flows.proto) as JSON, printed flow by flow.
 std::string FlowsJson(const CaptureInfo& capture,
                       const std::vector<FlowRow>& flows);
 

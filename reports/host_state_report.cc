@@ -2,7 +2,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "reports/json_writer.h"
+#include "proto/flows.pb.h"
+#include "proto/json_printer.h"
 
 namespace ccreplay {
 namespace {
@@ -20,34 +21,36 @@ std::string OrDash(const std::optional<uint64_t>& v) {
 
 std::string HostStateFlowsJson(const HostStateLog& log,
                                const std::vector<HostTraceSummary>& traces) {
-  JsonWriter w;
-  w.BeginObject().Key("capture").BeginObject();
-  w.Field("path", log.path).Field("format", FormatName(log));
-  w.Key("warnings").BeginArray();
-  for (const std::string& warning : log.warnings) w.String(warning);
-  w.EndArray().EndObject();
-  w.Key("flows").BeginArray();
+  proto::HostFlowsReport report;
+  proto::HostLogSummary* capture = report.mutable_capture();
+  capture->set_path(log.path);
+  capture->set_format(FormatName(log));
+  for (const std::string& warning : log.warnings)
+    capture->add_warnings(warning);
   for (const HostTraceSummary& t : traces) {
-    w.BeginObject().Field("protocol", t.protocol).Field("source", t.source);
+    proto::HostFlowReport* flow = report.add_flows();
+    flow->set_protocol(t.protocol);
+    flow->set_source(t.source);
     if (t.protocol == "tcp") {
-      w.Field("sender", t.sender)
-          .Field("receiver", t.receiver)
-          .Field("samples", t.samples);
-      w.Field("cwnd_min_segments", t.cwnd_min_segments);
-      w.Field("cwnd_max_segments", t.cwnd_max_segments);
-      w.Field("cwnd_last_segments", t.cwnd_last_segments);
+      flow->set_sender(t.sender);
+      flow->set_receiver(t.receiver);
+      flow->set_samples(t.samples);
+      flow->set_cwnd_min_segments(t.cwnd_min_segments);
+      flow->set_cwnd_max_segments(t.cwnd_max_segments);
+      flow->set_cwnd_last_segments(t.cwnd_last_segments);
     } else {
-      w.Field("vantage", t.vantage).Field("packets_sent", t.packets_sent);
-      w.Field("packets_received", t.packets_received)
-          .Field("packets_lost", t.packets_lost);
-      w.Field("cwnd_updates", t.cwnd_updates)
-          .Field("cwnd_max_bytes", t.cwnd_max_bytes);
-      w.Field("ce_fed_back_packets", t.ce_fed_back_packets);
+      flow->set_vantage(t.vantage);
+      flow->set_packets_sent(t.packets_sent);
+      flow->set_packets_received(t.packets_received);
+      flow->set_packets_lost(t.packets_lost);
+      flow->set_cwnd_updates(t.cwnd_updates);
+      if (t.cwnd_max_bytes) flow->set_cwnd_max_bytes(*t.cwnd_max_bytes);
+      if (t.ce_fed_back_packets) {
+        flow->set_ce_fed_back_packets(*t.ce_fed_back_packets);
+      }
     }
-    w.EndObject();
   }
-  w.EndArray().EndObject();
-  return w.str() + "\n";
+  return PrintJson(report);
 }
 
 std::string HostStateFlowsTable(const HostStateLog& log,

@@ -11,12 +11,8 @@
 
 namespace ccreplay {
 
-// {"capture": {"path", "format", "warnings"}, "flows": [entry...]} where a
-// TCP entry is {"protocol": "tcp", "source", "sender", "receiver",
-// "samples", "cwnd_min_segments", "cwnd_max_segments", "cwnd_last_segments"}
-// and a QUIC entry {"protocol": "quic", "source", "vantage", "packets_sent",
-// "packets_received", "packets_lost", "cwnd_updates", "cwnd_max_bytes",
-// "ce_fed_back_packets"} (the last two may be null).
+// proto::HostFlowsReport (proto/flows.proto) as JSON: one entry per
+// connection or trace, the other protocol's fields null.
 std::string HostStateFlowsJson(const HostStateLog& log,
                                const std::vector<HostTraceSummary>& traces);
 

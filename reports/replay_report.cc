@@ -4,13 +4,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "reports/json_writer.h"
+#include "proto/json_printer.h"
+#include "proto/replay.pb.h"
 
 namespace ccreplay {
 namespace {
-
-constexpr const char* kPhaseKeys[] = {"slow_start", "congestion_avoidance",
-                                      "recovery"};
 
 std::optional<double> Seconds(const std::optional<int64_t>& time_us,
                               int64_t start_us) {
@@ -32,51 +30,41 @@ const std::vector<SeriesSample>& Points(const ReplayResult& result) {
 }  // namespace
 
 std::string ReplayReportJson(const ReplayResult& result) {
-  JsonWriter w;
-  w.BeginObject();
-  w.Key("flow").BeginObject();
-  w.Field("index", result.flow_index);
-  w.Field("sender", result.sender);
-  w.Field("receiver", result.receiver);
-  w.EndObject();
-  w.Field("captured_source", CapturedSourceName(result.source));
-  w.Key("controllers").BeginArray();
+  proto::ReplayReport report;
+  proto::ReplayFlow* flow = report.mutable_flow();
+  flow->set_index(result.flow_index);
+  flow->set_sender(result.sender);
+  flow->set_receiver(result.receiver);
+  report.set_captured_source(CapturedSourceName(result.source));
   for (const ReplayedController& c : result.controllers) {
     const DivergenceSummary& d = c.divergence;
-    w.BeginObject();
-    w.Field("spec", c.spec);
-    w.Field("samples", d.samples);
-    w.Field("median_abs_err_pct", d.median_abs_err_pct);
-    w.Field("p95_abs_err_pct", d.p95_abs_err_pct);
-    w.Field("first_divergence_s",
-            Seconds(d.first_divergence_us, result.start_us));
-    w.Key("by_phase").BeginObject();
-    for (size_t i = 0; i < d.median_by_phase_pct.size(); ++i) {
-      w.Field(kPhaseKeys[i], d.median_by_phase_pct[i]);
+    proto::ReplayControllerFit* fit = report.add_controllers();
+    fit->set_spec(c.spec);
+    fit->set_samples(d.samples);
+    if (d.median_abs_err_pct)
+      fit->set_median_abs_err_pct(*d.median_abs_err_pct);
+    if (d.p95_abs_err_pct) fit->set_p95_abs_err_pct(*d.p95_abs_err_pct);
+    const std::optional<double> diverge =
+        Seconds(d.first_divergence_us, result.start_us);
+    if (diverge) fit->set_first_divergence_s(*diverge);
+    proto::PhaseErrors* by_phase = fit->mutable_by_phase();
+    const auto& phase = d.median_by_phase_pct;
+    if (phase[0]) by_phase->set_slow_start(*phase[0]);
+    if (phase[1]) by_phase->set_congestion_avoidance(*phase[1]);
+    if (phase[2]) by_phase->set_recovery(*phase[2]);
+  }
+  const std::vector<SeriesSample>& points = Points(result);
+  for (size_t row = 0; row < points.size(); ++row) {
+    proto::ReplaySeriesPoint* point = report.add_series();
+    point->set_t_s(static_cast<double>(points[row].time_us) / 1e6);
+    if (result.captured_cwnd_bytes[row]) {
+      point->set_captured_cwnd_bytes(*result.captured_cwnd_bytes[row]);
     }
-    w.EndObject();
-    w.EndObject();
+    for (const ReplayedController& c : result.controllers) {
+      point->add_cwnd_bytes(c.series.samples[row].cwnd_bytes);
+    }
   }
-  w.EndArray();
-  w.Key("series").BeginObject();
-  w.Key("t_s").BeginArray();
-  for (const SeriesSample& s : Points(result)) {
-    w.Double(static_cast<double>(s.time_us) / 1e6);
-  }
-  w.EndArray();
-  w.Key("captured_cwnd_bytes").BeginArray();
-  for (const std::optional<uint64_t>& v : result.captured_cwnd_bytes) {
-    w.Optional(v);
-  }
-  w.EndArray();
-  for (const ReplayedController& c : result.controllers) {
-    w.Key(c.spec).BeginArray();
-    for (const SeriesSample& s : c.series.samples) w.Uint(s.cwnd_bytes);
-    w.EndArray();
-  }
-  w.EndObject();
-  w.EndObject();
-  return absl::StrCat(w.str(), "\n");
+  return PrintJson(report);
 }
 
 std::string ReplayReportCsv(const ReplayResult& result) {

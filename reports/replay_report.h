@@ -9,11 +9,7 @@
 
 namespace ccreplay {
 
-// {"flow": {"index", "sender", "receiver"}, "captured_source",
-//  "controllers": [{"spec", "samples", "median_abs_err_pct",
-//  "p95_abs_err_pct", "first_divergence_s", "by_phase": {"slow_start",
-//  "congestion_avoidance", "recovery"}}],
-//  "series": {"t_s": [...], "captured_cwnd_bytes": [...], "<spec>": [...]}}
+// proto::ReplayReport (proto/replay.proto) as JSON.
 std::string ReplayReportJson(const ReplayResult& result);
 
 // One row per series point: t_s, captured_cwnd_bytes (empty when unknown),

@@ -2,7 +2,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "reports/json_writer.h"
+#include "proto/json_printer.h"
+#include "proto/simulation.pb.h"
 
 namespace ccreplay {
 namespace {
@@ -21,73 +22,80 @@ double Utilization(const Simulation& sim, int64_t duration_ns) {
 
 }  // namespace
 
-std::string SimulationJson(const Simulation& sim, int64_t duration_ns) {
+namespace {
+
+proto::SimPath SimPathProto(const Simulation& sim, int64_t duration_ns) {
   const SimulationConfig& config = sim.config();
-  JsonWriter json;
-  json.BeginObject().Key("path").BeginObject();
-  json.Field("rate_bps", config.rate_bps)
-      .Field("base_rtt_us", config.base_rtt_ns / 1000)
-      .Field("buffer_bytes", config.buffer_bytes)
-      .Field("admission", config.admission == AdmissionPolicy::kByteFit
-                              ? "byte_fit"
-                              : "packet_size_neutral")
-      .Field("duration_s", static_cast<double>(duration_ns) * 1e-9)
-      .Field("utilization", Utilization(sim, duration_ns))
-      .Field("drops", sim.bottleneck().drops())
-      .Field("ce_marks", sim.bottleneck().ce_marks());
-  json.Key("series").BeginArray();
+  proto::SimPath path;
+  path.set_rate_bps(config.rate_bps);
+  path.set_base_rtt_us(config.base_rtt_ns / 1000);
+  path.set_buffer_bytes(config.buffer_bytes);
+  path.set_admission(config.admission == AdmissionPolicy::kByteFit
+                         ? "byte_fit"
+                         : "packet_size_neutral");
+  path.set_duration_s(static_cast<double>(duration_ns) * 1e-9);
+  path.set_utilization(Utilization(sim, duration_ns));
+  path.set_drops(sim.bottleneck().drops());
+  path.set_ce_marks(sim.bottleneck().ce_marks());
   for (const PathSample& s : sim.path_series()) {
-    json.BeginObject()
-        .Field("time_us", s.time_us)
-        .Field("queue_bytes", s.queue_bytes)
-        .Field("utilization", s.utilization)
-        .EndObject();
+    proto::SimPathSample* sample = path.add_series();
+    sample->set_time_us(s.time_us);
+    sample->set_queue_bytes(s.queue_bytes);
+    sample->set_utilization(s.utilization);
   }
-  json.EndArray().EndObject().Key("flows").BeginArray();
+  return path;
+}
+
+proto::SimFlowSample SimFlowSampleProto(const SeriesSample& s) {
+  proto::SimFlowSample out;
+  out.set_time_us(s.time_us);
+  out.set_cwnd_bytes(s.cwnd_bytes);
+  if (s.ssthresh_bytes != kNoSsthreshBytes) {
+    out.set_ssthresh_bytes(s.ssthresh_bytes);
+  }
+  out.set_phase(std::string(PhaseName(s.phase)));
+  if (s.alpha >= 0) out.set_alpha(s.alpha);
+  out.set_ai_factor(s.ai_factor);
+  out.set_bytes_in_flight(s.bytes_in_flight);
+  out.set_delivered_bytes(s.delivered_bytes);
+  out.set_throughput_bps(s.throughput_bps);
+  out.set_queue_bytes(s.queue_bytes);
+  out.set_srtt_us(s.srtt_us);
+  return out;
+}
+
+proto::SimFlow SimFlowProto(const Simulation& sim, size_t i,
+                            int64_t duration_ns) {
+  const FlowStats stats = sim.flow_stats(i);
+  const FlowConfig& config = sim.config().flows[i];
+  proto::SimFlow flow;
+  flow.set_cc(config.cc_spec);
+  flow.set_packet_bytes(config.packet_bytes);
+  flow.set_ecn_feedback(std::string(EcnFeedbackName(sim.feedback(i))));
+  flow.set_start_us(config.start_ns / 1000);
+  flow.set_throughput_bps(ThroughputBps(stats, duration_ns));
+  flow.set_egress_bytes(stats.egress_bytes);
+  flow.set_packets_sent(stats.sender.packets_sent);
+  flow.set_retransmissions(stats.sender.retransmissions);
+  flow.set_drops(stats.drops);
+  flow.set_ce_marked(stats.ce_marked);
+  flow.set_congestion_episodes(stats.sender.congestion_episodes);
+  flow.set_rtos(stats.sender.rtos);
+  for (const SeriesSample& s : sim.flow_series()[i].samples) {
+    *flow.add_series() = SimFlowSampleProto(s);
+  }
+  return flow;
+}
+
+}  // namespace
+
+std::string SimulationJson(const Simulation& sim, int64_t duration_ns) {
+  proto::SimulationReport report;
+  *report.mutable_path() = SimPathProto(sim, duration_ns);
   for (size_t i = 0; i < sim.flow_count(); ++i) {
-    const FlowStats stats = sim.flow_stats(i);
-    const FlowConfig& flow = config.flows[i];
-    json.BeginObject()
-        .Field("cc", flow.cc_spec)
-        .Field("packet_bytes", flow.packet_bytes)
-        .Field("ecn_feedback", std::string(EcnFeedbackName(sim.feedback(i))))
-        .Field("start_us", flow.start_ns / 1000)
-        .Field("throughput_bps", ThroughputBps(stats, duration_ns))
-        .Field("egress_bytes", stats.egress_bytes)
-        .Field("packets_sent", stats.sender.packets_sent)
-        .Field("retransmissions", stats.sender.retransmissions)
-        .Field("drops", stats.drops)
-        .Field("ce_marked", stats.ce_marked)
-        .Field("congestion_episodes", stats.sender.congestion_episodes)
-        .Field("rtos", stats.sender.rtos);
-    json.Key("series").BeginArray();
-    for (const SeriesSample& s : sim.flow_series()[i].samples) {
-      json.BeginObject()
-          .Field("time_us", s.time_us)
-          .Field("cwnd_bytes", s.cwnd_bytes);
-      if (s.ssthresh_bytes == kNoSsthreshBytes) {
-        json.Key("ssthresh_bytes").Null();
-      } else {
-        json.Field("ssthresh_bytes", s.ssthresh_bytes);
-      }
-      json.Field("phase", std::string(PhaseName(s.phase)));
-      if (s.alpha < 0) {
-        json.Key("alpha").Null();
-      } else {
-        json.Field("alpha", s.alpha);
-      }
-      json.Field("ai_factor", s.ai_factor)
-          .Field("bytes_in_flight", s.bytes_in_flight)
-          .Field("delivered_bytes", s.delivered_bytes)
-          .Field("throughput_bps", s.throughput_bps)
-          .Field("queue_bytes", s.queue_bytes)
-          .Field("srtt_us", s.srtt_us)
-          .EndObject();
-    }
-    json.EndArray().EndObject();
+    *report.add_flows() = SimFlowProto(sim, i, duration_ns);
   }
-  json.EndArray().EndObject();
-  return json.str() + "\n";
+  return PrintJson(report);
 }
 
 std::string SimulationCsv(const Simulation& sim) {
@@ -161,28 +169,22 @@ std::vector<std::string> SimulationWarnings(const Simulation& sim) {
 }
 
 std::string MtuExperimentJson(const MtuExperimentResult& result) {
-  JsonWriter json;
-  json.BeginObject().Key("rows").BeginArray();
+  proto::MtuExperimentReport report;
   for (const MtuControllerResult& row : result.rows) {
-    json.BeginObject()
-        .Field("controller", row.controller)
-        .Field("ratio_without", row.ratio_without)
-        .Field("gsd_without", row.gsd_without)
-        .Field("ratio_with", row.ratio_with)
-        .Field("gsd_with", row.gsd_with)
-        .Key("profiles")
-        .BeginArray();
+    proto::MtuExperimentRow* out = report.add_rows();
+    out->set_controller(row.controller);
+    out->set_ratio_without(row.ratio_without);
+    out->set_gsd_without(row.gsd_without);
+    out->set_ratio_with(row.ratio_with);
+    out->set_gsd_with(row.gsd_with);
     for (const MtuProfileResult& p : row.profiles) {
-      json.BeginObject()
-          .Field("name", p.name)
-          .Field("ratio_without", p.ratio_without)
-          .Field("ratio_with", p.ratio_with)
-          .EndObject();
+      proto::MtuProfileRow* profile = out->add_profiles();
+      profile->set_name(p.name);
+      profile->set_ratio_without(p.ratio_without);
+      profile->set_ratio_with(p.ratio_with);
     }
-    json.EndArray().EndObject();
   }
-  json.EndArray().EndObject();
-  return json.str() + "\n";
+  return PrintJson(report);
 }
 
 std::string MtuExperimentTable(const MtuExperimentResult& result) {
@@ -205,20 +207,17 @@ std::string MtuExperimentTable(const MtuExperimentResult& result) {
 }
 
 std::string PragueExperimentJson(const PragueExperimentResult& result) {
-  JsonWriter json;
-  json.BeginObject().Key("rows").BeginArray();
+  proto::PragueExperimentReport report;
   for (const PragueRow& row : result.rows) {
-    json.BeginObject()
-        .Field("profile", row.profile)
-        .Field("rtt_scaling", row.rtt_scaling)
-        .Field("ack_every", row.ack_every)
-        .Field("utilization", row.utilization)
-        .Field("utilization_second_half", row.utilization_second_half)
-        .Field("min_cwnd_after_ss_segments", row.min_cwnd_after_ss_segments)
-        .EndObject();
+    proto::PragueExperimentRow* out = report.add_rows();
+    out->set_profile(row.profile);
+    out->set_rtt_scaling(row.rtt_scaling);
+    out->set_ack_every(row.ack_every);
+    out->set_utilization(row.utilization);
+    out->set_utilization_second_half(row.utilization_second_half);
+    out->set_min_cwnd_after_ss_segments(row.min_cwnd_after_ss_segments);
   }
-  json.EndArray().EndObject();
-  return json.str() + "\n";
+  return PrintJson(report);
 }
 
 std::string PragueExperimentTable(const PragueExperimentResult& result) {
