@@ -7,6 +7,8 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
+#include "proto/json_printer.h"
+#include "proto/simulation.pb.h"
 
 namespace ccreplay {
 namespace {
@@ -66,9 +68,21 @@ TEST(SimReport, CsvHasOneRowPerSample) {
   EXPECT_TRUE(absl::StartsWith(lines[10], "0,1000000,"));
 }
 
+// `json` parsed into its message (unknown fields fail) and printed on one
+// line.
+template <typename Message>
+std::string Compact(const std::string& json) {
+  Message message;
+  const absl::Status parsed = ParseJson(json, &message);
+  EXPECT_TRUE(parsed.ok()) << parsed;
+  EXPECT_EQ(PrintJson(message), json);
+  return PrintJson(message, JsonPrintOptions{0});
+}
+
 TEST(SimReport, JsonCarriesTheContractKeys) {
   const std::unique_ptr<Simulation> sim = RunSimulation("reno", false, kS);
-  const std::string json = SimulationJson(*sim, kS);
+  const std::string json =
+      Compact<proto::SimulationReport>(SimulationJson(*sim, kS));
   for (const char* key :
        {"\"path\":", "\"rate_bps\":100000000", "\"base_rtt_us\":10000",
         "\"buffer_bytes\":125000", "\"admission\":\"packet_size_neutral\"",
@@ -106,7 +120,7 @@ TEST(SimReport, MtuExperimentJsonContract) {
   profile.ratio_with = 0.875;
   row.profiles.push_back(profile);
   result.rows.push_back(row);
-  EXPECT_EQ(MtuExperimentJson(result),
+  EXPECT_EQ(Compact<proto::MtuExperimentReport>(MtuExperimentJson(result)),
             "{\"rows\":[{\"controller\":\"reno\",\"ratio_without\":0.5,"
             "\"gsd_without\":1.25,\"ratio_with\":1,\"gsd_with\":2,"
             "\"profiles\":[{\"name\":\"DSL\",\"ratio_without\":0.75,"
@@ -123,11 +137,12 @@ TEST(SimReport, PragueExperimentJsonContract) {
   row.utilization_second_half = 0.25;
   row.min_cwnd_after_ss_segments = 2;
   result.rows.push_back(row);
-  EXPECT_EQ(PragueExperimentJson(result),
-            "{\"rows\":[{\"profile\":\"prague:v05\",\"rtt_scaling\":true,"
-            "\"ack_every\":16,\"utilization\":0.5,"
-            "\"utilization_second_half\":0.25,"
-            "\"min_cwnd_after_ss_segments\":2}]}\n");
+  EXPECT_EQ(
+      Compact<proto::PragueExperimentReport>(PragueExperimentJson(result)),
+      "{\"rows\":[{\"profile\":\"prague:v05\",\"rtt_scaling\":true,"
+      "\"ack_every\":16,\"utilization\":0.5,"
+      "\"utilization_second_half\":0.25,"
+      "\"min_cwnd_after_ss_segments\":2}]}\n");
 }
 
 }  // namespace
