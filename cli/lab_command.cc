@@ -1,4 +1,4 @@
-// ccreplay lab: flag handling for the namespace testbed (cli/lab/).
+// ccreplay lab: flag handling for the namespace testbed (lab/).
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -9,7 +9,8 @@
 #include "cli/commands.h"
 #include "cli/common_flags.h"
 #include "cli/exit_codes.h"
-#include "cli/lab/lab.h"
+#include "lab/lab.h"
+#include "lab/run_summary.h"
 
 ABSL_FLAG(std::string, ecn, "off",
           "ECN mode: off, rfc3168 or accecn (net.ipv4.tcp_ecn).");
@@ -35,18 +36,18 @@ int RunLab(const Args& args) {
                  args[0].c_str());
     return kExitUsage;
   }
-  lab::LabFlagValues flags;
-  // Shared flags (cli/common_flags.cc) with the lab's defaults.
-  flags.cc =
-      absl::GetFlag(FLAGS_cc).empty() ? "cubic" : absl::GetFlag(FLAGS_cc);
+  lab::LabFlagValues flags;  // The lab's defaults where a flag is unset.
+  // Shared flags (cli/common_flags.cc): empty or 0 when not given.
+  if (!absl::GetFlag(FLAGS_cc).empty()) flags.cc = absl::GetFlag(FLAGS_cc);
+  if (!absl::GetFlag(FLAGS_rate).empty())
+    flags.rate = absl::GetFlag(FLAGS_rate);
+  if (absl::GetFlag(FLAGS_duration) > 0) {
+    flags.duration_s = absl::GetFlag(FLAGS_duration);
+  }
   flags.ecn = absl::GetFlag(FLAGS_ecn);
-  flags.rate =
-      absl::GetFlag(FLAGS_rate).empty() ? "50mbit" : absl::GetFlag(FLAGS_rate);
   flags.queue = absl::GetFlag(FLAGS_queue);
   flags.mark = absl::GetFlag(FLAGS_mark);
   flags.delay_ms = absl::GetFlag(FLAGS_delay);
-  flags.duration_s =
-      absl::GetFlag(FLAGS_duration) > 0 ? absl::GetFlag(FLAGS_duration) : 5;
   flags.mss_bytes = absl::GetFlag(FLAGS_mss);
   flags.flows = absl::GetFlag(FLAGS_flows);
   flags.transfer = absl::GetFlag(FLAGS_transfer);
@@ -57,38 +58,17 @@ int RunLab(const Args& args) {
                  std::string(config.status().message()).c_str());
     return kExitUsage;
   }
-  absl::StatusOr<lab::BundleMeta> meta = lab::RunLab(*config);
-  if (!meta.ok()) {
+  absl::StatusOr<lab::LabRun> run = lab::RunLab(*config);
+  if (!run.ok()) {
     std::fprintf(stderr, "ccreplay lab: %s\n",
-                 std::string(meta.status().message()).c_str());
+                 std::string(run.status().message()).c_str());
     // An unknown controller is a bad flag value, found only once the
     // sender namespace exists.
-    if (meta.status().code() == absl::StatusCode::kInvalidArgument)
+    if (run.status().code() == absl::StatusCode::kInvalidArgument)
       return kExitUsage;
-    return ExitCodeForStatus(meta.status());
+    return ExitCodeForStatus(run.status());
   }
-  std::printf(
-      "bundle %s: %zu flow(s), %s, %.1f s wall\n"
-      "  sender.pcap %llu packets (libpcap drops %llu), receiver.pcap %llu "
-      "packets (drops "
-      "%llu)\n  ss.log %lld samples, tcp_probe.txt %lld events (overrun "
-      "%lld)\n",
-      config->output_dir.c_str(), meta->plan.flows.size(),
-      meta->transfer_tool.c_str(), meta->wall_s,
-      static_cast<unsigned long long>(meta->sender_capture.packets_written),
-      static_cast<unsigned long long>(meta->sender_capture.ps_drop),
-      static_cast<unsigned long long>(meta->receiver_capture.packets_written),
-      static_cast<unsigned long long>(meta->receiver_capture.ps_drop),
-      static_cast<long long>(meta->ss.samples),
-      static_cast<long long>(meta->trace.entries),
-      static_cast<long long>(meta->trace.overrun));
-  if (meta->delay_line.has_value()) {
-    std::printf(
-        "  delay line: %lld packets, late max %lld us, %lld over 0.1 ms\n",
-        static_cast<long long>(meta->delay_line->packets),
-        static_cast<long long>(meta->delay_line->late_max_us),
-        static_cast<long long>(meta->delay_line->late_over_100us));
-  }
+  std::fputs(lab::LabRunSummary(*run).c_str(), stdout);
   return kExitOk;
 }
 

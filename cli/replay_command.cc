@@ -2,7 +2,6 @@
 // and `ccreplay replay --qlog FILE --cc LIST`: drive reference controllers
 // with a flow's captured ACK/ECN sequence and compare with the real cwnd.
 #include <cstdio>
-#include <filesystem>
 #include <string>
 
 #include "absl/flags/flag.h"
@@ -70,17 +69,11 @@ int RunReplay(const Args& args) {
   if (!qlog.empty()) {
     result = ReplayQuicLog(qlog, options);
   } else {
-    std::string capture = args[0];
-    std::error_code error;
-    if (std::filesystem::is_directory(capture, error)) {
-      absl::StatusOr<BundleInputs> bundle = FindBundleInputs(capture);
-      if (!bundle.ok()) return Fail(bundle.status());
-      capture = bundle->capture;
-      if (options.host_state_path.empty()) {
-        options.host_state_path = bundle->host_state;
-      }
-    }
-    result = ReplayTcpCapture(capture, options);
+    absl::StatusOr<TcpInput> input =
+        ResolveTcpInput(args[0], options.host_state_path);
+    if (!input.ok()) return Fail(input.status());
+    options.host_state_path = input->host_state;
+    result = ReplayTcpCapture(input->capture, options);
   }
   if (!result.ok()) return Fail(result.status());
 

@@ -16,7 +16,7 @@
 #include "cli/commands.h"
 #include "cli/common_flags.h"
 #include "cli/exit_codes.h"
-#include "cli/lab/lab_config.h"
+#include "lab/lab_config.h"
 #include "replay/sim/path_profile.h"
 #include "replay/sim/pcap_export.h"
 #include "replay/sim/sender_jitter.h"

@@ -84,7 +84,7 @@ TEST(SsLogTest, LabCubicLogsCountSamplesOfEveryState) {
   EXPECT_EQ(data->series.cwnd_segments.front().value, 10);
   EXPECT_EQ(data->series.cwnd_segments.back().value, 52);
   // grep -o 'delivered_ce:[0-9]*' | tail -1 → 488, as nstat's
-  // TcpExtTCPDeliveredCE in meta.txt.
+  // TcpExtTCPDeliveredCE in meta.json (sender_nstat).
   EXPECT_EQ(data->series.delivered_ce_segments.back().value, 488);
 
   // iperf3 switches the data socket from bbr to cubic after connecting.
@@ -233,7 +233,7 @@ TEST(SsLogTest, BadValuesAreWarningsNamingTheLine) {
 }
 
 // Made on the namespace testbed (testdata/lab/h5_cubic_20mbit_pfifo12/,
-// see its meta.txt). Cross-check (python3): per line holding two
+// see its meta.json). Cross-check (python3): per line holding two
 // ADDR:PORT tokens, the connection is that pair; cwnd from
 // (?<![_a-z])cwnd:(\d+) on the line and its continuation.
 TEST(SsLogTest, TestbedFormatsAgreeOnTheDataFlow) {

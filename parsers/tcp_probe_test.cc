@@ -123,7 +123,7 @@ TEST(TcpProbeTest, BadFieldIsAWarningNamingTheLine) {
               HasSubstr("p.txt:1: unreadable snd_cwnd='ten'"));
 }
 
-// Testbed trace (testdata/lab/h5_cubic_20mbit_pfifo12/meta.txt). Cross-check:
+// Testbed trace (testdata/lab/h5_cubic_20mbit_pfifo12/meta.json). Cross-check:
 // zcat | grep -oP 'tcp_probe: .*src=\S+ dest=\S+' counts per socket, and
 // grep tcp_cong_state_set | grep -o 'cong_state=[0-9]' per saddr:sport.
 TEST(TcpProbeTest, TestbedTraceWithRecoveryEpisodes) {

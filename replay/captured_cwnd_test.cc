@@ -21,7 +21,7 @@ TEST(CapturedCwndTest, ProbeTimesMoveToUnixTimeByTheClockPair) {
   EXPECT_TRUE(c->in_segments);
   // zcat tcp_probe.txt.gz | grep tcp_probe: | grep -c src=10.98.1.1:51026
   EXPECT_EQ(c->points.size(), 6700u);
-  // First line 5403.6xx s mono + offset 1795980485536831306 ns (meta.txt
+  // First line 5403.6xx s mono + offset 1795980485536831306 ns (meta.json
   // clock pair) = 1795985889.1 s Unix: within the capture's first second
   // (tshark -r sender.pcap.gz -c1 -T fields -e frame.time_epoch).
   EXPECT_GT(c->points.front().time_us, 1795985888'000'000);

@@ -8,6 +8,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "parsers/bundle.h"
 #include "parsers/flow_table.h"
 #include "parsers/host_state_reader.h"
 #include "parsers/pcap_reader.h"
@@ -226,17 +227,6 @@ class ReplayDiff {
   ReplayResult result_;
 };
 
-std::string FirstExisting(const std::filesystem::path& dir,
-                          std::initializer_list<const char*> names) {
-  for (const char* name : names) {
-    std::error_code error;
-    if (std::filesystem::is_regular_file(dir / name, error)) {
-      return (dir / name).string();
-    }
-  }
-  return "";
-}
-
 // MSS the handshake settled: the smaller MSS option, less 12 bytes when
 // timestamps are on (Linux tcp_sync_mss(): mss_cache excludes the
 // timestamp option's aligned 12 bytes).
@@ -253,17 +243,17 @@ uint32_t HandshakeMss(const FlowSummary& flow) {
 
 }  // namespace
 
-absl::StatusOr<BundleInputs> FindBundleInputs(const std::string& dir) {
-  BundleInputs inputs;
-  inputs.capture = FirstExisting(dir, {"sender.pcap", "sender.pcap.gz",
-                                       "sender.pcapng", "sender.pcapng.gz"});
-  if (inputs.capture.empty()) {
-    return absl::NotFoundError(
-        absl::StrCat(dir, ": no sender.pcap[.gz] in the bundle directory"));
-  }
-  inputs.host_state = FirstExisting(
-      dir, {"tcp_probe.txt", "tcp_probe.txt.gz", "ss.log", "ss.log.gz"});
-  return inputs;
+absl::StatusOr<TcpInput> ResolveTcpInput(const std::string& path,
+                                         const std::string& host_state_path) {
+  TcpInput input{path, host_state_path, ""};
+  std::error_code error;
+  if (!std::filesystem::is_directory(path, error)) return input;
+  absl::StatusOr<Bundle> bundle = ReadBundle(path);
+  if (!bundle.ok()) return bundle.status();
+  input.capture = bundle->sender_capture;
+  if (input.host_state.empty()) input.host_state = bundle->host_state();
+  input.controller = bundle->controller();
+  return input;
 }
 
 absl::StatusOr<TcpCaptureScan> ScanTcpCapture(const std::string& capture_path,

@@ -77,14 +77,17 @@ struct ReplayResult {
   std::vector<std::string> warnings;
 };
 
-// The inputs of a `ccreplay lab` bundle or a testdata/lab directory:
-// sender.pcap[.gz], and tcp_probe.txt[.gz] (per ACK) if present, else
-// ss.log. NotFound naming the directory when it has no sender capture.
-struct BundleInputs {
+// A TCP input as named on the command line: a capture file, or a bundle
+// directory (parsers/bundle.h), of which it takes the sender capture, the
+// per-ACK host state and the controller the run used. A host-state path
+// given explicitly wins over the bundle's. Errors are ReadBundle's.
+struct TcpInput {
   std::string capture;
-  std::string host_state;  // Empty when the bundle has neither.
+  std::string host_state;  // Empty when neither given nor in the bundle.
+  std::string controller;  // The bundle's; empty for a capture file.
 };
-absl::StatusOr<BundleInputs> FindBundleInputs(const std::string& dir);
+absl::StatusOr<TcpInput> ResolveTcpInput(const std::string& path,
+                                         const std::string& host_state_path);
 
 // The first pass over a TCP capture: its flow table and the flow chosen
 // by `flow` (replay/flow_selection.h; errors name the capture).

@@ -200,13 +200,20 @@ TEST(ReplaySessionTest, TapSharesThePassAndMeansAreTimeWeighted) {
 }
 
 TEST(ReplaySessionTest, BundleDirectoryPrefersTcpProbe) {
-  absl::StatusOr<BundleInputs> in =
-      FindBundleInputs(kData + "/lab/cubic_ecn_K60k_40mbit_ackdelay10ms");
+  absl::StatusOr<TcpInput> in =
+      ResolveTcpInput(kData + "/lab/cubic_ecn_K60k_40mbit_ackdelay10ms", "");
   ASSERT_TRUE(in.ok());
   EXPECT_NE(in->capture.find("sender.pcap.gz"), std::string::npos);
   EXPECT_NE(in->host_state.find("tcp_probe.txt.gz"), std::string::npos);
-  EXPECT_EQ(FindBundleInputs(kData + "/quic").status().code(),
+  EXPECT_EQ(in->controller, "cubic");
+  EXPECT_EQ(ResolveTcpInput(kData + "/quic", "").status().code(),
             absl::StatusCode::kNotFound);
+  // A capture file passes through; an explicit host state wins.
+  in = ResolveTcpInput(kData + "/x.pcap", "y.log");
+  ASSERT_TRUE(in.ok());
+  EXPECT_EQ(in->capture, kData + "/x.pcap");
+  EXPECT_EQ(in->host_state, "y.log");
+  EXPECT_EQ(in->controller, "");
 }
 
 TEST(ReplaySessionTest, BadInputsAreErrors) {

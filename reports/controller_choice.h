@@ -30,7 +30,7 @@ struct ReplayChoice {
 };
 
 struct ControllerChoiceFacts {
-  // The controller the stack named (ss `cubic`, a lab's meta.txt, ...);
+  // The controller the stack named (ss `cubic`, a lab bundle's meta.json, ...);
   // empty when no input said.
   std::string stack_name;
   bool quic = false;

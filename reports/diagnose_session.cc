@@ -1,8 +1,6 @@
 #include "reports/diagnose_session.h"
 
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
 #include <limits>
 #include <memory>
 #include <utility>
@@ -10,7 +8,6 @@
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "parsers/host_state_reader.h"
 #include "replay/ack_timeline.h"
@@ -21,20 +18,6 @@
 
 namespace ccreplay {
 namespace {
-
-// The `cc:` field of a lab bundle's meta.txt ("cc: cubic  tcp_ecn: 1 ..."),
-// empty when there is none.
-std::string BundleControllerName(const std::string& dir) {
-  std::ifstream meta(std::filesystem::path(dir) / "meta.txt");
-  std::string line;
-  while (std::getline(meta, line)) {
-    absl::string_view rest = line;
-    if (absl::ConsumePrefix(&rest, "cc: ")) {
-      return std::string(*absl::StrSplit(rest, ' ', absl::SkipEmpty()).begin());
-    }
-  }
-  return "";
-}
 
 // The controller an ss log names for the flow's sender socket.
 std::string HostStateControllerName(const std::string& path,
@@ -72,17 +55,12 @@ struct Pieces {
 // once, which the replay drives the controllers with and taps for the
 // FlowObserver.
 absl::Status DiagnoseTcp(const DiagnoseOptions& options, Pieces* p) {
-  std::string capture = options.input;
-  std::string host_state = options.host_state_path;
-  std::string stack_name;
-  std::error_code error;
-  if (std::filesystem::is_directory(capture, error)) {
-    absl::StatusOr<BundleInputs> bundle = FindBundleInputs(capture);
-    if (!bundle.ok()) return bundle.status();
-    stack_name = BundleControllerName(capture);
-    capture = bundle->capture;
-    if (host_state.empty()) host_state = bundle->host_state;
-  }
+  absl::StatusOr<TcpInput> tcp_input =
+      ResolveTcpInput(options.input, options.host_state_path);
+  if (!tcp_input.ok()) return tcp_input.status();
+  const std::string& capture = tcp_input->capture;
+  const std::string& host_state = tcp_input->host_state;
+  std::string stack_name = tcp_input->controller;
   absl::StatusOr<TcpCaptureScan> scan = ScanTcpCapture(capture, options.flow);
   if (!scan.ok()) return scan.status();
   p->scan = std::make_unique<TcpCaptureScan>(*std::move(scan));

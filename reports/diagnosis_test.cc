@@ -42,7 +42,7 @@ bool MethodSays(const Diagnosis& d, const std::string& text) {
 }
 
 TEST(DiagnosisTest, BottleneckRateOfTheDropTailLab) {
-  // meta.txt: HTB 50mbit. HTB counts whole Ethernet frames, so TCP payload
+  // meta.json: HTB 50mbit. HTB counts whole Ethernet frames, so TCP payload
   // runs at most at 50 Mb/s x 1448 / 1514 = 47.8 Mb/s; the flow's goodput is
   // 48.04 Mb/s (tshark, scripts/tshark_flow_facts.py). Drops make the path
   // visibly busy: not a lower bound.
@@ -65,7 +65,7 @@ TEST(DiagnosisTest, BottleneckRateOfTheDropTailLab) {
 }
 
 TEST(DiagnosisTest, BaseRttOfTheDelayLineLab) {
-  // meta.txt: a 10 ms delay line on the ACK path, HTB 40mbit (38.3 Mb/s of
+  // meta.json: a 10 ms delay line on the ACK path, HTB 40mbit (38.3 Mb/s of
   // payload after Ethernet framing); 291 CE marks keep the queue short.
   const Diagnosis d = DiagnoseFile("lab/cubic_ecn_K60k_40mbit_ackdelay10ms");
   const proto::Estimates& e = d.result.estimates();
@@ -73,11 +73,11 @@ TEST(DiagnosisTest, BaseRttOfTheDelayLineLab) {
   EXPECT_GT(e.bottleneck_rate_bps(), 36e6);
   EXPECT_LT(e.bottleneck_rate_bps(), 42e6);
   EXPECT_NEAR(e.bdp_bytes(), e.bottleneck_rate_bps() / 8 * e.base_rtt_s(), 1);
-  // The bundle has tcp_probe (no controller name) and meta.txt "cc: cubic";
-  // the kernel's cwnd from tcp_probe is the ground truth. The flow ran at
-  // 96% of the rate (38.00 of 39.46 Mb/s) with RFC 3168 marks and no
-  // loss (nstat TcpRetransSegs=0): nothing held it below the BDP, so no
-  // replay finding fires; the timeline findings need 10% of the flow.
+  // The bundle has tcp_probe (no controller name) and meta.json
+  // sender.controller "cubic"; the kernel's cwnd from tcp_probe is the ground
+  // truth. The flow ran at 96% of the rate (38.00 of 39.46 Mb/s) with RFC 3168
+  // marks and no loss (nstat TcpRetransSegs=0): nothing held it below the BDP,
+  // so no replay finding fires; the timeline findings need 10% of the flow.
   EXPECT_TRUE(MethodSays(d, "captured cwnd: tcp_probe"));
   EXPECT_TRUE(MethodSays(d, "replayed as cubic:linux"));
   EXPECT_EQ(FindingOf(d, "below_bdp_unexplained"), nullptr);
@@ -86,7 +86,7 @@ TEST(DiagnosisTest, BaseRttOfTheDelayLineLab) {
 }
 
 TEST(DiagnosisTest, RenoEcnLabHasRfc3168ReplayAndNoFinding) {
-  // meta.txt: reno, tcp_ecn 1, step marker K = 60 kB at 50 Mb/s, no delay:
+  // meta.json: reno, tcp_ecn 1, step marker K = 60 kB at 50 Mb/s, no delay:
   // goodput 47.78 Mb/s of at most 47.8 (HTB framing as above).
   const Diagnosis d = DiagnoseFile("lab/reno_ecn1_stepK60k_50mbit");
   EXPECT_GT(d.result.utilization(), 0.9);

@@ -1,0 +1,234 @@
+#include "lab/builtin_transfer.h"
+
+#include <arpa/inet.h>
+#include <linux/sockios.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <future>
+#include <thread>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "lab/netns.h"
+
+namespace ccreplay::lab {
+namespace {
+
+constexpr size_t kChunkBytes = 64 * 1024;
+// Paced writes of an application-limited flow.
+constexpr size_t kAppChunkBytes = 16 * 1024;
+// How long receivers wait for the last byte after the senders stop.
+constexpr absl::Duration kDrainTimeout = absl::Seconds(20);
+
+absl::Status Errno(absl::string_view what) {
+  return absl::InternalError(absl::StrCat(what, ": ", std::strerror(errno)));
+}
+
+sockaddr_in Address(const std::string& ip, int port) {
+  sockaddr_in address = {};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(port);
+  inet_pton(AF_INET, ip.c_str(), &address.sin_addr);
+  return address;
+}
+
+absl::Status SetController(int fd, absl::string_view cc) {
+  if (setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, cc.data(), cc.size()) == 0) {
+    return absl::OkStatus();
+  }
+  std::ifstream available_file(
+      "/proc/sys/net/ipv4/tcp_available_congestion_control");
+  std::string available;
+  std::getline(available_file, available);
+  return absl::InvalidArgumentError(
+      absl::StrCat("congestion control '", cc,
+                   "' is not available in this kernel (", std::strerror(errno),
+                   "); tcp_available_congestion_control: ", available));
+}
+
+// Accepts one connection and reads it to the end.
+absl::Status Receive(const TransferPlan& plan, const PlannedFlow& flow,
+                     std::promise<absl::Status>& listening,
+                     const std::atomic<bool>& abort, absl::Time deadline,
+                     FlowResult& result) {
+  absl::Status entered = EnterNetns(plan.receiver_netns);
+  int listener =
+      entered.ok() ? socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0) : -1;
+  sockaddr_in address = Address(plan.receiver_address, flow.receiver_port);
+  int one = 1;
+  if (!entered.ok()) {
+    listening.set_value(entered);
+    return entered;
+  }
+  if (listener < 0 ||
+      setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
+      bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof(address)) !=
+          0 ||
+      listen(listener, 1) != 0) {
+    absl::Status error = Errno(absl::StrCat(
+        "receiver listen on ", plan.receiver_address, ":", flow.receiver_port));
+    if (listener >= 0) close(listener);
+    listening.set_value(error);
+    return error;
+  }
+  listening.set_value(absl::OkStatus());
+  absl::Status status = absl::OkStatus();
+  int connection = -1;
+  pollfd fd = {listener, POLLIN, 0};
+  std::vector<char> buffer(kChunkBytes);
+  while (status.ok()) {
+    if (abort.load()) break;
+    if (absl::Now() > deadline) {
+      status = absl::DeadlineExceededError(
+          absl::StrCat("flow to port ", flow.receiver_port,
+                       " did not finish within the drain timeout"));
+      break;
+    }
+    if (poll(&fd, 1, 100) <= 0) continue;
+    if (connection < 0) {
+      connection = accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
+      if (connection < 0) status = Errno("accept");
+      fd.fd = connection;
+      continue;
+    }
+    ssize_t n = read(connection, buffer.data(), buffer.size());
+    if (n == 0) break;
+    if (n < 0 && errno != EINTR) status = Errno("receiver read");
+    if (n > 0) result.bytes_received += n;
+  }
+  if (connection >= 0) close(connection);
+  close(listener);
+  return status;
+}
+
+absl::Status Send(const TransferPlan& plan, const PlannedFlow& flow,
+                  FlowResult& result) {
+  absl::Status status = EnterNetns(plan.sender_netns);
+  if (!status.ok()) return status;
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return Errno("sender socket");
+  int one = 1;
+  timeval send_timeout = {0, 200'000};  // wake to check the deadline
+  sockaddr_in local = Address(plan.sender_address, flow.sender_port);
+  sockaddr_in remote = Address(plan.receiver_address, flow.receiver_port);
+  status = SetController(fd, flow.spec.cc);
+  if (status.ok() && flow.spec.mss_bytes > 0 &&
+      setsockopt(fd, IPPROTO_TCP, TCP_MAXSEG, &flow.spec.mss_bytes,
+                 sizeof(flow.spec.mss_bytes)) != 0) {
+    status = Errno("TCP_MAXSEG");
+  }
+  if (status.ok() &&
+      (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
+       setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &send_timeout,
+                  sizeof(send_timeout)) != 0 ||
+       bind(fd, reinterpret_cast<sockaddr*>(&local), sizeof(local)) != 0)) {
+    status = Errno(absl::StrCat("sender bind ", plan.sender_address, ":",
+                                flow.sender_port));
+  }
+  if (status.ok() &&
+      connect(fd, reinterpret_cast<sockaddr*>(&remote), sizeof(remote)) != 0) {
+    status = Errno(absl::StrCat("connect to ", plan.receiver_address, ":",
+                                flow.receiver_port));
+  }
+  std::vector<char> chunk(kChunkBytes, 'x');
+  absl::Time start = absl::Now();
+  absl::Time end = start + plan.duration;
+  double bytes_per_s = flow.spec.app_rate_bits_per_s / 8.0;
+  while (status.ok()) {
+    absl::Time now = absl::Now();
+    if (now >= end) break;
+    size_t length = kChunkBytes;
+    if (bytes_per_s > 0) {
+      // Application-limited: never ahead of rate * elapsed.
+      double allowed = bytes_per_s * absl::ToDoubleSeconds(now - start);
+      if (result.bytes_sent + static_cast<int64_t>(kAppChunkBytes) > allowed) {
+        absl::SleepFor(absl::Seconds(
+            (result.bytes_sent + kAppChunkBytes - allowed) / bytes_per_s));
+        continue;
+      }
+      length = kAppChunkBytes;
+    }
+    ssize_t n = send(fd, chunk.data(), length, MSG_NOSIGNAL);
+    if (n > 0) result.bytes_sent += n;
+    if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+      status = Errno("send");
+    }
+  }
+  // Wait until everything sent is acknowledged before closing, so every
+  // ACK of the data reaches the socket while ESTABLISHED (tcp_probe fires in
+  // tcp_rcv_established only) and the FIN comes after the data.
+  absl::Time drain_deadline = absl::Now() + kDrainTimeout;
+  int unacked_bytes = 0;
+  while (status.ok() && ioctl(fd, SIOCOUTQ, &unacked_bytes) == 0 &&
+         unacked_bytes > 0 && absl::Now() < drain_deadline) {
+    absl::SleepFor(absl::Milliseconds(1));
+  }
+  close(fd);
+  return status;
+}
+
+}  // namespace
+
+absl::Status CheckControllerAvailable(absl::string_view sender_netns,
+                                      absl::string_view cc) {
+  return RunInNetns(sender_netns, [&]() -> absl::Status {
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return Errno("socket");
+    absl::Status status = SetController(fd, cc);
+    close(fd);
+    return status;
+  });
+}
+
+absl::StatusOr<std::vector<FlowResult>> RunBuiltinTransfer(
+    const TransferPlan& plan) {
+  size_t count = plan.flows.size();
+  std::vector<FlowResult> results(count);
+  std::vector<absl::Status> receive_status(count), send_status(count);
+  std::vector<std::promise<absl::Status>> listening(count);
+  std::atomic<bool> abort{false};
+  absl::Time deadline = absl::Now() + plan.duration + kDrainTimeout;
+  std::vector<std::thread> receivers;
+  for (size_t i = 0; i < count; ++i) {
+    receivers.emplace_back([&, i] {
+      receive_status[i] = Receive(plan, plan.flows[i], listening[i], abort,
+                                  deadline, results[i]);
+    });
+  }
+  absl::Status ready = absl::OkStatus();
+  for (auto& promise : listening) {
+    absl::Status status = promise.get_future().get();
+    if (ready.ok()) ready = status;
+  }
+  std::vector<std::thread> senders;
+  if (ready.ok()) {
+    for (size_t i = 0; i < count; ++i) {
+      senders.emplace_back([&, i] {
+        send_status[i] = Send(plan, plan.flows[i], results[i]);
+        if (!send_status[i].ok()) abort.store(true);
+      });
+    }
+  } else {
+    abort.store(true);
+  }
+  for (std::thread& sender : senders) sender.join();
+  for (std::thread& receiver : receivers) receiver.join();
+  if (!ready.ok()) return ready;
+  for (size_t i = 0; i < count; ++i) {
+    if (!send_status[i].ok()) return send_status[i];
+    if (!receive_status[i].ok()) return receive_status[i];
+  }
+  return results;
+}
+
+}  // namespace ccreplay::lab

@@ -1,0 +1,199 @@
+#include "lab/bundle_meta.h"
+
+#include "absl/strings/str_cat.h"
+#include "parsers/bundle.h"
+
+namespace ccreplay::lab {
+namespace {
+
+proto::BundleEcnMode ProtoEcnMode(EcnMode mode) {
+  switch (mode) {
+    case EcnMode::kOff:
+      return proto::BUNDLE_ECN_OFF;
+    case EcnMode::kRfc3168:
+      return proto::BUNDLE_ECN_RFC3168;
+    case EcnMode::kAccEcn:
+      return proto::BUNDLE_ECN_ACCECN;
+  }
+  return proto::BUNDLE_ECN_MODE_UNSPECIFIED;
+}
+
+proto::BundleSender Sender(const LabRun& run) {
+  proto::BundleSender sender;
+  sender.set_controller(run.config.cc);
+  sender.set_ecn_mode(ProtoEcnMode(run.config.ecn));
+  const int tcp_ecn_sysctl = TcpEcnSysctl(run.config.ecn);
+  sender.set_sender_tcp_ecn_sysctl(tcp_ecn_sysctl);
+  sender.set_receiver_tcp_ecn_sysctl(tcp_ecn_sysctl);
+  const SenderHostFacts& host = run.sender_host;
+  if (host.gso_max_size_bytes) {
+    sender.set_gso_max_size_bytes(*host.gso_max_size_bytes);
+  }
+  if (host.gso_max_segs) sender.set_gso_max_segs(*host.gso_max_segs);
+  if (host.config_hz) sender.set_config_hz(*host.config_hz);
+  // The built-in sender sets TCP_CONGESTION before connect()
+  // (builtin_transfer.cc); iperf3 does not say.
+  if (run.transfer_tool == "builtin") {
+    sender.set_controller_set_before_connect(true);
+  }
+  return sender;
+}
+
+proto::BundleBottleneck Bottleneck(const LabRun& run) {
+  const LabConfig& config = run.config;
+  proto::BundleBottleneck bottleneck;
+  bottleneck.set_rate_bits_per_s(config.rate_bits_per_s);
+  bottleneck.set_qdisc(config.queue.in_packets ? "pfifo" : "bfifo");
+  if (config.queue.in_packets) {
+    bottleneck.set_limit_packets(config.queue.limit);
+  } else {
+    bottleneck.set_limit_bytes(config.queue.limit);
+  }
+  bottleneck.set_marker(config.mark_step_bytes > 0 ? "step" : "none");
+  if (config.mark_step_bytes > 0) {
+    bottleneck.set_marker_threshold_bytes(config.mark_step_bytes);
+    bottleneck.set_marker_compiled(run.marker_compiled_at);
+  }
+  bottleneck.set_qdisc_stats(run.bottleneck_qdisc_stats);
+  return bottleneck;
+}
+
+proto::BundleDelay Delay(const LabRun& run) {
+  proto::BundleDelay delay;
+  delay.set_delay_ms(run.config.delay_ms);
+  delay.set_method(run.delay_method);
+  if (!run.delay_line.has_value()) return delay;
+  const DelayLineStats& stats = *run.delay_line;
+  delay.set_device(run.topology.delay_device);
+  delay.set_route_table(run.topology.delay_table);
+  proto::BundleDelayLine* line = delay.mutable_delay_line();
+  line->set_delay_us(stats.delay_us);
+  line->set_packets(stats.packets);
+  line->set_max_backlog_packets(stats.max_backlog_packets);
+  line->set_late_mean_us(stats.late_mean_us);
+  line->set_late_max_us(stats.late_max_us);
+  line->set_late_over_100us_packets(stats.late_over_100us);
+  line->set_late_over_1ms_packets(stats.late_over_1ms);
+  line->set_write_errors(stats.write_errors);
+  line->set_write_max_us(stats.write_max_us);
+  line->set_sched_fifo(stats.realtime_priority);
+  return delay;
+}
+
+proto::BundleTopology Topology(const LabTopology& t) {
+  proto::BundleTopology topology;
+  topology.set_run_id(t.run_id);
+  topology.set_sender_netns(t.sender_netns);
+  topology.set_sender_device(t.sender_device);
+  topology.set_sender_address(t.sender_address);
+  topology.set_router_netns(t.router_netns);
+  topology.set_router_sender_device(t.router_sender_device);
+  topology.set_router_sender_address(t.router_sender_address);
+  topology.set_router_receiver_device(t.router_receiver_device);
+  topology.set_router_receiver_address(t.router_receiver_address);
+  topology.set_receiver_netns(t.receiver_netns);
+  topology.set_receiver_device(t.receiver_device);
+  topology.set_receiver_address(t.receiver_address);
+  return topology;
+}
+
+proto::BundleFlow Flow(const LabRun& run, size_t i) {
+  const PlannedFlow& planned = run.plan.flows[i];
+  proto::BundleFlow flow;
+  flow.set_index(static_cast<int>(i));
+  flow.set_controller(planned.spec.cc);
+  flow.set_sender(
+      absl::StrCat(run.topology.sender_address, ":", planned.sender_port));
+  flow.set_receiver(
+      absl::StrCat(run.topology.receiver_address, ":", planned.receiver_port));
+  if (planned.spec.mss_bytes > 0) flow.set_mss_bytes(planned.spec.mss_bytes);
+  if (planned.spec.app_rate_bits_per_s > 0) {
+    flow.set_app_limited_rate_bits_per_s(planned.spec.app_rate_bits_per_s);
+  }
+  if (i < run.builtin_results.size()) {
+    flow.set_bytes_sent(run.builtin_results[i].bytes_sent);
+    flow.set_bytes_received(run.builtin_results[i].bytes_received);
+  }
+  if (i < run.iperf3_reports.size())
+    flow.set_iperf3_report(run.iperf3_reports[i]);
+  return flow;
+}
+
+proto::BundleCapture Capture(absl::string_view file, absl::string_view netns,
+                             absl::string_view device,
+                             const CaptureStats& stats) {
+  proto::BundleCapture capture;
+  capture.set_file(std::string(file));
+  capture.set_netns(std::string(netns));
+  capture.set_interface(std::string(device));
+  capture.set_snaplen_bytes(PacketCapture::kSnaplenBytes);
+  capture.set_packets_written(stats.packets_written);
+  capture.set_ps_recv_packets(stats.ps_recv);
+  capture.set_ps_drop_packets(stats.ps_drop);
+  capture.set_ps_ifdrop_packets(stats.ps_ifdrop);
+  return capture;
+}
+
+proto::BundleTrace Trace(const TraceStats& stats) {
+  proto::BundleTrace trace;
+  trace.set_file(kBundleTcpProbe);
+  trace.set_instance(stats.instance);
+  for (absl::string_view event : KernelTrace::kEvents) {
+    // "tcp/tcp_probe" in tracefs is "tcp:tcp_probe" to perf and trace-cmd.
+    std::string name(event);
+    name[name.find('/')] = ':';
+    trace.add_events(name);
+  }
+  trace.set_filter(stats.filter);
+  trace.set_trace_clock(KernelTrace::kTraceClock);
+  trace.set_buffer_size_kb_per_cpu(stats.buffer_size_kb_per_cpu);
+  trace.set_entries(stats.entries);
+  trace.set_overrun_events(stats.overrun);
+  trace.set_dropped_events(stats.dropped_events);
+  for (const ClockPair& pair : stats.clock_pairs) {
+    proto::BundleClockPair* out = trace.add_clock_pairs();
+    out->set_label(pair.label);
+    out->set_mono_ns(pair.mono_ns);
+    out->set_realtime_ns(pair.realtime_ns);
+    out->set_offset_ns(pair.offset_ns);
+    out->set_bracket_ns(pair.bracket_ns);
+  }
+  return trace;
+}
+
+}  // namespace
+
+proto::BundleMeta ToBundleMeta(const LabRun& run) {
+  const LabTopology& t = run.topology;
+  proto::BundleMeta meta;
+  meta.set_tool("ccreplay lab");
+  meta.set_kernel_release(run.kernel);
+  meta.set_start_time_utc(absl::FormatTime(
+      "%Y-%m-%dT%H:%M:%E6SZ", run.start_time, absl::UTCTimeZone()));
+  meta.set_wall_s(run.wall_s);
+  meta.set_duration_s(run.config.duration_s);
+  meta.set_transfer_tool(run.transfer_tool);
+  *meta.mutable_sender() = Sender(run);
+  *meta.mutable_bottleneck() = Bottleneck(run);
+  *meta.mutable_delay() = Delay(run);
+  *meta.mutable_topology() = Topology(t);
+  for (size_t i = 0; i < run.plan.flows.size(); ++i) {
+    *meta.add_flows() = Flow(run, i);
+  }
+  *meta.mutable_sender_capture() = Capture(kBundleSenderPcap, t.sender_netns,
+                                           t.sender_device, run.sender_capture);
+  *meta.mutable_receiver_capture() =
+      Capture(kBundleReceiverPcap, t.receiver_netns, t.receiver_device,
+              run.receiver_capture);
+  proto::BundleSs* ss = meta.mutable_ss();
+  ss->set_file(kBundleSsLog);
+  ss->set_command("ss -tinoH dst RECEIVER (sender namespace)");
+  ss->set_interval_ms(absl::ToDoubleMilliseconds(run.ss_interval));
+  ss->set_samples(run.ss.samples);
+  ss->set_mean_interval_ms(run.ss.mean_interval_ms);
+  ss->set_max_interval_ms(run.ss.max_interval_ms);
+  *meta.mutable_trace() = Trace(run.trace);
+  return meta;
+}
+
+}  // namespace ccreplay::lab

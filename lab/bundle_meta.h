@@ -1,0 +1,48 @@
+// What a lab run built and measured (LabRun), and its meta.json: the
+// proto::BundleMeta (proto/bundle.proto) that parsers/bundle.h reads back.
+#ifndef CCREPLAY_LAB_BUNDLE_META_H_
+#define CCREPLAY_LAB_BUNDLE_META_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/time/time.h"
+#include "lab/delay_line.h"
+#include "lab/kernel_trace.h"
+#include "lab/lab_config.h"
+#include "lab/packet_capture.h"
+#include "lab/sender_host.h"
+#include "lab/ss_sampler.h"
+#include "lab/topology.h"
+#include "lab/transfer_plan.h"
+#include "proto/bundle.pb.h"
+
+namespace ccreplay::lab {
+
+struct LabRun {
+  LabConfig config;
+  LabTopology topology;
+  TransferPlan plan;
+  std::string transfer_tool;                // "iperf3" or "builtin"
+  std::vector<FlowResult> builtin_results;  // builtin only
+  std::vector<std::string> iperf3_reports;  // iperf3 only
+  std::string kernel;
+  SenderHostFacts sender_host;
+  absl::Time start_time;
+  double wall_s = 0;
+  std::string marker_compiled_at;  // "" without a marker
+  std::string delay_method;        // "none", "netem" or "tun"
+  std::optional<DelayLineStats> delay_line;
+  CaptureStats sender_capture, receiver_capture;
+  SsSamplerStats ss;
+  absl::Duration ss_interval;
+  TraceStats trace;
+  std::string bottleneck_qdisc_stats;
+};
+
+proto::BundleMeta ToBundleMeta(const LabRun& run);
+
+}  // namespace ccreplay::lab
+
+#endif  // CCREPLAY_LAB_BUNDLE_META_H_

@@ -1,0 +1,155 @@
+#include "lab/iperf3_transfer.h"
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
+#include "lab/cleanup_registry.h"
+#include "lab/netns.h"
+#include "lab/subprocess.h"
+
+namespace ccreplay::lab {
+namespace {
+
+constexpr absl::Duration kListenTimeout = absl::Seconds(3);
+constexpr absl::Duration kDrainTimeout = absl::Seconds(20);
+
+// True when the namespace of the calling thread has a TCP socket listening
+// on `port` (/proc/thread-self/net/tcp: local address as HEXIP:HEXPORT,
+// state 0A = TCP_LISTEN; proc(5)).
+bool ThreadNetnsListensOn(int port) {
+  std::ifstream table("/proc/thread-self/net/tcp");
+  std::string line;
+  std::string local_suffix = absl::StrFormat(":%04X", port);
+  while (std::getline(table, line)) {
+    std::vector<absl::string_view> fields =
+        absl::StrSplit(line, ' ', absl::SkipWhitespace());
+    if (fields.size() > 3 && absl::EndsWith(fields[1], local_suffix) &&
+        fields[3] == "0A") {
+      return true;
+    }
+  }
+  return false;
+}
+
+absl::Status WaitForListener(absl::string_view netns, int port) {
+  return RunInNetns(netns, [port]() -> absl::Status {
+    absl::Time deadline = absl::Now() + kListenTimeout;
+    while (!ThreadNetnsListensOn(port)) {
+      if (absl::Now() > deadline) {
+        return absl::DeadlineExceededError(
+            absl::StrCat("iperf3 server did not listen on port ", port));
+      }
+      absl::SleepFor(absl::Milliseconds(5));
+    }
+    return absl::OkStatus();
+  });
+}
+
+std::string DescribeExit(int status) {
+  return WIFEXITED(status) ? absl::StrCat("exit ", WEXITSTATUS(status))
+                           : absl::StrCat("signal ", WTERMSIG(status));
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<std::string>> RunIperf3Transfer(
+    const TransferPlan& plan, absl::string_view bundle_dir) {
+  CleanupRegistry& registry = CleanupRegistry::Global();
+  std::vector<pid_t> servers, clients;
+  std::vector<int> handles;
+  std::vector<std::string> reports;
+  absl::Status status = absl::OkStatus();
+  // iperf3 3.12 reads -t with atoi(): whole seconds only.
+  std::string seconds = absl::StrCat(
+      std::max<int64_t>(1, std::llround(absl::ToDoubleSeconds(plan.duration))));
+  for (const PlannedFlow& flow : plan.flows) {
+    absl::StatusOr<pid_t> server =
+        SpawnInNetns(plan.receiver_netns,
+                     {"iperf3", "-s", "-1", "-B", plan.receiver_address, "-p",
+                      absl::StrCat(flow.receiver_port)},
+                     -1, -1);
+    if (!server.ok()) {
+      status = server.status();
+      break;
+    }
+    servers.push_back(*server);
+    handles.push_back(registry.AddProcess(*server));
+    status = WaitForListener(plan.receiver_netns, flow.receiver_port);
+    if (!status.ok()) break;
+  }
+  for (size_t i = 0; status.ok() && i < plan.flows.size(); ++i) {
+    const PlannedFlow& flow = plan.flows[i];
+    std::string report = absl::StrCat("iperf3-flow", i, ".json");
+    std::string report_path = absl::StrCat(bundle_dir, "/", report);
+    int fd = open(report_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+                  0644);
+    if (fd < 0) {
+      status = absl::PermissionDeniedError(absl::StrCat(
+          "cannot create ", report_path, ": ", std::strerror(errno)));
+      break;
+    }
+    std::vector<std::string> argv = {"iperf3",
+                                     "-c",
+                                     plan.receiver_address,
+                                     "-p",
+                                     absl::StrCat(flow.receiver_port),
+                                     "-B",
+                                     plan.sender_address,
+                                     "--cport",
+                                     absl::StrCat(flow.sender_port),
+                                     "-t",
+                                     seconds,
+                                     "-C",
+                                     flow.spec.cc,
+                                     "-J"};
+    if (flow.spec.mss_bytes > 0) {
+      argv.insert(argv.end(), {"-M", absl::StrCat(flow.spec.mss_bytes)});
+    }
+    if (flow.spec.app_rate_bits_per_s > 0) {
+      argv.insert(argv.end(),
+                  {"-b", absl::StrCat(flow.spec.app_rate_bits_per_s)});
+    }
+    absl::StatusOr<pid_t> client =
+        SpawnInNetns(plan.sender_netns, argv, fd, fd);
+    close(fd);
+    if (!client.ok()) {
+      status = client.status();
+      break;
+    }
+    clients.push_back(*client);
+    handles.push_back(registry.AddProcess(*client));
+    reports.push_back(report);
+  }
+  absl::Duration timeout = plan.duration + kDrainTimeout;
+  for (size_t i = 0; i < clients.size(); ++i) {
+    absl::StatusOr<int> exit =
+        WaitProgram(clients[i], status.ok() ? timeout : absl::ZeroDuration());
+    if (status.ok() && (!exit.ok() || *exit != 0)) {
+      status = absl::InternalError(absl::StrCat(
+          "iperf3 client of flow ", i, " failed (",
+          exit.ok() ? DescribeExit(*exit) : exit.status().ToString(), "); see ",
+          bundle_dir, "/", reports[i]));
+    }
+  }
+  for (pid_t server : servers) {
+    WaitProgram(server, status.ok() ? absl::Seconds(5) : absl::ZeroDuration())
+        .IgnoreError();
+  }
+  for (int handle : handles) registry.Dismiss(handle);
+  if (!status.ok()) return status;
+  return reports;
+}
+
+}  // namespace ccreplay::lab

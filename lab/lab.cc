@@ -1,0 +1,243 @@
+#include "lab/lab.h"
+
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <memory>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "lab/builtin_transfer.h"
+#include "lab/cleanup_registry.h"
+#include "lab/iperf3_transfer.h"
+#include "lab/step_marker.h"
+#include "lab/subprocess.h"
+#include "parsers/bundle.h"
+#include "proto/json_printer.h"
+
+namespace ccreplay::lab {
+namespace {
+
+constexpr absl::Duration kSsInterval = absl::Milliseconds(10);
+// Time for the last segments, the FIN exchange and a delayed ACK to reach
+// both captures after the transfer returns.
+constexpr absl::Duration kCaptureTail = absl::Milliseconds(200);
+
+// Runs every registered cleanup when the lab returns, whatever the path.
+struct CleanupOnReturn {
+  ~CleanupOnReturn() { CleanupRegistry::Global().RunAll(); }
+};
+
+absl::Status MakeDirectories(const std::string& path) {
+  std::string partial;
+  for (size_t i = 0; i <= path.size(); ++i) {
+    if (i < path.size() && path[i] != '/') continue;
+    partial = path.substr(0, i);
+    if (partial.empty()) continue;
+    if (mkdir(partial.c_str(), 0755) != 0 && errno != EEXIST) {
+      return absl::PermissionDeniedError(
+          absl::StrCat("cannot create ", partial, ": ", std::strerror(errno)));
+    }
+  }
+  return absl::OkStatus();
+}
+
+std::string KernelRelease() {
+  utsname name;
+  return uname(&name) == 0 ? name.release : "unknown";
+}
+
+// About 150 bytes per event in the ring, two events per data packet at up
+// to a few thousand packets/s: 4 MB per second of transfer, 8 MB minimum.
+int64_t TraceBufferKbPerCpu(double duration_s) {
+  return std::clamp<int64_t>(static_cast<int64_t>(duration_s * 4096), 8192,
+                             262144);
+}
+
+TransferPlan MakePlan(const LabConfig& config, const LabTopology& topology) {
+  TransferPlan plan;
+  plan.sender_netns = topology.sender_netns;
+  plan.receiver_netns = topology.receiver_netns;
+  plan.sender_address = topology.sender_address;
+  plan.receiver_address = topology.receiver_address;
+  plan.duration = absl::Seconds(config.duration_s);
+  for (size_t i = 0; i < config.flows.size(); ++i) {
+    plan.flows.push_back(PlannedFlow{
+        config.flows[i], topology.base_port + 10 + static_cast<int>(i),
+        topology.base_port + static_cast<int>(i)});
+  }
+  return plan;
+}
+
+}  // namespace
+
+absl::Status CheckLabPrerequisites(const LabConfig& config) {
+  if (geteuid() != 0) {
+    return absl::PermissionDeniedError(
+        "ccreplay lab must run as root: it creates network namespaces, qdiscs "
+        "and a tracefs "
+        "instance (CAP_NET_ADMIN and CAP_SYS_ADMIN)");
+  }
+  for (const char* tool : {"ip", "tc", "ss"}) {
+    if (FindProgram(tool).empty()) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("ccreplay lab needs '", tool,
+                       "' (iproute2), which is not installed"));
+    }
+  }
+  if (config.transfer == TransferTool::kIperf3 &&
+      FindProgram("iperf3").empty()) {
+    return absl::FailedPreconditionError(
+        "--transfer iperf3: iperf3 is not installed");
+  }
+  if (access("/proc/self/ns/net", F_OK) != 0) {
+    return absl::FailedPreconditionError(
+        "kernel feature missing: network namespaces (CONFIG_NET_NS)");
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<LabRun> RunLab(const LabConfig& config) {
+  absl::Status status = CheckLabPrerequisites(config);
+  if (!status.ok()) return status;
+  absl::Time wall_start = absl::Now();
+  CleanupRegistry::InstallSignalHandlers();
+  CleanupOnReturn cleanup_on_return;
+  status = MakeDirectories(config.output_dir);
+  if (!status.ok()) return status;
+
+  LabRun run;
+  run.config = config;
+  run.kernel = KernelRelease();
+  run.ss_interval = kSsInterval;
+  absl::StatusOr<LabTopology> topology = PlanTopology();
+  if (!topology.ok()) return topology.status();
+  run.topology = *topology;
+  const LabTopology& t = run.topology;
+  run.plan = MakePlan(config, t);
+  run.transfer_tool = config.transfer == TransferTool::kBuiltin ||
+                              (config.transfer == TransferTool::kAuto &&
+                               FindProgram("iperf3").empty())
+                          ? "builtin"
+                          : "iperf3";
+
+  // Scratch space for the marker object.
+  char work_template[] = "/tmp/ccreplay-lab-XXXXXX";
+  if (mkdtemp(work_template) == nullptr) {
+    return absl::InternalError(absl::StrCat("mkdtemp: ", std::strerror(errno)));
+  }
+  std::string work_dir = work_template;
+  CleanupRegistry& registry = CleanupRegistry::Global();
+  registry.Add(CleanupRegistry::Action::kRemoveDir, work_dir);
+  std::string marker_path;
+  if (config.mark_step_bytes > 0) {
+    registry.Add(CleanupRegistry::Action::kUnlink,
+                 work_dir + "/step_marker.bpf.c");
+    registry.Add(CleanupRegistry::Action::kUnlink,
+                 work_dir + "/step_marker.bpf.o");
+    marker_path = work_dir + "/step_marker.o";
+    registry.Add(CleanupRegistry::Action::kUnlink, marker_path);
+    absl::StatusOr<StepMarkerObject> marker = LoadStepMarkerObject(work_dir);
+    if (!marker.ok()) return marker.status();
+    status = ConfigureStepMarker(marker->elf, config.rate_bits_per_s,
+                                 config.mark_step_bytes);
+    if (!status.ok()) return status;
+    std::ofstream(marker_path, std::ios::binary) << marker->elf;
+    run.marker_compiled_at = marker->compiled_at;
+  }
+
+  status = BuildTopology(t, config.ecn);
+  if (!status.ok()) return status;
+  run.sender_host =
+      ReadSenderHostFacts(t.sender_netns, t.sender_device, run.kernel);
+  for (const PlannedFlow& flow : run.plan.flows) {
+    status = CheckControllerAvailable(t.sender_netns, flow.spec.cc);
+    if (!status.ok()) return status;
+  }
+  status = ShapeBottleneck(t, config, marker_path);
+  if (!status.ok()) return status;
+
+  std::unique_ptr<DelayLine> delay_line;
+  run.delay_method = "none";
+  if (config.delay_ms > 0) {
+    absl::StatusOr<bool> netem = TryNetemDelay(t, config.delay_ms);
+    if (!netem.ok()) return netem.status();
+    if (*netem) {
+      run.delay_method = "netem";
+    } else {
+      absl::StatusOr<std::unique_ptr<DelayLine>> line = DelayLine::Start(
+          t.router_netns, t.delay_device, absl::Milliseconds(config.delay_ms));
+      if (!line.ok()) return line.status();
+      delay_line = *std::move(line);
+      status = RouteAckPathThroughDelayLine(t);
+      if (!status.ok()) return status;
+      run.delay_method = "tun";
+    }
+  }
+
+  std::vector<int> ports;
+  for (const PlannedFlow& flow : run.plan.flows)
+    ports.push_back(flow.receiver_port);
+  absl::StatusOr<std::unique_ptr<KernelTrace>> trace = KernelTrace::Start(
+      t.run_id, ports, TraceBufferKbPerCpu(config.duration_s));
+  if (!trace.ok()) return trace.status();
+  std::string out = config.output_dir + "/";
+  absl::StatusOr<std::unique_ptr<PacketCapture>> sender_capture =
+      PacketCapture::Start(t.sender_netns, t.sender_device, "tcp",
+                           out + kBundleSenderPcap);
+  if (!sender_capture.ok()) return sender_capture.status();
+  absl::StatusOr<std::unique_ptr<PacketCapture>> receiver_capture =
+      PacketCapture::Start(t.receiver_netns, t.receiver_device, "tcp",
+                           out + kBundleReceiverPcap);
+  if (!receiver_capture.ok()) return receiver_capture.status();
+  absl::StatusOr<std::unique_ptr<SsSampler>> sampler = SsSampler::Start(
+      t.sender_netns, t.receiver_address, out + kBundleSsLog, kSsInterval);
+  if (!sampler.ok()) return sampler.status();
+
+  run.start_time = absl::Now();
+  if (run.transfer_tool == "builtin") {
+    absl::StatusOr<std::vector<FlowResult>> results =
+        RunBuiltinTransfer(run.plan);
+    if (!results.ok()) return results.status();
+    run.builtin_results = *std::move(results);
+  } else {
+    absl::StatusOr<std::vector<std::string>> reports =
+        RunIperf3Transfer(run.plan, config.output_dir);
+    if (!reports.ok()) return reports.status();
+    run.iperf3_reports = *std::move(reports);
+  }
+  absl::SleepFor(kCaptureTail);
+
+  absl::StatusOr<SsSamplerStats> ss = (*sampler)->Stop();
+  if (!ss.ok()) return ss.status();
+  run.ss = *ss;
+  absl::StatusOr<CaptureStats> sender_stats = (*sender_capture)->Stop();
+  if (!sender_stats.ok()) return sender_stats.status();
+  run.sender_capture = *sender_stats;
+  absl::StatusOr<CaptureStats> receiver_stats = (*receiver_capture)->Stop();
+  if (!receiver_stats.ok()) return receiver_stats.status();
+  run.receiver_capture = *receiver_stats;
+  absl::StatusOr<TraceStats> trace_stats =
+      (*trace)->StopAndSave(out + kBundleTcpProbe);
+  if (!trace_stats.ok()) return trace_stats.status();
+  run.trace = *trace_stats;
+  if (delay_line != nullptr) run.delay_line = delay_line->Stop();
+  run.bottleneck_qdisc_stats = BottleneckQdiscStats(t);
+
+  run.wall_s = absl::ToDoubleSeconds(absl::Now() - wall_start);
+  std::ofstream meta_file(out + kBundleMetaJson);
+  meta_file << PrintJson(ToBundleMeta(run));
+  if (!meta_file)
+    return absl::InternalError(
+        absl::StrCat("cannot write ", out, kBundleMetaJson));
+  return run;
+}
+
+}  // namespace ccreplay::lab

@@ -1,0 +1,92 @@
+// What a `ccreplay lab` run builds and measures: the parsed, validated form
+// of the command line. Parsing lives here so that the cli/ layer only moves
+// flag strings into ParseLabConfig().
+#ifndef CCREPLAY_LAB_LAB_CONFIG_H_
+#define CCREPLAY_LAB_LAB_CONFIG_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace ccreplay::lab {
+
+// ECN negotiation mode, applied through net.ipv4.tcp_ecn in the sender and
+// receiver namespaces (Documentation/networking/ip-sysctl.rst: 0 off,
+// 1 request and accept RFC 3168 ECN; 3 request AccECN on kernels that have
+// it).
+enum class EcnMode { kOff, kRfc3168, kAccEcn };
+
+// The bottleneck queue behind the HTB shaper: a packet-counted pfifo or a
+// byte-counted bfifo (tc-pfifo(8)).
+struct QueueSpec {
+  bool in_packets = true;
+  int64_t limit = 1000;  // packets when in_packets, else bytes
+};
+
+// One TCP transfer from the sender namespace to the receiver namespace.
+struct FlowSpec {
+  std::string cc;     // per-socket TCP_CONGESTION
+  int mss_bytes = 0;  // TCP_MAXSEG before connect; 0 = path default
+  // Application-limited: the sender writes at most this rate (bits/s);
+  // 0 = bulk (always has data).
+  int64_t app_rate_bits_per_s = 0;
+};
+
+enum class TransferTool { kAuto, kIperf3, kBuiltin };
+
+struct LabConfig {
+  std::string cc = "cubic";
+  EcnMode ecn = EcnMode::kOff;
+  int64_t rate_bits_per_s = 50'000'000;
+  QueueSpec queue;
+  // CE marking threshold of the step marker in bytes of virtual backlog;
+  // 0 = no marker.
+  int64_t mark_step_bytes = 0;
+  double delay_ms = 0;
+  double duration_s = 5;
+  std::vector<FlowSpec> flows;  // at least one after parsing
+  TransferTool transfer = TransferTool::kAuto;
+  std::string output_dir;
+};
+
+// The value of net.ipv4.tcp_ecn that selects `mode`.
+int TcpEcnSysctl(EcnMode mode);
+
+// Text forms, as accepted on the command line.
+absl::string_view EcnModeName(EcnMode mode);
+absl::string_view TransferToolName(TransferTool tool);
+
+// "50mbit", "800kbit", "1gbit", "64000bit" (tc(8) rate units; "bit" words
+// only, since "bps" means bytes per second to tc).
+absl::StatusOr<int64_t> ParseRateBitsPerSecond(absl::string_view text);
+// "100p" (packets) or "150kB", "2MB", "64000B" (bytes, SI multiples).
+absl::StatusOr<QueueSpec> ParseQueue(absl::string_view text);
+// "none" or "step:K" where K is bytes ("step:60000", "step:60kB").
+absl::StatusOr<int64_t> ParseMarkStepBytes(absl::string_view text);
+// "CC[:mss=BYTES][:rate=RATE]", e.g. "reno", "cubic:mss=1200:rate=10mbit".
+absl::StatusOr<FlowSpec> ParseFlowSpec(absl::string_view text);
+
+// The command line as strings, initialised to the lab's defaults (the cli
+// overwrites a field only when its flag was given); --flows empty means one
+// flow of --cc/--mss.
+struct LabFlagValues {
+  std::string cc = "cubic";
+  std::string ecn = "off";
+  std::string rate = "50mbit";
+  std::string queue = "1000p";
+  std::string mark = "none";
+  std::string transfer = "auto";
+  std::string output_dir;
+  double delay_ms = 0;
+  double duration_s = 5;
+  int mss_bytes = 0;
+  std::vector<std::string> flows;
+};
+absl::StatusOr<LabConfig> ParseLabConfig(const LabFlagValues& flags);
+
+}  // namespace ccreplay::lab
+
+#endif  // CCREPLAY_LAB_LAB_CONFIG_H_

@@ -1,0 +1,386 @@
+// End-to-end lab runs (root only: they build namespaces). Each bundle is
+// checked against what an independent reader sees in it: the pcaps are
+// decoded here with libpcap alone, the trace is counted line by line, and
+// the qdisc's own drop counter is compared with the packets that vanished
+// between the two captures.
+#include "lab/lab.h"
+
+#include <arpa/inet.h>
+#include <pcap/pcap.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "gtest/gtest.h"
+#include "lab/kernel_trace.h"
+#include "lab/subprocess.h"
+#include "parsers/bundle.h"
+
+namespace ccreplay::lab {
+namespace {
+
+// Per direction of a connection ("A:p>B:q").
+struct DirectionCounts {
+  int64_t packets = 0;
+  int64_t data_packets = 0;
+  int64_t ce = 0;
+  int64_t ect = 0;  // ECT(0) or ECT(1)
+  int64_t ece_flag = 0;
+  int64_t max_payload_bytes = 0;
+  // Packets of this direction seen before the other direction's first FIN:
+  // for the ACK direction at the sender, the ACKs that reach a socket still
+  // ESTABLISHED, which is where tcp_probe fires (tcp_rcv_established).
+  int64_t packets_before_peer_fin = -1;
+};
+
+std::string ReverseKey(const std::string& key) {
+  std::pair<std::string, std::string> ends = absl::StrSplit(key, '>');
+  return ends.second + ">" + ends.first;
+}
+
+// Decodes Ethernet / IPv4 / TCP with libpcap only.
+std::map<std::string, DirectionCounts> CountTcp(const std::string& path) {
+  std::map<std::string, DirectionCounts> counts;
+  char errbuf[PCAP_ERRBUF_SIZE];
+  pcap_t* handle = pcap_open_offline(path.c_str(), errbuf);
+  EXPECT_NE(handle, nullptr) << errbuf;
+  if (handle == nullptr) return counts;
+  EXPECT_EQ(pcap_datalink(handle), DLT_EN10MB);
+  pcap_pkthdr* header;
+  const u_char* bytes;
+  while (pcap_next_ex(handle, &header, &bytes) == 1) {
+    if (header->caplen < 54 || bytes[12] != 0x08 || bytes[13] != 0x00) continue;
+    const u_char* ip = bytes + 14;
+    int ihl_bytes = (ip[0] & 0x0f) * 4;
+    if (ip[9] != 6 || header->caplen < 14u + ihl_bytes + 20) continue;
+    const u_char* tcp = ip + ihl_bytes;
+    char src[INET_ADDRSTRLEN], dst[INET_ADDRSTRLEN];
+    inet_ntop(AF_INET, ip + 12, src, sizeof(src));
+    inet_ntop(AF_INET, ip + 16, dst, sizeof(dst));
+    std::string key = absl::StrCat(src, ":", (tcp[0] << 8) | tcp[1], ">", dst,
+                                   ":", (tcp[2] << 8) | tcp[3]);
+    DirectionCounts& c = counts[key];
+    int total_length = (ip[2] << 8) | ip[3];
+    int payload = total_length - ihl_bytes - (tcp[12] >> 4) * 4;
+    ++c.packets;
+    if (payload > 0) ++c.data_packets;
+    if (payload > c.max_payload_bytes) c.max_payload_bytes = payload;
+    if ((ip[1] & 3) == 3) ++c.ce;
+    if ((ip[1] & 3) == 1 || (ip[1] & 3) == 2) ++c.ect;
+    if (tcp[13] & 0x40) ++c.ece_flag;
+    DirectionCounts& reverse = counts[ReverseKey(key)];
+    if ((tcp[13] & 0x01) && reverse.packets_before_peer_fin < 0) {
+      reverse.packets_before_peer_fin = reverse.packets;
+    }
+  }
+  for (auto& [key, c] : counts) {
+    if (c.packets_before_peer_fin < 0) c.packets_before_peer_fin = c.packets;
+  }
+  pcap_close(handle);
+  return counts;
+}
+
+int64_t PacketsFrom(const std::map<std::string, DirectionCounts>& counts,
+                    const std::string& address) {
+  int64_t total = 0;
+  for (const auto& [key, c] : counts) {
+    if (absl::StartsWith(key, address + ":")) total += c.packets;
+  }
+  return total;
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream file(path);
+  std::stringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+// tcp_probe events of the socket whose incoming segments go from `from` to
+// `to` ("src=" is the socket's local end: the sender socket's lines have
+// src = sender and count the ACKs it received).
+int64_t ProbeLines(const std::string& trace, const std::string& local,
+                   const std::string& remote) {
+  std::string needle = absl::StrCat(" src=", local, " dest=", remote, " ");
+  int64_t lines = 0;
+  for (absl::string_view line : absl::StrSplit(trace, '\n')) {
+    if (absl::StrContains(line, "tcp_probe:") &&
+        absl::StrContains(line, needle))
+      ++lines;
+  }
+  return lines;
+}
+
+std::set<std::string> LabNamespaces() {
+  std::set<std::string> names;
+  absl::StatusOr<std::string> list = RunProgram({"ip", "netns", "list"});
+  if (!list.ok()) return names;
+  for (absl::string_view line :
+       absl::StrSplit(*list, '\n', absl::SkipEmpty())) {
+    std::string name(line.substr(0, line.find(' ')));
+    if (absl::StartsWith(name, "ccl-")) names.insert(name);
+  }
+  return names;
+}
+
+// The lab tracefs mount points in /proc/self/mounts (other labs may be
+// running side by side, with mounts of their own).
+std::set<std::string> LabTracefsMounts() {
+  std::set<std::string> out;
+  for (absl::string_view line :
+       absl::StrSplit(ReadFile("/proc/self/mounts"), '\n')) {
+    std::vector<absl::string_view> fields = absl::StrSplit(line, ' ');
+    if (fields.size() > 1 &&
+        absl::StartsWith(fields[1], kLabTracefsMountPrefix)) {
+      out.emplace(fields[1]);
+    }
+  }
+  return out;
+}
+
+// Whether run `run_id`'s tracefs mount is still there.
+bool TracefsMountedByLab(const std::string& run_id) {
+  for (const std::string& mount : LabTracefsMounts()) {
+    if (absl::StartsWith(mount, TracefsMountPrefix(run_id))) return true;
+  }
+  return false;
+}
+
+struct LabBundle {
+  std::string dir;
+  LabRun run;
+  // The bundle as `ccreplay diagnose` reads it (parsers/bundle.h).
+  Bundle read;
+  std::map<std::string, DirectionCounts> sender, receiver;
+  std::string trace;
+};
+
+class LabTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    LabConfig probe;
+    absl::Status ready = CheckLabPrerequisites(probe);
+    if (!ready.ok()) GTEST_SKIP() << "lab unavailable: " << ready;
+    absl::StatusOr<std::string> netns_ok = RunProgram({"ip", "netns", "list"});
+    if (!netns_ok.ok())
+      GTEST_SKIP() << "network namespaces unavailable: " << netns_ok.status();
+  }
+
+  // Runs the lab into a fresh directory and loads what it wrote.
+  void Run(LabConfig config, LabBundle& bundle) {
+    char dir[] = "/tmp/ccreplay-lab-test-XXXXXX";
+    ASSERT_NE(mkdtemp(dir), nullptr);
+    bundle.dir = dir;
+    config.output_dir = bundle.dir;
+    absl::StatusOr<LabRun> run = RunLab(config);
+    ASSERT_TRUE(run.ok()) << run.status();
+    bundle.run = *run;
+    for (const char* file : {kBundleSenderPcap, kBundleReceiverPcap,
+                             kBundleSsLog, kBundleTcpProbe, kBundleMetaJson}) {
+      struct stat info;
+      ASSERT_EQ(stat((bundle.dir + "/" + file).c_str(), &info), 0) << file;
+      EXPECT_GT(info.st_size, 0) << file;
+    }
+    absl::StatusOr<Bundle> read = ReadBundle(bundle.dir);
+    ASSERT_TRUE(read.ok()) << read.status();
+    bundle.read = *std::move(read);
+    EXPECT_EQ(bundle.read.sender_capture, bundle.dir + "/" + kBundleSenderPcap);
+    EXPECT_EQ(bundle.read.receiver_capture,
+              bundle.dir + "/" + kBundleReceiverPcap);
+    EXPECT_EQ(bundle.read.host_state(), bundle.dir + "/" + kBundleTcpProbe);
+    EXPECT_EQ(bundle.read.controller(), config.cc);
+    bundle.sender = CountTcp(bundle.read.sender_capture);
+    bundle.receiver = CountTcp(bundle.read.receiver_capture);
+    bundle.trace = ReadFile(bundle.read.tcp_probe);
+    // Torn down: none of this run's namespaces remain, no tracefs mount.
+    const LabTopology& t = bundle.run.topology;
+    std::set<std::string> left = LabNamespaces();
+    for (const std::string& netns :
+         {t.sender_netns, t.router_netns, t.receiver_netns}) {
+      EXPECT_EQ(left.count(netns), 0u) << netns;
+    }
+    EXPECT_FALSE(TracefsMountedByLab(t.run_id));
+  }
+
+  void TearDown() override {
+    // Bundles are small (a few MB) but not kept.
+    for (const std::string& dir : dirs_) {
+      RunProgram({"rm", "-rf", dir}).IgnoreError();
+    }
+  }
+
+  // Flow i's data direction and ACK direction keys in the CountTcp maps,
+  // taken from meta.json.
+  static std::pair<std::string, std::string> FlowKeys(const LabBundle& bundle,
+                                                      size_t i) {
+    const proto::BundleFlow& flow = bundle.read.meta.flows(i);
+    return {flow.sender() + ">" + flow.receiver(),
+            flow.receiver() + ">" + flow.sender()};
+  }
+
+  // tcp_probe has one line per ACK the data sender received while
+  // ESTABLISHED: the ACKs in the sender capture before the sender's FIN
+  // (the SYN-ACK, taken in SYN_SENT, is the one known difference); allow 3 %.
+  static void ExpectProbePerAck(const LabBundle& bundle, size_t i) {
+    auto [data_key, ack_key] = FlowKeys(bundle, i);
+    int64_t acks = bundle.sender.at(ack_key).packets_before_peer_fin;
+    const proto::BundleFlow& flow = bundle.read.meta.flows(i);
+    int64_t probes = ProbeLines(bundle.trace, flow.sender(), flow.receiver());
+    EXPECT_GT(acks, 500);
+    EXPECT_NEAR(probes, acks, acks * 0.03) << "flow " << i;
+    EXPECT_EQ(bundle.read.meta.trace().overrun_events(), 0);
+  }
+
+  std::vector<std::string> dirs_;
+};
+
+LabConfig BaseConfig() {
+  LabConfig config;
+  config.rate_bits_per_s = 50'000'000;
+  config.duration_s = 2;
+  return config;
+}
+
+int64_t QdiscDropped(const std::string& stats) {
+  // "Sent 123 bytes 45 pkt (dropped 8, overlimits 0 requeues 0)" per qdisc;
+  // the fifo under HTB is the one with handle 10:.
+  std::smatch match;
+  std::regex fifo(
+      R"(qdisc [pb]fifo 10:[^\n]*\n\s*Sent \d+ bytes \d+ pkt \(dropped (\d+))");
+  if (!std::regex_search(stats, match, fifo)) return -1;
+  return std::stoll(match[1]);
+}
+
+TEST_F(LabTest, RenoRfc3168EcnWithStepMarker) {
+  LabConfig config = BaseConfig();
+  config.cc = "reno";
+  config.ecn = EcnMode::kRfc3168;
+  config.mark_step_bytes = 30'000;
+  config.delay_ms = 5;
+  config.flows = {FlowSpec{"reno", 0, 0}};
+  LabBundle bundle;
+  Run(config, bundle);
+  dirs_.push_back(bundle.dir);
+  if (HasFatalFailure()) return;
+  auto [data_key, ack_key] = FlowKeys(bundle, 0);
+  ASSERT_TRUE(bundle.sender.count(data_key)) << data_key;
+  ASSERT_TRUE(bundle.receiver.count(data_key)) << data_key;
+  const DirectionCounts& sent = bundle.sender.at(data_key);
+  const DirectionCounts& received = bundle.receiver.at(data_key);
+  EXPECT_GT(sent.data_packets, 1000);
+  EXPECT_EQ(sent.max_payload_bytes, 1448);  // GSO off: one MSS per packet
+  // CE is set at the bottleneck: seen after it, never before it.
+  EXPECT_EQ(sent.ce, 0);
+  EXPECT_GT(sent.ect, 1000);
+  EXPECT_GT(received.ce, 0);
+  // The receiver echoes CE as ECE (RFC 3168 section 6.1.3).
+  EXPECT_GT(bundle.sender.at(ack_key).ece_flag, 0);
+  ExpectProbePerAck(bundle, 0);
+  // Every packet the receiver sent went through the delay line.
+  const proto::BundleDelay& delay = bundle.read.meta.delay();
+  EXPECT_EQ(delay.method(), "tun");
+  EXPECT_EQ(delay.delay_line().packets(),
+            PacketsFrom(bundle.receiver, bundle.run.topology.receiver_address));
+  EXPECT_EQ(bundle.read.meta.bottleneck().marker(), "step");
+  EXPECT_EQ(bundle.read.meta.sender().ecn_mode(), proto::BUNDLE_ECN_RFC3168);
+  // The lab sets the sender veth to gso_max_size 1500, gso_max_segs 1
+  // (topology.cc) and reads them back.
+  EXPECT_EQ(bundle.read.meta.sender().gso_max_size_bytes(), 1500);
+  EXPECT_EQ(bundle.read.meta.sender().gso_max_segs(), 1);
+}
+
+TEST_F(LabTest, CubicDropTailLoss) {
+  LabConfig config = BaseConfig();
+  config.cc = "cubic";
+  config.queue = QueueSpec{true, 20};
+  config.transfer = TransferTool::kBuiltin;
+  config.flows = {FlowSpec{"cubic", 0, 0}};
+  LabBundle bundle;
+  Run(config, bundle);
+  dirs_.push_back(bundle.dir);
+  if (HasFatalFailure()) return;
+  auto [data_key, ack_key] = FlowKeys(bundle, 0);
+  const DirectionCounts& sent = bundle.sender.at(data_key);
+  const DirectionCounts& received = bundle.receiver.at(data_key);
+  EXPECT_EQ(sent.ect + received.ect + received.ce, 0);  // ECN off: Not-ECT only
+  // The only loss point is the 20-packet pfifo: what vanished between the
+  // captures is what the qdisc says it dropped (tc -s qdisc show).
+  int64_t dropped = QdiscDropped(bundle.run.bottleneck_qdisc_stats);
+  EXPECT_GT(dropped, 0) << bundle.run.bottleneck_qdisc_stats;
+  // Up to a couple of packets may still sit in the queue or the veth when
+  // the captures stop (seen once in 20 runs on a loaded 2-core machine).
+  EXPECT_NEAR(static_cast<double>(sent.packets - received.packets),
+              static_cast<double>(dropped), 2.0);
+  const proto::BundleFlow& flow = bundle.read.meta.flows(0);
+  EXPECT_GT(flow.bytes_received(), 1'000'000);
+  EXPECT_EQ(flow.bytes_received(), flow.bytes_sent());
+  EXPECT_TRUE(bundle.read.meta.sender().controller_set_before_connect());
+  ExpectProbePerAck(bundle, 0);
+}
+
+TEST_F(LabTest, TwoConcurrentFlowsWithDifferentControllersAndMss) {
+  LabConfig config = BaseConfig();
+  config.queue = QueueSpec{true, 100};
+  config.transfer = TransferTool::kBuiltin;
+  config.flows = {FlowSpec{"reno", 0, 0}, FlowSpec{"cubic", 1200, 0}};
+  LabBundle bundle;
+  Run(config, bundle);
+  dirs_.push_back(bundle.dir);
+  if (HasFatalFailure()) return;
+  std::string ss_log = ReadFile(bundle.read.ss_log);
+  for (size_t i = 0; i < 2; ++i) {
+    auto [data_key, ack_key] = FlowKeys(bundle, i);
+    ASSERT_TRUE(bundle.sender.count(data_key)) << data_key;
+    ASSERT_TRUE(bundle.receiver.count(data_key)) << data_key;
+    EXPECT_GT(bundle.receiver.at(data_key).data_packets, 500) << data_key;
+    ExpectProbePerAck(bundle, i);
+    // ss shows each connection with its own controller.
+    const std::string& sender = bundle.read.meta.flows(i).sender();
+    std::regex sample(sender + R"([^\n]*\n\s+[^\n]*\b)" +
+                      (i == 0 ? "reno" : "cubic") + R"(\b)");
+    EXPECT_TRUE(std::regex_search(ss_log, sample)) << sender;
+  }
+  // TCP_MAXSEG 1200 caps the segment at 1200 - 12 bytes of timestamps
+  // option; the other flow uses the full 1448.
+  EXPECT_EQ(bundle.sender.at(FlowKeys(bundle, 0).first).max_payload_bytes,
+            1448);
+  EXPECT_EQ(bundle.sender.at(FlowKeys(bundle, 1).first).max_payload_bytes,
+            1188);
+  EXPECT_GT(std::count(ss_log.begin(), ss_log.end(), '#'), 100);
+}
+
+TEST_F(LabTest, UnknownControllerFailsAndLeavesNothingBehind) {
+  std::set<std::string> before = LabNamespaces();
+  const std::set<std::string> mounts_before = LabTracefsMounts();
+  LabConfig config = BaseConfig();
+  config.flows = {FlowSpec{"nosuchcc", 0, 0}};
+  char dir[] = "/tmp/ccreplay-lab-test-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  dirs_.push_back(dir);
+  config.output_dir = dir;
+  absl::StatusOr<LabRun> run = RunLab(config);
+  ASSERT_FALSE(run.ok());
+  EXPECT_EQ(run.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(run.status().message(), "nosuchcc"))
+      << run.status();
+  std::set<std::string> after = LabNamespaces();
+  for (const std::string& name : after)
+    EXPECT_EQ(before.count(name), 1u) << name;
+  for (const std::string& mount : LabTracefsMounts())
+    EXPECT_EQ(mounts_before.count(mount), 1u) << mount;
+}
+
+}  // namespace
+}  // namespace ccreplay::lab

@@ -1,0 +1,43 @@
+// Named network namespaces (the /run/netns files `ip netns add` creates) and
+// running code inside one. setns(2) changes the namespace of the calling
+// thread only, so work for a namespace runs on a thread of its own: sockets,
+// TUN devices, packet sockets and child processes created there belong to
+// that namespace.
+#ifndef CCREPLAY_LAB_NETNS_H_
+#define CCREPLAY_LAB_NETNS_H_
+
+#include <sys/types.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace ccreplay::lab {
+
+// True when /run/netns/NAME exists.
+bool NetnsExists(absl::string_view name);
+
+// Moves the calling thread into the named namespace for good.
+absl::Status EnterNetns(absl::string_view name);
+
+// Runs fn on a new thread inside the namespace and waits for it.
+absl::Status RunInNetns(absl::string_view name,
+                        const std::function<absl::Status()>& fn);
+
+// Writes a sysctl of the namespace, e.g. ("net/ipv4/tcp_ecn", "1"); the
+// /proc/sys/net files show the namespace of the task that opens them.
+absl::Status WriteNetnsSysctl(absl::string_view netns, absl::string_view key,
+                              absl::string_view value);
+
+// Starts argv as a child process inside the namespace (see SpawnProgram).
+absl::StatusOr<pid_t> SpawnInNetns(absl::string_view netns,
+                                   const std::vector<std::string>& argv,
+                                   int stdout_fd, int stderr_fd);
+
+}  // namespace ccreplay::lab
+
+#endif  // CCREPLAY_LAB_NETNS_H_

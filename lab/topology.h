@@ -1,0 +1,66 @@
+// The testbed: three network namespaces joined by two veth pairs,
+//
+//   sender  [snd]---[rs]  router  [rd]---[rcv]  receiver
+//   A.1/24          A.254       B.254          B.1/24
+//
+// with the bottleneck on the router's egress towards the receiver (HTB rate
+// with a pfifo or bfifo under it, optionally the eBPF step CE marker on
+// clsact egress) and the propagation delay on the ACK path (router towards
+// sender): netem where the kernel has it, else the TUN delay line. Names,
+// addresses and ports derive from a per-run id, so labs can run side by
+// side; every namespace is registered for cleanup as soon as it exists.
+#ifndef CCREPLAY_LAB_TOPOLOGY_H_
+#define CCREPLAY_LAB_TOPOLOGY_H_
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "lab/lab_config.h"
+
+namespace ccreplay::lab {
+
+struct LabTopology {
+  std::string run_id;  // 4 hex digits
+  std::string sender_netns, router_netns, receiver_netns;
+  // Interface names (at most 15 characters, IFNAMSIZ).
+  std::string sender_device, router_sender_device, router_receiver_device,
+      receiver_device, delay_device;
+  std::string sender_address, router_sender_address, router_receiver_address,
+      receiver_address;
+  int prefix_length = 24;
+  // Flow i uses receiver port base_port + i and sender port base_port + 10 + i;
+  // ports stay below the ephemeral range (32768, ip-sysctl.rst).
+  int base_port = 20000;
+  // Routing table that steers the ACK path into the delay line.
+  int delay_table = 100;
+};
+
+// Picks an id whose namespaces do not exist yet.
+absl::StatusOr<LabTopology> PlanTopology();
+
+// Creates namespaces, veths, addresses, routes, forwarding and the ECN
+// sysctl; turns GSO off on the sender veth (one packet per MSS in the
+// capture and in the queue).
+absl::Status BuildTopology(const LabTopology& topology, EcnMode ecn);
+
+// HTB + pfifo/bfifo on the router's egress towards the receiver; with a
+// marker object, clsact + cls_bpf direct-action on the same egress.
+absl::Status ShapeBottleneck(const LabTopology& topology,
+                             const LabConfig& config,
+                             absl::string_view marker_object_path);
+
+// Adds `delay_ms` to the ACK path with netem; false when the kernel has no
+// netem (the caller then uses the delay line).
+absl::StatusOr<bool> TryNetemDelay(const LabTopology& topology,
+                                   double delay_ms);
+
+// Routes the ACK path through the (already created) TUN device.
+absl::Status RouteAckPathThroughDelayLine(const LabTopology& topology);
+
+// `tc -s qdisc show` of the bottleneck, for the bundle.
+std::string BottleneckQdiscStats(const LabTopology& topology);
+
+}  // namespace ccreplay::lab
+
+#endif  // CCREPLAY_LAB_TOPOLOGY_H_

@@ -1,0 +1,36 @@
+// The TCP transfers of a lab run, with every endpoint fixed before the run
+// starts (both ports are chosen by the lab), so the bundle says which
+// connection is which flow.
+#ifndef CCREPLAY_LAB_TRANSFER_PLAN_H_
+#define CCREPLAY_LAB_TRANSFER_PLAN_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/time/time.h"
+#include "lab/lab_config.h"
+
+namespace ccreplay::lab {
+
+struct PlannedFlow {
+  FlowSpec spec;
+  int sender_port = 0;
+  int receiver_port = 0;
+};
+
+struct TransferPlan {
+  std::string sender_netns, receiver_netns;
+  std::string sender_address, receiver_address;
+  absl::Duration duration;
+  std::vector<PlannedFlow> flows;
+};
+
+struct FlowResult {
+  int64_t bytes_sent = 0;      // builtin only (iperf3 keeps its own JSON)
+  int64_t bytes_received = 0;  // builtin only
+};
+
+}  // namespace ccreplay::lab
+
+#endif  // CCREPLAY_LAB_TRANSFER_PLAN_H_

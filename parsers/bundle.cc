@@ -1,0 +1,72 @@
+#include "parsers/bundle.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "proto/json_printer.h"
+
+namespace ccreplay {
+namespace {
+
+// dir/NAME, dir/NAME.gz, then the same with the extension `alternative`
+// (pcap -> pcapng): the first that is a regular file, or "".
+std::string FindInBundle(const std::filesystem::path& dir,
+                         const std::string& name,
+                         const std::string& alternative = "") {
+  for (const std::string& base : {name, alternative}) {
+    if (base.empty()) continue;
+    for (const char* suffix : {"", ".gz"}) {
+      std::filesystem::path path = dir / (base + suffix);
+      std::error_code error;
+      if (std::filesystem::is_regular_file(path, error)) return path.string();
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+absl::StatusOr<proto::BundleMeta> ReadBundleMeta(const std::string& dir) {
+  const std::filesystem::path path =
+      std::filesystem::path(dir) / kBundleMetaJson;
+  std::ifstream in(path);
+  if (!in) {
+    return absl::NotFoundError(absl::StrCat(
+        path.string(),
+        ": missing (a lab bundle describes its run in meta.json; meta.txt of "
+        "older bundles is not read)"));
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  proto::BundleMeta meta;
+  absl::Status status = ParseJson(text.str(), &meta);
+  if (!status.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        path.string(), ": not a bundle meta.json (", status.message(), ")"));
+  }
+  return meta;
+}
+
+absl::StatusOr<Bundle> ReadBundle(const std::string& dir) {
+  Bundle bundle;
+  bundle.dir = dir;
+  bundle.sender_capture = FindInBundle(dir, kBundleSenderPcap, "sender.pcapng");
+  if (bundle.sender_capture.empty()) {
+    return absl::NotFoundError(
+        absl::StrCat(dir, ": no sender.pcap[.gz] in the bundle directory"));
+  }
+  bundle.receiver_capture =
+      FindInBundle(dir, kBundleReceiverPcap, "receiver.pcapng");
+  bundle.tcp_probe = FindInBundle(dir, kBundleTcpProbe);
+  bundle.ss_log = FindInBundle(dir, kBundleSsLog);
+  absl::StatusOr<proto::BundleMeta> meta = ReadBundleMeta(dir);
+  if (!meta.ok()) return meta.status();
+  bundle.meta = *std::move(meta);
+  return bundle;
+}
+
+}  // namespace ccreplay

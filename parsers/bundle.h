@@ -1,0 +1,55 @@
+// A bundle: the directory `ccreplay lab` writes, read as one input. This is
+// the one reader of a bundle's layout and of its meta.json
+// (proto/bundle.proto); the lab writes the same file names.
+#ifndef CCREPLAY_PARSERS_BUNDLE_H_
+#define CCREPLAY_PARSERS_BUNDLE_H_
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "proto/bundle.pb.h"
+
+namespace ccreplay {
+
+// File names inside a bundle, as the lab writes them. The reader also
+// accepts each with ".gz" (checked-in bundles are compressed) and the
+// captures as pcapng.
+inline constexpr char kBundleSenderPcap[] = "sender.pcap";
+inline constexpr char kBundleReceiverPcap[] = "receiver.pcap";
+inline constexpr char kBundleSsLog[] = "ss.log";
+inline constexpr char kBundleTcpProbe[] = "tcp_probe.txt";
+inline constexpr char kBundleMetaJson[] = "meta.json";
+
+struct Bundle {
+  std::string dir;
+  // Paths of the files present; empty when absent. sender_capture is
+  // never empty.
+  std::string sender_capture;
+  std::string receiver_capture;
+  std::string tcp_probe;
+  std::string ss_log;
+  proto::BundleMeta meta;
+
+  // The per-ACK host state a replay compares with: tcp_probe (one line per
+  // ACK) if present, else the ss log; empty when the bundle has neither.
+  const std::string& host_state() const {
+    return tcp_probe.empty() ? ss_log : tcp_probe;
+  }
+  // The controller the run used (meta.sender.controller): the kernel's
+  // name, e.g. "cubic"; empty when the meta does not say.
+  const std::string& controller() const { return meta.sender().controller(); }
+};
+
+// meta.json of bundle directory `dir`. NotFound naming meta.json when it is
+// missing (a bundle from before meta.json carries meta.txt, which is not
+// read: convert it), InvalidArgument naming the file when it does not
+// parse as proto::BundleMeta.
+absl::StatusOr<proto::BundleMeta> ReadBundleMeta(const std::string& dir);
+
+// Bundle directory `dir`: its files and meta.json. NotFound naming the
+// directory when it has no sender capture; ReadBundleMeta's errors.
+absl::StatusOr<Bundle> ReadBundle(const std::string& dir);
+
+}  // namespace ccreplay
+
+#endif  // CCREPLAY_PARSERS_BUNDLE_H_
