@@ -3,53 +3,20 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "reports/fitted_simulation.h"
+#include "reports/rules/registry.h"
+#include "reports/rules/rule_helpers.h"
 
 namespace ccreplay {
-
-const char* LimiterName(Limiter limiter) {
-  switch (limiter) {
-    case Limiter::kCwnd:
-      return "cwnd";
-    case Limiter::kRwnd:
-      return "rwnd";
-    case Limiter::kApp:
-      return "app";
-    case Limiter::kRecovery:
-      return "recovery";
-    case Limiter::kUnknown:
-      break;
-  }
-  return "unknown";
-}
-
 namespace {
 
-// A finding needs its condition over this share of the data phase...
-constexpr double kMinShare = 0.10;
-// ...and over at least this many base RTTs in one stretch.
-constexpr double kMinRunRtts = 5;
 // The verdict calls the path's rate varying when the median delivery rate
 // while a queue built is below this share of the peak estimate.
 constexpr double kVaryingRateShare = 0.8;
-
-Limiter BinLimiter(const ObservationBin& b) {
-  if (b.retransmissions > 0) return Limiter::kRecovery;
-  const uint32_t* n = b.limit_acks;
-  const int kinds[] = {
-      static_cast<int>(SendLimit::kCwnd), static_cast<int>(SendLimit::kRwnd),
-      static_cast<int>(SendLimit::kApp), static_cast<int>(SendLimit::kUnknown)};
-  const Limiter as[] = {Limiter::kCwnd, Limiter::kRwnd, Limiter::kApp,
-                        Limiter::kUnknown};
-  int best = 3;
-  for (int i = 0; i < 4; ++i) {
-    if (n[kinds[i]] > n[kinds[best]]) best = i;
-  }
-  return as[best];
-}
 
 const char* LimiterColor(Limiter limiter) {
   switch (limiter) {
@@ -67,62 +34,7 @@ const char* LimiterColor(Limiter limiter) {
   return "#dddddd";
 }
 
-const char* LimiterLabel(Limiter limiter) {
-  switch (limiter) {
-    case Limiter::kCwnd:
-      return "cwnd (waiting for ACKs)";
-    case Limiter::kRwnd:
-      return "receive window";
-    case Limiter::kApp:
-      return "application (nothing to send)";
-    case Limiter::kRecovery:
-      return "loss recovery";
-    case Limiter::kUnknown:
-      break;
-  }
-  return "unknown / pacing";
-}
-
 std::string Mbps(double bps) { return absl::StrFormat("%.2f Mb/s", bps / 1e6); }
-
-// The longest stretch of `limiter` and the total time under it.
-struct Coverage {
-  double total_s = 0;
-  LimiterRun longest;
-};
-Coverage CoverageOf(const std::vector<LimiterRun>& runs, Limiter limiter) {
-  Coverage c;
-  for (const LimiterRun& r : runs) {
-    if (r.limiter != limiter) continue;
-    c.total_s += r.end_s - r.start_s;
-    if (r.end_s - r.start_s > c.longest.end_s - c.longest.start_s)
-      c.longest = r;
-  }
-  return c;
-}
-
-void AddLimiterFinding(const std::vector<LimiterRun>& runs, Limiter limiter,
-                       double data_s, double base_rtt_s, const char* kind,
-                       Severity severity, const std::string& what,
-                       std::vector<Finding>* findings) {
-  const Coverage c = CoverageOf(runs, limiter);
-  if (data_s <= 0 || c.total_s < kMinShare * data_s) return;
-  if (c.longest.end_s - c.longest.start_s < kMinRunRtts * base_rtt_s) return;
-  Finding f;
-  f.kind = kind;
-  f.severity = severity;
-  f.start_s = c.longest.start_s;
-  f.end_s = c.longest.end_s;
-  f.message = absl::StrFormat(
-      "%s for %.0f%% of the data phase (%.2f s of %.2f s); the longest "
-      "stretch runs from %.3f s to %.3f s.",
-      what, 100 * c.total_s / data_s, c.total_s, data_s, f.start_s, f.end_s);
-  f.evidence.push_back(absl::StrFormat(
-      "limiter per interval from the ACK timeline (what the sender did just "
-      "before each ACK); the band \"%s\" in the limiter plot",
-      LimiterLabel(limiter)));
-  findings->push_back(std::move(f));
-}
 
 PlotSeries MakeSeries(const char* name, const char* color, SeriesStyle style) {
   PlotSeries s;
@@ -132,110 +44,105 @@ PlotSeries MakeSeries(const char* name, const char* color, SeriesStyle style) {
   return s;
 }
 
-}  // namespace
-
-std::vector<LimiterRun> LimiterRuns(const FlowObserver& observed) {
-  // Judge over about one smoothed RTT at a time: within an RTT a
-  // window-limited sender alternates between sending and waiting.
-  const double w = observed.bin_width_s();
-  const std::vector<ObservationBin>& bins = observed.bins();
-  std::vector<int64_t> srtts;
-  for (const ObservationBin& b : bins) {
-    if (b.srtt_us > 0) srtts.push_back(b.srtt_us);
-  }
-  size_t group = 1;
-  if (!srtts.empty()) {
-    std::nth_element(srtts.begin(), srtts.begin() + srtts.size() / 2,
-                     srtts.end());
-    group = std::max<size_t>(
-        1,
-        static_cast<size_t>(std::lround(srtts[srtts.size() / 2] * 1e-6 / w)));
-  }
-  std::vector<LimiterRun> runs;
-  for (size_t i = 0; i < bins.size(); i += group) {
-    ObservationBin merged = bins[i];
-    for (size_t j = i + 1; j < std::min(bins.size(), i + group); ++j)
-      merged.Merge(bins[j]);
-    const double start = i * w, end = std::min(bins.size(), i + group) * w;
-    if (merged.acks == 0 && merged.retransmissions == 0 && !runs.empty()) {
-      runs.back().end_s = end;
-      continue;
-    }
-    const Limiter l = BinLimiter(merged);
-    if (!runs.empty() && runs.back().limiter == l) {
-      runs.back().end_s = end;
-    } else {
-      runs.push_back({l, start, end});
-    }
-  }
-  return runs;
+double Utilization(const DiagnosisInput& in, const PathEstimates& est) {
+  return est.bottleneck_rate_bps > 0
+             ? in.summary.goodput_bps / est.bottleneck_rate_bps
+             : 0;
 }
 
-Diagnosis Diagnose(const DiagnosisInput& in) {
-  const FlowObserver& obs = *in.observed;
-  const PathEstimates est = EstimatePath(obs);
-  const std::vector<LimiterRun> runs = LimiterRuns(obs);
-  const std::vector<ObservationBin>& bins = obs.bins();
-  const double w = obs.bin_width_s();
-  const double end_s = std::max(in.summary.duration_s, bins.size() * w);
-  const double data_s = bins.size() * w;
-  const double utilization =
-      est.bottleneck_rate_bps > 0
-          ? in.summary.goodput_bps / est.bottleneck_rate_bps
-          : 0;
-
-  // Findings from the timeline.
-  std::vector<Finding> findings;
-  AddLimiterFinding(runs, Limiter::kRwnd, data_s, est.base_rtt_s,
-                    "receive_window_limited", Severity::kWarning,
-                    "The receive window was full", &findings);
-  AddLimiterFinding(runs, Limiter::kApp, data_s, est.base_rtt_s,
-                    "application_limited", Severity::kInfo,
-                    "The application had nothing more to send", &findings);
-  AddLimiterFinding(runs, Limiter::kRecovery, data_s, est.base_rtt_s,
-                    "loss_recovery_dominant", Severity::kWarning,
-                    "The sender was recovering from loss", &findings);
-  // Findings from the replay, with the fitted path's simulations.
-  ReplayFindings replayed;
+// The replay as evidence, with the fitted path when simulations are on,
+// and what "How this was computed" says about the simulation.
+struct ReplayStage {
   std::optional<ReplayEvidence> evidence;
   std::string simulation_note =
       "closed-loop simulation: not run (--simulate off)";
-  if (in.replay != nullptr) {
-    evidence = *in.replay;
-    if (in.simulate) {
-      absl::StatusOr<FittedPath> path =
-          FitPath(est, obs, in.summary.duration_s);
-      if (path.ok()) {
-        evidence->path = *path;
-        simulation_note = absl::StrCat(
-            "closed-loop simulation (replay/sim) of the fitted path: ",
-            path->Describe(), "; run for the findings that cite it");
-      } else {
-        simulation_note = absl::StrCat("closed-loop simulation: not run, ",
-                                       path.status().message());
-      }
-    }
-    replayed = FindFromReplay(
-        *evidence, est, obs,
-        std::max<uint32_t>(in.summary.max_payload_bytes, 1), end_s);
-    for (Finding& f : replayed.findings) findings.push_back(std::move(f));
+};
+
+ReplayStage FitReplay(const DiagnosisInput& in, const PathEstimates& est) {
+  ReplayStage stage;
+  if (in.replay == nullptr) return stage;
+  stage.evidence = *in.replay;
+  if (!in.simulate) return stage;
+  absl::StatusOr<FittedPath> path =
+      FitPath(est, *in.observed, in.summary.duration_s);
+  if (path.ok()) {
+    stage.evidence->path = *path;
+    stage.simulation_note =
+        absl::StrCat("closed-loop simulation (replay/sim) of the fitted path: ",
+                     path->Describe(), "; run for the findings that cite it");
+  } else {
+    stage.simulation_note = absl::StrCat("closed-loop simulation: not run, ",
+                                         path.status().message());
   }
+  return stage;
+}
+
+// The timeline rules, in the registry's order.
+RuleOutput TimelineFindings(const RuleContext& x) {
+  RuleOutput out;
+  for (const FindingRule* rule : FindingRules()) {
+    if (rule->input() == RuleInput::kTimeline) rule->Check(x, &out);
+  }
+  return out;
+}
+
+// The replay rules, in the registry's order, after a note on the
+// controller they compare with; those that compare cwnd with the BDP are
+// skipped, with one note, when the BDP is too small for that.
+RuleOutput ReplayFindings(const RuleContext& x) {
+  RuleOutput out;
+  if (x.evidence == nullptr) return out;
+  if (x.best < 0 || x.samples.size() == 0) {
+    out.notes.push_back(
+        "no replay to compare: the checks that need one did not run");
+    return out;
+  }
+  out.notes.push_back(absl::StrFormat(
+      "best-fitting claimed controller: %s (median error %.1f%%); a stretch "
+      "counts when it lasts "
+      "%.0f RTTs of %.2f ms and %.0f%% of the flow (%.3f s)",
+      x.evidence->choices[x.best].spec, MedianErrorPct(*x.evidence, x.best),
+      kMinStretchRtts, x.typical_srtt_s * 1e3, 100 * kMinStretchShare,
+      x.min_stretch_s));
+  const bool bdp_too_small = x.bdp_bytes < kMinBdpPackets * x.mss_bytes;
+  bool said_bdp_too_small = false;
+  for (const FindingRule* rule : FindingRules()) {
+    if (rule->input() == RuleInput::kTimeline) continue;
+    if (rule->input() == RuleInput::kReplayAndBdp && bdp_too_small) {
+      if (!said_bdp_too_small) {
+        out.notes.push_back(absl::StrFormat(
+            "%s: not checked, the BDP (%.1f packets) is under %.0f packets, "
+            "too small to be below",
+            RuleKinds(RuleInput::kReplayAndBdp), x.bdp_bytes / x.mss_bytes,
+            kMinBdpPackets));
+        said_bdp_too_small = true;
+      }
+      continue;
+    }
+    rule->Check(x, &out);
+  }
+  return out;
+}
+
+// The timeline's findings, then the replay's, the most severe first.
+std::vector<Finding> SortedFindings(RuleOutput timeline, RuleOutput replay) {
+  std::vector<Finding> findings = std::move(timeline.findings);
+  for (Finding& f : replay.findings) findings.push_back(std::move(f));
   std::stable_sort(findings.begin(), findings.end(),
                    [](const Finding& a, const Finding& b) {
                      return a.severity > b.severity;
                    });
+  return findings;
+}
 
-  Diagnosis d;
-  ReportPage& page = d.page;
-  page.title = absl::StrCat(in.summary.sender, " → ", in.summary.receiver);
-  page.start_s = 0;
-  page.end_s = end_s;
-  // Verdict: utilization first, then the leading finding.
+// Utilization first, then the leading finding.
+std::string Verdict(const DiagnosisInput& in, const PathEstimates& est,
+                    const std::vector<Finding>& findings) {
   std::string verdict = absl::StrFormat(
       "The flow delivered %s, %.0f%% of the %s the path showed it could "
       "carry%s (base RTT %.2f "
       "ms, BDP %.0f packets).",
-      Mbps(in.summary.goodput_bps), 100 * utilization,
+      Mbps(in.summary.goodput_bps), 100 * Utilization(in, est),
       Mbps(est.bottleneck_rate_bps),
       est.rate_is_lower_bound ? " (a lower bound: the path never looked busy)"
                               : "",
@@ -261,21 +168,16 @@ Diagnosis Diagnose(const DiagnosisInput& in) {
   if (!findings.empty()) {
     absl::StrAppend(&verdict, " ", findings.front().message);
   }
-  page.verdict = verdict;
-  page.findings = findings;
+  return verdict;
+}
 
-  // Plots on the shared time axis.
-  const double mss = std::max<double>(in.summary.max_payload_bytes, 1);
-  const size_t window_bins = static_cast<size_t>(std::ceil(est.window_s / w));
-  const std::vector<double> rates = SmoothedDeliveryRateBps(
-      obs, std::max<size_t>(window_bins / 4, 1));  // About one RTT.
+// The series read from the observed timeline, one point per interval.
+struct ObservedSeries {
   PlotSeries flight = MakeSeries("flight size (pipe, max per interval)",
                                  "#1f77b4", SeriesStyle::kStep);
   PlotSeries outstanding = MakeSeries("outstanding (snd_nxt − snd_una)",
                                       "#aec7e8", SeriesStyle::kStep);
-  outstanding.initially_hidden = true;
   PlotSeries rwnd = MakeSeries("receive window", "#f28e2b", SeriesStyle::kStep);
-  rwnd.initially_hidden = true;
   PlotSeries rate = MakeSeries("delivery rate", "#1f77b4", SeriesStyle::kLine);
   PlotSeries rtt_min = MakeSeries("RTT samples (min per interval)", "#9c755f",
                                   SeriesStyle::kPoints);
@@ -291,63 +193,125 @@ Diagnosis Diagnose(const DiagnosisInput& in) {
   PlotSeries rexmit =
       MakeSeries("retransmissions", "#e15759", SeriesStyle::kPoints);
   uint64_t total_ce = 0, total_ece = 0;
-  for (size_t i = 0; i < bins.size(); ++i) {
-    const ObservationBin& b = bins[i];
-    const double t = i * w;
-    total_ce += b.ce_packets;
-    total_ece += b.ece_acks;
-    if (b.acks > 0) {
-      flight.t_s.push_back(t);
-      flight.y.push_back(b.max_pipe_bytes / mss);
-      outstanding.t_s.push_back(t);
-      outstanding.y.push_back(b.max_outstanding_bytes / mss);
-      rwnd.t_s.push_back(t);
-      rwnd.y.push_back(b.rwnd_bytes / mss);
-      acked.t_s.push_back(t);
-      acked.y.push_back(b.highest_ack / 1e6);
-      sent.t_s.push_back(t);
-      sent.y.push_back(b.highest_seq_sent / 1e6);
-    }
-    rate.t_s.push_back(t + w);
-    rate.y.push_back(rates[i] / 1e6);
-    if (b.has_rtt()) {
-      rtt_min.t_s.push_back(t);
-      rtt_min.y.push_back(b.rtt_min_us / 1e3);
-      rtt_max.t_s.push_back(t);
-      rtt_max.y.push_back(b.rtt_max_us / 1e3);
-    }
-    if (b.srtt_us > 0) {
-      srtt.t_s.push_back(t);
-      srtt.y.push_back(b.srtt_us / 1e3);
-    }
-    ce.t_s.push_back(t);
-    ce.y.push_back(static_cast<double>(b.ce_packets));
-    ece.t_s.push_back(t);
-    ece.y.push_back(static_cast<double>(b.ece_acks));
-  }
-  for (const RetransmissionMark& m : obs.retransmissions()) {
-    rexmit.t_s.push_back(m.time_s);
-    rexmit.y.push_back(m.seq / 1e6);
-  }
-  PlotSeries bdp = MakeSeries("BDP", "#333333", SeriesStyle::kDashed);
-  bdp.t_s = {0, end_s};
-  bdp.y = {est.bdp_bytes / mss, est.bdp_bytes / mss};
-  PlotSeries rate_line =
-      MakeSeries("estimated bottleneck rate", "#333333", SeriesStyle::kDashed);
-  rate_line.t_s = {0, end_s};
-  rate_line.y = {est.bottleneck_rate_bps / 1e6, est.bottleneck_rate_bps / 1e6};
-  PlotSeries base = MakeSeries("base RTT", "#333333", SeriesStyle::kDashed);
-  base.t_s = {0, end_s};
-  base.y = {est.base_rtt_s * 1e3, est.base_rtt_s * 1e3};
+};
 
-  PlotSeries bdp_queue =
-      MakeSeries("BDP + largest queue seen", "#888888", SeriesStyle::kDashed);
-  bdp_queue.t_s = {0, end_s};
-  bdp_queue.y = {(est.bdp_bytes + est.max_queue_bytes) / mss,
-                 (est.bdp_bytes + est.max_queue_bytes) / mss};
+void Append(PlotSeries* s, double t, double y) {
+  s->t_s.push_back(t);
+  s->y.push_back(y);
+}
+
+ObservedSeries CollectObservedSeries(const FlowObserver& obs,
+                                     const PathEstimates& est, double mss) {
+  ObservedSeries s;
+  s.outstanding.initially_hidden = true;
+  s.rwnd.initially_hidden = true;
+  const double w = obs.bin_width_s();
+  const size_t window_bins = static_cast<size_t>(std::ceil(est.window_s / w));
+  const std::vector<double> rates = SmoothedDeliveryRateBps(
+      obs, std::max<size_t>(window_bins / 4, 1));  // About one RTT.
+  for (size_t i = 0; i < obs.bins().size(); ++i) {
+    const ObservationBin& b = obs.bins()[i];
+    const double t = i * w;
+    s.total_ce += b.ce_packets;
+    s.total_ece += b.ece_acks;
+    if (b.acks > 0) {
+      Append(&s.flight, t, b.max_pipe_bytes / mss);
+      Append(&s.outstanding, t, b.max_outstanding_bytes / mss);
+      Append(&s.rwnd, t, b.rwnd_bytes / mss);
+      Append(&s.acked, t, b.highest_ack / 1e6);
+      Append(&s.sent, t, b.highest_seq_sent / 1e6);
+    }
+    Append(&s.rate, t + w, rates[i] / 1e6);
+    if (b.has_rtt()) {
+      Append(&s.rtt_min, t, b.rtt_min_us / 1e3);
+      Append(&s.rtt_max, t, b.rtt_max_us / 1e3);
+    }
+    if (b.srtt_us > 0) Append(&s.srtt, t, b.srtt_us / 1e3);
+    Append(&s.ce, t, static_cast<double>(b.ce_packets));
+    Append(&s.ece, t, static_cast<double>(b.ece_acks));
+  }
+  for (const RetransmissionMark& m : obs.retransmissions())
+    Append(&s.rexmit, m.time_s, m.seq / 1e6);
+  return s;
+}
+
+// A dashed horizontal line at `y` across the report.
+PlotSeries Level(const char* name, const char* color, double end_s, double y) {
+  PlotSeries s = MakeSeries(name, color, SeriesStyle::kDashed);
+  s.t_s = {0, end_s};
+  s.y = {y, y};
+  return s;
+}
+
+// The captured cwnd, when it is more than the flight size.
+std::optional<PlotSeries> CapturedCwndSeries(const ReplayEvidence& evidence,
+                                             double mss) {
+  const ReplayResult& r = *evidence.replay;
+  if (r.source == CapturedSource::kFlightSize) return std::nullopt;
+  PlotSeries captured = MakeSeries("", "#111111", SeriesStyle::kStep);
+  captured.name =
+      absl::StrCat("captured cwnd (", CapturedSourceName(r.source), ")");
+  for (size_t i = 0; i < r.captured_cwnd_bytes.size(); ++i) {
+    if (!r.captured_cwnd_bytes[i].has_value() || r.controllers.empty())
+      continue;
+    Append(
+        &captured,
+        r.controllers[0].series.samples[i].time_us * 1e-6 - evidence.offset_s,
+        *r.captured_cwnd_bytes[i] / mss);
+  }
+  return captured;
+}
+
+// Each replayed controller's cwnd on the window plot; the claimed ones'
+// α and RTT-scaling factor on the α plot. The best-fitting claimed
+// replay and its counterfactuals show; the other claimed profiles are a
+// click away. (Over 60 lines: three series per controller, filled in one
+// pass over its samples.)
+void AddReplaySeries(const ReplayEvidence& evidence, double mss,
+                     Plot* window_plot, Plot* alpha_plot) {
+  static const char* kPalette[] = {"#e15759", "#59a14f", "#9467bd", "#edc948",
+                                   "#ff9da7", "#76b7b2", "#b07aa1", "#8c564b"};
+  const ReplayResult& r = *evidence.replay;
+  const int best = BestFittingClaimed(evidence);
+  const std::string best_spec = best >= 0 ? evidence.choices[best].spec : "";
+  for (size_t c = 0; c < r.controllers.size(); ++c) {
+    const ReplayChoice& choice = evidence.choices[c];
+    const char* color = kPalette[c % (sizeof(kPalette) / sizeof(kPalette[0]))];
+    const bool claimed = choice.role == ReplayRole::kClaimed;
+    PlotSeries cwnd = MakeSeries(
+        "", color, claimed ? SeriesStyle::kStep : SeriesStyle::kDashed);
+    cwnd.name =
+        absl::StrCat(claimed ? "replay " : "counterfactual ", choice.spec);
+    cwnd.initially_hidden =
+        (claimed ? choice.spec : choice.base_spec) != best_spec;
+    PlotSeries alpha = MakeSeries("", color, SeriesStyle::kStep);
+    alpha.name = absl::StrCat("α ", choice.spec);
+    PlotSeries ai = MakeSeries("", color, SeriesStyle::kDashed);
+    ai.name = absl::StrCat("RTT-scaling factor ", choice.spec);
+    bool scaled = false;
+    for (const SeriesSample& sample : r.controllers[c].series.samples) {
+      const double t = sample.time_us * 1e-6 - evidence.offset_s;
+      Append(&cwnd, t, sample.cwnd_bytes / mss);
+      if (sample.alpha >= 0) Append(&alpha, t, sample.alpha);
+      Append(&ai, t, sample.ai_factor);
+      scaled = scaled || sample.ai_factor < 1;
+    }
+    window_plot->series.push_back(cwnd);
+    alpha.initially_hidden = ai.initially_hidden = cwnd.initially_hidden;
+    if (claimed && !alpha.t_s.empty()) alpha_plot->series.push_back(alpha);
+    if (claimed && scaled) alpha_plot->series.push_back(ai);
+  }
+}
+
+// The plots on the shared time axis, in page order. (Over 60 lines: one
+// statement or two per plot, in the order the page shows them.)
+std::vector<Plot> Plots(const DiagnosisInput& in, const PathEstimates& est,
+                        const RuleContext& x, double end_s) {
+  const double mss = std::max<double>(in.summary.max_payload_bytes, 1);
+  ObservedSeries s = CollectObservedSeries(*in.observed, est, mss);
   Plot window_plot{
       "plot-cwnd", "Window: captured and replayed cwnd against the BDP",
-      "packets",   {flight, outstanding, rwnd},
+      "packets",   {s.flight, s.outstanding, s.rwnd},
       {},          false};
   Plot alpha_plot{"plot-alpha",
                   "Replayed controllers: ECN estimate α and RTT-scaling factor",
@@ -355,100 +319,68 @@ Diagnosis Diagnose(const DiagnosisInput& in) {
                   {},
                   {},
                   false};
-  if (evidence.has_value()) {
-    const ReplayResult& r = *evidence->replay;
-    const double offset = evidence->offset_s;
-    if (r.source != CapturedSource::kFlightSize) {
-      PlotSeries captured = MakeSeries("", "#111111", SeriesStyle::kStep);
-      captured.name =
-          absl::StrCat("captured cwnd (", CapturedSourceName(r.source), ")");
-      for (size_t i = 0; i < r.captured_cwnd_bytes.size(); ++i) {
-        if (!r.captured_cwnd_bytes[i].has_value() || r.controllers.empty())
-          continue;
-        captured.t_s.push_back(
-            r.controllers[0].series.samples[i].time_us * 1e-6 - offset);
-        captured.y.push_back(*r.captured_cwnd_bytes[i] / mss);
-      }
-      window_plot.series.insert(window_plot.series.begin(), captured);
-    }
-    static const char* kPalette[] = {"#e15759", "#59a14f", "#9467bd",
-                                     "#edc948", "#ff9da7", "#76b7b2",
-                                     "#b07aa1", "#8c564b"};
-    // The best-fitting claimed replay and its counterfactuals show; the
-    // other claimed profiles are a click away.
-    const int best = BestFittingClaimed(*evidence);
-    const std::string best_spec = best >= 0 ? evidence->choices[best].spec : "";
-    for (size_t c = 0; c < r.controllers.size(); ++c) {
-      const ReplayChoice& choice = evidence->choices[c];
-      const char* color =
-          kPalette[c % (sizeof(kPalette) / sizeof(kPalette[0]))];
-      const bool claimed = choice.role == ReplayRole::kClaimed;
-      PlotSeries cwnd = MakeSeries(
-          "", color, claimed ? SeriesStyle::kStep : SeriesStyle::kDashed);
-      cwnd.name =
-          absl::StrCat(claimed ? "replay " : "counterfactual ", choice.spec);
-      cwnd.initially_hidden =
-          (claimed ? choice.spec : choice.base_spec) != best_spec;
-      PlotSeries alpha = MakeSeries("", color, SeriesStyle::kStep);
-      alpha.name = absl::StrCat("α ", choice.spec);
-      PlotSeries ai = MakeSeries("", color, SeriesStyle::kDashed);
-      ai.name = absl::StrCat("RTT-scaling factor ", choice.spec);
-      bool scaled = false;
-      for (const SeriesSample& sample : r.controllers[c].series.samples) {
-        const double t = sample.time_us * 1e-6 - offset;
-        cwnd.t_s.push_back(t);
-        cwnd.y.push_back(sample.cwnd_bytes / mss);
-        if (sample.alpha >= 0) {
-          alpha.t_s.push_back(t);
-          alpha.y.push_back(sample.alpha);
-        }
-        ai.t_s.push_back(t);
-        ai.y.push_back(sample.ai_factor);
-        scaled = scaled || sample.ai_factor < 1;
-      }
-      window_plot.series.push_back(cwnd);
-      alpha.initially_hidden = ai.initially_hidden = cwnd.initially_hidden;
-      if (claimed && !alpha.t_s.empty()) alpha_plot.series.push_back(alpha);
-      if (claimed && scaled) alpha_plot.series.push_back(ai);
-    }
+  if (x.evidence != nullptr) {
+    std::optional<PlotSeries> captured = CapturedCwndSeries(*x.evidence, mss);
+    if (captured.has_value())
+      window_plot.series.insert(window_plot.series.begin(), *captured);
+    AddReplaySeries(*x.evidence, mss, &window_plot, &alpha_plot);
   }
-  window_plot.series.push_back(bdp);
-  window_plot.series.push_back(bdp_queue);
-  Plot rate_plot{
-      "plot-rate", "Delivery rate against the estimated bottleneck rate",
-      "Mb/s",      {rate, rate_line},
-      {},          false};
-  Plot rtt_plot{"plot-rtt", "RTT", "ms", {rtt_min, rtt_max, srtt, base},
-                {},         false};
+  window_plot.series.push_back(
+      Level("BDP", "#333333", end_s, est.bdp_bytes / mss));
+  window_plot.series.push_back(
+      Level("BDP + largest queue seen", "#888888", end_s,
+            (est.bdp_bytes + est.max_queue_bytes) / mss));
+  std::vector<Plot> plots;
+  plots.push_back(window_plot);
+  plots.push_back(Plot{"plot-rate",
+                       "Delivery rate against the estimated bottleneck rate",
+                       "Mb/s",
+                       {s.rate, Level("estimated bottleneck rate", "#333333",
+                                      end_s, est.bottleneck_rate_bps / 1e6)},
+                       {},
+                       false});
+  plots.push_back(
+      Plot{"plot-rtt",
+           "RTT",
+           "ms",
+           {s.rtt_min, s.rtt_max, s.srtt,
+            Level("base RTT", "#333333", end_s, est.base_rtt_s * 1e3)},
+           {},
+           false});
+  if (s.total_ce > 0 || s.total_ece > 0) {
+    Plot ecn_plot{"plot-ecn", "ECN feedback per interval", "count", {}, {},
+                  false};
+    if (s.total_ce > 0) ecn_plot.series.push_back(s.ce);
+    if (s.total_ece > 0) ecn_plot.series.push_back(s.ece);
+    plots.push_back(ecn_plot);
+  }
+  if (!alpha_plot.series.empty()) plots.push_back(alpha_plot);
+  // One legend entry per limiter kind: the page legend reads the bands.
   Plot limiter_plot{
       "plot-limiter", "What limited the sender", "", {}, {}, true};
-  for (const LimiterRun& r : runs) {
+  for (const LimiterRun& r : x.limiter_runs) {
     limiter_plot.bands.push_back(
         {r.start_s, r.end_s, LimiterLabel(r.limiter), LimiterColor(r.limiter)});
   }
-  // One legend entry per limiter kind: the page legend reads the bands.
-  page.plots.push_back(window_plot);
-  page.plots.push_back(rate_plot);
-  page.plots.push_back(rtt_plot);
-  if (total_ce > 0 || total_ece > 0) {
-    Plot ecn_plot{"plot-ecn", "ECN feedback per interval", "count", {}, {},
-                  false};
-    if (total_ce > 0) ecn_plot.series.push_back(ce);
-    if (total_ece > 0) ecn_plot.series.push_back(ece);
-    page.plots.push_back(ecn_plot);
-  }
-  if (!alpha_plot.series.empty()) page.plots.push_back(alpha_plot);
-  page.plots.push_back(limiter_plot);
-  page.plots.push_back(Plot{"plot-tsg",
-                            "Time-sequence graph",
-                            "MB of sequence space",
-                            {sent, acked, rexmit},
-                            {},
-                            false});
+  plots.push_back(limiter_plot);
+  plots.push_back(Plot{"plot-tsg",
+                       "Time-sequence graph",
+                       "MB of sequence space",
+                       {s.sent, s.acked, s.rexmit},
+                       {},
+                       false});
+  return plots;
+}
 
-  // Facts and method.
+// Facts about the flow: a capture's TCP facts, or what a qlog has.
+// (Over 60 lines: one row per fact, each formatted where it is listed.)
+std::vector<std::pair<std::string, std::string>> SummaryRows(
+    const DiagnosisInput& in, const PathEstimates& est) {
+  const double mss = std::max<double>(in.summary.max_payload_bytes, 1);
+  const double utilization = Utilization(in, est);
+  std::vector<std::pair<std::string, std::string>> rows;
   const FlowSummary& s = in.summary;
-  page.summary = {
+  rows = {
       {"flow", absl::StrCat("#", s.index, ": ", s.sender, " → ", s.receiver)},
       {"duration", absl::StrFormat("%.3f s", s.duration_s)},
       {"data",
@@ -487,7 +419,7 @@ Diagnosis Diagnose(const DiagnosisInput& in) {
   };
   if (in.quic) {
     // A qlog has no TCP handshake, flags or per-packet ECN codepoints.
-    page.summary = {
+    rows = {
         {"trace", absl::StrCat("#", s.index, ": ", s.sender)},
         {"duration", absl::StrFormat("%.3f s", s.duration_s)},
         {"data", absl::StrFormat(
@@ -500,36 +432,70 @@ Diagnosis Diagnose(const DiagnosisInput& in) {
         {"congestion events",
          absl::StrCat(in.quic_congestion_events, " (loss and CE episodes)")},
         {"RTT", absl::StrFormat("min %.3f ms", in.stats.rtt_min_ms)},
-        page.summary[8],
-        page.summary[9],
-        page.summary[10],
-        page.summary[11]};
+        rows[8],
+        rows[9],
+        rows[10],
+        rows[11]};
   }
-  page.method = {
-      absl::StrCat("input: ", in.input_path, ", flow ", s.index,
+  return rows;
+}
+
+// The sender's own send-time accounting beside the timeline's, when the
+// ss log had it.
+std::optional<std::string> HostAccountingLine(const RuleContext& x) {
+  const SendTimeAccounting& host = x.evidence->replay->host_send_time;
+  if (!host.busy_ms || *host.busy_ms <= 0) return std::nullopt;
+  // Linux counts a chrono stat only once it is non-zero; absent = 0.
+  const double rwnd_ms = host.rwnd_limited_ms.value_or(0);
+  const double sndbuf_ms = host.sndbuf_limited_ms.value_or(0);
+  return absl::StrFormat(
+      "the sender's own accounting (ss -i, at its last sample): %.3f s "
+      "busy sending, %.3f s (%.1f%%) of it limited by the receive window, "
+      "%.3f s (%.1f%%) by the send buffer; the timeline puts %.1f%% of "
+      "the data phase under the receive window",
+      *host.busy_ms / 1e3, rwnd_ms / 1e3, 100 * rwnd_ms / *host.busy_ms,
+      sndbuf_ms / 1e3, 100 * sndbuf_ms / *host.busy_ms,
+      x.data_s > 0
+          ? 100 * CoverageOf(x.limiter_runs, Limiter::kRwnd).total_s / x.data_s
+          : 0.0);
+}
+
+// "How this was computed": the inputs, the timeline, the checks that ran
+// and why others did not. (Over 60 lines: one line or two per fact, in
+// the order the page lists them.)
+std::vector<std::string> MethodLines(const DiagnosisInput& in,
+                                     const PathEstimates& est,
+                                     const RuleContext& x,
+                                     const ReplayStage& replay,
+                                     const std::vector<std::string>& notes) {
+  const FlowObserver& obs = *in.observed;
+  std::vector<std::string> method = {
+      absl::StrCat("input: ", in.input_path, ", flow ", in.summary.index,
                    "; vantage point: ", VantageName(in.stats.vantage)),
       absl::StrFormat(
           "timeline: %d ACKs and %d retransmissions reconstructed at the "
           "sender "
           "(RFC 6675 pipe, RFC 6298 RTT, Karn's rule); intervals of %.1f ms",
-          obs.total_acks(), obs.total_retransmissions(), w * 1e3),
-      "timeline checks: receive_window_limited, application_limited, "
-      "loss_recovery_dominant "
-      "(each needs 10% of the data phase and a stretch of 5 base RTTs)",
+          obs.total_acks(), obs.total_retransmissions(),
+          obs.bin_width_s() * 1e3),
+      absl::StrFormat("timeline checks: %s (each needs %.0f%% of the data "
+                      "phase and a stretch of %.0f base RTTs)",
+                      RuleKinds(RuleInput::kTimeline), 100 * kMinLimiterShare,
+                      kMinLimiterRunRtts),
   };
-  if (evidence.has_value()) {
-    const ReplayResult& r = *evidence->replay;
-    page.method.push_back(
+  if (x.evidence != nullptr) {
+    const ReplayResult& r = *x.evidence->replay;
+    method.push_back(
         absl::StrCat("captured cwnd: ", r.source_description,
                      r.source == CapturedSource::kFlightSize
                          ? ", compared only where the sender was cwnd-limited"
                          : ""));
-    page.method.push_back(
+    method.push_back(
         absl::StrCat("replayed controllers: ", in.controller_reason,
                      "; counterfactuals added for the causes they test"));
     for (const ReplayedController& c : r.controllers) {
       const DivergenceSummary& d = c.divergence;
-      page.method.push_back(absl::StrFormat(
+      method.push_back(absl::StrFormat(
           "replay %s: %d samples compared, median error %s, 95th percentile %s",
           c.spec, d.samples,
           d.median_abs_err_pct
@@ -538,39 +504,61 @@ Diagnosis Diagnose(const DiagnosisInput& in) {
           d.p95_abs_err_pct ? absl::StrFormat("%.1f%%", *d.p95_abs_err_pct)
                             : "-"));
     }
-    const SendTimeAccounting& host = r.host_send_time;
-    if (host.busy_ms && *host.busy_ms > 0) {
-      // Linux counts a chrono stat only once it is non-zero; absent = 0.
-      const double rwnd_ms = host.rwnd_limited_ms.value_or(0);
-      const double sndbuf_ms = host.sndbuf_limited_ms.value_or(0);
-      page.method.push_back(absl::StrFormat(
-          "the sender's own accounting (ss -i, at its last sample): %.3f s "
-          "busy sending, %.3f s (%.1f%%) of it limited by the receive window, "
-          "%.3f s (%.1f%%) by the send buffer; the timeline puts %.1f%% of "
-          "the data phase under the receive window",
-          *host.busy_ms / 1e3, rwnd_ms / 1e3, 100 * rwnd_ms / *host.busy_ms,
-          sndbuf_ms / 1e3, 100 * sndbuf_ms / *host.busy_ms,
-          data_s > 0 ? 100 * CoverageOf(runs, Limiter::kRwnd).total_s / data_s
-                     : 0.0));
-    }
-    for (const std::string& n : replayed.notes) page.method.push_back(n);
-    page.method.push_back(simulation_note);
+    std::optional<std::string> host = HostAccountingLine(x);
+    if (host.has_value()) method.push_back(*std::move(host));
+    for (const std::string& n : notes) method.push_back(n);
+    method.push_back(replay.simulation_note);
   } else {
-    page.method.push_back(
+    method.push_back(
         "no replay: the checks that need reference controllers did not run");
   }
-  for (const std::string& n : est.notes) page.method.push_back(n);
+  for (const std::string& n : est.notes) method.push_back(n);
   for (const std::string& n : in.stats.warnings)
-    page.method.push_back(absl::StrCat("warning: ", n));
+    method.push_back(absl::StrCat("warning: ", n));
+  return method;
+}
 
-  // The JSON result.
-  proto::Diagnosis& r = d.result;
+ReportPage PageModel(const DiagnosisInput& in, const PathEstimates& est,
+                     const RuleContext& x, const ReplayStage& replay,
+                     const std::vector<Finding>& findings,
+                     const std::vector<std::string>& notes) {
+  ReportPage page;
+  page.title = absl::StrCat(in.summary.sender, " → ", in.summary.receiver);
+  page.start_s = 0;
+  page.end_s = x.duration_s;
+  page.verdict = Verdict(in, est, findings);
+  page.findings = findings;
+  page.plots = Plots(in, est, x, x.duration_s);
+  page.summary = SummaryRows(in, est);
+  page.method = MethodLines(in, est, x, replay, notes);
+  return page;
+}
+
+// The time share of each limiter, for the JSON.
+void AddLimiterShares(const RuleContext& x, proto::Diagnosis* r) {
+  for (Limiter l : {Limiter::kCwnd, Limiter::kRwnd, Limiter::kApp,
+                    Limiter::kRecovery, Limiter::kUnknown}) {
+    const double share =
+        x.data_s > 0 ? CoverageOf(x.limiter_runs, l).total_s / x.data_s : 0;
+    if (share <= 0) continue;
+    proto::LimiterShare* out = r->add_limiters();
+    out->set_limiter(LimiterName(l));
+    out->set_time_fraction(share);
+  }
+}
+
+// The JSON result. (Over 60 lines: one setter per field of
+// proto::Diagnosis, in the message's order.)
+proto::Diagnosis ResultProto(const DiagnosisInput& in, const PathEstimates& est,
+                             const RuleContext& x, const ReportPage& page) {
+  const FlowSummary& s = in.summary;
+  proto::Diagnosis r;
   r.set_input(in.input_path);
   r.set_flow_index(s.index);
   r.set_sender(s.sender);
   r.set_receiver(s.receiver);
   r.set_verdict(page.verdict);
-  for (const Finding& f : findings) {
+  for (const Finding& f : page.findings) {
     proto::Finding* out = r.add_findings();
     out->set_kind(f.kind);
     out->set_start_s(f.start_s);
@@ -586,12 +574,12 @@ Diagnosis Diagnose(const DiagnosisInput& in) {
   e->set_base_rtt_s(est.base_rtt_s);
   e->set_bdp_bytes(est.bdp_bytes);
   for (const std::string& n : est.notes) e->add_notes(n);
-  r.set_utilization(utilization);
+  r.set_utilization(Utilization(in, est));
   r.set_goodput_bps(s.goodput_bps);
   r.set_duration_s(s.duration_s);
   r.set_vantage(VantageName(in.stats.vantage));
-  if (evidence.has_value()) {
-    const SendTimeAccounting& host = evidence->replay->host_send_time;
+  if (x.evidence != nullptr) {
+    const SendTimeAccounting& host = x.evidence->replay->host_send_time;
     if (host.busy_ms || host.rwnd_limited_ms || host.sndbuf_limited_ms) {
       proto::HostSendTime* h = r.mutable_host_send_time();
       if (host.busy_ms) h->set_busy_s(*host.busy_ms / 1e3);
@@ -601,14 +589,30 @@ Diagnosis Diagnose(const DiagnosisInput& in) {
         h->set_sndbuf_limited_s(*host.sndbuf_limited_ms / 1e3);
     }
   }
-  for (Limiter l : {Limiter::kCwnd, Limiter::kRwnd, Limiter::kApp,
-                    Limiter::kRecovery, Limiter::kUnknown}) {
-    const double share = data_s > 0 ? CoverageOf(runs, l).total_s / data_s : 0;
-    if (share <= 0) continue;
-    proto::LimiterShare* out = r.add_limiters();
-    out->set_limiter(LimiterName(l));
-    out->set_time_fraction(share);
-  }
+  AddLimiterShares(x, &r);
+  return r;
+}
+
+}  // namespace
+
+// The stages in turn: path estimates, the replay with its fitted path, the
+// rules' findings (timeline, then replay), the page, the JSON.
+Diagnosis Diagnose(const DiagnosisInput& in) {
+  const FlowObserver& obs = *in.observed;
+  const PathEstimates est = EstimatePath(obs);
+  const ReplayStage replay = FitReplay(in, est);
+  const double end_s =
+      std::max(in.summary.duration_s, obs.bins().size() * obs.bin_width_s());
+  const RuleContext context = MakeRuleContext(
+      obs, est, replay.evidence.has_value() ? &*replay.evidence : nullptr,
+      in.summary.max_payload_bytes, end_s);
+  RuleOutput replayed = ReplayFindings(context);
+  const std::vector<std::string> notes = replayed.notes;
+  const std::vector<Finding> findings =
+      SortedFindings(TimelineFindings(context), std::move(replayed));
+  Diagnosis d;
+  d.page = PageModel(in, est, context, replay, findings, notes);
+  d.result = ResultProto(in, est, context, d.page);
   return d;
 }
 

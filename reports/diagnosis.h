@@ -1,7 +1,7 @@
 // Turns one flow's observed timeline and its replay through reference
 // controllers into a diagnosis: path estimates, the limiter in force per
-// interval, findings with their evidence (the timeline's here, the
-// replay's in reports/replay_findings.h), and the report page and JSON.
+// interval, findings with their evidence (the rules of reports/rules/,
+// reports/rules/registry.h lists them), and the report page and JSON.
 #ifndef CCREPLAY_REPORTS_DIAGNOSIS_H_
 #define CCREPLAY_REPORTS_DIAGNOSIS_H_
 
@@ -12,26 +12,12 @@
 #include "proto/report.pb.h"
 #include "replay/ack_timeline.h"
 #include "reports/flow_observation.h"
+#include "reports/limiter_runs.h"
 #include "reports/path_estimates.h"
-#include "reports/replay_findings.h"
+#include "reports/replay_evidence.h"
 #include "reports/report_model.h"
 
 namespace ccreplay {
-
-// What limited the sender over one stretch of time.
-enum class Limiter { kCwnd, kRwnd, kApp, kRecovery, kUnknown };
-const char* LimiterName(Limiter limiter);  // "cwnd", "rwnd", ...
-
-struct LimiterRun {
-  Limiter limiter = Limiter::kUnknown;
-  double start_s = 0;
-  double end_s = 0;
-};
-
-// Per bin, the limiter that most ACKs reported (a bin with a retransmission
-// is in recovery), joined into runs. Bins without ACKs extend the run
-// before them.
-std::vector<LimiterRun> LimiterRuns(const FlowObserver& observed);
 
 struct DiagnosisInput {
   std::string input_path;

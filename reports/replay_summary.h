@@ -10,7 +10,7 @@
 
 #include "proto/report.pb.h"
 #include "reports/controller_choice.h"
-#include "reports/replay_findings.h"
+#include "reports/replay_evidence.h"
 
 namespace ccreplay {
 

@@ -1,0 +1,118 @@
+#include "reports/rules/ce_overreaction.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "cc/registry.h"
+#include "reports/rules/rule_helpers.h"
+
+namespace ccreplay {
+namespace {
+
+// Sum of cwnd decreases from sample to sample, after slow start.
+double CutBytes(const RuleContext& x, int c, size_t from) {
+  double cut = 0;
+  for (size_t i = from + 1; i < x.samples.size(); ++i) {
+    const double before = x.samples.at(c, i - 1).cwnd_bytes,
+                 after = x.samples.at(c, i).cwnd_bytes;
+    if (after < before) cut += before - after;
+  }
+  return cut;
+}
+
+}  // namespace
+
+void CeOverreactionRule::Check(const RuleContext& x, RuleOutput* out) const {
+  const int best = x.best;
+  // AccECN counts CE packets (its ACE field reuses the ECE bit, so ECE
+  // ACKs count nothing there); RFC 3168 feedback only flags ACKs.
+  uint64_t ce_packets = 0, ece_acks = 0;
+  for (const ObservationBin& b : x.observed->bins()) {
+    ce_packets += b.ce_packets;
+    ece_acks += b.ece_acks;
+  }
+  const uint64_t marks = ce_packets > 0 ? ce_packets : ece_acks;
+  if (marks == 0) {
+    out->notes.push_back("ce_overreaction: no CE feedback in the flow");
+    return;
+  }
+  // The reference for AccECN feedback is Prague v0.7 (its fixed-point
+  // fractional window replaced the v0.5/v0.6 backlog, which applies
+  // reductions computed from a not-yet-reduced cwnd).
+  const std::string& spec = x.evidence->choices[best].spec;
+  int reference = -1;
+  for (size_t c = 0; c < x.evidence->choices.size(); ++c) {
+    const absl::StatusOr<ControllerSpec> parsed =
+        ControllerSpec::Parse(x.evidence->choices[c].spec);
+    if (x.evidence->choices[c].role == ReplayRole::kClaimed && parsed.ok() &&
+        *parsed == ControllerSpec{"prague", "v07", {}}) {
+      reference = static_cast<int>(c);
+    }
+  }
+  if (reference < 0 || reference == best) {
+    out->notes.push_back(absl::StrCat(
+        "ce_overreaction: ",
+        reference < 0 ? "no reference controller for this feedback replayed"
+                      : "the reference controller fits the flow best itself",
+        " (compared: ", spec, ")"));
+    return;
+  }
+  const std::optional<size_t> exit = SlowStartExit(x, best);
+  if (!exit) return;
+  const double cut_best = CutBytes(x, best, *exit),
+               cut_ref = CutBytes(x, reference, *exit);
+  const Stretch lower = x.samples.Longest([&](size_t i) {
+    if (i < *exit) return -1;
+    return x.samples.at(best, i).cwnd_bytes <
+                   kBelowBdp * x.samples.at(reference, i).cwnd_bytes
+               ? 1
+               : 0;
+  });
+  if (cut_best < 1.5 * cut_ref || !lower.found ||
+      lower.span_s() < x.min_stretch_s) {
+    out->notes.push_back(absl::StrFormat(
+        "ce_overreaction: %s cuts %.0f packets in total after slow start, the "
+        "reference %s %.0f: "
+        "not an overreaction",
+        spec, cut_best / x.mss_bytes, x.evidence->choices[reference].spec,
+        cut_ref / x.mss_bytes));
+    return;
+  }
+  std::vector<double> ratio;
+  for (size_t i = lower.first; i <= lower.last; ++i) {
+    if (x.samples.at(reference, i).cwnd_bytes > 0) {
+      ratio.push_back(static_cast<double>(x.samples.at(best, i).cwnd_bytes) /
+                      x.samples.at(reference, i).cwnd_bytes);
+    }
+  }
+  Finding f;
+  f.kind = "ce_overreaction";
+  f.severity = Severity::kWarning;
+  f.start_s = lower.start_s;
+  f.end_s = lower.end_s;
+  f.message = absl::StrFormat(
+      "For the same %d CE marks, %s (which fits the captured cwnd best, median "
+      "error %.1f%%) cuts "
+      "%.0f packets in total after slow start where the reference %s cuts "
+      "%.0f; from %.3f s to "
+      "%.3f s its cwnd is a median %.0f%% of the reference's.",
+      marks, spec, MedianErrorPct(*x.evidence, best), cut_best / x.mss_bytes,
+      x.evidence->choices[reference].spec, cut_ref / x.mss_bytes, f.start_s,
+      f.end_s, 100 * Median(ratio));
+  f.evidence.push_back(absl::StrFormat(
+      "%s fits with median error %.1f%%, %s with %.1f%%", spec,
+      MedianErrorPct(*x.evidence, best), x.evidence->choices[reference].spec,
+      MedianErrorPct(*x.evidence, reference)));
+  f.evidence.push_back("window plot: both replays on the same ACKs and marks");
+  out->findings.push_back(std::move(f));
+}
+
+}  // namespace ccreplay
