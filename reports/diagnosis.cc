@@ -265,8 +265,7 @@ std::optional<PlotSeries> CapturedCwndSeries(const ReplayEvidence& evidence,
 // Each replayed controller's cwnd on the window plot; the claimed ones'
 // α and RTT-scaling factor on the α plot. The best-fitting claimed
 // replay and its counterfactuals show; the other claimed profiles are a
-// click away. (Over 60 lines: three series per controller, filled in one
-// pass over its samples.)
+// click away.
 void AddReplaySeries(const ReplayEvidence& evidence, double mss,
                      Plot* window_plot, Plot* alpha_plot) {
   static const char* kPalette[] = {"#e15759", "#59a14f", "#9467bd", "#edc948",
@@ -461,8 +460,7 @@ std::optional<std::string> HostAccountingLine(const RuleContext& x) {
 }
 
 // "How this was computed": the inputs, the timeline, the checks that ran
-// and why others did not. (Over 60 lines: one line or two per fact, in
-// the order the page lists them.)
+// and why others did not.
 std::vector<std::string> MethodLines(const DiagnosisInput& in,
                                      const PathEstimates& est,
                                      const RuleContext& x,
@@ -547,8 +545,7 @@ void AddLimiterShares(const RuleContext& x, proto::Diagnosis* r) {
   }
 }
 
-// The JSON result. (Over 60 lines: one setter per field of
-// proto::Diagnosis, in the message's order.)
+// The JSON result.
 proto::Diagnosis ResultProto(const DiagnosisInput& in, const PathEstimates& est,
                              const RuleContext& x, const ReportPage& page) {
   const FlowSummary& s = in.summary;

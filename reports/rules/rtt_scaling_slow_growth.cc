@@ -30,6 +30,10 @@ constexpr double kSameFitPct = 1;
 // (the run is shorter than the flow: a generous margin).
 constexpr double kFitUtilizationGap = 0.25;
 
+// A slowed stretch over this share of the flow is critical: the slow
+// growth, not an episode, is the flow's story.
+constexpr double kCriticalShare = 0.2;
+
 // Least-squares slope of the captured cwnd against time over samples
 // [first, last], in bytes per second; nullopt with fewer than two samples.
 std::optional<double> CapturedSlopeBytesPerS(const RuleContext& x, size_t first,
@@ -165,8 +169,9 @@ Finding SlowGrowthFinding(const RuleContext& x, const SlowGrowth& g) {
   const std::string& spec = x.evidence->choices[g.c].spec;
   Finding f;
   f.kind = "rtt_scaling_slow_growth";
-  f.severity = g.slow.span_s() > 0.2 * x.duration_s ? Severity::kCritical
-                                                    : Severity::kWarning;
+  f.severity = g.slow.span_s() > kCriticalShare * x.duration_s
+                   ? Severity::kCritical
+                   : Severity::kWarning;
   f.start_s = g.slow.start_s;
   f.end_s = g.slow.end_s;
   f.message = absl::StrFormat(
