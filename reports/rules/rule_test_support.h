@@ -1,0 +1,39 @@
+// For the rule tests: run the in-process simulator (replay/sim) with the
+// pcap export on and diagnose the capture as `ccreplay diagnose` does, so a
+// rule fires on simulated input whose ground truth (the simulator's own
+// series and counters) the test can check against.
+#ifndef CCREPLAY_REPORTS_RULES_RULE_TEST_SUPPORT_H_
+#define CCREPLAY_REPORTS_RULES_RULE_TEST_SUPPORT_H_
+
+#include <memory>
+#include <string>
+
+#include "replay/sim/simulation.h"
+#include "reports/diagnose_session.h"
+
+namespace ccreplay {
+
+inline constexpr int64_t kMsNs = 1'000'000;
+
+struct SimulatedCapture {
+  std::unique_ptr<Simulation> sim;
+  DiagnoseRun run;
+};
+
+// Runs `config` for `duration_ns`, then diagnoses flow `flow` of the
+// exported capture (with the fitted closed loop when `simulate`). Fails
+// the test (ADD_FAILURE) and leaves `out` empty on any error.
+void SimulateAndDiagnose(const SimulationConfig& config, int64_t duration_ns,
+                         const std::string& name, int flow, bool simulate,
+                         SimulatedCapture& out);
+
+// The finding of `kind`, null when there is none.
+const proto::Finding* FindingOf(const DiagnoseRun& run,
+                                const std::string& kind);
+
+// Whether a line of "How this was computed" contains `text`.
+bool MethodSays(const DiagnoseRun& run, const std::string& text);
+
+}  // namespace ccreplay
+
+#endif  // CCREPLAY_REPORTS_RULES_RULE_TEST_SUPPORT_H_
