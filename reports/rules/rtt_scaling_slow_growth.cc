@@ -103,7 +103,6 @@ Stretch ScaledBelowBdp(const RuleContext& x, int c) {
 // below the BDP there too, grows far slower than Reno's one segment per
 // RTT, and the replay without scaling regains the BDP. nullopt otherwise,
 // with `why_not` updated when the stretch exists but does not qualify.
-// (Over 60 lines: three tests in turn, each with its own reason.)
 std::optional<SlowGrowth> MeasureSlowGrowth(const RuleContext& x, int c,
                                             std::string* why_not) {
   const std::string& spec = x.evidence->choices[c].spec;
