@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "reports/decimate.h"
+#include "reports/html_assets.h"
 #include "reports/json_writer.h"
 
 namespace ccreplay {
@@ -317,110 +318,6 @@ void AppendPlot(const ReportPage& page, const Plot& plot, JsonWriter* data,
   out->append("</div>\n</figure>\n");
 }
 
-constexpr char kStyle[] = R"css(
-:root{--fg:#1d2330;--muted:#5b6475;--line:#d9dee7;--bg:#fff;--accent:#1f5fbf}
-*{box-sizing:border-box}
-body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;color:var(--fg);background:var(--bg);margin:0}
-main{max-width:1080px;margin:0 auto;padding:24px 28px 60px}
-h1{font-size:21px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 10px;border-bottom:1px solid var(--line);padding-bottom:4px}
-.sub{color:var(--muted);font-size:13px;margin-bottom:14px}
-.verdict{font-size:16px;padding:12px 16px;border-left:4px solid var(--accent);background:#f3f6fb;margin:10px 0 18px}
-table{border-collapse:collapse;width:100%;font-size:14px}
-th,td{text-align:left;padding:6px 8px;border-bottom:1px solid var(--line);vertical-align:top}
-th{color:var(--muted);font-weight:600;font-size:12px;text-transform:uppercase;letter-spacing:.03em}
-td.num{white-space:nowrap;font-variant-numeric:tabular-nums}
-.sev{display:inline-block;padding:1px 7px;border-radius:9px;font-size:12px;font-weight:600}
-.sev.critical{background:#fde2e1;color:#9b1c1c}.sev.warning{background:#fff1d6;color:#8a5300}.sev.info{background:#e6eefc;color:#1f4f9a}
-.kind{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:13px}
-.evidence{margin:4px 0 0 0;padding-left:18px;color:var(--muted);font-size:13px}
-a{color:var(--accent)}
-figure.plot{margin:0 0 6px}
-figcaption{font-weight:600;font-size:14px;margin:10px 0 2px}
-svg.chart{width:100%;height:auto;display:block;user-select:none}
-.grid{stroke:#edf0f5;stroke-width:1}.tick{font-size:11px;fill:var(--muted)}.ylabel{font-size:11.5px;fill:var(--muted)}
-.frame{fill:none;stroke:#b8c0cc;stroke-width:1}
-path.series{fill:none;stroke-width:1.6;vector-effect:non-scaling-stroke;stroke-linejoin:round}
-path.series.dashed{stroke-dasharray:6 4;stroke-width:1.4}
-path.series.points{stroke-width:3.2;stroke-linecap:round}
-rect.band{opacity:.28}.bandsonly rect.band{opacity:1;shape-rendering:crispEdges}
-.cursor{stroke:#888;stroke-width:1;vector-effect:non-scaling-stroke;visibility:hidden}
-.legend{display:flex;flex-wrap:wrap;gap:4px 16px;font-size:12.5px;color:var(--muted);margin:2px 0 0 62px}
-.legend label,.bandkey{display:inline-flex;align-items:center;gap:5px}
-.legend input{margin:0}
-.swatch{display:inline-block;width:14px;height:4px;border-radius:2px}.swatch.dashed{height:2px}
-.bandkey .swatch{height:10px}
-.readout{color:var(--fg);font-variant-numeric:tabular-nums;margin-left:3px}
-.controls{font-size:13px;color:var(--muted);margin:0 0 6px}
-.controls button{font:inherit;padding:2px 10px;margin-left:8px}
-dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:3px 18px;font-size:14px}
-dl.facts dt{color:var(--muted)}dl.facts dd{margin:0;font-variant-numeric:tabular-nums}
-ul.method{font-size:14px;color:#2c3342}
-@media print{main{max-width:none;padding:0}.controls,.legend input{display:none}figure.plot{break-inside:avoid}.verdict{background:none}}
-)css";
-
-constexpr char kScript[] = R"js(
-(function(){
-const data=JSON.parse(document.getElementById('report-data').textContent);
-const full=[data.start,data.end];let view=full.slice();
-const charts=[...document.querySelectorAll('svg.chart')];
-function nice(span,n){const r=span/n,p=Math.pow(10,Math.floor(Math.log10(r)));for(const m of [1,2,5,10])if(r<=m*p)return m*p;return 10*p}
-function label(v,s){return s>=1?v.toFixed(0):v.toFixed(Math.ceil(-Math.log10(s)))}
-function setView(a,b){view=[Math.max(full[0],a),Math.min(full[1],b)];if(view[1]-view[0]<1e-6)view[1]=view[0]+1e-6;
- for(const c of charts){const d=c.querySelector('svg.data');const vb=d.viewBox.baseVal;vb.x=view[0];vb.width=view[1]-view[0];
-  const ax=c.querySelector('g.xaxis');const bottom=+ax.dataset.bottom;const W=960,L=62,R=12;const step=nice(view[1]-view[0],10);
-  let h='';for(let t=Math.ceil(view[0]/step)*step;t<=view[1]+1e-12;t+=step){const x=L+(t-view[0])/(view[1]-view[0])*(W-L-R);
-   h+=`<line x1="${x}" x2="${x}" y1="8" y2="${bottom}" class="grid"/><text x="${x}" y="${bottom+15}" class="tick" text-anchor="middle">${label(t,step)}</text>`}
-  ax.innerHTML=h;drawBands(c)}
- document.getElementById('range').textContent=`${view[0].toFixed(3)} s to ${view[1].toFixed(3)} s`}
-const NS='http://www.w3.org/2000/svg';
-function bandSpans(b,t0,t1,n){const L=b.labels.length,w=(t1-t0)/n,sec=new Float64Array(n*L);
- for(const [s,e,l] of b.runs){const a=Math.max(s,t0),z=Math.min(e,t1);if(!(z>a))continue;
-  const c0=Math.min(n-1,Math.floor((a-t0)/w)),c1=Math.min(n-1,Math.floor((z-t0)/w));
-  for(let c=c0;c<=c1;c++){const o=Math.min(z,t0+(c+1)*w)-Math.max(a,t0+c*w);if(o>1e-9*w)sec[c*L+l]+=o}}
- const spans=[];for(let c=0;c<n&&L;c++){let d=0;for(let l=1;l<L;l++)if(sec[c*L+l]>sec[c*L+d])d=l;if(!(sec[c*L+d]>0))continue;
-  const s=t0+c*w,e=c==n-1?t1:t0+(c+1)*w;let p=spans[spans.length-1];
-  if(!p||p.d!==d||p.e<s-w/2){p={s:s,e:s,d:d,sh:new Array(L).fill(0)};spans.push(p)}
-  for(let l=0;l<L;l++)p.sh[l]+=sec[c*L+l];p.e=e}
- for(const p of spans)p.sh=p.sh.map(x=>x/(p.e-p.s));return spans}
-function spanTitle(b,p){const o=p.sh.map((x,l)=>[x,l]).filter(x=>x[0]>=0.005).sort((x,y)=>y[0]-x[0]);
- return `${p.s.toFixed(3)}–${p.e.toFixed(3)} s: `+o.map(x=>`${b.labels[x[1]]} ${(100*x[0]).toFixed(0)}%`).join(', ')}
-function drawBands(c){const pd=data.plots[c.dataset.plot];if(!pd||!pd.bands)return;const b=pd.bands,d=c.querySelector('svg.data'),cur=d.querySelector('.cursor');
- for(const r of d.querySelectorAll('rect.band'))r.remove();pd.spans=bandSpans(b,view[0],view[1],data.band_columns);
- for(const p of pd.spans){const r=document.createElementNS(NS,'rect');r.setAttribute('class','band');r.setAttribute('x',p.s);r.setAttribute('width',p.e-p.s);
-  r.setAttribute('y',-pd.ymax);r.setAttribute('height',pd.ymax);r.setAttribute('fill',b.colors[p.d]);r.setAttribute('fill-opacity',(0.3+0.7*p.sh[p.d]).toFixed(2));
-  const t=document.createElementNS(NS,'title');t.textContent=spanTitle(b,p);r.appendChild(t);d.insertBefore(r,cur)}}
-for(const id in data.plots){const pd=data.plots[id];if(pd.bands)pd.spans=bandSpans(pd.bands,full[0],full[1],data.band_columns)}
-function tAt(c,ev){const d=c.querySelector('svg.data');const r=d.getBoundingClientRect();return view[0]+(ev.clientX-r.left)/r.width*(view[1]-view[0])}
-function valueAt(s,t){const T=s.t;if(!T.length||t<T[0])return null;let lo=0,hi=T.length-1;while(lo<hi){const m=(lo+hi+1)>>1;if(T[m]<=t)lo=m;else hi=m-1}
- if(!s.step&&lo+1<T.length){const f=(t-T[lo])/(T[lo+1]-T[lo]);return s.y[lo]+f*(s.y[lo+1]-s.y[lo])}return s.y[lo]}
-function fmt(v){if(v===null)return'';const a=Math.abs(v);return a>=1e4?v.toExponential(3):a>=100?v.toFixed(0):a>=1?v.toFixed(2):v.toPrecision(3)}
-let drag=null;
-for(const c of charts){const id=c.dataset.plot;const d=c.querySelector('svg.data');
- c.addEventListener('mousemove',ev=>{const t=tAt(c,ev);if(t<view[0]||t>view[1])return;
-  for(const o of charts){const cur=o.querySelector('.cursor');const vb=o.querySelector('svg.data').viewBox.baseVal;
-   cur.setAttribute('x1',t);cur.setAttribute('x2',t);cur.setAttribute('y1',vb.y);cur.setAttribute('y2',vb.y+vb.height);cur.style.visibility='visible';
-   const pd=data.plots[o.dataset.plot];if(!pd)continue;const labels=document.querySelectorAll(`#${o.dataset.plot} .legend label`);
-   pd.series.forEach((s,i)=>{const r=labels[i]&&labels[i].querySelector('.readout');if(r)r.textContent=fmt(valueAt(s,t))});
-   if(pd.spans){const p=pd.spans.find(p=>p.s<=t&&t<=p.e);document.querySelectorAll(`#${o.dataset.plot} .bandkey .readout`).forEach((r,l)=>{r.textContent=p&&p.sh[l]>=0.005?`${(100*p.sh[l]).toFixed(0)}%`:''})}}
-  document.getElementById('cursor-t').textContent=`t = ${t.toFixed(4)} s`});
- c.addEventListener('mousedown',ev=>{drag=tAt(c,ev)});
- c.addEventListener('mouseup',ev=>{if(drag===null)return;const t=tAt(c,ev);if(Math.abs(t-drag)>(view[1]-view[0])/200)setView(Math.min(t,drag),Math.max(t,drag));drag=null});
- c.addEventListener('dblclick',()=>setView(full[0],full[1]));}
-for(const box of document.querySelectorAll('.legend input')){box.addEventListener('change',()=>{
- const p=document.querySelector(`svg[data-plot="${box.dataset.plot}"] path[data-series="${box.dataset.series}"]`);if(p)p.style.display=box.checked?'':'none'})}
-function showRange(s,e){const pad=Math.max((e-s)*0.1,(full[1]-full[0])*0.005);
- setView(s-pad,e+pad);for(const r of document.querySelectorAll('rect.finding'))r.remove();
- for(const c of charts){const d=c.querySelector('svg.data');const vb=d.viewBox.baseVal;const r=document.createElementNS('http://www.w3.org/2000/svg','rect');
-  r.setAttribute('class','finding');r.setAttribute('x',s);r.setAttribute('width',Math.max(e-s,1e-6));r.setAttribute('y',vb.y);r.setAttribute('height',vb.height);
-  r.setAttribute('fill','#f2c94c');r.setAttribute('opacity','0.22');d.insertBefore(r,d.firstChild)}
- document.getElementById('plots').scrollIntoView()}
-function fromHash(){const m=/^#range=([-0-9.e]+),([-0-9.e]+)$/.exec(location.hash);if(m)showRange(+m[1],+m[2])}
-window.addEventListener('hashchange',fromHash);fromHash();
-document.getElementById('reset').addEventListener('click',()=>{setView(full[0],full[1]);for(const r of document.querySelectorAll('rect.finding'))r.remove()});
-document.querySelector('.controls').hidden=false;
-})();
-)js";
-
 }  // namespace
 
 std::string RenderHtmlReport(const ReportPage& page) {
@@ -432,7 +329,7 @@ std::string RenderHtmlReport(const ReportPage& page) {
       "<meta name=\"viewport\" content=\"width=device-width, "
       "initial-scale=1\">\n"
       "<title>ccreplay: ",
-      HtmlEscape(page.title), "</title>\n<style>", kStyle,
+      HtmlEscape(page.title), "</title>\n<style>\n", HtmlReportStyle(),
       "</style>\n</head>\n<body>\n<main>\n");
   absl::StrAppend(
       &out, "<h1>", HtmlEscape(page.title),
@@ -516,7 +413,7 @@ std::string RenderHtmlReport(const ReportPage& page) {
     json.replace(p, 2, "<\\/");
   }
   absl::StrAppend(&out, "<script type=\"application/json\" id=\"report-data\">",
-                  json, "</script>\n<script>", kScript,
+                  json, "</script>\n<script>\n", HtmlReportScript(),
                   "</script>\n</body>\n</html>\n");
   return out;
 }
