@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "absl/base/macros.h"
+
 namespace ccreplay {
 
 ByteCountingSender::ByteCountingSender(const ControllerOptions& options)
@@ -11,7 +13,11 @@ ByteCountingSender::ByteCountingSender(const ControllerOptions& options)
                   options.mss_bytes),
       ssthresh_bytes_(std::numeric_limits<double>::infinity()),
       mss_bytes_(options.mss_bytes),
-      options_(options) {}
+      options_(options) {
+  // Every window below is a multiple of the MSS and is divided by it; the
+  // registry rejects mss=0 and iw=0 (ParseCount with a minimum of 1).
+  ABSL_ASSERT(options.mss_bytes > 0 && options.initial_window_segments > 0);
+}
 
 void ByteCountingSender::OnAck(const AckEvent& ack) {
   now_us_ = ack.time_us;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "absl/base/macros.h"
+
 namespace ccreplay {
 
 double CubicSender::WCubicBytes(double t_s) const {
@@ -29,6 +31,8 @@ void CubicSender::CongestionAvoidance(const AckEvent& ack,
   if (!epoch_running_) StartEpoch();
   last_ack_us_ = ack.time_us;
   const double acked = static_cast<double>(bytes_acked);
+  // Reduce() keeps cwnd at or above the minimum window, a timeout at 1 MSS.
+  ABSL_ASSERT(cwnd_bytes_ > 0 && mss_bytes_ > 0);
 
   const double alpha = w_est_bytes_ >= cwnd_prior_bytes_ ? 1.0 : kAlphaCubic;
   w_est_bytes_ += alpha * acked / cwnd_bytes_ * growth_bytes();

@@ -5,9 +5,10 @@
 #ifndef CCREPLAY_REPLAY_SIM_EVENT_QUEUE_H_
 #define CCREPLAY_REPLAY_SIM_EVENT_QUEUE_H_
 
-#include <cassert>
 #include <cstdint>
 #include <vector>
+
+#include "absl/base/macros.h"
 
 namespace ccreplay {
 
@@ -31,7 +32,7 @@ class EventQueue {
   }
 
   SimEvent Pop() {
-    assert(!heap_.empty());
+    ABSL_ASSERT(!heap_.empty());
     const SimEvent top = heap_.front().event;
     heap_.front() = heap_.back();
     heap_.pop_back();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "absl/base/macros.h"
 #include "parsers/tcp_segment.h"
 
 namespace ccreplay {
@@ -27,6 +28,11 @@ bool Receiver::Reassemble(uint64_t seq, uint32_t bytes) {
     }
     it = out_of_order_.erase(it, last);
     out_of_order_.insert(it, {start, stop});
+    // lower_bound above needs the ranges sorted and disjoint (receiver.h).
+    ABSL_ASSERT(std::adjacent_find(out_of_order_.begin(), out_of_order_.end(),
+                                   [](const auto& a, const auto& b) {
+                                     return a.second >= b.first;
+                                   }) == out_of_order_.end());
     return true;
   }
   rcv_nxt_ = end;

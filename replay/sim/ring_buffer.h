@@ -4,10 +4,11 @@
 #ifndef CCREPLAY_REPLAY_SIM_RING_BUFFER_H_
 #define CCREPLAY_REPLAY_SIM_RING_BUFFER_H_
 
-#include <cassert>
 #include <cstddef>
 #include <utility>
 #include <vector>
+
+#include "absl/base/macros.h"
 
 namespace ccreplay {
 
@@ -29,7 +30,7 @@ class RingBuffer {
     ++size_;
   }
   void pop_front() {
-    assert(size_ > 0);
+    ABSL_ASSERT(size_ > 0);
     head_ = (head_ + 1) & (slots_.size() - 1);
     --size_;
   }
@@ -38,16 +39,18 @@ class RingBuffer {
   T& back() { return (*this)[size_ - 1]; }
   // i-th element from the front.
   T& operator[](size_t i) {
-    assert(i < size_);
+    ABSL_ASSERT(i < size_);
     return slots_[(head_ + i) & (slots_.size() - 1)];
   }
   const T& operator[](size_t i) const {
-    assert(i < size_);
+    ABSL_ASSERT(i < size_);
     return slots_[(head_ + i) & (slots_.size() - 1)];
   }
 
  private:
   void Grow() {
+    // The index mask (size - 1) needs a power-of-two capacity.
+    ABSL_ASSERT((slots_.size() & (slots_.size() - 1)) == 0);
     std::vector<T> bigger(slots_.size() * 2);
     for (size_t i = 0; i < size_; ++i) bigger[i] = std::move((*this)[i]);
     slots_.swap(bigger);
