@@ -1,4 +1,4 @@
-// `cubic:linux`: the kernel's CUBIC, net/ipv4/tcp_cubic.c as of Linux 6.x
+// `cubic:linux`: the kernel's CUBIC, net/ipv4/tcp_cubic.c (Linux 6.18)
 // (module version 2.3, with the HyStart rework of 5.7 and the
 // "cnt >= 2" cap of 4.x), in segments:
 //

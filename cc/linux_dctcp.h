@@ -1,6 +1,5 @@
-// `dctcp`: Linux tcp_dctcp.c (torvalds/linux @ 01581a21, as summarised in
-// reference/prague-and-dctcp.md section 7.1), i.e. RFC 8257 with the
-// kernel's integer arithmetic:
+// `dctcp`: Linux net/ipv4/tcp_dctcp.c (torvalds/linux @ 01581a21), i.e.
+// RFC 8257 with the kernel's integer arithmetic:
 //
 // - alpha in 1/1024, starting at 1024 (dctcp_alpha_on_init), gain
 //   g = 1/2^4; once per window (snd_una >= next_seq):

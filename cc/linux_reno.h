@@ -1,5 +1,5 @@
 // `reno:linux`: the kernel's Reno, i.e. tcp_reno_cong_avoid() and
-// tcp_reno_ssthresh() (net/ipv4/tcp_cong.c, Linux 6.x): segment counting,
+// tcp_reno_ssthresh() (net/ipv4/tcp_cong.c, Linux 6.18): segment counting,
 // +1 segment per cwnd segments acknowledged, halving on loss or ECE. This is
 // what `ss -ti` reports for a Reno flow.
 #ifndef CCREPLAY_CC_LINUX_RENO_H_

@@ -3,7 +3,7 @@
 // Linux controllers (tcp_congestion_ops) only see hooks; the window state
 // machine that calls them lives in net/ipv4/tcp_input.c and tcp_cong.c. This
 // class is that machinery, so that each module (Reno, CUBIC, DCTCP, Prague)
-// is only its hooks, as in the kernel. Modelled on Linux 6.x:
+// is only its hooks, as in the kernel. Modelled on Linux 6.18:
 //
 // - ECN feedback in the Open state enters CWR (tcp_try_to_open() ->
 //   tcp_enter_cwr(): ssthresh = .ssthresh(), snd_cwnd_cnt = 0, high_seq =

@@ -1,5 +1,5 @@
 // `prague:v05`, `prague:v06`, `prague:v07`: the Linux TCP Prague module of
-// each era (reference/prague-and-dctcp.md sections 4 and 5):
+// each era, each cited to its repository and commit:
 //
 // v0.5 (L4STeam/l4steam.github.io @ 0125ddd7, tcp_prague.c, spring 2020):
 //   target 10 ms stored in 128 us units (78 = 9.984 ms), 100 rounds before

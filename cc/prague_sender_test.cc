@@ -32,8 +32,9 @@ AckEvent Ack(int64_t time_us, uint32_t segments, uint32_t ce_segments,
 }
 
 TEST(PragueSenderTest, AiFactorFromTheCodesIntegerArithmetic) {
-  // reference/prague-and-dctcp.md section 4.3: rtt and T in 128 us units
-  // (floor), ai = (rtt^2 << 20 + T^2 / 2) / T^2. By hand / python3:
+  // tcp_prague.c v0.5 (L4STeam/l4steam.github.io @ 0125ddd7),
+  // prague_ai_ack_increase(), lines 233-258: rtt and T in 128 us units (floor),
+  // ai = (rtt^2 << 20 + T^2 / 2) / T^2. By hand / python3:
   //   T=10ms -> 78, srtt 0.4ms -> 3:  (9 << 20 + 3042) // 6084    = 1551
   //   T=10ms, srtt 5.4ms -> 42:       (1764 << 20 + 3042) // 6084 = 304025
   //   T=25ms -> 195, srtt 0.4ms:      (9 << 20 + 19012) // 38025  = 248

@@ -146,7 +146,7 @@ const std::vector<ProfileDef>& Profiles() {
        MakeSimple<RenoSender>},
       {{"reno:linux",
         "Linux Reno: segment counting as tcp_reno_cong_avoid(), what ss shows",
-        "Linux 6.x net/ipv4/tcp_cong.c tcp_reno_cong_avoid/tcp_slow_start",
+        "Linux 6.18 net/ipv4/tcp_cong.c tcp_reno_cong_avoid/tcp_slow_start",
         BaseOptions(true)},
        MakeSimple<LinuxReno>},
       {{"cubic",
@@ -157,7 +157,7 @@ const std::vector<ProfileDef>& Profiles() {
       {{"cubic:linux",
         "Linux CUBIC: fixed-point cube root, HyStart (ACK train + delay), "
         "per-ACK TCP friendliness, beta 717/1024",
-        "Linux 6.x net/ipv4/tcp_cubic.c (module version 2.3)",
+        "Linux 6.18 net/ipv4/tcp_cubic.c (module version 2.3)",
         [] {
           auto options = BaseOptions(false);
           options.push_back({"hz", "1000"});

@@ -279,7 +279,7 @@ TEST(CliTest, TimelineCsvAndJson) {
 
 TEST(CliTest, ReplayJsonContractOnALabBundle) {
   // The reno lab bundle directory: sender.pcap.gz + ss.log (no tcp_probe
-  // there), flow 1 is iperf3's data connection. The bounds are issue 7's:
+  // there), flow 1 is iperf3's data connection. The bound:
   // reno:linux within 5 % median of the kernel's cwnd in ss.
   CommandResult run =
       Ccreplay("replay " + Data("lab/reno_ecn1_stepK60k_50mbit") +

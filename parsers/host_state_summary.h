@@ -1,5 +1,5 @@
 // The one-line-per-trace view of a host-state log that `ccreplay flows`
-// prints for ss / tcp_probe / qlog / quicly inputs (issue 5 §5).
+// prints for ss / tcp_probe / qlog / quicly inputs.
 #ifndef CCREPLAY_PARSERS_HOST_STATE_SUMMARY_H_
 #define CCREPLAY_PARSERS_HOST_STATE_SUMMARY_H_
 

@@ -25,7 +25,7 @@ struct FittedPath {
   int64_t duration_ns = 0;
   // The receiver ACKs every this many segments, as the flow's did on
   // average (GRO or delayed ACKs thin ACKs; Prague's collapse needs it,
-  // reference/prague-and-dctcp.md section 6.2)...
+  // README "Experiment 2")...
   uint32_t ack_every = 2;
   // ...or when its timer fires: how long ACKs covering fewer segments were
   // held (FlowObserver::AckHoldUs), else Linux's TCP_DELACK_MIN (40 ms).
@@ -41,8 +41,8 @@ absl::StatusOr<FittedPath> FitPath(const PathEstimates& estimates,
                                    double flow_duration_s);
 
 // One flow of `spec` with packets of `packet_bytes`: its bottleneck egress
-// over the run / (rate x duration). TCP Prague paces (tcp_prague.c sets
-// SK_PACING_NEEDED, reference/prague-and-dctcp.md section 4.8); the
+// over the run / (rate x duration). TCP Prague paces (tcp_prague.c v0.5
+// (L4STeam/l4steam.github.io @ 0125ddd7) sets SK_PACING_NEEDED at init); the
 // others do not.
 absl::StatusOr<double> SimulatedUtilization(const FittedPath& path,
                                             const std::string& spec,

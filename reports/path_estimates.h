@@ -1,10 +1,9 @@
-// What the path could carry, estimated from the flow itself (DESIGN.md,
-// "Diagnosis"): the base RTT is the minimum RTT sample; the bottleneck rate
-// is the highest delivery rate over sliding windows of a few RTTs,
-// cross-checked with the delivery rate while a queue was building (ACK
-// clocking at a busy bottleneck delivers at its rate); BDP = rate x base
-// RTT. When the flow never showed the path busy, the rate is a lower bound
-// and the estimate says so.
+// What the path could carry, estimated from the flow itself: the base RTT is
+// the minimum RTT sample; the bottleneck rate is the highest delivery rate over
+// sliding windows of a few RTTs, cross-checked with the delivery rate while a
+// queue was building (ACK clocking at a busy bottleneck delivers at its rate);
+// BDP = rate x base RTT. When the flow never showed the path busy, the rate is
+// a lower bound and the estimate says so.
 #ifndef CCREPLAY_REPORTS_PATH_ESTIMATES_H_
 #define CCREPLAY_REPORTS_PATH_ESTIMATES_H_
 

@@ -152,7 +152,8 @@ TEST(SimDiagnosisTest, ScaledPragueV05UnderUtilizesWithRttScalingSlowGrowth) {
   EXPECT_LT(f->end_s(), 3.8);
   // v0.5 counts srtt in 128 us units: 411 us -> 3, T = 10 ms -> 78, so
   // the additive increase is scaled by (3/78)^2 = 1/676 = 0.001479
-  // (reference/prague-and-dctcp.md section 6.2).
+  // (tcp_prague.c v0.5 (L4STeam/l4steam.github.io @ 0125ddd7),
+  // prague_ai_ack_increase()).
   const std::optional<double> ai =
       NumberAfter(c.run, "median RTT-scaling factor ");
   ASSERT_TRUE(ai.has_value());
@@ -288,7 +289,7 @@ TEST(SimDiagnosisTest,
 TEST(SimDiagnosisTest,
      CubicSmallPacketsShowTheNormalizationGapUnlessNormalized) {
   // CUBIC's normalization scales C and the W_est increment by 1462/1280
-  // (reference/quicly-cc-and-simulator.md section 2.6): the captured growth
+  // (h2o/quicly lib/cc-pico.c @ 01aa5e7c): the captured growth
   // follows whichever replay ran, and the normalized one grows faster.
   SimulatedCapture off, on;
   RunMtuPair("cubic", "", "cubic1280", off);

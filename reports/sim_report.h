@@ -1,6 +1,6 @@
 // Renderers for the closed-loop simulator (replay/sim/): `ccreplay
 // simulate` as JSON, CSV or a table, the warnings a run deserves, and the two
-// reference experiments as JSON (the contracts of issue 8) or tables.
+// reference experiments as JSON (fields as README documents them) or tables.
 #ifndef CCREPLAY_REPORTS_SIM_REPORT_H_
 #define CCREPLAY_REPORTS_SIM_REPORT_H_
 

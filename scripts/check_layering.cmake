@@ -6,8 +6,8 @@
 #   cmake -DSOURCE_DIR=<repo> [-DLINKS_FILE=<build>/layering_links.txt]
 #         -P scripts/check_layering.cmake
 #
-# The graph (DESIGN's "cli -> {lab, reports} -> replay -> {cc, parsers} ->
-# proto", cc pure, lab never reaching reports): a module may include itself
+# The graph ("cli -> {lab, reports} -> replay -> {cc, parsers} -> proto",
+# cc pure, lab never reaching reports): a module may include itself
 # and the modules listed for it. The lab lives in cli/lab/ or lab/; both
 # count as module `lab`, so the check holds before and after the move.
 cmake_minimum_required(VERSION 3.18)

@@ -1,7 +1,7 @@
 // The shared bottleneck: one FIFO served at a fixed rate, a buffer limit with
 // one of two admission policies, and optional step CE marking.
 //
-// Admission (reference/quicly-cc-and-simulator.md section 3.1):
+// Admission (h2o/quicly t/simulator.c net_bottleneck_forward(), after PR 686):
 // - packet-size-neutral tail drop (default): an arriving packet is refused
 //   once the free space is below the largest packet size any flow uses, so
 //   small packets cannot take the last MTU of buffer that a large packet

@@ -53,7 +53,7 @@ TEST(MtuExperiment, RejectsUnknownControllers) {
 // With RTT scaling in force when cwnd collapses (transition = 0 rounds),
 // Prague v0.5 regrows at (srtt / 10 ms)^2 ~ 1/625 segment per RTT and the
 // 1 Gbit/s link stays mostly idle; without scaling it refills in ~35 RTTs
-// (reference/prague-and-dctcp.md section 6.2).
+// (README, "Experiment 2").
 TEST(PragueExperiment, ScalingInForceAtTheDipUnderUtilizes) {
   PragueExperimentOptions options;
   options.profiles = {"prague:v05"};

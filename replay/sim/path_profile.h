@@ -1,6 +1,6 @@
 // Named bottleneck profiles: the fifteen networks of quicly's
-// t/simulator-plot.rb (NETWORKS; reference/quicly-cc-and-simulator.md
-// section 3.3), so ccreplay's experiments run on the same paths.
+// t/simulator-plot.rb (NETWORKS; h2o/quicly @ 27ade866), so ccreplay's
+// experiments run on the same paths.
 #ifndef CCREPLAY_REPLAY_SIM_PATH_PROFILE_H_
 #define CCREPLAY_REPLAY_SIM_PATH_PROFILE_H_
 

@@ -1,6 +1,6 @@
-// `ccreplay experiment prague-rtt-scaling`: the May-2020 report
-// (reference/prague-and-dctcp.md section 6) in the simulator. One Prague
-// flow over 1 Gbit/s with 0.4 ms base RTT, CE marking above 5 ms sojourn
+// `ccreplay experiment prague-rtt-scaling`: the setup of a May-2020 report
+// of Prague under-utilization (README, "Experiment 2") in the simulator. One
+// Prague flow over 1 Gbit/s with 0.4 ms base RTT, CE marking above 5 ms sojourn
 // (tc fq ce_threshold 5ms), a buffer of 100 ms (no drops), 10 s; Prague
 // v0.5, v0.6 and v0.7, each with RTT scaling (the version's default RATE
 // law) and without (rtt_scaling=none); receivers that ACK every 1, 2, 4, 8

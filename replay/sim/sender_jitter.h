@@ -14,8 +14,7 @@
 // could not be consulted from here, so no figure number is cited; the
 // bound is the one its text describes).
 // quicly's t/simulator.c has no such term: its runs are deterministic except
-// for the optional random loss (reference/quicly-cc-and-simulator.md
-// section 3.1).
+// for the optional random loss (-r; h2o/quicly t/simulator.c @ b11d3634).
 //
 // Here a packet handed to the network at t leaves the sender host at
 // t + U, U uniform on the integers [0, bound] ns, but never before the

@@ -165,11 +165,12 @@ TEST(Simulation, SenderJitterIsSeededAndKeepsOrder) {
 
 // Prague v0.5's .ssthresh hook returns max(cwnd, ssthresh), which is the
 // initial infinite ssthresh, and its slow start returns before the step
-// that applies the loss backlog (reference/prague-and-dctcp.md sections 4.6
-// and 4.7): on a drop-tail path without CE marks the flow never leaves slow
-// start and cwnd grows by one segment per delivered segment. A receive
-// window bounds it as in a real stack: once cwnd exceeds the window the
-// flow is not cwnd-limited, the backlog step runs and sets ssthresh.
+// that applies the loss backlog (tcp_prague.c v0.5 (L4STeam/l4steam.github.io @
+// 0125ddd7), prague_ssthresh() and prague_cong_control()): on a drop-tail path
+// without CE marks the flow never leaves slow start and cwnd grows by one
+// segment per delivered segment. A receive window bounds it as in a real stack:
+// once cwnd exceeds the window the flow is not cwnd-limited, the backlog step
+// runs and sets ssthresh.
 TEST(Simulation, PragueV05WithoutCeLeavesSlowStartOnlyUnderAReceiveWindow) {
   // 100 Mbit/s, 10 ms: BDP 125 kB, buffer 125 kB.
   SimulationConfig config =

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Host-state test material on a private namespace testbed (issue 5).
+# Host-state test material on a private namespace testbed.
 # Namespaces h5snd / h5rtr / h5rcv, 10.95.{1,2}.0/24 and fd95:{1,2}::/64,
 # HTB $RATE + pfifo 100 on the router egress; iperf3 on port 5299;
 # ss samplers in four formats; tcp_probe + tcp_cong_state_set from a private
