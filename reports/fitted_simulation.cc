@@ -10,6 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "cc/registry.h"
 #include "replay/sim/simulation.h"
+#include "reports/percentile.h"
 
 namespace ccreplay {
 namespace {
@@ -102,11 +103,8 @@ absl::StatusOr<FittedPath> FitPath(const PathEstimates& estimates,
                               1e-6));
   }
   if (!ce_queue_us.empty()) {
-    std::nth_element(ce_queue_us.begin(),
-                     ce_queue_us.begin() + ce_queue_us.size() / 2,
-                     ce_queue_us.end());
     path.ce_sojourn_threshold_ns =
-        std::max<int64_t>(ce_queue_us[ce_queue_us.size() / 2], 0) * 1000;
+        std::max<int64_t>(Median(ce_queue_us), 0) * 1000;
     // A marking queue holds more than its threshold (else it would drop
     // before it marks): at least twice the threshold's worth of the rate.
     path.buffer_bytes = std::max<uint64_t>(

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "reports/percentile.h"
+
 namespace ccreplay {
 namespace {
 
@@ -78,11 +80,8 @@ std::vector<LimiterRun> LimiterRuns(const FlowObserver& observed) {
   }
   size_t group = 1;
   if (!srtts.empty()) {
-    std::nth_element(srtts.begin(), srtts.begin() + srtts.size() / 2,
-                     srtts.end());
     group = std::max<size_t>(
-        1,
-        static_cast<size_t>(std::lround(srtts[srtts.size() / 2] * 1e-6 / w)));
+        1, static_cast<size_t>(std::lround(Median(srtts) * 1e-6 / w)));
   }
   std::vector<LimiterRun> runs;
   for (size_t i = 0; i < bins.size(); i += group) {

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "absl/strings/str_format.h"
+#include "reports/percentile.h"
 
 namespace ccreplay {
 namespace {
@@ -16,12 +18,6 @@ constexpr int64_t kBusyRttMarginUs = 1000;
 // over shorter windows ACK compression and bursts read as rate.
 constexpr double kWindowRtts = 4;
 constexpr double kMinWindowS = 0.05;
-
-double Median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-  return v[v.size() / 2];
-}
 
 }  // namespace
 
@@ -87,9 +83,8 @@ PathEstimates EstimatePath(const FlowObserver& observed) {
       queue_s.push_back((b.rtt_sum_us / b.rtt_samples - base_us) * 1e-6);
   }
   if (!queue_s.empty()) {
-    const size_t p99 = queue_s.size() * 99 / 100;
-    std::nth_element(queue_s.begin(), queue_s.begin() + p99, queue_s.end());
-    e.max_queue_bytes = e.bottleneck_rate_bps / 8 * std::max(queue_s[p99], 0.0);
+    e.max_queue_bytes = e.bottleneck_rate_bps / 8 *
+                        std::max(Percentile(std::move(queue_s), 0.99), 0.0);
   }
   e.notes.push_back(absl::StrFormat(
       "bottleneck rate: the highest delivery rate over sliding %.1f ms windows "

@@ -7,12 +7,6 @@
 
 namespace ccreplay {
 
-double Median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-  return v[v.size() / 2];
-}
-
 std::string Pkts(double bytes, double mss) {
   return absl::StrFormat("%.1f", bytes / mss);
 }

@@ -8,6 +8,7 @@
 
 #include "reports/controller_choice.h"
 #include "reports/limiter_runs.h"
+#include "reports/percentile.h"
 #include "reports/report_model.h"
 #include "reports/rules/finding_rule.h"
 #include "reports/rules/rule_context.h"
@@ -17,9 +18,6 @@ namespace ccreplay {
 // cwnd "below the BDP" means under this share of it (the BDP estimate is
 // itself uncertain by some percent).
 inline constexpr double kBelowBdp = 0.8;
-
-// The middle element (the upper one of an even count); 0 when empty.
-double Median(std::vector<double> v);
 
 // `bytes` in packets of `mss`, one decimal: "12.5".
 std::string Pkts(double bytes, double mss);
