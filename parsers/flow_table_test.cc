@@ -4,13 +4,10 @@
 
 #include "gtest/gtest.h"
 #include "parsers/pcap_reader.h"
+#include "proto/testing/test_data.h"
 
 namespace ccreplay {
 namespace {
-
-std::string Data(const std::string& relative) {
-  return std::string(CCREPLAY_TESTDATA_DIR) + "/" + relative;
-}
 
 // The facts of one flow as `scripts/tshark_flow_facts.py FILE` computes them
 // from tshark's dissection (an independent reader and TCP analyser): packets
@@ -21,7 +18,7 @@ std::string Data(const std::string& relative) {
 // the hole opened cannot be a retransmission), ip.dsfield.ecn counts,
 // ECE/CWR flags, ACE changes, mss/wscale options, goodput.
 struct Expected {
-  const char* file;
+  const char* file;  // As FindTestData takes it.
   uint32_t flow;
   const char* sender;
   const char* receiver;
@@ -36,8 +33,9 @@ class FlowFactsTest : public ::testing::TestWithParam<Expected> {};
 
 TEST_P(FlowFactsTest, MatchesTshark) {
   const Expected& e = GetParam();
+  CCREPLAY_PATH_OR_SKIP(path, FindTestData(e.file));
   FlowTable table;
-  absl::StatusOr<CaptureInfo> info = ReadCapture(Data(e.file), table);
+  absl::StatusOr<CaptureInfo> info = ReadCapture(path, table);
   ASSERT_TRUE(info.ok()) << info.status();
   ASSERT_GT(table.flows().size(), e.flow);
   FlowSummary f =
@@ -65,41 +63,41 @@ TEST_P(FlowFactsTest, MatchesTshark) {
 INSTANTIATE_TEST_SUITE_P(Captures, FlowFactsTest, ::testing::Values(
   // TCP Prague, AccECN, sender side: data ECT(1), congestion only in ACE
   // (4856 changes; SOURCES.md: "about 4,900"), never CE in IP headers.
-  Expected{"tcp/l4s-tests_prague_dualpi2_wifi.pcap.gz", 1, "192.168.122.79:38754", "10.72.0.230:5201",
+  Expected{"shared:tcp/l4s-tests_prague_dualpi2_wifi.pcap.gz", 1, "192.168.122.79:38754", "10.72.0.230:5201",
            30813, 23305, 44118525, 0, 1, 30810, 2, 0, 11515, 1, 4856, "accecn", 1460, 5876426},
   // iperf3's control connection in the same capture.
-  Expected{"tcp/l4s-tests_prague_dualpi2_wifi.pcap.gz", 0, "192.168.122.79:38752", "10.72.0.230:5201",
+  Expected{"shared:tcp/l4s-tests_prague_dualpi2_wifi.pcap.gz", 0, "192.168.122.79:38752", "10.72.0.230:5201",
            18, 16, 459, 0, 1, 0, 17, 0, 15, 1, 0, "accecn", 1460, 61},
   // CUBIC with AccECN through fq_codel (RFC 3168 marking): ECT(0), 98 ACE changes.
-  Expected{"tcp/l4s-tests_cubic_fq_codel_wifi.pcap.gz", 1, "192.168.122.79:38774", "10.72.0.230:5201",
+  Expected{"shared:tcp/l4s-tests_cubic_fq_codel_wifi.pcap.gz", 1, "192.168.122.79:38774", "10.72.0.230:5201",
            44715, 32666, 64027621, 0, 1, 0, 44714, 0, 17096, 1, 98, "accecn", 1460, 8530101},
   // AccECN handshake over the Internet (SYN AE+CWR+ECE, SYN-ACK CWR only =
   // AccECN, RFC 9768 Table 2); server data is ECT(1).
-  Expected{"tcp/tcpdump_accecn_handshake.pcap", 0, "66.228.43.12:80", "31.133.146.248:16433",
+  Expected{"shared:tcp/tcpdump_accecn_handshake.pcap", 0, "66.228.43.12:80", "31.133.146.248:16433",
            3, 3, 1448, 0, 1, 2, 0, 0, 1, 0, 1, "accecn", 1460, 0},
   // tshark: 46 retransmissions + 7 out-of-order from port 80, none of them a
   // reordering by the RTT rule; Zeek's 56 also counts 3 keep-alives of the
   // client's.
-  Expected{"tcp/zeek-tcprs_comp008.pcap", 0, "192.168.0.13:80", "10.0.45.170:54976",
+  Expected{"shared:tcp/zeek-tcprs_comp008.pcap", 0, "192.168.0.13:80", "10.0.45.170:54976",
            1879, 1401, 2190322, 53, 1879, 0, 0, 0, 0, 0, 0, "none", 1430, 17652},
-  Expected{"tcp/zeek-tcprs_fast019.pcap", 0, "192.168.0.2:80", "10.0.194.180:46432",
+  Expected{"shared:tcp/zeek-tcprs_fast019.pcap", 0, "192.168.0.2:80", "10.0.194.180:46432",
            384, 270, 517948, 15, 384, 0, 0, 0, 0, 0, 0, "none", 1430, 752372},
   // Receiver-side capture: tshark flags 62 retransmissions and 10
   // out-of-order segments; three of those (frames 655, 673, 899) arrive 77,
   // 1 and 4 us after the segment that jumped past them: reordering. 69 is
   // also Zeek's count (zeek-tcprs-baselines/heuristics.loss-window-
   // approximation/tcpretransmissions.log has 69 entries).
-  Expected{"tcp/zeek-tcprs_loss-window-approximation.pcap", 0, "10.0.204.227:49792", "192.168.0.3:80",
+  Expected{"shared:tcp/zeek-tcprs_loss-window-approximation.pcap", 0, "10.0.204.227:49792", "192.168.0.3:80",
            597, 487, 708884, 69, 597, 0, 0, 0, 0, 0, 0, "none", 1460, 15024},
   // tshark also flags the retransmitted SYN-ACK (frame 3); it carries no
   // payload, so it is not in our count: 5 - 1 = 4.
-  Expected{"tcp/zeek-tcprs_rto-approximation.pcap", 0, "192.168.0.11:80", "10.0.181.65:3152",
+  Expected{"shared:tcp/zeek-tcprs_rto-approximation.pcap", 0, "192.168.0.11:80", "10.0.181.65:3152",
            31, 26, 31868, 4, 31, 0, 0, 0, 0, 0, 0, "none", 1430, 18178},
   // Client-side capture of a download: tshark flags 6 retransmissions and 7
   // out-of-order segments, each of which fills a hole opened less than the
   // handshake RTT (SYN to the ACK of the SYN-ACK: 16.0 ms) before:
   // reordering, so 6.
-  Expected{"tcp/gopacket_test301_tls-download_dsb.pcapng", 0, "112.80.248.76:443", "172.16.71.4:46664",
+  Expected{"gopacket:pcapgo/tests/le/test301.pcapng", 0, "112.80.248.76:443", "172.16.71.4:46664",
            137, 139, 866877, 6, 137, 0, 0, 0, 0, 0, 0, "none", 1452, 6892928},
   // Linux Reno, RFC 3168, step marker: the sender side never sees CE...
   Expected{"lab/reno_ecn1_stepK60k_50mbit/sender.pcap.gz", 1, "10.99.1.1:42408", "10.99.2.1:5201",
@@ -120,7 +118,7 @@ INSTANTIATE_TEST_SUITE_P(Captures, FlowFactsTest, ::testing::Values(
   // (12 data packets carry 131,109 bytes).
   Expected{"pcap-format/ccreplay_sll2_ipv6.pcap", 1, "[fd77::1]:49064", "[fd77::2]:5302",
            12, 11, 131109, 0, 3, 0, 9, 0, 0, 0, 0, "rfc3168", 1440, 96928372},
-  Expected{"pcap-format/gopacket_test_loopback_dltnull.pcap", 0, "[::1]:8080", "[::1]:58799",
+  Expected{"gopacket:pcap/test_loopback.pcap", 0, "[::1]:8080", "[::1]:58799",
            11, 9, 54866, 0, 11, 0, 0, 0, 0, 0, 0, "none", 0, 9336918}
 ));
 // clang-format on
@@ -152,9 +150,10 @@ TEST(EcnNegotiationTest, Rfc9768AndRfc3168Tables) {
 TEST(FlowTableTest, HandshakeOptionsOfThePragueFlow) {
   // tcpdump -v: SYN mss 1460, sackOK, TS, wscale 7; SYN-ACK mss 1460,
   // sackOK, TS, exp-acc0, wscale 11.
+  CCREPLAY_PATH_OR_SKIP(
+      path, SharedTestData("tcp/l4s-tests_prague_dualpi2_wifi.pcap.gz"));
   FlowTable table;
-  absl::StatusOr<CaptureInfo> info =
-      ReadCapture(Data("tcp/l4s-tests_prague_dualpi2_wifi.pcap.gz"), table);
+  absl::StatusOr<CaptureInfo> info = ReadCapture(path, table);
   ASSERT_TRUE(info.ok());
   FlowSummary f = SummarizeFlow(table.flows()[1], info->first_packet_time_ns);
   EXPECT_EQ(f.mss_option_receiver, 1460u);
@@ -169,8 +168,9 @@ TEST(FlowTableTest, HandshakeOptionsOfThePragueFlow) {
 }
 
 TEST(FlowTableTest, RestartForgetsEverything) {
+  CCREPLAY_PATH_OR_SKIP(path, SharedTestData("tcp/zeek-tcprs_fast019.pcap"));
   FlowTable table;
-  ASSERT_TRUE(ReadCapture(Data("tcp/zeek-tcprs_fast019.pcap"), table).ok());
+  ASSERT_TRUE(ReadCapture(path, table).ok());
   ASSERT_EQ(table.flows().size(), 1u);
   table.Restart();
   EXPECT_TRUE(table.flows().empty());

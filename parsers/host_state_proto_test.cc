@@ -4,20 +4,17 @@
 
 #include "gtest/gtest.h"
 #include "parsers/host_state_reader.h"
+#include "proto/testing/test_data.h"
 
 namespace ccreplay {
 namespace {
-
-std::string Data(const std::string& relative) {
-  return std::string(CCREPLAY_TESTDATA_DIR) + "/" + relative;
-}
 
 TEST(HostStateProtoTest, NgtcpQlogKeepsEveryEvent) {
   // ngtcp2's server qlog: `zcat server-0.sqlog.gz | grep -c
   // '"name":"recovery:packet_lost"'` = 135; packets sent 15010 and ACK
   // frames as `flows` reports them; congestion_window values max 481218.
   absl::StatusOr<HostStateLog> log = ReadHostState(
-      Data("quic/ngtcp2_reno_30mbit_pfifo100_40ms/server-0.sqlog.gz"));
+      TestDataPath("quic/ngtcp2_reno_30mbit_pfifo100_40ms/server-0.sqlog.gz"));
   ASSERT_TRUE(log.ok()) << log.status();
   proto::Trace trace = HostStateToProto(*log);
   ASSERT_EQ(trace.host_traces_size(), 1);
@@ -40,7 +37,7 @@ TEST(HostStateProtoTest, NgtcpQlogKeepsEveryEvent) {
 
 TEST(HostStateProtoTest, SsLogSeriesByConnection) {
   absl::StatusOr<HostStateLog> log =
-      ReadHostState(Data("lab/reno_ecn1_stepK60k_50mbit/ss.log"));
+      ReadHostState(TestDataPath("lab/reno_ecn1_stepK60k_50mbit/ss.log"));
   ASSERT_TRUE(log.ok()) << log.status();
   proto::Trace trace = HostStateToProto(*log);
   ASSERT_EQ(trace.host_traces_size(), 2);

@@ -4,19 +4,16 @@
 
 #include "gtest/gtest.h"
 #include "parsers/host_state_reader.h"
+#include "proto/testing/test_data.h"
 
 namespace ccreplay {
 namespace {
-
-std::string TestData(const std::string& name) {
-  return std::string(CCREPLAY_TESTDATA_DIR) + "/" + name;
-}
 
 // Cross-checks as in ss_log_test.cc / tcp_probe_test.cc / qlog_test.cc
 // (python3 over the same files).
 TEST(HostStateSummaryTest, SsDataFlow) {
   absl::StatusOr<HostStateLog> log =
-      ReadHostState(TestData("lab/reno_ecn1_stepK60k_50mbit/ss.log"));
+      ReadHostState(TestDataPath("lab/reno_ecn1_stepK60k_50mbit/ss.log"));
   ASSERT_TRUE(log.ok()) << log.status();
   ASSERT_EQ(log->traces.size(), 2u);
   HostTraceSummary s = SummarizeHostTrace(log->traces[1]);
@@ -32,7 +29,7 @@ TEST(HostStateSummaryTest, SsDataFlow) {
 
 TEST(HostStateSummaryTest, TcpProbeReceiverSocketNamesTheRemoteAsSender) {
   absl::StatusOr<HostStateLog> log = ReadHostState(
-      TestData("lab/cubic_ecn_K60k_40mbit_ackdelay10ms/tcp_probe.txt.gz"));
+      TestDataPath("lab/cubic_ecn_K60k_40mbit_ackdelay10ms/tcp_probe.txt.gz"));
   ASSERT_TRUE(log.ok()) << log.status();
   bool found = false;
   for (const HostTrace& trace : log->traces) {
@@ -52,7 +49,7 @@ TEST(HostStateSummaryTest, TcpProbeReceiverSocketNamesTheRemoteAsSender) {
 
 TEST(HostStateSummaryTest, QlogServerTrace) {
   absl::StatusOr<HostStateLog> log = ReadHostState(
-      TestData("quic/ngtcp2_reno_30mbit_pfifo100_40ms/server-0.sqlog.gz"));
+      TestDataPath("quic/ngtcp2_reno_30mbit_pfifo100_40ms/server-0.sqlog.gz"));
   ASSERT_TRUE(log.ok()) << log.status();
   HostTraceSummary s = SummarizeHostTrace(log->traces[0]);
   EXPECT_EQ(s.protocol, "quic");
@@ -66,8 +63,9 @@ TEST(HostStateSummaryTest, QlogServerTrace) {
   // No CE in this transfer (pfifo, no marking): every ACK's ce is 0.
   EXPECT_EQ(s.ce_fed_back_packets, 0u);
 
-  log = ReadHostState(
-      TestData("qlog/qvis_aioquic_parallel_10_50KB_f5.draft-01.qlog"));
+  CCREPLAY_PATH_OR_SKIP(
+      qvis, SharedTestData("qlog/qvis_aioquic_parallel_10_50KB_f5.draft-01.qlog"));
+  log = ReadHostState(qvis);
   ASSERT_TRUE(log.ok()) << log.status();
   s = SummarizeHostTrace(log->traces[0]);
   EXPECT_EQ(s.vantage, "client");
@@ -77,22 +75,22 @@ TEST(HostStateSummaryTest, QlogServerTrace) {
 
 TEST(HostStateSummaryTest, DetectsEachFormat) {
   EXPECT_EQ(
-      *DetectHostStateFormat(TestData("lab/reno_ecn1_stepK60k_50mbit/ss.log")),
+      *DetectHostStateFormat(TestDataPath("lab/reno_ecn1_stepK60k_50mbit/ss.log")),
       HostStateSource::kSs);
   EXPECT_EQ(*DetectHostStateFormat(
-                TestData("lab/reno_ecn1_stepK60k_50mbit/ss-receiver.log.gz")),
+                TestDataPath("lab/reno_ecn1_stepK60k_50mbit/ss-receiver.log.gz")),
             HostStateSource::kSs);
-  EXPECT_EQ(*DetectHostStateFormat(TestData(
+  EXPECT_EQ(*DetectHostStateFormat(TestDataPath(
                 "lab/cubic_ecn_K60k_40mbit_ackdelay10ms/tcp_probe.txt.gz")),
             HostStateSource::kTcpProbe);
-  EXPECT_EQ(*DetectHostStateFormat(
-                TestData("qlog/picoquic_multipath_qlog_ref.draft-00.qlog")),
-            HostStateSource::kQlog);
-  EXPECT_EQ(*DetectHostStateFormat(TestData(
+  EXPECT_EQ(*DetectHostStateFormat(TestDataPath(
                 "quic/ngtcp2_reno_30mbit_pfifo100_40ms/client-0.sqlog.gz")),
             HostStateSource::kQlog);
-  EXPECT_EQ(DetectHostStateFormat(TestData("missing")).status().code(),
+  EXPECT_EQ(DetectHostStateFormat(TestDataPath("missing")).status().code(),
             absl::StatusCode::kNotFound);
+  CCREPLAY_PATH_OR_SKIP(
+      picoquic, SharedTestData("qlog/picoquic_multipath_qlog_ref.draft-00.qlog"));
+  EXPECT_EQ(*DetectHostStateFormat(picoquic), HostStateSource::kQlog);
 }
 
 }  // namespace

@@ -6,18 +6,15 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "proto/testing/test_data.h"
 
 namespace ccreplay {
 namespace {
 
-std::string Data(const std::string& relative) {
-  return std::string(CCREPLAY_TESTDATA_DIR) + "/" + relative;
-}
-
 TEST(InputFileTest, GzipAndPlainReadTheSameBytes) {
   // The lab capture decompressed by zcat (independent of zlib's gz* API as
   // used here) must equal what InputFile hands out.
-  const std::string gz = Data("lab/reno_ecn1_stepK60k_50mbit/sender.pcap.gz");
+  const std::string gz = TestDataPath("lab/reno_ecn1_stepK60k_50mbit/sender.pcap.gz");
   FILE* pipe = popen(("zcat " + gz).c_str(), "r");
   ASSERT_NE(pipe, nullptr);
   std::string expected;
@@ -62,7 +59,7 @@ TEST(InputFileTest, MissingFileIsNotFound) {
 }
 
 TEST(InputFileTest, CutGzipStreamIsDataLossAfterTheGoodPart) {
-  std::ifstream in(Data("lab/reno_ecn1_stepK60k_50mbit/sender.pcap.gz"),
+  std::ifstream in(TestDataPath("lab/reno_ecn1_stepK60k_50mbit/sender.pcap.gz"),
                    std::ios::binary);
   std::string bytes(100000, '\0');
   in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));

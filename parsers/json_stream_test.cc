@@ -5,6 +5,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "proto/testing/test_data.h"
 
 namespace ccreplay {
 namespace {
@@ -22,8 +23,7 @@ std::unique_ptr<InputFile> Open(const std::string& path) {
 // → 245 (244 bytes of header JSON and its newline).
 TEST(JsonStreamTest, CapturesJsonSeqRecordsOfARealQlog) {
   std::unique_ptr<InputFile> file =
-      Open(std::string(CCREPLAY_TESTDATA_DIR) +
-           "/quic/ngtcp2_reno_30mbit_pfifo100_40ms/server-0.sqlog.gz");
+      Open(TestDataPath("quic/ngtcp2_reno_30mbit_pfifo100_40ms/server-0.sqlog.gz"));
   ASSERT_NE(file, nullptr);
   JsonStream stream(file.get());
   std::string value;

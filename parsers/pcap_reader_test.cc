@@ -9,16 +9,13 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "proto/testing/test_data.h"
 
 namespace ccreplay {
 namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-
-std::string Data(const std::string& relative) {
-  return std::string(CCREPLAY_TESTDATA_DIR) + "/" + relative;
-}
 
 // Collects what the reader hands out.
 class Collector : public SegmentConsumer {
@@ -58,8 +55,9 @@ class PcapngConformanceTest : public ::testing::TestWithParam<PcapngCase> {};
 TEST_P(PcapngConformanceTest, PacketCountMatchesCapinfos) {
   for (const char* endian : {"le", "be"}) {
     Collector c;
-    std::string path = Data(std::string("pcap-format/pcapng-test-generator/") +
-                            endian + "/" + GetParam().file);
+    CCREPLAY_PATH_OR_SKIP(path,
+                          GopacketTestData(absl::StrCat("pcapgo/tests/", endian,
+                                                        "/", GetParam().file)));
     absl::StatusOr<CaptureInfo> info = ReadCapture(path, c);
     ASSERT_TRUE(info.ok()) << info.status();
     EXPECT_EQ(info->format, "pcapng");
@@ -89,9 +87,10 @@ TEST(PcapReaderTest, MixedLinkTypesGoThroughTheWalker) {
   // test006 has an Ethernet and a BSD-loopback interface; libpcap 1.10
   // refuses it ("an interface has a type 0 different from the type of the
   // first interface"), tshark reads 5 packets.
+  CCREPLAY_PATH_OR_SKIP(path,
+                        GopacketTestData("pcapgo/tests/le/test006.pcapng"));
   Collector c;
-  absl::StatusOr<CaptureInfo> info = ReadCapture(
-      Data("pcap-format/pcapng-test-generator/le/test006.pcapng"), c);
+  absl::StatusOr<CaptureInfo> info = ReadCapture(path, c);
   ASSERT_TRUE(info.ok()) << info.status();
   EXPECT_THAT(info->link_types, ElementsAre("EN10MB", "NULL"));
   EXPECT_EQ(info->packets, 5u);
@@ -100,9 +99,10 @@ TEST(PcapReaderTest, MixedLinkTypesGoThroughTheWalker) {
 TEST(PcapReaderTest, TcpInPcapngWithSecretsBlock) {
   // test300 (le only): 32 TCP packets, `capinfos -c` and
   // `tshark -r F -Y tcp | wc -l`.
+  CCREPLAY_PATH_OR_SKIP(path,
+                        GopacketTestData("pcapgo/tests/le/test300.pcapng"));
   Collector c;
-  absl::StatusOr<CaptureInfo> info = ReadCapture(
-      Data("pcap-format/pcapng-test-generator/le/test300.pcapng"), c);
+  absl::StatusOr<CaptureInfo> info = ReadCapture(path, c);
   ASSERT_TRUE(info.ok()) << info.status();
   EXPECT_EQ(info->tcp_packets, 32u);
   EXPECT_EQ(c.segments.size(), 32u);
@@ -112,9 +112,10 @@ TEST(PcapReaderTest, LaterSectionWithUnsupportedVersionKeepsTheFirst) {
   // test901: a second section header with major version 2. tcpdump stops
   // with "unknown pcapng savefile major version number 2" after the first
   // section's packets.
+  CCREPLAY_PATH_OR_SKIP(path,
+                        GopacketTestData("pcapgo/tests/le/test901.pcapng"));
   Collector c;
-  absl::StatusOr<CaptureInfo> info = ReadCapture(
-      Data("pcap-format/pcapng-test-generator/le/test901.pcapng"), c);
+  absl::StatusOr<CaptureInfo> info = ReadCapture(path, c);
   ASSERT_TRUE(info.ok()) << info.status();
   EXPECT_TRUE(info->truncated);
   ASSERT_EQ(info->warnings.size(), 1u);
@@ -123,9 +124,9 @@ TEST(PcapReaderTest, LaterSectionWithUnsupportedVersionKeepsTheFirst) {
 
 TEST(PcapReaderTest, BigEndianPcap) {
   // 5 DNS-over-UDP packets: `capinfos -c` 5, `tshark -Y tcp` none.
+  CCREPLAY_PATH_OR_SKIP(path, SharedTestData("pcap-format/pcap-parser_be.pcap"));
   Collector c;
-  absl::StatusOr<CaptureInfo> info =
-      ReadCapture(Data("pcap-format/pcap-parser_be.pcap"), c);
+  absl::StatusOr<CaptureInfo> info = ReadCapture(path, c);
   ASSERT_TRUE(info.ok()) << info.status();
   EXPECT_EQ(info->format, "pcap");
   EXPECT_EQ(info->packets, 5u);
@@ -134,9 +135,9 @@ TEST(PcapReaderTest, BigEndianPcap) {
 
 TEST(PcapReaderTest, BsdLoopbackIpv6) {
   // DLT_NULL with IPv6 over ::1: `tshark -r F -Y tcp | wc -l` = 24.
+  CCREPLAY_PATH_OR_SKIP(path, GopacketTestData("pcap/test_loopback.pcap"));
   Collector c;
-  absl::StatusOr<CaptureInfo> info =
-      ReadCapture(Data("pcap-format/gopacket_test_loopback_dltnull.pcap"), c);
+  absl::StatusOr<CaptureInfo> info = ReadCapture(path, c);
   ASSERT_TRUE(info.ok()) << info.status();
   EXPECT_THAT(info->link_types, ElementsAre("NULL"));
   EXPECT_EQ(info->tcp_packets, 24u);
@@ -146,9 +147,10 @@ TEST(PcapReaderTest, BsdLoopbackIpv6) {
 
 TEST(PcapReaderTest, NanosecondTimestampsOnLinuxSll) {
   // tshark -r F -T fields -e frame.time_epoch: 1418145369.924505488, …
+  CCREPLAY_PATH_OR_SKIP(
+      path, SharedTestData("pcap-format/tcpdump_tcp-handshake-nano.pcap"));
   Collector c;
-  absl::StatusOr<CaptureInfo> info =
-      ReadCapture(Data("pcap-format/tcpdump_tcp-handshake-nano.pcap"), c);
+  absl::StatusOr<CaptureInfo> info = ReadCapture(path, c);
   ASSERT_TRUE(info.ok()) << info.status();
   EXPECT_THAT(info->link_types, ElementsAre("LINUX_SLL"));
   ASSERT_EQ(c.segments.size(), 3u);
@@ -157,9 +159,12 @@ TEST(PcapReaderTest, NanosecondTimestampsOnLinuxSll) {
 }
 
 TEST(PcapReaderTest, BigTcpLengthsComeFromTheCapture) {
+  CCREPLAY_PATH_OR_SKIP(path4,
+                        SharedTestData("pcap-format/tcpdump_bigtcp-ipv4.pcap"));
+  CCREPLAY_PATH_OR_SKIP(path6,
+                        SharedTestData("pcap-format/tcpdump_bigtcp-ipv6.pcap"));
   Collector c4;
-  absl::StatusOr<CaptureInfo> v4 =
-      ReadCapture(Data("pcap-format/tcpdump_bigtcp-ipv4.pcap"), c4);
+  absl::StatusOr<CaptureInfo> v4 = ReadCapture(path4, c4);
   ASSERT_TRUE(v4.ok()) << v4.status();
   ASSERT_EQ(c4.segments.size(), 1u);
   // tshark: frame.len 80066, ip.len (from capture) 80052, tcp.len 80000.
@@ -169,8 +174,7 @@ TEST(PcapReaderTest, BigTcpLengthsComeFromTheCapture) {
   EXPECT_THAT(v4->warnings[0], HasSubstr("BIG TCP"));
 
   Collector c6;
-  absl::StatusOr<CaptureInfo> v6 =
-      ReadCapture(Data("pcap-format/tcpdump_bigtcp-ipv6.pcap"), c6);
+  absl::StatusOr<CaptureInfo> v6 = ReadCapture(path6, c6);
   ASSERT_TRUE(v6.ok()) << v6.status();
   ASSERT_EQ(c6.segments.size(), 1u);
   // tshark: frame.len 80054, ipv6.plen 0, ipv6.nxt 6, tcp.hdr_len 32 (tshark
@@ -181,9 +185,10 @@ TEST(PcapReaderTest, BigTcpLengthsComeFromTheCapture) {
 
 TEST(PcapReaderTest, GzipIsTransparent) {
   // `zcat F | capinfos -c -`: 54152 packets, all TCP (tshark -Y tcp).
+  CCREPLAY_PATH_OR_SKIP(
+      path, SharedTestData("tcp/l4s-tests_prague_dualpi2_wifi.pcap.gz"));
   Collector c;
-  absl::StatusOr<CaptureInfo> info =
-      ReadCapture(Data("tcp/l4s-tests_prague_dualpi2_wifi.pcap.gz"), c);
+  absl::StatusOr<CaptureInfo> info = ReadCapture(path, c);
   ASSERT_TRUE(info.ok()) << info.status();
   EXPECT_TRUE(info->gzip);
   EXPECT_EQ(info->packets, 54152u);
@@ -192,15 +197,16 @@ TEST(PcapReaderTest, GzipIsTransparent) {
 
 TEST(PcapReaderTest, MissingFileIsNotFound) {
   Collector c;
-  absl::StatusOr<CaptureInfo> info = ReadCapture(Data("no/such/file.pcap"), c);
+  absl::StatusOr<CaptureInfo> info = ReadCapture(TestDataPath("no/such/file.pcap"), c);
   EXPECT_TRUE(absl::IsNotFound(info.status())) << info.status();
   EXPECT_THAT(std::string(info.status().message()),
               HasSubstr("no/such/file.pcap"));
 }
 
 TEST(PcapReaderTest, TextFileIsRefusedByName) {
+  CCREPLAY_PATH_OR_SKIP(path,
+                        SharedTestData("pcap-format/pcap-parser_malformed.pcap"));
   Collector c;
-  std::string path = Data("pcap-format/pcap-parser_malformed.pcap");
   absl::StatusOr<CaptureInfo> info = ReadCapture(path, c);
   EXPECT_TRUE(absl::IsInvalidArgument(info.status())) << info.status();
   EXPECT_THAT(std::string(info.status().message()), HasSubstr(path));
@@ -230,12 +236,12 @@ TEST(PcapReaderTest, CutCaptureKeepsFlowsUpToTheCutAndNamesTheOffset) {
   // reads 8043 packets and says it was cut in the middle of a packet.
   Collector whole;
   ASSERT_TRUE(
-      ReadCapture(Data("lab/reno_ecn1_stepK60k_50mbit/sender.pcap.gz"), whole)
+      ReadCapture(TestDataPath("lab/reno_ecn1_stepK60k_50mbit/sender.pcap.gz"), whole)
           .ok());
   // zcat decompresses independently of the reader's zlib path.
   std::vector<uint8_t> bytes;
   FILE* pipe = popen(
-      ("zcat " + Data("lab/reno_ecn1_stepK60k_50mbit/sender.pcap.gz")).c_str(),
+      ("zcat " + TestDataPath("lab/reno_ecn1_stepK60k_50mbit/sender.pcap.gz")).c_str(),
       "r");
   ASSERT_NE(pipe, nullptr);
   bytes.resize(1000000);
@@ -263,7 +269,7 @@ TEST(PcapReaderTest, CutCaptureKeepsFlowsUpToTheCutAndNamesTheOffset) {
 
 TEST(PcapReaderTest, CutGzipStreamKeepsWhatDecompressed) {
   std::vector<uint8_t> gz =
-      ReadBytes(Data("lab/reno_ecn1_stepK60k_50mbit/sender.pcap.gz"));
+      ReadBytes(TestDataPath("lab/reno_ecn1_stepK60k_50mbit/sender.pcap.gz"));
   gz.resize(300000);
   Collector c;
   absl::StatusOr<CaptureInfo> info =
@@ -275,10 +281,10 @@ TEST(PcapReaderTest, CutGzipStreamKeepsWhatDecompressed) {
 }
 
 TEST(PcapReaderTest, FromMemoryMatchesFromFile) {
-  std::vector<uint8_t> bytes = ReadBytes(Data("tcp/zeek-tcprs_fast019.pcap"));
+  CCREPLAY_PATH_OR_SKIP(path, SharedTestData("tcp/zeek-tcprs_fast019.pcap"));
+  std::vector<uint8_t> bytes = ReadBytes(path);
   Collector a, b;
-  absl::StatusOr<CaptureInfo> from_file =
-      ReadCapture(Data("tcp/zeek-tcprs_fast019.pcap"), a);
+  absl::StatusOr<CaptureInfo> from_file = ReadCapture(path, a);
   absl::StatusOr<CaptureInfo> from_memory =
       ReadCaptureFromMemory("mem", bytes.data(), bytes.size(), b);
   ASSERT_TRUE(from_file.ok() && from_memory.ok());

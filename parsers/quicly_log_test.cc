@@ -5,6 +5,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "proto/testing/test_data.h"
 
 namespace ccreplay {
 namespace {
@@ -99,8 +100,7 @@ TEST(QuiclyLogTest, H2ologKebabCaseAndPacketAckedRanges) {
 
 TEST(QuiclyLogTest, OtherFilesAreRefused) {
   absl::StatusOr<HostStateLog> log =
-      ParseQuiclyLog(std::string(CCREPLAY_TESTDATA_DIR) +
-                     "/lab/reno_ecn1_stepK60k_50mbit/ss.log");
+      ParseQuiclyLog(TestDataPath("lab/reno_ecn1_stepK60k_50mbit/ss.log"));
   ASSERT_FALSE(log.ok());
   EXPECT_EQ(log.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(log.status().message(), HasSubstr("not a quicly event log"));

@@ -4,15 +4,12 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "proto/testing/test_data.h"
 
 namespace ccreplay {
 namespace {
 
 using ::testing::HasSubstr;
-
-std::string TestData(const std::string& name) {
-  return std::string(CCREPLAY_TESTDATA_DIR) + "/" + name;
-}
 
 const HostTrace* FindTrace(const HostStateLog& log, const std::string& local) {
   for (const HostTrace& trace : log.traces) {
@@ -34,7 +31,7 @@ HostStateLog ParseLines(const std::vector<std::string>& lines) {
 // \bcwnd:(\d+) from them; "# t=" lines give the times.
 TEST(SsLogTest, LabRenoLogKeepsDataFlowApartFromControlConnection) {
   absl::StatusOr<HostStateLog> log =
-      ParseSsLog(TestData("lab/reno_ecn1_stepK60k_50mbit/ss.log"));
+      ParseSsLog(TestDataPath("lab/reno_ecn1_stepK60k_50mbit/ss.log"));
   ASSERT_TRUE(log.ok()) << log.status();
   ASSERT_EQ(log->traces.size(), 2u);
   const HostTrace* data = FindTrace(*log, "10.99.1.1:42408");
@@ -76,7 +73,7 @@ TEST(SsLogTest, LabRenoLogKeepsDataFlowApartFromControlConnection) {
 TEST(SsLogTest, LabCubicLogsCountSamplesOfEveryState) {
   // The data socket's first line is SYN-SENT, one later FIN-WAIT-1.
   absl::StatusOr<HostStateLog> log =
-      ParseSsLog(TestData("lab/cubic_ecn_K60k_40mbit_ackdelay10ms/ss.log"));
+      ParseSsLog(TestDataPath("lab/cubic_ecn_K60k_40mbit_ackdelay10ms/ss.log"));
   ASSERT_TRUE(log.ok()) << log.status();
   const HostTrace* data = FindTrace(*log, "10.98.1.1:51026");
   ASSERT_NE(data, nullptr);
@@ -88,7 +85,7 @@ TEST(SsLogTest, LabCubicLogsCountSamplesOfEveryState) {
   EXPECT_EQ(data->series.delivered_ce_segments.back().value, 488);
 
   // iperf3 switches the data socket from bbr to cubic after connecting.
-  log = ParseSsLog(TestData("lab/cubic_noecn_droptail100_50mbit/ss.log"));
+  log = ParseSsLog(TestDataPath("lab/cubic_noecn_droptail100_50mbit/ss.log"));
   ASSERT_TRUE(log.ok()) << log.status();
   data = FindTrace(*log, "10.99.1.1:53138");
   ASSERT_NE(data, nullptr);
@@ -99,7 +96,7 @@ TEST(SsLogTest, LabCubicLogsCountSamplesOfEveryState) {
 
 TEST(SsLogTest, ReceiverLogSaysTheLocalSideDoesNotSendData) {
   absl::StatusOr<HostStateLog> log =
-      ParseSsLog(TestData("lab/reno_ecn1_stepK60k_50mbit/ss-receiver.log.gz"));
+      ParseSsLog(TestDataPath("lab/reno_ecn1_stepK60k_50mbit/ss-receiver.log.gz"));
   ASSERT_TRUE(log.ok()) << log.status();
   const HostTrace* data = FindTrace(*log, "10.99.2.1:5201");
   ASSERT_NE(data, nullptr);
@@ -212,12 +209,14 @@ TEST(SsLogTest, NotAnSsLogIsInvalidArgumentNamingTheLine) {
   EXPECT_THAT(log.status().message(), HasSubstr("x.txt:2"));
   EXPECT_THAT(log.status().message(), HasSubstr("hello world"));
 
-  absl::StatusOr<HostStateLog> qlog =
-      ParseSsLog(TestData("qlog/picoquic_qlog_trace_ecn_ref.draft-00.qlog"));
+  EXPECT_EQ(ParseSsLog(TestDataPath("no/such/file")).status().code(),
+            absl::StatusCode::kNotFound);
+
+  CCREPLAY_PATH_OR_SKIP(
+      path, SharedTestData("qlog/picoquic_qlog_trace_ecn_ref.draft-00.qlog"));
+  absl::StatusOr<HostStateLog> qlog = ParseSsLog(path);
   ASSERT_FALSE(qlog.ok());
   EXPECT_EQ(qlog.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(ParseSsLog(TestData("no/such/file")).status().code(),
-            absl::StatusCode::kNotFound);
 }
 
 TEST(SsLogTest, BadValuesAreWarningsNamingTheLine) {
@@ -251,7 +250,7 @@ TEST(SsLogTest, TestbedFormatsAgreeOnTheDataFlow) {
        }) {
     SCOPED_TRACE(e.file);
     absl::StatusOr<HostStateLog> log = ParseSsLog(
-        TestData(std::string("lab/h5_cubic_20mbit_pfifo12/") + e.file));
+        TestDataPath(std::string("lab/h5_cubic_20mbit_pfifo12/") + e.file));
     ASSERT_TRUE(log.ok()) << log.status();
     EXPECT_TRUE(log->warnings.empty()) << log->warnings[0];
     ASSERT_EQ(log->traces.size(), 2u);
@@ -269,20 +268,20 @@ TEST(SsLogTest, TestbedFormatsAgreeOnTheDataFlow) {
     EXPECT_EQ(max, e.cwnd_max);
   }
   absl::StatusOr<HostStateLog> one_line =
-      ParseSsLog(TestData("lab/h5_cubic_20mbit_pfifo12/ss-tinO-epochcol.log"));
+      ParseSsLog(TestDataPath("lab/h5_cubic_20mbit_pfifo12/ss-tinO-epochcol.log"));
   ASSERT_TRUE(one_line.ok());
   // head -1 | grep -o '^[0-9.]*' → 1795987390.986158.
   EXPECT_EQ(
       FindTrace(*one_line, "10.95.1.1:41402")->series.cwnd_segments[0].time_us,
       1795987390986158);
   absl::StatusOr<HostStateLog> skmem =
-      ParseSsLog(TestData("lab/h5_cubic_20mbit_pfifo12/ss-tinm.log"));
+      ParseSsLog(TestDataPath("lab/h5_cubic_20mbit_pfifo12/ss-tinm.log"));
   ASSERT_TRUE(skmem.ok());
   EXPECT_EQ(
       FindTrace(*skmem, "10.95.1.1:41402")->series.other.at("skmem.tb").size(),
       48u);
   absl::StatusOr<HostStateLog> v6 =
-      ParseSsLog(TestData("lab/h5_cubic_20mbit_pfifo12/ss-tinoe-ipv6.log"));
+      ParseSsLog(TestDataPath("lab/h5_cubic_20mbit_pfifo12/ss-tinoe-ipv6.log"));
   ASSERT_TRUE(v6.ok());
   EXPECT_EQ(FindTrace(*v6, "[fd95:1::1]:50964")->congestion_control, "reno");
   EXPECT_EQ(FindTrace(*v6, "[fd95:1::1]:50964")->remote_endpoint,

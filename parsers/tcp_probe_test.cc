@@ -4,15 +4,12 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "proto/testing/test_data.h"
 
 namespace ccreplay {
 namespace {
 
 using ::testing::HasSubstr;
-
-std::string TestData(const std::string& name) {
-  return std::string(CCREPLAY_TESTDATA_DIR) + "/" + name;
-}
 
 const HostTrace* FindTrace(const HostStateLog& log, const std::string& local) {
   for (const HostTrace& trace : log.traces) {
@@ -27,7 +24,7 @@ const HostTrace* FindTrace(const HostStateLog& log, const std::string& local) {
 // ACKs), 13163 for src=10.98.2.1:5201 dest=…:51026 (the receiver socket).
 TEST(TcpProbeTest, LabTraceSeparatesSocketsAndReadsCwnd) {
   absl::StatusOr<HostStateLog> log = ParseTcpProbe(
-      TestData("lab/cubic_ecn_K60k_40mbit_ackdelay10ms/tcp_probe.txt.gz"));
+      TestDataPath("lab/cubic_ecn_K60k_40mbit_ackdelay10ms/tcp_probe.txt.gz"));
   ASSERT_TRUE(log.ok()) << log.status();
   EXPECT_TRUE(log->warnings.empty()) << log->warnings[0];
   ASSERT_EQ(log->traces.size(), 4u);
@@ -105,7 +102,7 @@ TEST(TcpProbeTest, OldFieldSetsAndModuleFormat) {
 
 TEST(TcpProbeTest, SsLogIsNotATcpProbeTrace) {
   absl::StatusOr<HostStateLog> log =
-      ParseTcpProbe(TestData("lab/reno_ecn1_stepK60k_50mbit/ss.log"));
+      ParseTcpProbe(TestDataPath("lab/reno_ecn1_stepK60k_50mbit/ss.log"));
   ASSERT_FALSE(log.ok());
   EXPECT_EQ(log.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(log.status().message(),
@@ -128,7 +125,7 @@ TEST(TcpProbeTest, BadFieldIsAWarningNamingTheLine) {
 // grep tcp_cong_state_set | grep -o 'cong_state=[0-9]' per saddr:sport.
 TEST(TcpProbeTest, TestbedTraceWithRecoveryEpisodes) {
   absl::StatusOr<HostStateLog> log =
-      ParseTcpProbe(TestData("lab/h5_cubic_20mbit_pfifo12/tcp_probe.txt.gz"));
+      ParseTcpProbe(TestDataPath("lab/h5_cubic_20mbit_pfifo12/tcp_probe.txt.gz"));
   ASSERT_TRUE(log.ok()) << log.status();
   EXPECT_TRUE(log->warnings.empty()) << log->warnings[0];
   const HostTrace* sender = FindTrace(*log, "10.95.1.1:41402");

@@ -3,23 +3,22 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "proto/testing/test_data.h"
 
 namespace ccreplay {
 namespace {
 
-std::string Data(const std::string& relative) {
-  return std::string(CCREPLAY_TESTDATA_DIR) + "/" + relative;
-}
-
-proto::Trace Convert(const std::string& file, std::optional<uint32_t> flow) {
+proto::Trace Convert(const std::string& path, std::optional<uint32_t> flow) {
   TraceBuilder builder(flow);
-  absl::StatusOr<CaptureInfo> info = ReadCapture(Data(file), builder);
+  absl::StatusOr<CaptureInfo> info = ReadCapture(path, builder);
   EXPECT_TRUE(info.ok()) << info.status();
   return builder.Finish(*info);
 }
 
 TEST(TraceBuilderTest, PragueFlowPacketsInBothDirections) {
-  proto::Trace trace = Convert("tcp/l4s-tests_prague_dualpi2_wifi.pcap.gz", 1);
+  CCREPLAY_PATH_OR_SKIP(
+      path, SharedTestData("tcp/l4s-tests_prague_dualpi2_wifi.pcap.gz"));
+  proto::Trace trace = Convert(path, 1);
   ASSERT_EQ(trace.flows_size(), 1);
   const proto::FlowTrace& f = trace.flows(0);
   EXPECT_EQ(f.identity().sender().address(), "192.168.122.79");
@@ -56,7 +55,9 @@ TEST(TraceBuilderTest, ReceiveWindowIsScaledAfterTheSyn) {
   // First ACK from the receiver after the handshake: `tshark -Y
   // "tcp.stream==1 && tcp.srcport==5201"` frame 2 of the stream shows
   // win=32 raw, wscale 11 -> tcp.window_size 65536.
-  proto::Trace trace = Convert("tcp/l4s-tests_prague_dualpi2_wifi.pcap.gz", 1);
+  CCREPLAY_PATH_OR_SKIP(
+      path, SharedTestData("tcp/l4s-tests_prague_dualpi2_wifi.pcap.gz"));
+  proto::Trace trace = Convert(path, 1);
   const proto::FlowTrace& f = trace.flows(0);
   int seen = 0;
   for (const proto::PacketEvent& e : f.packets()) {
@@ -76,8 +77,9 @@ TEST(TraceBuilderTest, AccEcnOptionAndAceOnTheHandshakeCapture) {
   // tshark -O tcp: the SYN-ACK carries the experimental AccECN option
   // (ExID 0xACC0) with EE0B 1, ECEB 0, EE1B 0; the client's first ACK has
   // ACE = 2.
-  proto::Trace trace =
-      Convert("tcp/tcpdump_accecn_handshake.pcap", std::nullopt);
+  CCREPLAY_PATH_OR_SKIP(path,
+                        SharedTestData("tcp/tcpdump_accecn_handshake.pcap"));
+  proto::Trace trace = Convert(path, std::nullopt);
   ASSERT_EQ(trace.flows_size(), 1);
   const proto::FlowTrace& f = trace.flows(0);
   const proto::PacketEvent& synack = f.packets(1);
@@ -92,7 +94,7 @@ TEST(TraceBuilderTest, SackBlocksUseTheDataSendersSequenceSpace) {
   // bytes; each lies within the data sent and above the cumulative ACK.
   // `tshark -Y "tcp.stream==1 && tcp.options.sack_le" | wc -l` = 374.
   proto::Trace trace =
-      Convert("lab/cubic_noecn_droptail100_50mbit/sender.pcap.gz", 1);
+      Convert(TestDataPath("lab/cubic_noecn_droptail100_50mbit/sender.pcap.gz"), 1);
   const proto::FlowTrace& f = trace.flows(0);
   uint64_t highest_sent = 0;
   int blocks = 0, packets_with_sack = 0;
