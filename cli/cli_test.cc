@@ -1,6 +1,7 @@
 // End-to-end tests of the ccreplay binary: exit codes, error lines and the
 // `flows --json` contract, run as a user would run them.
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
@@ -12,6 +13,7 @@
 #include "proto/flows.pb.h"
 #include "proto/json_printer.h"
 #include "proto/replay.pb.h"
+#include "proto/testing/test_data.h"
 #include "proto/timeline.pb.h"
 #include "proto/trace.pb.h"
 
@@ -27,7 +29,9 @@ struct CommandResult {
 };
 
 CommandResult Ccreplay(const std::string& args) {
-  const std::string err_path = ::testing::TempDir() + "/stderr.txt";
+  // Per process: ctest -j runs several of these tests at once.
+  const std::string err_path =
+      ::testing::TempDir() + "/stderr_" + std::to_string(getpid()) + ".txt";
   const std::string command = std::string(CCREPLAY_BINARY_DIR) +
                               "/cli/ccreplay " + args + " 2>" + err_path;
   CommandResult run;
@@ -44,27 +48,24 @@ CommandResult Ccreplay(const std::string& args) {
   return run;
 }
 
-std::string Data(const std::string& relative) {
-  return std::string(CCREPLAY_TESTDATA_DIR) + "/" + relative;
-}
-
 TEST(CliTest, ExitCodesAreDistinctPerFailure) {
-  CommandResult missing = Ccreplay("flows " + Data("nope.pcap"));
+  CommandResult missing = Ccreplay("flows " + TestDataPath("nope.pcap"));
   EXPECT_EQ(missing.exit_code, 3);
   EXPECT_THAT(missing.err, HasSubstr("nope.pcap: No such file or directory"));
-
-  CommandResult text =
-      Ccreplay("flows " + Data("pcap-format/pcap-parser_malformed.pcap"));
-  EXPECT_EQ(text.exit_code, 4);
-  EXPECT_THAT(
-      text.err,
-      HasSubstr("not a pcap/pcapng capture, ss log, tcp_probe trace, qlog"));
 
   CommandResult usage = Ccreplay("flows");
   EXPECT_EQ(usage.exit_code, 2);
   CommandResult unknown = Ccreplay("frobnicate");
   EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_THAT(unknown.err, HasSubstr("unknown command 'frobnicate'"));
+
+  CCREPLAY_PATH_OR_SKIP(
+      text_file, SharedTestData("pcap-format/pcap-parser_malformed.pcap"));
+  CommandResult text = Ccreplay("flows " + text_file);
+  EXPECT_EQ(text.exit_code, 4);
+  EXPECT_THAT(
+      text.err,
+      HasSubstr("not a pcap/pcapng capture, ss log, tcp_probe trace, qlog"));
 }
 
 TEST(CliTest, UnsupportedLinkTypeExitsFive) {
@@ -101,7 +102,8 @@ Message ParseOutput(const std::string& json, bool streamed = false) {
 }
 
 TEST(CliTest, TruncatedCaptureExitsSixWithFlowsAndAWarning) {
-  std::ifstream in(Data("tcp/zeek-tcprs_fast019.pcap"), std::ios::binary);
+  CCREPLAY_PATH_OR_SKIP(fast019, SharedTestData("tcp/zeek-tcprs_fast019.pcap"));
+  std::ifstream in(fast019, std::ios::binary);
   std::string bytes(30000, '\0');
   in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   const std::string path = ::testing::TempDir() + "/cut_fast019.pcap";
@@ -116,8 +118,9 @@ TEST(CliTest, TruncatedCaptureExitsSixWithFlowsAndAWarning) {
 }
 
 TEST(CliTest, FlowsJsonContract) {
-  CommandResult run = Ccreplay(
-      "flows --json " + Data("tcp/l4s-tests_prague_dualpi2_wifi.pcap.gz"));
+  CCREPLAY_PATH_OR_SKIP(
+      prague, SharedTestData("tcp/l4s-tests_prague_dualpi2_wifi.pcap.gz"));
+  CommandResult run = Ccreplay("flows --json " + prague);
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const auto doc = ParseOutput<proto::FlowsReport>(run.out);
   const proto::CaptureSummary& capture = doc.capture();
@@ -143,9 +146,8 @@ TEST(CliTest, FlowsJsonContract) {
 
 TEST(CliTest, MissingHandshakeOptionsAreNull) {
   // The DLT_NULL capture's first flow starts after its handshake.
-  CommandResult run =
-      Ccreplay("flows --json " +
-               Data("pcap-format/gopacket_test_loopback_dltnull.pcap"));
+  CCREPLAY_PATH_OR_SKIP(loopback, GopacketTestData("pcap/test_loopback.pcap"));
+  CommandResult run = Ccreplay("flows --json " + loopback);
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_THAT(run.out, HasSubstr("\"mss_option_sender_bytes\": null"));
   const auto doc = ParseOutput<proto::FlowsReport>(run.out);
@@ -160,8 +162,8 @@ TEST(CliTest, FlowsOfHostStateInputs) {
   // and the data connection, in `grep -c 'ESTAB.*:42408' ss.log` = 230 of
   // the 305 samples; its cwnd runs 9..70 and ends at 32 (`grep -A1
   // ':42408' ss.log | grep -o 'cwnd:[0-9]*'`, sorted / last).
-  CommandResult ss =
-      Ccreplay("flows --json " + Data("lab/reno_ecn1_stepK60k_50mbit/ss.log"));
+  CommandResult ss = Ccreplay(
+      "flows --json " + TestDataPath("lab/reno_ecn1_stepK60k_50mbit/ss.log"));
   ASSERT_EQ(ss.exit_code, 0) << ss.err;
   const auto doc = ParseOutput<proto::HostFlowsReport>(ss.out);
   EXPECT_EQ(doc.capture().format(), "ss");
@@ -177,9 +179,9 @@ TEST(CliTest, FlowsOfHostStateInputs) {
   // ngtcp2's server qlog: `zcat server-0.sqlog.gz | grep -c
   // '"name":"recovery:packet_lost"'` = 135 lost packets, max congestion_window
   // 481218.
-  CommandResult q =
-      Ccreplay("flows --json " +
-               Data("quic/ngtcp2_reno_30mbit_pfifo100_40ms/server-0.sqlog.gz"));
+  CommandResult q = Ccreplay(
+      "flows --json " +
+      TestDataPath("quic/ngtcp2_reno_30mbit_pfifo100_40ms/server-0.sqlog.gz"));
   ASSERT_EQ(q.exit_code, 0) << q.err;
   const auto qdoc = ParseOutput<proto::HostFlowsReport>(q.out);
   const proto::HostFlowReport& trace = qdoc.flows(0);
@@ -193,9 +195,9 @@ TEST(CliTest, FlowsOfHostStateInputs) {
 TEST(CliTest, ConvertWritesTheProtoTrace) {
   // zeek fast019: one flow, 654 packets (`capinfos -c`), 384 from the
   // sender (tshark -Y "tcp.srcport==80" | wc -l).
+  CCREPLAY_PATH_OR_SKIP(fast019, SharedTestData("tcp/zeek-tcprs_fast019.pcap"));
   const std::string out = ::testing::TempDir() + "/fast019.pb";
-  CommandResult run =
-      Ccreplay("convert " + Data("tcp/zeek-tcprs_fast019.pcap") + " -o " + out);
+  CommandResult run = Ccreplay("convert " + fast019 + " -o " + out);
   ASSERT_EQ(run.exit_code, 0) << run.err;
   std::ifstream in(out, std::ios::binary);
   proto::Trace trace;
@@ -212,13 +214,12 @@ TEST(CliTest, ConvertWritesTheProtoTrace) {
 
   // The same trace as JSON, and `flows --json` agreeing with it on the
   // flow's identity, handshake and counters (one message for one fact).
-  CommandResult json =
-      Ccreplay("convert --json " + Data("tcp/zeek-tcprs_fast019.pcap"));
+  CommandResult json = Ccreplay("convert --json " + fast019);
   ASSERT_EQ(json.exit_code, 0) << json.err;
   const auto from_json = ParseOutput<proto::Trace>(json.out);
   EXPECT_EQ(from_json.SerializeAsString(), trace.SerializeAsString());
-  const auto flows = ParseOutput<proto::FlowsReport>(
-      Ccreplay("flows --json " + Data("tcp/zeek-tcprs_fast019.pcap")).out);
+  const auto flows =
+      ParseOutput<proto::FlowsReport>(Ccreplay("flows --json " + fast019).out);
   EXPECT_EQ(PrintJson(flows.flows(0).identity()),
             PrintJson(trace.flows(0).identity()));
   EXPECT_EQ(PrintJson(flows.flows(0).handshake()),
@@ -226,15 +227,14 @@ TEST(CliTest, ConvertWritesTheProtoTrace) {
   EXPECT_EQ(PrintJson(flows.flows(0).summary()),
             PrintJson(trace.flows(0).summary()));
 
-  CommandResult bad =
-      Ccreplay("convert --flow 7 " + Data("tcp/zeek-tcprs_fast019.pcap"));
+  CommandResult bad = Ccreplay("convert --flow 7 " + fast019);
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_THAT(bad.err, HasSubstr("there is no flow 7"));
 }
 
 TEST(CliTest, FlowsJsonCeFedBackIsNullWithoutAccEcn) {
-  CommandResult run =
-      Ccreplay("flows --json " + Data("tcp/zeek-tcprs_fast019.pcap"));
+  CCREPLAY_PATH_OR_SKIP(fast019, SharedTestData("tcp/zeek-tcprs_fast019.pcap"));
+  CommandResult run = Ccreplay("flows --json " + fast019);
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_THAT(run.out, HasSubstr("\"ce_fed_back_packets\": null"));
   const auto doc = ParseOutput<proto::FlowsReport>(run.out);
@@ -244,8 +244,8 @@ TEST(CliTest, FlowsJsonCeFedBackIsNullWithoutAccEcn) {
 }
 
 TEST(CliTest, TimelineCsvAndJson) {
-  CommandResult csv =
-      Ccreplay("timeline --csv " + Data("tcp/zeek-tcprs_fast019.pcap"));
+  CCREPLAY_PATH_OR_SKIP(fast019, SharedTestData("tcp/zeek-tcprs_fast019.pcap"));
+  CommandResult csv = Ccreplay("timeline --csv " + fast019);
   ASSERT_EQ(csv.exit_code, 0) << csv.err;
   EXPECT_THAT(csv.out,
               ::testing::StartsWith("type,time_s,time_estimated,ack,"));
@@ -255,8 +255,7 @@ TEST(CliTest, TimelineCsvAndJson) {
   while ((pos = csv.out.find("\nack,", pos)) != std::string::npos)
     ++acks, ++pos;
   EXPECT_EQ(acks, 267u);
-  CommandResult json = Ccreplay("timeline --json --flow 0 " +
-                                Data("tcp/zeek-tcprs_fast019.pcap"));
+  CommandResult json = Ccreplay("timeline --json --flow 0 " + fast019);
   ASSERT_EQ(json.exit_code, 0) << json.err;
   const auto doc =
       ParseOutput<proto::AckTimelineReport>(json.out, /*streamed=*/true);
@@ -271,8 +270,7 @@ TEST(CliTest, TimelineCsvAndJson) {
   }
   EXPECT_EQ(json_acks, 267);
   EXPECT_EQ(doc.flow().sender().port(), 80u);
-  CommandResult missing =
-      Ccreplay("timeline --flow 9 " + Data("tcp/zeek-tcprs_fast019.pcap"));
+  CommandResult missing = Ccreplay("timeline --flow 9 " + fast019);
   EXPECT_EQ(missing.exit_code, 1);
   EXPECT_THAT(missing.err, HasSubstr("no flow 9"));
 }
@@ -282,7 +280,7 @@ TEST(CliTest, ReplayJsonContractOnALabBundle) {
   // there), flow 1 is iperf3's data connection. The bound:
   // reno:linux within 5 % median of the kernel's cwnd in ss.
   CommandResult run =
-      Ccreplay("replay " + Data("lab/reno_ecn1_stepK60k_50mbit") +
+      Ccreplay("replay " + TestDataPath("lab/reno_ecn1_stepK60k_50mbit") +
                " --cc reno:linux,reno,prague:v05,rtt_scaling=none --json");
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const auto doc = ParseOutput<proto::ReplayReport>(run.out);
@@ -308,7 +306,7 @@ TEST(CliTest, ReplayJsonContractOnALabBundle) {
   EXPECT_TRUE(doc.series(doc.series_size() - 1).has_captured_cwnd_bytes());
 
   CommandResult bad = Ccreplay(
-      "replay " + Data("lab/reno_ecn1_stepK60k_50mbit") + " --cc bbr9");
+      "replay " + TestDataPath("lab/reno_ecn1_stepK60k_50mbit") + " --cc bbr9");
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_THAT(bad.err, HasSubstr("bbr9"));
 }

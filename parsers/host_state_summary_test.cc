@@ -64,7 +64,8 @@ TEST(HostStateSummaryTest, QlogServerTrace) {
   EXPECT_EQ(s.ce_fed_back_packets, 0u);
 
   CCREPLAY_PATH_OR_SKIP(
-      qvis, SharedTestData("qlog/qvis_aioquic_parallel_10_50KB_f5.draft-01.qlog"));
+      qvis,
+      SharedTestData("qlog/qvis_aioquic_parallel_10_50KB_f5.draft-01.qlog"));
   log = ReadHostState(qvis);
   ASSERT_TRUE(log.ok()) << log.status();
   s = SummarizeHostTrace(log->traces[0]);
@@ -74,11 +75,11 @@ TEST(HostStateSummaryTest, QlogServerTrace) {
 }
 
 TEST(HostStateSummaryTest, DetectsEachFormat) {
-  EXPECT_EQ(
-      *DetectHostStateFormat(TestDataPath("lab/reno_ecn1_stepK60k_50mbit/ss.log")),
-      HostStateSource::kSs);
   EXPECT_EQ(*DetectHostStateFormat(
-                TestDataPath("lab/reno_ecn1_stepK60k_50mbit/ss-receiver.log.gz")),
+                TestDataPath("lab/reno_ecn1_stepK60k_50mbit/ss.log")),
+            HostStateSource::kSs);
+  EXPECT_EQ(*DetectHostStateFormat(TestDataPath(
+                "lab/reno_ecn1_stepK60k_50mbit/ss-receiver.log.gz")),
             HostStateSource::kSs);
   EXPECT_EQ(*DetectHostStateFormat(TestDataPath(
                 "lab/cubic_ecn_K60k_40mbit_ackdelay10ms/tcp_probe.txt.gz")),
@@ -89,7 +90,8 @@ TEST(HostStateSummaryTest, DetectsEachFormat) {
   EXPECT_EQ(DetectHostStateFormat(TestDataPath("missing")).status().code(),
             absl::StatusCode::kNotFound);
   CCREPLAY_PATH_OR_SKIP(
-      picoquic, SharedTestData("qlog/picoquic_multipath_qlog_ref.draft-00.qlog"));
+      picoquic,
+      SharedTestData("qlog/picoquic_multipath_qlog_ref.draft-00.qlog"));
   EXPECT_EQ(*DetectHostStateFormat(picoquic), HostStateSource::kQlog);
 }
 

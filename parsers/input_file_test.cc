@@ -14,7 +14,8 @@ namespace {
 TEST(InputFileTest, GzipAndPlainReadTheSameBytes) {
   // The lab capture decompressed by zcat (independent of zlib's gz* API as
   // used here) must equal what InputFile hands out.
-  const std::string gz = TestDataPath("lab/reno_ecn1_stepK60k_50mbit/sender.pcap.gz");
+  const std::string gz =
+      TestDataPath("lab/reno_ecn1_stepK60k_50mbit/sender.pcap.gz");
   FILE* pipe = popen(("zcat " + gz).c_str(), "r");
   ASSERT_NE(pipe, nullptr);
   std::string expected;

@@ -22,8 +22,8 @@ std::unique_ptr<InputFile> Open(const std::string& path) {
 // Cross-check: zcat server-0.sqlog.gz | tr '\036' '\n' | sed -n 2p | wc -c
 // → 245 (244 bytes of header JSON and its newline).
 TEST(JsonStreamTest, CapturesJsonSeqRecordsOfARealQlog) {
-  std::unique_ptr<InputFile> file =
-      Open(TestDataPath("quic/ngtcp2_reno_30mbit_pfifo100_40ms/server-0.sqlog.gz"));
+  std::unique_ptr<InputFile> file = Open(
+      TestDataPath("quic/ngtcp2_reno_30mbit_pfifo100_40ms/server-0.sqlog.gz"));
   ASSERT_NE(file, nullptr);
   JsonStream stream(file.get());
   std::string value;

@@ -55,9 +55,9 @@ class PcapngConformanceTest : public ::testing::TestWithParam<PcapngCase> {};
 TEST_P(PcapngConformanceTest, PacketCountMatchesCapinfos) {
   for (const char* endian : {"le", "be"}) {
     Collector c;
-    CCREPLAY_PATH_OR_SKIP(path,
-                          GopacketTestData(absl::StrCat("pcapgo/tests/", endian,
-                                                        "/", GetParam().file)));
+    CCREPLAY_PATH_OR_SKIP(
+        path, GopacketTestData(
+                  absl::StrCat("pcapgo/tests/", endian, "/", GetParam().file)));
     absl::StatusOr<CaptureInfo> info = ReadCapture(path, c);
     ASSERT_TRUE(info.ok()) << info.status();
     EXPECT_EQ(info->format, "pcapng");
@@ -124,7 +124,8 @@ TEST(PcapReaderTest, LaterSectionWithUnsupportedVersionKeepsTheFirst) {
 
 TEST(PcapReaderTest, BigEndianPcap) {
   // 5 DNS-over-UDP packets: `capinfos -c` 5, `tshark -Y tcp` none.
-  CCREPLAY_PATH_OR_SKIP(path, SharedTestData("pcap-format/pcap-parser_be.pcap"));
+  CCREPLAY_PATH_OR_SKIP(path,
+                        SharedTestData("pcap-format/pcap-parser_be.pcap"));
   Collector c;
   absl::StatusOr<CaptureInfo> info = ReadCapture(path, c);
   ASSERT_TRUE(info.ok()) << info.status();
@@ -197,15 +198,16 @@ TEST(PcapReaderTest, GzipIsTransparent) {
 
 TEST(PcapReaderTest, MissingFileIsNotFound) {
   Collector c;
-  absl::StatusOr<CaptureInfo> info = ReadCapture(TestDataPath("no/such/file.pcap"), c);
+  absl::StatusOr<CaptureInfo> info =
+      ReadCapture(TestDataPath("no/such/file.pcap"), c);
   EXPECT_TRUE(absl::IsNotFound(info.status())) << info.status();
   EXPECT_THAT(std::string(info.status().message()),
               HasSubstr("no/such/file.pcap"));
 }
 
 TEST(PcapReaderTest, TextFileIsRefusedByName) {
-  CCREPLAY_PATH_OR_SKIP(path,
-                        SharedTestData("pcap-format/pcap-parser_malformed.pcap"));
+  CCREPLAY_PATH_OR_SKIP(
+      path, SharedTestData("pcap-format/pcap-parser_malformed.pcap"));
   Collector c;
   absl::StatusOr<CaptureInfo> info = ReadCapture(path, c);
   EXPECT_TRUE(absl::IsInvalidArgument(info.status())) << info.status();
@@ -236,12 +238,14 @@ TEST(PcapReaderTest, CutCaptureKeepsFlowsUpToTheCutAndNamesTheOffset) {
   // reads 8043 packets and says it was cut in the middle of a packet.
   Collector whole;
   ASSERT_TRUE(
-      ReadCapture(TestDataPath("lab/reno_ecn1_stepK60k_50mbit/sender.pcap.gz"), whole)
+      ReadCapture(TestDataPath("lab/reno_ecn1_stepK60k_50mbit/sender.pcap.gz"),
+                  whole)
           .ok());
   // zcat decompresses independently of the reader's zlib path.
   std::vector<uint8_t> bytes;
   FILE* pipe = popen(
-      ("zcat " + TestDataPath("lab/reno_ecn1_stepK60k_50mbit/sender.pcap.gz")).c_str(),
+      ("zcat " + TestDataPath("lab/reno_ecn1_stepK60k_50mbit/sender.pcap.gz"))
+          .c_str(),
       "r");
   ASSERT_NE(pipe, nullptr);
   bytes.resize(1000000);

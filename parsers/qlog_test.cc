@@ -100,7 +100,8 @@ TEST(QlogTest, QuictraceDraft00WithUpperCaseNamesAndEmptyLastEvent) {
 
 TEST(QlogTest, DoubleVantageFileYieldsTwoTraces) {
   CCREPLAY_PATH_OR_SKIP(
-      path, SharedTestData("qlog/qvis_aioquic_doublevantage_100ms.draft-01.qlog"));
+      path,
+      SharedTestData("qlog/qvis_aioquic_doublevantage_100ms.draft-01.qlog"));
   absl::StatusOr<HostStateLog> log = ParseQlog(path);
   ASSERT_TRUE(log.ok()) << log.status();
   ASSERT_EQ(log->traces.size(), 2u);
@@ -126,12 +127,13 @@ TEST(QlogTest, OtherRealFiles) {
   };
   std::string missing;  // Third-party files that are absent: skip at the end.
   for (const Expected& e : {
-           Expected{"shared:qlog/picoquic_multipath_qlog_ref.draft-00.qlog", 200, 9,
-                    34, 34, 1, 2},
-           Expected{"shared:qlog/picoquic_qlog_trace_ecn_ref.draft-00.qlog", 104, 2,
-                    20, 15, 2, 10},
-           Expected{"shared:qlog/qvis_aioquic_parallel_10_50KB_f5.draft-01.qlog", 1549,
-                    45, 110, 403, 0, 19},
+           Expected{"shared:qlog/picoquic_multipath_qlog_ref.draft-00.qlog",
+                    200, 9, 34, 34, 1, 2},
+           Expected{"shared:qlog/picoquic_qlog_trace_ecn_ref.draft-00.qlog",
+                    104, 2, 20, 15, 2, 10},
+           Expected{
+               "shared:qlog/qvis_aioquic_parallel_10_50KB_f5.draft-01.qlog",
+               1549, 45, 110, 403, 0, 19},
            Expected{"quic/ngtcp2_reno_30mbit_pfifo100_40ms/client-0.sqlog.gz",
                     44130, 22064, 7347, 14717, 0, 1818},
            // Made on the testbed (testdata/quic/ngtcp2_*_20mbit_pfifo12).

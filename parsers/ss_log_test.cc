@@ -95,8 +95,8 @@ TEST(SsLogTest, LabCubicLogsCountSamplesOfEveryState) {
 }
 
 TEST(SsLogTest, ReceiverLogSaysTheLocalSideDoesNotSendData) {
-  absl::StatusOr<HostStateLog> log =
-      ParseSsLog(TestDataPath("lab/reno_ecn1_stepK60k_50mbit/ss-receiver.log.gz"));
+  absl::StatusOr<HostStateLog> log = ParseSsLog(
+      TestDataPath("lab/reno_ecn1_stepK60k_50mbit/ss-receiver.log.gz"));
   ASSERT_TRUE(log.ok()) << log.status();
   const HostTrace* data = FindTrace(*log, "10.99.2.1:5201");
   ASSERT_NE(data, nullptr);
@@ -267,8 +267,8 @@ TEST(SsLogTest, TestbedFormatsAgreeOnTheDataFlow) {
     for (const SeriesPoint& p : cwnd) max = std::max(max, p.value);
     EXPECT_EQ(max, e.cwnd_max);
   }
-  absl::StatusOr<HostStateLog> one_line =
-      ParseSsLog(TestDataPath("lab/h5_cubic_20mbit_pfifo12/ss-tinO-epochcol.log"));
+  absl::StatusOr<HostStateLog> one_line = ParseSsLog(
+      TestDataPath("lab/h5_cubic_20mbit_pfifo12/ss-tinO-epochcol.log"));
   ASSERT_TRUE(one_line.ok());
   // head -1 | grep -o '^[0-9.]*' → 1795987390.986158.
   EXPECT_EQ(

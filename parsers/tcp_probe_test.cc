@@ -124,8 +124,8 @@ TEST(TcpProbeTest, BadFieldIsAWarningNamingTheLine) {
 // zcat | grep -oP 'tcp_probe: .*src=\S+ dest=\S+' counts per socket, and
 // grep tcp_cong_state_set | grep -o 'cong_state=[0-9]' per saddr:sport.
 TEST(TcpProbeTest, TestbedTraceWithRecoveryEpisodes) {
-  absl::StatusOr<HostStateLog> log =
-      ParseTcpProbe(TestDataPath("lab/h5_cubic_20mbit_pfifo12/tcp_probe.txt.gz"));
+  absl::StatusOr<HostStateLog> log = ParseTcpProbe(
+      TestDataPath("lab/h5_cubic_20mbit_pfifo12/tcp_probe.txt.gz"));
   ASSERT_TRUE(log.ok()) << log.status();
   EXPECT_TRUE(log->warnings.empty()) << log->warnings[0];
   const HostTrace* sender = FindTrace(*log, "10.95.1.1:41402");

@@ -93,8 +93,8 @@ TEST(TraceBuilderTest, SackBlocksUseTheDataSendersSequenceSpace) {
   // The drop-tail lab flow: the receiver's SACK blocks name the sender's
   // bytes; each lies within the data sent and above the cumulative ACK.
   // `tshark -Y "tcp.stream==1 && tcp.options.sack_le" | wc -l` = 374.
-  proto::Trace trace =
-      Convert(TestDataPath("lab/cubic_noecn_droptail100_50mbit/sender.pcap.gz"), 1);
+  proto::Trace trace = Convert(
+      TestDataPath("lab/cubic_noecn_droptail100_50mbit/sender.pcap.gz"), 1);
   const proto::FlowTrace& f = trace.flows(0);
   uint64_t highest_sent = 0;
   int blocks = 0, packets_with_sack = 0;

@@ -18,14 +18,11 @@
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 #include "parsers/pcap_reader.h"
+#include "proto/testing/test_data.h"
 #include "replay/flow_selection.h"
 
 namespace ccreplay {
 namespace {
-
-std::string Data(const std::string& relative) {
-  return std::string(CCREPLAY_TESTDATA_DIR) + "/" + relative;
-}
 
 struct Timeline {
   std::vector<TimelineEvent> events;
@@ -83,8 +80,12 @@ struct ZeekRetransmission {
 // responder, "T": the originator), sequence numbers made relative to `isn`.
 std::vector<ZeekRetransmission> ReadZeek(const std::string& log, uint32_t isn,
                                          const std::string& orig = "F") {
-  std::ifstream in(
-      Data("tcp/zeek-tcprs-baselines/" + log + "/tcpretransmissions.log"));
+  // The baselines lie beside the traces in ../shared/testdata: the tests
+  // skip without the trace, so a missing baseline here is a failure.
+  absl::StatusOr<std::string> path = SharedTestData(
+      "tcp/zeek-tcprs-baselines/" + log + "/tcpretransmissions.log");
+  EXPECT_TRUE(path.ok()) << path.status();
+  std::ifstream in(path.value_or(""));
   std::vector<ZeekRetransmission> out;
   std::string line, episode = "other";
   while (std::getline(in, line)) {
@@ -145,14 +146,18 @@ TEST(AckTimelineTest, ZeekRetransmissionClassesOnSenderSideTraces) {
   // comp008 21 fast + 32 rto, fast019 15 fast. (Zeek also logs three
   // retransmissions by the client in comp008, reason 3 "previously
   // acknowledged": keep-alive probes, not data of the flow's sender.)
-  Timeline comp = Build(Data("tcp/zeek-tcprs_comp008.pcap"));
+  CCREPLAY_PATH_OR_SKIP(comp008, SharedTestData("tcp/zeek-tcprs_comp008.pcap"));
+  CCREPLAY_PATH_OR_SKIP(fast019, SharedTestData("tcp/zeek-tcprs_fast019.pcap"));
+  CCREPLAY_PATH_OR_SKIP(
+      rto_trace, SharedTestData("tcp/zeek-tcprs_rto-approximation.pcap"));
+  Timeline comp = Build(comp008);
   std::vector<ZeekRetransmission> z = ReadZeek("composite.comp008", 459510821);
   ASSERT_EQ(z.size(), 53u);
   EXPECT_EQ(Agreeing(comp, z), 53);
   EXPECT_EQ(comp.stats.retransmissions[0], 21u);
   EXPECT_EQ(comp.stats.retransmissions[1], 32u);
 
-  Timeline fast = Build(Data("tcp/zeek-tcprs_fast019.pcap"));
+  Timeline fast = Build(fast019);
   z = ReadZeek("fastretransmit.fast019", 2782151437);
   ASSERT_EQ(z.size(), 15u);
   EXPECT_EQ(Agreeing(fast, z), 15);
@@ -160,7 +165,7 @@ TEST(AckTimelineTest, ZeekRetransmissionClassesOnSenderSideTraces) {
   // rto-approximation: Zeek's first retransmission is the SYN-ACK's (we
   // count it as a timeout, not in the data timeline), then 3 fast and one
   // RTO, as ours.
-  Timeline rto = Build(Data("tcp/zeek-tcprs_rto-approximation.pcap"));
+  Timeline rto = Build(rto_trace);
   z = ReadZeek("heuristics.rto-approximation", 819614542);
   ASSERT_EQ(z.size(), 5u);
   EXPECT_EQ(Agreeing(rto, z), 4);
@@ -205,7 +210,9 @@ TEST(AckTimelineTest, ZeekRetransmissionClassesOnSenderSideTraces) {
 // The 95 % of the issue is out of reach with this trace without taking
 // the capture point's view, which the sender's own clock contradicts.
 TEST(AckTimelineTest, ReceiverSideZeekTrace) {
-  Timeline t = Build(Data("tcp/zeek-tcprs_loss-window-approximation.pcap"));
+  CCREPLAY_PATH_OR_SKIP(
+      path, SharedTestData("tcp/zeek-tcprs_loss-window-approximation.pcap"));
+  Timeline t = Build(path);
   EXPECT_EQ(t.stats.vantage, Vantage::kReceiver);
   // The client's raw ISN: `tshark -r F -Y "tcp.flags.syn==1 &&
   // tcp.flags.ack==0" -T fields -e tcp.seq_raw`.
@@ -234,7 +241,8 @@ TEST(AckTimelineTest, LabBytesAckedMatchTheSendersSsLog) {
   // The last ss sample of the data flow (testdata/lab/.../ss.log, port
   // 42408): bytes_acked:17942206 with unacked:32 segments of 1448 bytes
   // still in flight; the capture goes on after it.
-  Timeline t = Build(Data("lab/reno_ecn1_stepK60k_50mbit/sender.pcap.gz"));
+  Timeline t =
+      Build(TestDataPath("lab/reno_ecn1_stepK60k_50mbit/sender.pcap.gz"));
   EXPECT_GE(t.stats.bytes_acked, 17942206u);
   EXPECT_LE(t.stats.bytes_acked, 17942206u + 32u * 1448u);
   // Every byte the flow table saw sent is acknowledged at the end:
@@ -246,18 +254,20 @@ TEST(AckTimelineTest, LabBytesAckedMatchTheSendersSsLog) {
 TEST(AckTimelineTest, LabCeAndEceEpisodes) {
   // Receiver side, after the marking bottleneck: `tshark -r receiver.pcap.gz
   // -Y ip.dsfield.ecn==3 | wc -l` = 420.
-  Timeline rcv = Build(Data("lab/reno_ecn1_stepK60k_50mbit/receiver.pcap.gz"));
+  Timeline rcv =
+      Build(TestDataPath("lab/reno_ecn1_stepK60k_50mbit/receiver.pcap.gz"));
   EXPECT_EQ(rcv.stats.ip_ce_data_packets, 420u);
   EXPECT_EQ(rcv.stats.vantage, Vantage::kReceiver);
   // ECE episodes = CWR packets: `tshark -r F -Y "tcp.flags.cwr==1 &&
   // tcp.flags.syn==0" | wc -l` = 30 (reno), 8 (cubic, ACK delay); the same
   // count from the receiver-side capture.
-  Timeline snd = Build(Data("lab/reno_ecn1_stepK60k_50mbit/sender.pcap.gz"));
+  Timeline snd =
+      Build(TestDataPath("lab/reno_ecn1_stepK60k_50mbit/sender.pcap.gz"));
   EXPECT_EQ(snd.stats.ip_ce_data_packets, 0u);
   EXPECT_EQ(snd.stats.ece_episodes, 30u);
   EXPECT_EQ(rcv.stats.ece_episodes, 30u);
-  Timeline cubic =
-      Build(Data("lab/cubic_ecn_K60k_40mbit_ackdelay10ms/sender.pcap.gz"));
+  Timeline cubic = Build(
+      TestDataPath("lab/cubic_ecn_K60k_40mbit_ackdelay10ms/sender.pcap.gz"));
   EXPECT_EQ(cubic.stats.ece_episodes, 8u);
   EXPECT_FALSE(cubic.stats.ce_fed_back_packets.has_value());  // RFC 3168: null.
 }
@@ -269,9 +279,11 @@ TEST(AckTimelineTest, LabCeAndEceEpisodes) {
 // from the first transmission; on this sender-side capture no ACK of
 // retransmitted data has a sample of ours, Karn's rule).
 TEST(AckTimelineTest, RttSamplesAgreeWithTshark) {
-  Timeline t = Build(Data("lab/cubic_noecn_droptail100_50mbit/sender.pcap.gz"));
+  Timeline t =
+      Build(TestDataPath("lab/cubic_noecn_droptail100_50mbit/sender.pcap.gz"));
   gzFile in = gzopen(
-      Data("lab/cubic_noecn_droptail100_50mbit/tshark_ack_rtt.tsv.gz").c_str(),
+      TestDataPath("lab/cubic_noecn_droptail100_50mbit/tshark_ack_rtt.tsv.gz")
+          .c_str(),
       "rb");
   ASSERT_NE(in, nullptr);
   std::map<std::pair<int64_t, int64_t>, double> tshark;  // (time_ns, ack) -> s.
@@ -318,13 +330,17 @@ void ExpectSaneCeCount(const Timeline& t) {
 }
 
 TEST(AckTimelineTest, AccEcnCePacketsPragueAndCubic) {
-  Timeline prague = Build(Data("tcp/l4s-tests_prague_dualpi2_wifi.pcap.gz"));
+  CCREPLAY_PATH_OR_SKIP(
+      prague_path, SharedTestData("tcp/l4s-tests_prague_dualpi2_wifi.pcap.gz"));
+  CCREPLAY_PATH_OR_SKIP(
+      cubic_path, SharedTestData("tcp/l4s-tests_cubic_fq_codel_wifi.pcap.gz"));
+  Timeline prague = Build(prague_path);
   ExpectSaneCeCount(prague);
   // Reported total (no independent decoder exists; the flow table's
   // ace_changes = 4856 bounds it from below: each change is >= 1 packet).
   EXPECT_EQ(prague.stats.ce_fed_back_packets, 5327u);
   EXPECT_GE(*prague.stats.ce_fed_back_packets, 4856u);
-  Timeline cubic = Build(Data("tcp/l4s-tests_cubic_fq_codel_wifi.pcap.gz"));
+  Timeline cubic = Build(cubic_path);
   ExpectSaneCeCount(cubic);
   EXPECT_EQ(cubic.stats.ce_fed_back_packets, 97u);
 }
@@ -337,7 +353,7 @@ TEST(AckTimelineTest, MssFromTheHandshakeAndPragueLowering) {
   // -e tcp.options.mss_val -e tcp.options.timestamp.tsval`: 1460 both
   // ways, timestamps on, so 1460 - 12 = 1448.
   const std::string lab =
-      Data("lab/cubic_noecn_droptail100_50mbit/sender.pcap.gz");
+      TestDataPath("lab/cubic_noecn_droptail100_50mbit/sender.pcap.gz");
   FlowTable table;
   ASSERT_TRUE(ReadCapture(lab, table).ok());
   std::vector<TimelineEvent> control;
@@ -352,7 +368,9 @@ TEST(AckTimelineTest, MssFromTheHandshakeAndPragueLowering) {
   // F -Y tcp.len>0 -T fields -e tcp.len | sort | uniq -c` gives 30809 of
   // 1432 and none larger. The MSS starts at 1448 and follows it down
   // within the first 128 full segments, never to go back.
-  Timeline prague = Build(Data("tcp/l4s-tests_prague_dualpi2_wifi.pcap.gz"));
+  CCREPLAY_PATH_OR_SKIP(
+      prague_path, SharedTestData("tcp/l4s-tests_prague_dualpi2_wifi.pcap.gz"));
+  Timeline prague = Build(prague_path);
   std::vector<TimelineEvent> acks = Acks(prague);
   ASSERT_GT(acks.size(), 100u);
   EXPECT_EQ(acks.front().mss_bytes, 1448u);

@@ -4,12 +4,13 @@
 
 #include "gtest/gtest.h"
 #include "parsers/host_state_reader.h"
+#include "proto/testing/test_data.h"
 
 namespace ccreplay {
 namespace {
 
-const std::string kDir = std::string(CCREPLAY_TESTDATA_DIR) +
-                         "/lab/cubic_ecn_K60k_40mbit_ackdelay10ms/";
+const std::string kDir =
+    TestDataPath("lab/cubic_ecn_K60k_40mbit_ackdelay10ms/");
 
 TEST(CapturedCwndTest, ProbeTimesMoveToUnixTimeByTheClockPair) {
   absl::StatusOr<HostStateLog> log = ReadHostState(kDir + "tcp_probe.txt.gz");

@@ -4,23 +4,23 @@
 
 #include "gtest/gtest.h"
 #include "parsers/pcap_reader.h"
+#include "proto/testing/test_data.h"
 
 namespace ccreplay {
 namespace {
 
 // The Prague capture: flow 0 is iperf3's control connection, flow 1 the
 // upload (`ccreplay flows` on it; tshark -z conv,tcp agrees).
-FlowTable Prague() {
+FlowTable Prague(const std::string& path) {
   FlowTable table;
-  EXPECT_TRUE(ReadCapture(std::string(CCREPLAY_TESTDATA_DIR) +
-                              "/tcp/l4s-tests_prague_dualpi2_wifi.pcap.gz",
-                          table)
-                  .ok());
+  EXPECT_TRUE(ReadCapture(path, table).ok());
   return table;
 }
 
 TEST(FlowSelectionTest, DefaultIndexAndEndpoints) {
-  FlowTable table = Prague();
+  CCREPLAY_PATH_OR_SKIP(
+      path, SharedTestData("tcp/l4s-tests_prague_dualpi2_wifi.pcap.gz"));
+  FlowTable table = Prague(path);
   absl::StatusOr<SelectedFlow> d = SelectFlow(table, "");
   ASSERT_TRUE(d.ok());
   EXPECT_EQ(d->index, 1u);

@@ -8,13 +8,14 @@
 #include "gtest/gtest.h"
 #include "parsers/flow_table.h"
 #include "parsers/pcap_reader.h"
+#include "proto/testing/test_data.h"
 #include "replay/flow_selection.h"
 
 namespace ccreplay {
 namespace {
 
-const std::string kRenoLab = std::string(CCREPLAY_TESTDATA_DIR) +
-                             "/lab/reno_ecn1_stepK60k_50mbit/sender.pcap.gz";
+const std::string kRenoLab =
+    TestDataPath("lab/reno_ecn1_stepK60k_50mbit/sender.pcap.gz");
 
 // The data flow's timeline, whole.
 std::vector<TimelineEvent> Timeline(const std::string& path) {
@@ -93,8 +94,8 @@ TEST(ReplayEngineTest, RestartAfterIdleReachesTheControllers) {
   // 1809) is a retransmission, not new data, so no restart (Linux checks
   // for idle only when new data goes out with nothing outstanding,
   // tcp_write_xmit()): 173. (A sender-side capture: no time shift.)
-  const std::vector<TimelineEvent> events = Timeline(
-      std::string(CCREPLAY_TESTDATA_DIR) + "/tcp/zeek-tcprs_comp008.pcap");
+  CCREPLAY_PATH_OR_SKIP(path, SharedTestData("tcp/zeek-tcprs_comp008.pcap"));
+  const std::vector<TimelineEvent> events = Timeline(path);
   int restarts = 0, over_1s = 0;
   for (const TimelineEvent& e : events) {
     if (e.idle_restart_idle_us == 0) continue;
@@ -116,9 +117,9 @@ TEST(ReplayEngineTest, RestartAfterIdleShrinksAGrownWindow) {
   // segments -> 6, raised to IW = 10; the ACK that follows adds nothing,
   // as the sender with one segment in flight is not cwnd-limited
   // (tcp_is_cwnd_limited()).
-  const std::vector<TimelineEvent> events =
-      Timeline(std::string(CCREPLAY_TESTDATA_DIR) +
-               "/tcp/gopacket_test301_tls-download_dsb.pcapng");
+  CCREPLAY_PATH_OR_SKIP(path,
+                        GopacketTestData("pcapgo/tests/le/test301.pcapng"));
+  const std::vector<TimelineEvent> events = Timeline(path);
   ReplayEngine engine =
       *ReplayEngine::Create({"reno:linux"}, {EcnMode::kNone, 1452});
   int restarts_over_rto = 0;

@@ -4,11 +4,10 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "proto/testing/test_data.h"
 
 namespace ccreplay {
 namespace {
-
-const std::string kData = CCREPLAY_TESTDATA_DIR;
 
 const DivergenceSummary& Of(const ReplayResult& r, const std::string& spec) {
   for (const ReplayedController& c : r.controllers) {
@@ -41,7 +40,7 @@ ReplayResult ReplayTcp(const std::string& capture,
 // The slow-start error of both is the first ~50 ms where one ss sample
 // spans several doublings at a 20 us base RTT.
 TEST(ReplaySessionTest, RenoLinuxTracksTheKernelCwndFromSs) {
-  const std::string dir = kData + "/lab/reno_ecn1_stepK60k_50mbit/";
+  const std::string dir = TestDataPath("lab/reno_ecn1_stepK60k_50mbit/");
   const ReplayResult r =
       ReplayTcp(dir + "sender.pcap.gz", dir + "ss.log", {"reno:linux", "reno"});
   EXPECT_EQ(r.source, CapturedSource::kSs);
@@ -64,7 +63,7 @@ TEST(ReplaySessionTest, RenoLinuxTracksTheKernelCwndFromSs) {
 // ACK clock). W_max then starts from that inflated cwnd, so the model's
 // concave growth heads for a window 20x the kernel's.
 TEST(ReplaySessionTest, CubicLinuxTracksTheKernelCwndThroughLosses) {
-  const std::string dir = kData + "/lab/cubic_noecn_droptail100_50mbit/";
+  const std::string dir = TestDataPath("lab/cubic_noecn_droptail100_50mbit/");
   const ReplayResult r = ReplayTcp(dir + "sender.pcap.gz", dir + "ss.log",
                                    {"cubic:linux", "cubic"});
   EXPECT_GT(Of(r, "cubic:linux").samples, 200u);
@@ -81,7 +80,8 @@ TEST(ReplaySessionTest, CubicLinuxTracksTheKernelCwndThroughLosses) {
 // avoidance (RFC 9438's W_est uses alpha = 0.53 until W_max, Linux
 // tcp_cubic.c's per-ACK friendliness check uses beta-scaled delta).
 TEST(ReplaySessionTest, CubicLinuxTracksTcpProbePerAck) {
-  const std::string dir = kData + "/lab/cubic_ecn_K60k_40mbit_ackdelay10ms/";
+  const std::string dir =
+      TestDataPath("lab/cubic_ecn_K60k_40mbit_ackdelay10ms/");
   const ReplayResult probe =
       ReplayTcp(dir + "sender.pcap.gz", dir + "tcp_probe.txt.gz",
                 {"cubic:linux", "cubic"});
@@ -98,9 +98,10 @@ TEST(ReplaySessionTest, CubicLinuxTracksTcpProbePerAck) {
 // against the flight size while cwnd-limited. Measured medians: v05 6.7 %,
 // v06 3.9 %, v07 7.1 %, dctcp 19 %: v0.6 tracks best.
 TEST(ReplaySessionTest, PragueProfilesAgainstFlightSize) {
+  CCREPLAY_PATH_OR_SKIP(
+      path, SharedTestData("tcp/l4s-tests_prague_dualpi2_wifi.pcap.gz"));
   const ReplayResult r =
-      ReplayTcp(kData + "/tcp/l4s-tests_prague_dualpi2_wifi.pcap.gz", "",
-                {"prague:v05", "prague:v06", "prague:v07", "dctcp"});
+      ReplayTcp(path, "", {"prague:v05", "prague:v06", "prague:v07", "dctcp"});
   EXPECT_EQ(r.source, CapturedSource::kFlightSize);
   const double v06 = *Of(r, "prague:v06").median_abs_err_pct;
   EXPECT_GT(Of(r, "prague:v06").samples, 10000u);
@@ -117,7 +118,7 @@ TEST(ReplaySessionTest, RenoTracksNgtcp2RenoFromItsQlog) {
   ReplayOptions options;
   options.specs = {"reno:mss=1452", "cubic:mss=1452"};
   absl::StatusOr<ReplayResult> r = ReplayQuicLog(
-      kData + "/quic/ngtcp2_reno_30mbit_pfifo100_40ms/server-0.sqlog.gz",
+      TestDataPath("quic/ngtcp2_reno_30mbit_pfifo100_40ms/server-0.sqlog.gz"),
       options);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->source, CapturedSource::kQlog);
@@ -136,14 +137,15 @@ TEST(ReplaySessionTest, CubicAgainstNgtcp2Cubic) {
   ReplayOptions options;
   options.specs = {"cubic:mss=1452"};
   absl::StatusOr<ReplayResult> r = ReplayQuicLog(
-      kData + "/quic/ngtcp2_cubic_20mbit_pfifo12/server.sqlog.gz", options);
+      TestDataPath("quic/ngtcp2_cubic_20mbit_pfifo12/server.sqlog.gz"),
+      options);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_GT(Of(*r, "cubic:mss=1452").samples, 3000u);
   EXPECT_LE(*Of(*r, "cubic:mss=1452").median_abs_err_pct, 20.0);
 }
 
 TEST(ReplaySessionTest, SeriesAreDecimatedUnlessFull) {
-  const std::string dir = kData + "/lab/reno_ecn1_stepK60k_50mbit/";
+  const std::string dir = TestDataPath("lab/reno_ecn1_stepK60k_50mbit/");
   ReplayOptions options;
   options.specs = {"reno:linux"};
   options.host_state_path = dir + "ss.log";
@@ -168,7 +170,8 @@ TEST(ReplaySessionTest, SeriesAreDecimatedUnlessFull) {
 // (t[i+1] - t[i])) / (t[-1] - t[0]) = 74304.387 bytes; the captured
 // column, over the intervals that start with a value, 76775.183).
 TEST(ReplaySessionTest, TapSharesThePassAndMeansAreTimeWeighted) {
-  const std::string dir = kData + "/lab/cubic_ecn_K60k_40mbit_ackdelay10ms/";
+  const std::string dir =
+      TestDataPath("lab/cubic_ecn_K60k_40mbit_ackdelay10ms/");
   absl::StatusOr<TcpCaptureScan> scan =
       ScanTcpCapture(dir + "sender.pcap.gz", "");
   ASSERT_TRUE(scan.ok()) << scan.status();
@@ -192,7 +195,8 @@ TEST(ReplaySessionTest, TapSharesThePassAndMeansAreTimeWeighted) {
   EXPECT_NEAR(*r->controllers[0].mean_cwnd_bytes, 74304.387, 0.01);
   EXPECT_NEAR(*r->captured_mean_cwnd_bytes, 76775.183, 0.01);
   // A log without the flow is NotFound before the capture is read again.
-  options.host_state_path = kData + "/lab/reno_ecn1_stepK60k_50mbit/ss.log";
+  options.host_state_path =
+      TestDataPath("lab/reno_ecn1_stepK60k_50mbit/ss.log");
   acks = 0;
   EXPECT_EQ(ReplayTcpFlow(*scan, options).status().code(),
             absl::StatusCode::kNotFound);
@@ -200,18 +204,18 @@ TEST(ReplaySessionTest, TapSharesThePassAndMeansAreTimeWeighted) {
 }
 
 TEST(ReplaySessionTest, BundleDirectoryPrefersTcpProbe) {
-  absl::StatusOr<TcpInput> in =
-      ResolveTcpInput(kData + "/lab/cubic_ecn_K60k_40mbit_ackdelay10ms", "");
+  absl::StatusOr<TcpInput> in = ResolveTcpInput(
+      TestDataPath("lab/cubic_ecn_K60k_40mbit_ackdelay10ms"), "");
   ASSERT_TRUE(in.ok());
   EXPECT_NE(in->capture.find("sender.pcap.gz"), std::string::npos);
   EXPECT_NE(in->host_state.find("tcp_probe.txt.gz"), std::string::npos);
   EXPECT_EQ(in->controller, "cubic");
-  EXPECT_EQ(ResolveTcpInput(kData + "/quic", "").status().code(),
+  EXPECT_EQ(ResolveTcpInput(TestDataPath("quic"), "").status().code(),
             absl::StatusCode::kNotFound);
   // A capture file passes through; an explicit host state wins.
-  in = ResolveTcpInput(kData + "/x.pcap", "y.log");
+  in = ResolveTcpInput(TestDataPath("x.pcap"), "y.log");
   ASSERT_TRUE(in.ok());
-  EXPECT_EQ(in->capture, kData + "/x.pcap");
+  EXPECT_EQ(in->capture, TestDataPath("x.pcap"));
   EXPECT_EQ(in->host_state, "y.log");
   EXPECT_EQ(in->controller, "");
 }
@@ -219,14 +223,14 @@ TEST(ReplaySessionTest, BundleDirectoryPrefersTcpProbe) {
 TEST(ReplaySessionTest, BadInputsAreErrors) {
   ReplayOptions options;
   options.specs = {"reno"};
-  EXPECT_FALSE(ReplayTcpCapture(kData + "/no/such.pcap", options).ok());
+  EXPECT_FALSE(ReplayTcpCapture(TestDataPath("no/such.pcap"), options).ok());
   options.specs = {"nosuch"};
-  EXPECT_EQ(ReplayTcpCapture(kData + "/lab/reno_ecn1_stepK60k_50mbit/"
-                                     "sender.pcap.gz",
-                             options)
-                .status()
-                .code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(
+      ReplayTcpCapture(
+          TestDataPath("lab/reno_ecn1_stepK60k_50mbit/sender.pcap.gz"), options)
+          .status()
+          .code(),
+      absl::StatusCode::kInvalidArgument);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
+#include "proto/testing/test_data.h"
 #include "reports/diagnose_session.h"
 
 namespace ccreplay {
@@ -81,9 +82,10 @@ TEST(DominantBandsTest, GapsSplitSpansAndTheRangeClips) {
 // '.limiters' on `ccreplay diagnose FILE --json`: cwnd 0.8207, app 0.0052,
 // unknown 0.1741).
 TEST(DominantBandsTest, PragueLimiterStripKeepsTheTimeShares) {
+  CCREPLAY_PATH_OR_SKIP(
+      path, SharedTestData("tcp/l4s-tests_prague_dualpi2_wifi.pcap.gz"));
   DiagnoseOptions options;
-  options.input = std::string(CCREPLAY_TESTDATA_DIR) +
-                  "/tcp/l4s-tests_prague_dualpi2_wifi.pcap.gz";
+  options.input = path;
   options.simulate = false;
   absl::StatusOr<DiagnoseRun> run = DiagnoseInput(options);
   ASSERT_TRUE(run.ok()) << run.status();

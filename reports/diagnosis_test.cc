@@ -5,6 +5,7 @@
 #include "absl/strings/match.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "proto/testing/test_data.h"
 #include "reports/diagnose_session.h"
 
 namespace ccreplay {
@@ -13,14 +14,10 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-std::string Data(const std::string& relative) {
-  return std::string(CCREPLAY_TESTDATA_DIR) + "/" + relative;
-}
-
-// The whole diagnose pipeline on an input of testdata/, as the CLI runs it.
-Diagnosis DiagnoseFile(const std::string& file, bool simulate = false) {
+// The whole diagnose pipeline on an input file, as the CLI runs it.
+Diagnosis DiagnoseFile(const std::string& path, bool simulate = false) {
   DiagnoseOptions options;
-  options.input = Data(file);
+  options.input = path;
   options.simulate = simulate;
   absl::StatusOr<DiagnoseRun> run = DiagnoseInput(options);
   EXPECT_TRUE(run.ok()) << run.status();
@@ -46,7 +43,8 @@ TEST(DiagnosisTest, BottleneckRateOfTheDropTailLab) {
   // runs at most at 50 Mb/s x 1448 / 1514 = 47.8 Mb/s; the flow's goodput is
   // 48.04 Mb/s (tshark, scripts/tshark_flow_facts.py). Drops make the path
   // visibly busy: not a lower bound.
-  const Diagnosis d = DiagnoseFile("lab/cubic_noecn_droptail100_50mbit");
+  const Diagnosis d =
+      DiagnoseFile(TestDataPath("lab/cubic_noecn_droptail100_50mbit"));
   const proto::Estimates& e = d.result.estimates();
   EXPECT_GT(e.bottleneck_rate_bps(), 46e6);
   EXPECT_LT(e.bottleneck_rate_bps(), 52e6);
@@ -67,7 +65,8 @@ TEST(DiagnosisTest, BottleneckRateOfTheDropTailLab) {
 TEST(DiagnosisTest, BaseRttOfTheDelayLineLab) {
   // meta.json: a 10 ms delay line on the ACK path, HTB 40mbit (38.3 Mb/s of
   // payload after Ethernet framing); 291 CE marks keep the queue short.
-  const Diagnosis d = DiagnoseFile("lab/cubic_ecn_K60k_40mbit_ackdelay10ms");
+  const Diagnosis d =
+      DiagnoseFile(TestDataPath("lab/cubic_ecn_K60k_40mbit_ackdelay10ms"));
   const proto::Estimates& e = d.result.estimates();
   EXPECT_NEAR(e.base_rtt_s(), 0.010, 0.0005);
   EXPECT_GT(e.bottleneck_rate_bps(), 36e6);
@@ -88,7 +87,8 @@ TEST(DiagnosisTest, BaseRttOfTheDelayLineLab) {
 TEST(DiagnosisTest, RenoEcnLabHasRfc3168ReplayAndNoFinding) {
   // meta.json: reno, tcp_ecn 1, step marker K = 60 kB at 50 Mb/s, no delay:
   // goodput 47.78 Mb/s of at most 47.8 (HTB framing as above).
-  const Diagnosis d = DiagnoseFile("lab/reno_ecn1_stepK60k_50mbit");
+  const Diagnosis d =
+      DiagnoseFile(TestDataPath("lab/reno_ecn1_stepK60k_50mbit"));
   EXPECT_GT(d.result.utilization(), 0.9);
   EXPECT_TRUE(MethodSays(d, "replayed as reno:linux"));
   EXPECT_EQ(d.result.findings_size(), 0);
@@ -111,14 +111,17 @@ TEST(DiagnosisTest, IdleHttpServerIsApplicationLimited) {
   // zeek comp008: 2.19 MB over 993 s — an HTTP server that mostly waits
   // (tshark: 1879 packets from port 80 in 993 s, long idle gaps between
   // bursts), so the application, not the window, limits it.
-  const Diagnosis d = DiagnoseFile("tcp/zeek-tcprs_comp008.pcap");
+  CCREPLAY_PATH_OR_SKIP(path, SharedTestData("tcp/zeek-tcprs_comp008.pcap"));
+  const Diagnosis d = DiagnoseFile(path);
   EXPECT_NE(FindingOf(d, "application_limited"), nullptr);
   EXPECT_EQ(FindingOf(d, "receive_window_limited"), nullptr);
   EXPECT_LT(d.result.utilization(), 0.2);
 }
 
 TEST(DiagnosisTest, PragueCaptureReplaysThePragueProfiles) {
-  const Diagnosis d = DiagnoseFile("tcp/l4s-tests_prague_dualpi2_wifi.pcap.gz");
+  CCREPLAY_PATH_OR_SKIP(
+      path, SharedTestData("tcp/l4s-tests_prague_dualpi2_wifi.pcap.gz"));
+  const Diagnosis d = DiagnoseFile(path);
   double total = 0;
   for (const proto::LimiterShare& s : d.result.limiters())
     total += s.time_fraction();
@@ -168,8 +171,8 @@ TEST(DiagnosisTest, Ngtcp2QlogAloneIsDiagnosedAsReno) {
   // The server's qlog of a 6 s download through HTB 30mbit + 40 ms netem
   // (SOURCES.md; the server ran --cc=reno). Estimates: base RTT 40 ms; rate
   // under 30 Mb/s of UDP payload (framing overhead).
-  const Diagnosis d =
-      DiagnoseFile("quic/ngtcp2_reno_30mbit_pfifo100_40ms/server-0.sqlog.gz");
+  const Diagnosis d = DiagnoseFile(
+      TestDataPath("quic/ngtcp2_reno_30mbit_pfifo100_40ms/server-0.sqlog.gz"));
   const proto::Estimates& e = d.result.estimates();
   EXPECT_NEAR(e.base_rtt_s(), 0.040, 0.001);
   EXPECT_GT(e.bottleneck_rate_bps(), 27e6);
@@ -188,8 +191,9 @@ TEST(DiagnosisTest, Ngtcp2QlogAloneIsDiagnosedAsReno) {
 }
 
 TEST(DiagnosisTest, FittedSimulationIsDescribedWhenRun) {
-  const Diagnosis d =
-      DiagnoseFile("tcp/l4s-tests_prague_dualpi2_wifi.pcap.gz", true);
+  CCREPLAY_PATH_OR_SKIP(
+      path, SharedTestData("tcp/l4s-tests_prague_dualpi2_wifi.pcap.gz"));
+  const Diagnosis d = DiagnoseFile(path, true);
   // The fitted path: the estimated 10.13 Mb/s and 21.8 ms, and CE marking
   // (AccECN fed back 5327 CE packets).
   EXPECT_TRUE(MethodSays(
@@ -197,6 +201,36 @@ TEST(DiagnosisTest, FittedSimulationIsDescribedWhenRun) {
       "closed-loop simulation (replay/sim) of the fitted path: 10.13 Mb/s, "
       "base RTT 21.82 ms"));
   EXPECT_TRUE(MethodSays(d, "CE above"));
+}
+
+// The capture scripts/run-example.sh diagnoses: the simulator's export of
+// the Prague v0.5 RTT-scaling case (scripts/make-sim-captures.sh). The
+// simulator's own series of the same run (`ccreplay simulate` with the
+// script's flags and --csv): after slow start, ai_factor 0.00147915 and
+// cwnd below 80% of the BDP from 1.508 s to 3.580 s (4 ms samples); cwnd
+// 25 segments at 1.6 s, 28 at 3.2 s, srtt 411 us.
+TEST(DiagnosisTest, ShippedSimCaptureShowsRttScalingSlowGrowth) {
+  const Diagnosis d = DiagnoseFile(
+      TestDataPath("sim/prague_v05_rtt_scaling_1gbit.pcap.gz"), true);
+  const proto::Finding* f = FindingOf(d, "rtt_scaling_slow_growth");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NEAR(f->start_s(), 1.508, 0.02);
+  EXPECT_NEAR(f->end_s(), 3.580, 0.02);
+  // v0.5's RTT scaling: srtt 411 us in 128 us units is 3, T = 10 ms is 78:
+  // (3/78)^2 = 0.001479, the simulator's ai_factor.
+  ASSERT_GE(f->evidence_size(), 4);
+  EXPECT_THAT(f->evidence(0), HasSubstr("RTT-scaling factor 0.001479"));
+  // The counterfactual on the same ACKs, and the closed loop without
+  // scaling well above the 29% the flow reached (the simulator:
+  // utilization 0.2902).
+  EXPECT_THAT(f->evidence(2),
+              HasSubstr("counterfactual prague:v05,rtt_scaling=none on the "
+                        "same ACKs"));
+  EXPECT_THAT(f->message(), HasSubstr("without scaling the replay"));
+  EXPECT_THAT(f->evidence(3), HasSubstr("with prague:v05,rtt_scaling=none"));
+  EXPECT_THAT(f->evidence(3), Not(HasSubstr("does not reproduce")));
+  EXPECT_NEAR(d.result.utilization(), 0.2902, 0.01);
+  EXPECT_EQ(FindingOf(d, "below_bdp_unexplained"), nullptr);
 }
 
 }  // namespace

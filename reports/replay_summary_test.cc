@@ -4,16 +4,15 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "proto/testing/test_data.h"
 #include "reports/diagnose_session.h"
 
 namespace ccreplay {
 namespace {
 
-const std::string kData = CCREPLAY_TESTDATA_DIR;
-
-proto::Diagnosis DiagnoseFile(const std::string& file) {
+proto::Diagnosis DiagnoseFile(const std::string& path) {
   DiagnoseOptions options;
-  options.input = kData + "/" + file;
+  options.input = path;
   options.simulate = false;
   absl::StatusOr<DiagnoseRun> run = DiagnoseInput(options);
   EXPECT_TRUE(run.ok()) << run.status();
@@ -35,8 +34,9 @@ const proto::ReplayedController* Of(const proto::Diagnosis& d,
 // counterfactuals of those for which that is not itself a candidate,
 // against the flight size.
 TEST(ReplaySummaryTest, PragueCaptureReplaysAndCounterfactuals) {
-  const proto::Diagnosis d =
-      DiagnoseFile("tcp/l4s-tests_prague_dualpi2_wifi.pcap.gz");
+  CCREPLAY_PATH_OR_SKIP(
+      path, SharedTestData("tcp/l4s-tests_prague_dualpi2_wifi.pcap.gz"));
+  const proto::Diagnosis d = DiagnoseFile(path);
   const proto::Replay& r = d.replay();
   EXPECT_EQ(r.captured_source(), "flight_size");
   EXPECT_FALSE(r.has_captured_mean_cwnd_bytes());
@@ -90,7 +90,7 @@ TEST(ReplaySummaryTest, PragueCaptureReplaysAndCounterfactuals) {
 // the kernel's own cwnd from tcp_probe, per ACK.
 TEST(ReplaySummaryTest, LabBundleAgainstTcpProbe) {
   const proto::Diagnosis d =
-      DiagnoseFile("lab/cubic_ecn_K60k_40mbit_ackdelay10ms");
+      DiagnoseFile(TestDataPath("lab/cubic_ecn_K60k_40mbit_ackdelay10ms"));
   const proto::Replay& r = d.replay();
   EXPECT_EQ(r.captured_source(), "tcp_probe");
   ASSERT_EQ(r.controllers_size(), 1);

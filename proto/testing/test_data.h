@@ -20,9 +20,9 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/strings/strip.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "absl/strings/strip.h"
 
 namespace ccreplay {
 
@@ -76,11 +76,11 @@ inline absl::StatusOr<std::string> FindTestData(absl::string_view name) {
 // Declares `const std::string var` = the path `located` (a StatusOr from the
 // functions above) holds, or skips the running test with its reason. Use in
 // a TEST body or a void helper whose caller checks IsSkipped().
-#define CCREPLAY_PATH_OR_SKIP(var, located)                         \
-  const ::absl::StatusOr<std::string> var##_located_ = (located);   \
-  if (!var##_located_.ok()) {                                       \
-    GTEST_SKIP() << var##_located_.status().message();              \
-  }                                                                 \
+#define CCREPLAY_PATH_OR_SKIP(var, located)                       \
+  const ::absl::StatusOr<std::string> var##_located_ = (located); \
+  if (!var##_located_.ok()) {                                     \
+    GTEST_SKIP() << var##_located_.status().message();            \
+  }                                                               \
   const std::string& var = *var##_located_
 
 #endif  // CCREPLAY_PROTO_TESTING_TEST_DATA_H_
