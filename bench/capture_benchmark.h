@@ -7,25 +7,26 @@
 
 #include "benchmark/benchmark.h"
 #include "parsers/pcap_reader.h"
+#include "proto/testing/test_data.h"
 
 namespace ccreplay {
 
-// `file`: relative to testdata/, or absolute.
-inline std::string BenchDataPath(const std::string& file) {
-  if (!file.empty() && file[0] == '/') return file;
-  return std::string(CCREPLAY_TESTDATA_DIR) + "/" + file;
-}
-
-// Reads `file` once per iteration into the consumer `make()` returns (a
-// SegmentConsumer value), then hands it to `inspect` so the work is kept.
+// Reads `file` (absolute, or as FindTestData takes it) once per iteration
+// into the consumer `make()` returns (a SegmentConsumer value), then hands
+// it to `inspect` so the work is kept.
 template <typename Make, typename Inspect>
 void ReadCaptureEachIteration(benchmark::State& state, const std::string& file,
                               Make make, Inspect inspect) {
+  const absl::StatusOr<std::string> path =
+      !file.empty() && file[0] == '/' ? file : FindTestData(file);
+  if (!path.ok()) {
+    state.SkipWithError(std::string(path.status().message()).c_str());
+    return;
+  }
   uint64_t packets = 0;
   for (auto _ : state) {
     auto consumer = make();
-    absl::StatusOr<CaptureInfo> info =
-        ReadCapture(BenchDataPath(file), consumer);
+    absl::StatusOr<CaptureInfo> info = ReadCapture(*path, consumer);
     if (!info.ok()) {
       state.SkipWithError(std::string(info.status().message()).c_str());
       return;

@@ -20,10 +20,10 @@ void BM_ReadCaptureIntoFlowTable(benchmark::State& state, const char* file) {
       });
 }
 BENCHMARK_CAPTURE(BM_ReadCaptureIntoFlowTable, zeek_comp008_plain,
-                  "tcp/zeek-tcprs_comp008.pcap")
+                  "shared:tcp/zeek-tcprs_comp008.pcap")
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_ReadCaptureIntoFlowTable, prague_gzip,
-                  "tcp/l4s-tests_prague_dualpi2_wifi.pcap.gz")
+                  "shared:tcp/l4s-tests_prague_dualpi2_wifi.pcap.gz")
     ->Unit(benchmark::kMillisecond);
 
 void BM_DecodeFrame(benchmark::State& state) {

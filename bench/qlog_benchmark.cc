@@ -9,13 +9,10 @@
 #include "benchmark/benchmark.h"
 #include "parsers/input_file.h"
 #include "parsers/qlog.h"
+#include "proto/testing/test_data.h"
 
 namespace ccreplay {
 namespace {
-
-std::string Data(const std::string& relative) {
-  return std::string(CCREPLAY_TESTDATA_DIR) + "/" + relative;
-}
 
 // Decompressed size, read once through InputFile.
 uint64_t TextBytes(const std::string& path) {
@@ -51,12 +48,16 @@ void BM_ParseQlog(benchmark::State& state, const std::string& path) {
 void RegisterBenchmarks() {
   benchmark::RegisterBenchmark(
       "BM_ParseQlog/ngtcp2_jsonseq_gzip", BM_ParseQlog,
-      Data("quic/ngtcp2_reno_30mbit_pfifo100_40ms/server-0.sqlog.gz"))
+      TestDataPath("quic/ngtcp2_reno_30mbit_pfifo100_40ms/server-0.sqlog.gz"))
       ->Unit(benchmark::kMillisecond);
-  benchmark::RegisterBenchmark(
-      "BM_ParseQlog/quictrace_draft00_contained", BM_ParseQlog,
-      Data("qlog/qvis_quictrace_example_github.draft-00.qlog"))
-      ->Unit(benchmark::kMillisecond);
+  // Third-party (../shared/testdata): registered when present.
+  const absl::StatusOr<std::string> quictrace =
+      SharedTestData("qlog/qvis_quictrace_example_github.draft-00.qlog");
+  if (quictrace.ok()) {
+    benchmark::RegisterBenchmark("BM_ParseQlog/quictrace_draft00_contained",
+                                 BM_ParseQlog, *quictrace)
+        ->Unit(benchmark::kMillisecond);
+  }
   if (const char* large = std::getenv("CCREPLAY_BENCH_QLOG")) {
     benchmark::RegisterBenchmark("BM_ParseQlog/CCREPLAY_BENCH_QLOG",
                                  BM_ParseQlog, std::string(large))

@@ -26,7 +26,7 @@ BENCHMARK_CAPTURE(BM_TimelineAllFlows, lab_cubic_loss,
                   "lab/cubic_noecn_droptail100_50mbit/sender.pcap.gz")
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_TimelineAllFlows, prague_gzip,
-                  "tcp/l4s-tests_prague_dualpi2_wifi.pcap.gz")
+                  "shared:tcp/l4s-tests_prague_dualpi2_wifi.pcap.gz")
     ->Unit(benchmark::kMillisecond);
 
 // One flow's events to a sink, as `ccreplay timeline` streams them.
@@ -43,7 +43,7 @@ void BM_TimelineOneFlowEvents(benchmark::State& state, const char* file) {
   benchmark::DoNotOptimize(events);
 }
 BENCHMARK_CAPTURE(BM_TimelineOneFlowEvents, prague_gzip,
-                  "tcp/l4s-tests_prague_dualpi2_wifi.pcap.gz")
+                  "shared:tcp/l4s-tests_prague_dualpi2_wifi.pcap.gz")
     ->Unit(benchmark::kMillisecond);
 
 // The flow table alone, for comparison.
@@ -58,7 +58,7 @@ BENCHMARK_CAPTURE(BM_FlowTableOnly, lab_cubic_loss,
                   "lab/cubic_noecn_droptail100_50mbit/sender.pcap.gz")
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_FlowTableOnly, prague_gzip,
-                  "tcp/l4s-tests_prague_dualpi2_wifi.pcap.gz")
+                  "shared:tcp/l4s-tests_prague_dualpi2_wifi.pcap.gz")
     ->Unit(benchmark::kMillisecond);
 
 }  // namespace

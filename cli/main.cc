@@ -32,7 +32,7 @@ constexpr Command kCommands[] = {
      "retransmissions, handshake options, ECN mode and codepoint counts,\n"
      "goodput.\n\n"
      "Example:\n  ccreplay flows "
-     "testdata/tcp/l4s-tests_prague_dualpi2_wifi.pcap.gz\n"},
+     "testdata/lab/reno_ecn1_stepK60k_50mbit/sender.pcap.gz\n"},
     {"diagnose", RunDiagnose,
      "the main job: where cwnd growth fell short, and why",
      "ccreplay diagnose INPUT [--flow N] [-o report.html] [--json "
@@ -44,7 +44,7 @@ constexpr Command kCommands[] = {
      "(proto/report.proto) with --json PATH. INPUT is a capture or a lab\n"
      "bundle directory.\n\n"
      "Example:\n  ccreplay diagnose "
-     "testdata/tcp/l4s-tests_prague_dualpi2_wifi.pcap.gz -o report.html\n"},
+     "testdata/sim/prague_v05_rtt_scaling_1gbit.pcap.gz -o report.html\n"},
     {"convert", RunConvert,
      "write an input as the proto trace (binary or JSON)",
      "ccreplay convert INPUT [--flow N] [-o FILE] [--json]\n\n"
@@ -54,8 +54,9 @@ constexpr Command kCommands[] = {
      "the capture summary. Binary protobuf by default, protobuf JSON with\n"
      "--json; to stdout unless -o names a file. Every packet is held in\n"
      "memory: convert one flow (--flow) of a very large capture.\n\n"
-     "Example:\n  ccreplay convert testdata/tcp/zeek-tcprs_fast019.pcap -o "
-     "fast019.pb\n"},
+     "Example:\n  ccreplay convert "
+     "testdata/lab/reno_ecn1_stepK60k_50mbit/sender.pcap.gz --flow 1 -o "
+     "reno.pb\n"},
     {"timeline", RunTimeline, "the per-ACK timeline of a flow's sender",
      "ccreplay timeline CAPTURE [--flow N|ADDR:PORT-ADDR:PORT] "
      "[--csv|--json]\n\n"
@@ -65,7 +66,8 @@ constexpr Command kCommands[] = {
      "ECN feedback (ECE, AccECN CE counts), pipe (RFC 6675), receive window,\n"
      "what limited the sender, and every retransmission classified as fast,\n"
      "rto, tlp or other. Default flow: the one with the most payload.\n\n"
-     "Example:\n  ccreplay timeline testdata/tcp/zeek-tcprs_fast019.pcap --csv "
+     "Example:\n  ccreplay timeline "
+     "testdata/lab/cubic_noecn_droptail100_50mbit/sender.pcap.gz --csv "
      "> t.csv\n"},
     {"replay", RunReplay, "replay a flow's ACKs through reference controllers",
      "ccreplay replay CAPTURE|BUNDLE_DIR [--ss LOG | --probe LOG] [--flow N] "

@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # The diagnosis report in a real browser: headless Chromium loads reports
-# that `ccreplay diagnose` wrote (a Prague capture, a lab bundle, a QUIC
-# qlog) from files and must show no console error, draw every plot's SVG
+# that `ccreplay diagnose` wrote (the shipped simulated Prague capture, a
+# real Prague capture, a lab bundle, a QUIC qlog) from files and must show no console error, draw every plot's SVG
 # with non-empty path data, zoom to a finding's time range when its link
 # (#range=START,END) is followed, and render a screenshot that is not blank.
-# Exits 77 (ctest SKIP_RETURN_CODE) when /usr/bin/chromium is absent.
-# Usage: report_browser_test.sh CCREPLAY TESTDATA_DIR
+# Exits 77 (ctest SKIP_RETURN_CODE) when /usr/bin/chromium is absent; a
+# third-party input absent from SHARED_TESTDATA_DIR (../shared/testdata,
+# testdata/SOURCES.md) is skipped with a line saying so.
+# Usage: report_browser_test.sh CCREPLAY TESTDATA_DIR SHARED_TESTDATA_DIR
 set -euo pipefail
 ccreplay=$1
 testdata=$2
+shared=$3
 chromium=${CHROMIUM:-/usr/bin/chromium}
 if [ ! -x "$chromium" ]; then
   echo "SKIP: $chromium not found (Debian package chromium; scripts/bootstrap.sh installs it)"
@@ -72,6 +75,12 @@ check_report() {
   echo "ok: $name ($(stat -c %s "$html") bytes of HTML, screenshot $size bytes)"
 }
 
-check_report prague "$testdata/tcp/l4s-tests_prague_dualpi2_wifi.pcap.gz"
+check_report sim "$testdata/sim/prague_v05_rtt_scaling_1gbit.pcap.gz"
+prague="$shared/tcp/l4s-tests_prague_dualpi2_wifi.pcap.gz"
+if [ -r "$prague" ]; then
+  check_report prague "$prague"
+else
+  echo "skip: prague: $prague is absent (third-party test data is not in the repository)"
+fi
 check_report lab "$testdata/lab/cubic_ecn_K60k_40mbit_ackdelay10ms"
 check_report quic "$testdata/quic/ngtcp2_reno_30mbit_pfifo100_40ms/server-0.sqlog.gz"
