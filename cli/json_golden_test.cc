@@ -20,6 +20,7 @@
 #include "proto/replay.pb.h"
 #include "proto/report.pb.h"
 #include "proto/simulation.pb.h"
+#include "proto/testing/test_data.h"
 #include "proto/timeline.pb.h"
 #include "proto/trace.pb.h"
 
@@ -29,9 +30,9 @@ namespace {
 // Runs `ccreplay ARGS` in the source tree (so paths in the output are the
 // relative ones below) and returns its stdout.
 std::string RunCcreplay(const std::string& args) {
-  const std::string command = std::string("cd ") + CCREPLAY_TESTDATA_DIR +
-                              "/.." + " && " + CCREPLAY_BINARY_DIR +
-                              "/cli/ccreplay " + args + " 2>/dev/null";
+  const std::string command = "cd " + TestDataPath("..") + " && " +
+                              CCREPLAY_BINARY_DIR + "/cli/ccreplay " + args +
+                              " 2>/dev/null";
   std::string out;
   FILE* pipe = popen(command.c_str(), "r");
   char chunk[65536];
@@ -94,7 +95,7 @@ TEST_P(JsonGoldenTest, OutputParsesAndEqualsTheGolden) {
   const absl::Status parsed = ParseJson(out, message.get());
   ASSERT_TRUE(parsed.ok()) << parsed;
   const std::string path =
-      std::string(CCREPLAY_TESTDATA_DIR) + "/golden/" + golden.name + ".json";
+      TestDataPath(std::string("golden/") + golden.name + ".json");
   if (std::getenv("CCREPLAY_UPDATE_GOLDENS") != nullptr) {
     std::ofstream(path, std::ios::binary) << out;
     GTEST_SKIP() << "wrote " << path;

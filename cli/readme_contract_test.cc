@@ -25,6 +25,7 @@
 #include "proto/replay.pb.h"
 #include "proto/report.pb.h"
 #include "proto/simulation.pb.h"
+#include "proto/testing/test_data.h"
 #include "proto/timeline.pb.h"
 #include "proto/trace.pb.h"
 
@@ -79,7 +80,7 @@ const FieldDescriptor* FindPath(const Descriptor* message,
 }
 
 std::string Readme() {
-  std::ifstream in(std::string(CCREPLAY_TESTDATA_DIR) + "/../README.md");
+  std::ifstream in(TestDataPath("../README.md"));
   std::stringstream text;
   text << in.rdbuf();
   return text.str();

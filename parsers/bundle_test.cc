@@ -12,11 +12,12 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "proto/testing/test_data.h"
 
 namespace ccreplay {
 namespace {
 
-const std::string kLab = std::string(CCREPLAY_TESTDATA_DIR) + "/lab/";
+const std::string kLab = TestDataPath("lab/");
 
 TEST(BundleTest, CubicEcnDelayLineBundle) {
   const std::string dir = kLab + "cubic_ecn_K60k_40mbit_ackdelay10ms";
@@ -194,9 +195,8 @@ TEST_F(BundleErrorTest, CorruptMetaJsonIsInvalid) {
 }
 
 TEST(BundleTest, DirectoryWithoutSenderCaptureIsNotFound) {
-  EXPECT_EQ(
-      ReadBundle(std::string(CCREPLAY_TESTDATA_DIR) + "/quic").status().code(),
-      absl::StatusCode::kNotFound);
+  EXPECT_EQ(ReadBundle(TestDataPath("quic")).status().code(),
+            absl::StatusCode::kNotFound);
 }
 
 }  // namespace
