@@ -1,7 +1,5 @@
 #include "lab/lab_config.h"
 
-#include <cmath>
-
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -11,33 +9,6 @@
 
 namespace ccreplay::lab {
 namespace {
-
-struct Unit {
-  absl::string_view suffix;
-  int64_t multiplier;
-};
-
-// Splits "50mbit" into 50 and "mbit" and applies the first unit whose suffix
-// matches (units are listed longest first so "kbit" wins over "bit").
-absl::StatusOr<int64_t> ParseWithUnits(absl::string_view what,
-                                       absl::string_view text,
-                                       std::initializer_list<Unit> units) {
-  for (const Unit& unit : units) {
-    if (!absl::EndsWith(text, unit.suffix)) continue;
-    absl::string_view number = text.substr(0, text.size() - unit.suffix.size());
-    double value = 0;
-    if (number.empty() || !absl::SimpleAtod(number, &value) ||
-        !std::isfinite(value) || value <= 0) {
-      break;
-    }
-    return static_cast<int64_t>(std::llround(value * unit.multiplier));
-  }
-  std::string accepted;
-  for (const Unit& unit : units) absl::StrAppend(&accepted, " N", unit.suffix);
-  return absl::InvalidArgumentError(
-      absl::StrCat("bad ", what, " '", text,
-                   "': expected a positive number and one of", accepted));
-}
 
 bool IsControllerName(absl::string_view name) {
   if (name.empty() || name.size() > 15) return false;  // TCP_CA_NAME_MAX 16
@@ -87,38 +58,23 @@ absl::string_view TransferToolName(TransferTool tool) {
   return "?";
 }
 
-absl::StatusOr<int64_t> ParseRateBitsPerSecond(absl::string_view text) {
-  return ParseWithUnits("rate", text,
-                        {{"gbit", 1'000'000'000},
-                         {"mbit", 1'000'000},
-                         {"kbit", 1'000},
-                         {"bit", 1}});
-}
-
-absl::StatusOr<QueueSpec> ParseQueue(absl::string_view text) {
-  if (absl::EndsWith(text, "p")) {
-    int64_t packets = 0;
-    if (!absl::SimpleAtoi(text.substr(0, text.size() - 1), &packets) ||
-        packets <= 0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "bad queue '", text, "': expected Np (packets) or NkB/NMB/NB"));
-    }
-    return QueueSpec{true, packets};
-  }
-  absl::StatusOr<int64_t> bytes = ParseWithUnits(
-      "queue", text, {{"MB", 1'000'000}, {"kB", 1'000}, {"B", 1}});
-  if (!bytes.ok()) return bytes.status();
-  return QueueSpec{false, *bytes};
-}
-
 absl::StatusOr<int64_t> ParseMarkStepBytes(absl::string_view text) {
   if (text == "none") return 0;
   if (!absl::StartsWith(text, "step:")) {
     return absl::InvalidArgumentError(
         absl::StrCat("bad marker '", text, "': expected none or step:K_BYTES"));
   }
-  return ParseWithUnits("step threshold", text.substr(5),
-                        {{"MB", 1'000'000}, {"kB", 1'000}, {"B", 1}, {"", 1}});
+  // A bare number is bytes, as the K_BYTES of the syntax says.
+  absl::string_view threshold = text.substr(5);
+  int64_t bytes = 0;
+  if (absl::SimpleAtoi(threshold, &bytes) && bytes > 0) return bytes;
+  absl::StatusOr<BufferSize> size = ParseBufferSize(threshold);
+  if (!size.ok() || size->unit != BufferSize::Unit::kBytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("bad marker '", text,
+                     "': expected step:K_BYTES (step:60000, step:60kB)"));
+  }
+  return size->count;
 }
 
 absl::StatusOr<FlowSpec> ParseFlowSpec(absl::string_view text) {
@@ -140,12 +96,12 @@ absl::StatusOr<FlowSpec> ParseFlowSpec(absl::string_view text) {
             "': mss must be 88..65495 bytes (TCP_MIN_MSS .. IP max)"));
       }
     } else if (kv.first == "rate") {
-      absl::StatusOr<int64_t> rate = ParseRateBitsPerSecond(kv.second);
+      absl::StatusOr<BitRate> rate = ParseBitRate(kv.second);
       if (!rate.ok()) {
         return absl::InvalidArgumentError(
             absl::StrCat("bad flow '", text, "': ", rate.status().message()));
       }
-      flow.app_rate_bits_per_s = *rate;
+      flow.app_rate_bits_per_s = rate->bits_per_second;
     } else {
       return absl::InvalidArgumentError(
           absl::StrCat("bad flow '", text, "': unknown key '", kv.first,
@@ -177,12 +133,16 @@ absl::StatusOr<LabConfig> ParseLabConfig(const LabFlagValues& flags) {
     return absl::InvalidArgumentError(absl::StrCat(
         "bad --ecn '", flags.ecn, "': expected off, rfc3168 or accecn"));
   }
-  absl::StatusOr<int64_t> rate = ParseRateBitsPerSecond(flags.rate);
-  if (!rate.ok()) return rate.status();
-  config.rate_bits_per_s = *rate;
-  absl::StatusOr<QueueSpec> queue = ParseQueue(flags.queue);
-  if (!queue.ok()) return queue.status();
-  config.queue = *queue;
+  config.rate_bits_per_s = flags.rate.bits_per_second;
+  // pfifo counts packets, bfifo bytes (tc-pfifo(8)).
+  config.queue.in_packets = flags.queue.unit == BufferSize::Unit::kPackets;
+  config.queue.limit = config.queue.in_packets
+                           ? flags.queue.count
+                           : static_cast<int64_t>(flags.queue.Bytes(
+                                 flags.rate, /*packet_bytes=*/0));
+  if (config.queue.limit <= 0) {
+    return absl::InvalidArgumentError("--queue must hold at least one byte");
+  }
   absl::StatusOr<int64_t> mark = ParseMarkStepBytes(flags.mark);
   if (!mark.ok()) return mark.status();
   config.mark_step_bytes = *mark;
@@ -191,15 +151,15 @@ absl::StatusOr<LabConfig> ParseLabConfig(const LabFlagValues& flags) {
         "--mark step:K marks CE on ECT packets only: it needs --ecn rfc3168 or "
         "accecn");
   }
-  if (!(flags.delay_ms >= 0 && flags.delay_ms <= 10'000)) {
-    return absl::InvalidArgumentError("--delay must be 0..10000 ms");
+  if (flags.delay < absl::ZeroDuration() || flags.delay > absl::Seconds(10)) {
+    return absl::InvalidArgumentError("--delay must be 0..10s");
   }
-  config.delay_ms = flags.delay_ms;
-  if (!(flags.duration_s > 0 && flags.duration_s <= 3600)) {
-    return absl::InvalidArgumentError(
-        "--duration must be in (0, 3600] seconds");
+  config.delay_ms = absl::ToDoubleMilliseconds(flags.delay);
+  if (flags.duration <= absl::ZeroDuration() ||
+      flags.duration > absl::Hours(1)) {
+    return absl::InvalidArgumentError("--duration must be in (0, 1h]");
   }
-  config.duration_s = flags.duration_s;
+  config.duration_s = absl::ToDoubleSeconds(flags.duration);
   if (flags.transfer == "auto") {
     config.transfer = TransferTool::kAuto;
   } else if (flags.transfer == "iperf3") {

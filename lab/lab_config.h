@@ -10,6 +10,8 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+#include "replay/sim/units.h"
 
 namespace ccreplay::lab {
 
@@ -59,29 +61,25 @@ int TcpEcnSysctl(EcnMode mode);
 absl::string_view EcnModeName(EcnMode mode);
 absl::string_view TransferToolName(TransferTool tool);
 
-// "50mbit", "800kbit", "1gbit", "64000bit" (tc(8) rate units; "bit" words
-// only, since "bps" means bytes per second to tc).
-absl::StatusOr<int64_t> ParseRateBitsPerSecond(absl::string_view text);
-// "100p" (packets) or "150kB", "2MB", "64000B" (bytes, SI multiples).
-absl::StatusOr<QueueSpec> ParseQueue(absl::string_view text);
 // "none" or "step:K" where K is bytes ("step:60000", "step:60kB").
 absl::StatusOr<int64_t> ParseMarkStepBytes(absl::string_view text);
 // "CC[:mss=BYTES][:rate=RATE]", e.g. "reno", "cubic:mss=1200:rate=10mbit".
 absl::StatusOr<FlowSpec> ParseFlowSpec(absl::string_view text);
 
-// The command line as strings, initialised to the lab's defaults (the cli
-// overwrites a field only when its flag was given); --flows empty means one
-// flow of --cc/--mss.
+// The command line, initialised to the lab's defaults (the cli overwrites a
+// field only when its flag was given), its quantities typed
+// (replay/sim/units.h); --flows empty means one flow of --cc/--mss.
 struct LabFlagValues {
   std::string cc = "cubic";
   std::string ecn = "off";
-  std::string rate = "50mbit";
-  std::string queue = "1000p";
+  BitRate rate{50'000'000};
+  // A time is the bytes the shaper sends in it (a bfifo).
+  BufferSize queue{BufferSize::Unit::kPackets, 1000};
   std::string mark = "none";
   std::string transfer = "auto";
   std::string output_dir;
-  double delay_ms = 0;
-  double duration_s = 5;
+  absl::Duration delay = absl::ZeroDuration();
+  absl::Duration duration = absl::Seconds(5);
   int mss_bytes = 0;
   std::vector<std::string> flows;
 };

@@ -9,37 +9,13 @@ LabFlagValues Defaults() {
   LabFlagValues flags;
   flags.cc = "cubic";
   flags.ecn = "off";
-  flags.rate = "50mbit";
-  flags.queue = "1000p";
+  flags.rate = BitRate{50'000'000};
+  flags.queue = BufferSize{BufferSize::Unit::kPackets, 1000};
   flags.mark = "none";
   flags.transfer = "auto";
-  flags.duration_s = 5;
+  flags.duration = absl::Seconds(5);
   flags.output_dir = "/tmp/bundle";
   return flags;
-}
-
-TEST(ParseRate, TcUnitsInBits) {
-  // tc(8): "kbit" = 1000 bit/s, "mbit" = 10^6, "gbit" = 10^9.
-  EXPECT_EQ(*ParseRateBitsPerSecond("50mbit"), 50'000'000);
-  EXPECT_EQ(*ParseRateBitsPerSecond("800kbit"), 800'000);
-  EXPECT_EQ(*ParseRateBitsPerSecond("1.5gbit"), 1'500'000'000);
-  EXPECT_EQ(*ParseRateBitsPerSecond("64000bit"), 64'000);
-  EXPECT_FALSE(
-      ParseRateBitsPerSecond("50mbps").ok());  // bytes/s to tc: refused
-  EXPECT_FALSE(ParseRateBitsPerSecond("mbit").ok());
-  EXPECT_FALSE(ParseRateBitsPerSecond("-5mbit").ok());
-}
-
-TEST(ParseQueue, PacketsOrBytes) {
-  QueueSpec packets = *ParseQueue("100p");
-  EXPECT_TRUE(packets.in_packets);
-  EXPECT_EQ(packets.limit, 100);
-  QueueSpec bytes = *ParseQueue("150kB");
-  EXPECT_FALSE(bytes.in_packets);
-  EXPECT_EQ(bytes.limit, 150'000);
-  EXPECT_EQ(ParseQueue("2MB")->limit, 2'000'000);
-  EXPECT_FALSE(ParseQueue("0p").ok());
-  EXPECT_FALSE(ParseQueue("100").ok());
 }
 
 TEST(ParseMark, NoneOrStep) {
@@ -81,6 +57,16 @@ TEST(ParseLabConfig, FlowsInheritMss) {
   EXPECT_EQ(config.flows[1].mss_bytes, 1200);
 }
 
+TEST(ParseLabConfig, QueueTimeIsBytesAtTheRate) {
+  LabFlagValues flags = Defaults();
+  flags.queue = *ParseBufferSize("10ms");
+  LabConfig config = *ParseLabConfig(flags);
+  // 50 Mbit/s for 10 ms = 500 kbit = 62500 bytes of bfifo.
+  EXPECT_FALSE(config.queue.in_packets);
+  EXPECT_EQ(config.queue.limit, 62'500);
+  EXPECT_EQ(ParseLabConfig(Defaults())->queue.limit, 1000);
+}
+
 TEST(ParseLabConfig, RefusesBadCombinations) {
   LabFlagValues flags = Defaults();
   flags.mark = "step:60000";  // marking needs ECN-capable packets
@@ -92,7 +78,7 @@ TEST(ParseLabConfig, RefusesBadCombinations) {
   flags.ecn = "l4s";
   EXPECT_FALSE(ParseLabConfig(flags).ok());
   flags = Defaults();
-  flags.duration_s = 0;
+  flags.duration = absl::ZeroDuration();
   EXPECT_FALSE(ParseLabConfig(flags).ok());
   flags = Defaults();
   flags.transfer = "netperf";

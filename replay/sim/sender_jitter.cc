@@ -6,6 +6,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
+#include "replay/sim/units.h"
 
 namespace ccreplay {
 
@@ -29,14 +30,14 @@ absl::StatusOr<SenderJitterSpec> ParseSenderJitter(absl::string_view text) {
     spec.kind = SenderJitterSpec::Kind::kServiceTime;
     return spec;
   }
-  absl::Duration duration;
-  if (!absl::ParseDuration(text, &duration) ||
-      duration < absl::ZeroDuration()) {
+  absl::StatusOr<absl::Duration> duration = ParseDurationWithUnit(text);
+  if (!duration.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat("bad sender jitter '", text,
-                     "': expected off, service, or a duration such as 50us"));
+                     "': expected off, service, or a duration such as 50us (",
+                     duration.status().message(), ")"));
   }
-  spec.fixed_ns = absl::ToInt64Nanoseconds(duration);
+  spec.fixed_ns = absl::ToInt64Nanoseconds(*duration);
   spec.kind = spec.fixed_ns > 0 ? SenderJitterSpec::Kind::kFixed
                                 : SenderJitterSpec::Kind::kOff;
   return spec;
