@@ -34,7 +34,7 @@ ABSL_FLAG(int, transition_rounds, -1,
           "experiment prague-rtt-scaling: override every version's "
           "transition (rounds before RTT scaling starts); -1 keeps each "
           "version's own.");
-ABSL_FLAG(int, threads, 0, "experiment: worker threads (0: one per core).");
+ABSL_FLAG(int, threads, 0, "worker threads (0: one per core).");
 
 namespace ccreplay {
 namespace {
@@ -96,9 +96,9 @@ int RunPrague() {
   PragueExperimentOptions options;
   options.threads = absl::GetFlag(FLAGS_threads);
   options.transition_rounds = absl::GetFlag(FLAGS_transition_rounds);
-  if (absl::GetFlag(FLAGS_duration) > 0) {
-    options.duration_ns =
-        static_cast<int64_t>(absl::GetFlag(FLAGS_duration) * 1e9);
+  if (const std::optional<absl::Duration> duration =
+          absl::GetFlag(FLAGS_duration)) {
+    options.duration_ns = absl::ToInt64Nanoseconds(*duration);
   }
   const auto start = std::chrono::steady_clock::now();
   absl::StatusOr<PragueExperimentResult> result = RunPragueExperiment(options);

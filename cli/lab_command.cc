@@ -13,19 +13,20 @@
 #include "lab/run_summary.h"
 
 ABSL_FLAG(std::string, ecn, "off",
-          "ECN mode: off, rfc3168 or accecn (net.ipv4.tcp_ecn).");
-ABSL_FLAG(
-    std::string, queue, "1000p",
-    "Bottleneck queue: Np (pfifo, packets) or NkB/NMB/NB (bfifo, bytes).");
+          "ECN mode: off, rfc3168 or accecn (net.ipv4.tcp_ecn; default off).");
+ABSL_FLAG(ccreplay::BufferSize, queue,
+          (ccreplay::BufferSize{ccreplay::BufferSize::Unit::kPackets, 1000}),
+          "bottleneck queue: Np (pfifo, packets), NB/NkB/NMB (bfifo, bytes, "
+          "SI) or a time at the rate (20ms, a bfifo). Default 1000p.");
 ABSL_FLAG(std::string, mark, "none",
           "CE marking: none, or step:K_BYTES (eBPF step marker at the "
-          "bottleneck; needs ECN).");
+          "bottleneck; needs ECN). Default none.");
 ABSL_FLAG(std::vector<std::string>, flows, {},
-          "Comma-separated flows, each CC[:mss=BYTES][:rate=RATE] (rate = "
-          "application-limited "
-          "sending rate). Default: one bulk flow of --cc.");
+          "comma-separated flows, each CC[:mss=BYTES][:rate=RATE] (rate: the "
+          "application-limited sending rate in tc bit units, 10mbit). "
+          "Default: one bulk flow of --cc.");
 ABSL_FLAG(std::string, transfer, "auto",
-          "Traffic generator: auto (iperf3 if installed), iperf3 or builtin.");
+          "traffic generator: auto (iperf3 if installed), iperf3 or builtin.");
 
 namespace ccreplay {
 
@@ -37,17 +38,14 @@ int RunLab(const Args& args) {
     return kExitUsage;
   }
   lab::LabFlagValues flags;  // The lab's defaults where a flag is unset.
-  // Shared flags (cli/common_flags.cc): empty or 0 when not given.
+  // Shared flags (cli/common_flags.cc): empty or unset when not given.
   if (!absl::GetFlag(FLAGS_cc).empty()) flags.cc = absl::GetFlag(FLAGS_cc);
-  if (!absl::GetFlag(FLAGS_rate).empty())
-    flags.rate = absl::GetFlag(FLAGS_rate);
-  if (absl::GetFlag(FLAGS_duration) > 0) {
-    flags.duration_s = absl::GetFlag(FLAGS_duration);
-  }
+  flags.rate = absl::GetFlag(FLAGS_rate).value_or(flags.rate);
+  flags.delay = absl::GetFlag(FLAGS_delay).value_or(flags.delay);
+  flags.duration = absl::GetFlag(FLAGS_duration).value_or(flags.duration);
   flags.ecn = absl::GetFlag(FLAGS_ecn);
   flags.queue = absl::GetFlag(FLAGS_queue);
   flags.mark = absl::GetFlag(FLAGS_mark);
-  flags.delay_ms = absl::GetFlag(FLAGS_delay);
   flags.mss_bytes = absl::GetFlag(FLAGS_mss);
   flags.flows = absl::GetFlag(FLAGS_flows);
   flags.transfer = absl::GetFlag(FLAGS_transfer);

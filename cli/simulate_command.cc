@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -16,60 +15,59 @@
 #include "cli/commands.h"
 #include "cli/common_flags.h"
 #include "cli/exit_codes.h"
-#include "lab/lab_config.h"
 #include "replay/sim/path_profile.h"
 #include "replay/sim/pcap_export.h"
 #include "replay/sim/sender_jitter.h"
 #include "replay/sim/simulation.h"
+#include "replay/sim/units.h"
 #include "reports/sim_report.h"
 
 ABSL_FLAG(std::string, profile, "",
-          "simulate: a named path (rate, base RTT, buffer): DSL, Home_WiFi, "
-          "Public, Corporate_WiFi, LTE, 5G, LEO, GEO, DoCoMo@Office, "
-          "au@Office, WiFi@Office, DoCoMo@mall, congested, bdp20, bdp40. "
-          "--rate, --delay and --buffer override its values.");
-ABSL_FLAG(std::string, buffer, "",
-          "simulate: bottleneck buffer: Np (packets of the largest size), "
-          "NB/NkB/NMB (bytes) or Ns/Nms (time at the rate). Default 1 BDP.");
+          "a named path (rate, base RTT, buffer): DSL, Home_WiFi, Public, "
+          "Corporate_WiFi, LTE, 5G, LEO, GEO, DoCoMo@Office, au@Office, "
+          "WiFi@Office, DoCoMo@mall, congested, bdp20, bdp40. --rate, --delay "
+          "and --buffer override its values.");
+ABSL_FLAG(std::optional<ccreplay::BufferSize>, buffer, std::nullopt,
+          "bottleneck buffer: Np (packets of the largest size), NB/NkB/NMB "
+          "(bytes, SI) or a time at the rate (50ms). Default: the profile's, "
+          "else 1 BDP.");
 ABSL_FLAG(bool, byte_fit_admission, false,
-          "simulate: admit a packet whenever it fits (byte-fit tail drop) "
-          "instead of packet-size-neutral tail drop (RFC 7141 4.2.1.2).");
+          "admit a packet whenever it fits (byte-fit tail drop) instead of "
+          "packet-size-neutral tail drop (RFC 7141 4.2.1.2).");
 ABSL_FLAG(double, ce_threshold_ms, -1,
-          "simulate: mark ECT packets CE when their sojourn time exceeds this "
+          "mark ECT packets CE when their sojourn time exceeds this many ms "
           "(like tc fq ce_threshold); -1 off.");
 ABSL_FLAG(int64_t, ce_backlog_bytes, -1,
-          "simulate: mark ECT packets CE on arrival when the backlog exceeds "
-          "this many bytes (DCTCP step, RFC 8257 3.1); -1 off.");
+          "mark ECT packets CE on arrival when the backlog exceeds this many "
+          "bytes (DCTCP step, RFC 8257 3.1); -1 off.");
 ABSL_FLAG(int, ack_every, 2,
-          "simulate: the receivers ACK every N segments (1, 2, ... 16).");
+          "the receivers ACK every N segments (1, 2, ... 16; default 2).");
 ABSL_FLAG(double, delayed_ack_ms, 40,
-          "simulate: delayed-ACK timer (Linux TCP_DELACK_MIN is 40 ms).");
-ABSL_FLAG(bool, pacing, false, "simulate: pace the senders.");
+          "delayed-ACK timer in ms (default 40, Linux TCP_DELACK_MIN).");
+ABSL_FLAG(bool, pacing, false, "pace the senders.");
 ABSL_FLAG(std::string, start_ms, "0",
-          "simulate: start time of each flow in ms, comma-separated (the "
-          "last value repeats).");
+          "start time of each flow in ms, comma-separated (the last value "
+          "repeats; default 0).");
 ABSL_FLAG(std::string, ecn_feedback, "auto",
-          "simulate: auto (AccECN for prague, DCTCP for dctcp, RFC 3168 for "
-          "others when the path marks), none, rfc3168, dctcp or accecn.");
+          "auto (AccECN for prague, DCTCP for dctcp, RFC 3168 for others when "
+          "the path marks), none, rfc3168, dctcp or accecn.");
 ABSL_FLAG(double, random_loss, 0,
-          "simulate: probability of losing a packet after the bottleneck.");
-ABSL_FLAG(uint64_t, seed, 1,
-          "simulate, experiment mtu-normalization: seed of the random loss "
-          "and the sender jitter.");
+          "probability (0..1) of losing a packet after the bottleneck.");
+ABSL_FLAG(uint64_t, seed, 1, "seed of the random loss and the sender jitter.");
 ABSL_FLAG(std::string, sender_jitter, "",
-          "simulate, experiment mtu-normalization: a random delay per packet "
-          "at each sender, uniform in [0, bound], flow order kept, against "
-          "drop-tail phase effects (Floyd and Jacobson 1992): off, service "
-          "(one bottleneck service time of the largest packet) or a duration "
-          "(50us). Default: off for simulate, service for the experiment.");
-ABSL_FLAG(std::string, rwnd, "",
-          "simulate: the receivers' advertised window: Np (packets of the "
-          "flow's size), NB, NkB or NMB. Default: unlimited.");
+          "a random delay per packet at each sender, uniform in [0, bound], "
+          "flow order kept, against drop-tail phase effects (Floyd and "
+          "Jacobson 1992): off, service (one bottleneck service time of the "
+          "largest packet) or a duration (50us). Default: off for simulate, "
+          "service for experiment mtu-normalization.");
+ABSL_FLAG(std::optional<ccreplay::BufferSize>, rwnd, std::nullopt,
+          "the receivers' advertised window: Np (packets of the flow's size) "
+          "or NB/NkB/NMB (bytes, SI). Default: unlimited.");
 ABSL_FLAG(double, sample_ms, 0,
-          "simulate: series sampling period (default duration / 1000).");
+          "series sampling period in ms (default duration / 1000).");
 ABSL_FLAG(std::string, pcap, "",
-          "simulate: write the data senders' view as a pcap (raw IPv4/TCP "
-          "headers, AccECN or RFC 3168 feedback) to this file.");
+          "write the data senders' view as a pcap (raw IPv4/TCP headers, "
+          "AccECN or RFC 3168 feedback) to this file.");
 
 namespace ccreplay {
 namespace {
@@ -81,50 +79,29 @@ int UsageError(const std::string& message) {
   return kExitUsage;
 }
 
-absl::StatusOr<uint64_t> BufferBytes(const std::string& text, int64_t rate_bps,
-                                     uint32_t largest_packet_bytes) {
-  double value = 0;
-  if (absl::EndsWith(text, "ms") &&
-      absl::SimpleAtod(text.substr(0, text.size() - 2), &value)) {
-    return static_cast<uint64_t>(rate_bps / 8.0 * value / 1000);
-  }
-  if (absl::EndsWith(text, "s") && !absl::EndsWith(text, "B") &&
-      absl::SimpleAtod(text.substr(0, text.size() - 1), &value)) {
-    return static_cast<uint64_t>(rate_bps / 8.0 * value);
-  }
-  absl::StatusOr<lab::QueueSpec> queue = lab::ParseQueue(text);
-  if (!queue.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "bad --buffer '", text, "': expected Np, NB, NkB, Ns or Nms"));
-  }
-  return queue->in_packets
-             ? static_cast<uint64_t>(queue->limit) * largest_packet_bytes
-             : static_cast<uint64_t>(queue->limit);
-}
-
 absl::StatusOr<SimulationConfig> ConfigFromFlags(int64_t& duration_ns) {
   SimulationConfig config;
-  std::string buffer = absl::GetFlag(FLAGS_buffer);
+  std::optional<BufferSize> buffer = absl::GetFlag(FLAGS_buffer);
   const std::string profile_name = absl::GetFlag(FLAGS_profile);
   if (!profile_name.empty()) {
     absl::StatusOr<PathProfile> profile = FindPathProfile(profile_name);
     if (!profile.ok()) return profile.status();
     config.rate_bps = profile->rate_bps;
     config.base_rtt_ns = profile->base_rtt_us * 1000;
-    if (buffer.empty()) buffer = absl::StrCat(profile->buffer_s, "s");
+    if (!buffer.has_value()) {
+      buffer = BufferSize{BufferSize::Unit::kTime, 0,
+                          absl::Seconds(profile->buffer_s)};
+    }
   }
-  if (!absl::GetFlag(FLAGS_rate).empty()) {
-    absl::StatusOr<int64_t> rate =
-        lab::ParseRateBitsPerSecond(absl::GetFlag(FLAGS_rate));
-    if (!rate.ok()) return rate.status();
-    config.rate_bps = *rate;
+  if (const std::optional<BitRate> rate = absl::GetFlag(FLAGS_rate)) {
+    config.rate_bps = rate->bits_per_second;
   }
-  if (absl::GetFlag(FLAGS_delay) > 0) {
-    config.base_rtt_ns = static_cast<int64_t>(absl::GetFlag(FLAGS_delay) * kMs);
+  if (const std::optional<absl::Duration> rtt = absl::GetFlag(FLAGS_delay)) {
+    config.base_rtt_ns = absl::ToInt64Nanoseconds(*rtt);
   }
   if (config.rate_bps <= 0 || config.base_rtt_ns <= 0) {
     return absl::InvalidArgumentError(
-        "give --profile, or --rate and --delay (base RTT in ms)");
+        "give --profile, or --rate and --delay (base RTT, e.g. 40ms)");
   }
   const std::string cc =
       absl::GetFlag(FLAGS_cc).empty() ? "cubic" : absl::GetFlag(FLAGS_cc);
@@ -152,16 +129,11 @@ absl::StatusOr<SimulationConfig> ConfigFromFlags(int64_t& duration_ns) {
   }
   absl::StatusOr<std::vector<std::string>> specs = ParseControllerList(cc);
   if (!specs.ok()) return specs.status();
-  std::optional<lab::QueueSpec> rwnd;
-  if (!absl::GetFlag(FLAGS_rwnd).empty()) {
-    absl::StatusOr<lab::QueueSpec> parsed =
-        lab::ParseQueue(absl::GetFlag(FLAGS_rwnd));
-    if (!parsed.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("bad --rwnd '", absl::GetFlag(FLAGS_rwnd),
-                       "': expected Np, NB, NkB or NMB"));
-    }
-    rwnd = *parsed;
+  const std::optional<BufferSize> rwnd = absl::GetFlag(FLAGS_rwnd);
+  if (rwnd.has_value() && rwnd->unit == BufferSize::Unit::kTime) {
+    return absl::InvalidArgumentError(
+        "--rwnd is a window: Np (packets) or NB, NkB, NMB (bytes), not a "
+        "time");
   }
   uint32_t largest = 0;
   for (const std::string& spec : *specs) {
@@ -172,9 +144,8 @@ absl::StatusOr<SimulationConfig> ConfigFromFlags(int64_t& duration_ns) {
     if (!packet_bytes.ok()) return packet_bytes.status();
     flow.packet_bytes = *packet_bytes;
     if (rwnd.has_value()) {
-      const auto limit = static_cast<uint64_t>(rwnd->limit);
       flow.receive_window_bytes =
-          rwnd->in_packets ? limit * flow.packet_bytes : limit;
+          rwnd->Bytes(BitRate{config.rate_bps}, flow.packet_bytes);
     }
     flow.pacing = absl::GetFlag(FLAGS_pacing);
     flow.start_ns =
@@ -186,15 +157,12 @@ absl::StatusOr<SimulationConfig> ConfigFromFlags(int64_t& duration_ns) {
     largest = std::max(largest, flow.packet_bytes);
     config.flows.push_back(flow);
   }
-  if (buffer.empty()) {
-    config.buffer_bytes = static_cast<uint64_t>(
-        config.rate_bps / 8.0 * static_cast<double>(config.base_rtt_ns) * 1e-9);
-  } else {
-    absl::StatusOr<uint64_t> bytes =
-        BufferBytes(buffer, config.rate_bps, largest);
-    if (!bytes.ok()) return bytes.status();
-    config.buffer_bytes = *bytes;
-  }
+  // Default: one BDP, the base RTT at the rate.
+  config.buffer_bytes =
+      buffer
+          .value_or(BufferSize{BufferSize::Unit::kTime, 0,
+                               absl::Nanoseconds(config.base_rtt_ns)})
+          .Bytes(BitRate{config.rate_bps}, largest);
   config.admission = absl::GetFlag(FLAGS_byte_fit_admission)
                          ? AdmissionPolicy::kByteFit
                          : AdmissionPolicy::kPacketSizeNeutral;
@@ -211,9 +179,9 @@ absl::StatusOr<SimulationConfig> ConfigFromFlags(int64_t& duration_ns) {
     if (!jitter.ok()) return jitter.status();
     config.sender_jitter = *jitter;
   }
-  const double duration_s =
-      absl::GetFlag(FLAGS_duration) > 0 ? absl::GetFlag(FLAGS_duration) : 10;
-  duration_ns = static_cast<int64_t>(duration_s * 1e9);
+  duration_ns = absl::ToInt64Nanoseconds(
+      absl::GetFlag(FLAGS_duration).value_or(absl::Seconds(10)));
+  if (duration_ns <= 0) return absl::InvalidArgumentError("--duration is 0");
   const double sample_ms = absl::GetFlag(FLAGS_sample_ms);
   config.sample_interval_ns = sample_ms > 0
                                   ? static_cast<int64_t>(sample_ms * kMs)

@@ -1,0 +1,274 @@
+// Every subcommand: what it does, the flags it accepts and an example.
+// A flag documented here with an empty help text is described by its
+// ABSL_FLAG; a flag several commands read differently (--cc, --delay,
+// --duration, ...) is described here, per command.
+#include "cli/command_line.h"
+
+namespace ccreplay {
+namespace {
+
+constexpr FlagDoc kJson = {"json", "", ""};
+constexpr FlagDoc kCsv = {"csv", "", ""};
+constexpr FlagDoc kFlow = {"flow", "N|ADDR:PORT-ADDR:PORT", ""};
+constexpr FlagDoc kSs = {"ss", "LOG", ""};
+constexpr FlagDoc kProbe = {"probe", "LOG", ""};
+constexpr FlagDoc kQlog = {"qlog", "FILE", ""};
+constexpr FlagDoc kReplayCc = {
+    "cc", "SPEC,SPEC...",
+    "reference controllers (`ccreplay controllers`), separated by commas; an "
+    "item key=value without ':' continues the spec before it "
+    "(cubic,prague:v05,rtt_scaling=none)."};
+
+CommandSpec Flows() {
+  return {
+      "flows",
+      RunFlows,
+      "list the TCP flows of a capture",
+      "ccreplay flows INPUT [--json]",
+      "Lists every TCP connection in a pcap or pcapng capture (gzip is "
+      "read transparently): endpoints, data direction, packets, unique "
+      "bytes, retransmissions, handshake options, ECN mode and codepoint "
+      "counts, goodput. An ss log, tcp_probe trace, qlog or quicly log "
+      "gives one entry per connection or trace.",
+      "ccreplay flows testdata/lab/reno_ecn1_stepK60k_50mbit/sender.pcap.gz",
+      {{"json", "", "write the flows as JSON to stdout."}}};
+}
+
+CommandSpec Diagnose() {
+  return {
+      "diagnose",
+      RunDiagnose,
+      "the main job: where cwnd growth fell short, and why",
+      "ccreplay diagnose INPUT [--ss LOG | --probe LOG] [--flow N] [--cc LIST] "
+      "[-o report.html] [--json [report.json]]\n"
+      "ccreplay diagnose --qlog FILE [...]",
+      "Reconstructs the chosen flow's sender ACK by ACK, estimates the path "
+      "(bottleneck rate, base RTT, BDP), attributes what limited the sender "
+      "in each interval, and reports findings with their evidence: a summary "
+      "on the terminal, a self-contained HTML report with -o, the JSON "
+      "diagnosis (proto/report.proto) with --json PATH. INPUT is a capture, "
+      "a qlog or a lab bundle directory.",
+      "ccreplay diagnose testdata/sim/prague_v05_rtt_scaling_1gbit.pcap.gz "
+      "-o report.html",
+      {kFlow,
+       kSs,
+       kProbe,
+       kQlog,
+       {"cc", "SPEC,SPEC...",
+        "reference controllers to replay instead of the ones chosen from the "
+        "capture (see `ccreplay controllers`)."},
+       {"o", "report.html", "write the HTML report to this file."},
+       {"json", "",
+        "write the JSON diagnosis: to the path after INPUT, else to stdout "
+        "(then without the terminal summary)."},
+       {"simulate", "", ""}}};
+}
+
+CommandSpec Convert() {
+  return {"convert",
+          RunConvert,
+          "write an input as the proto trace (binary or JSON)",
+          "ccreplay convert INPUT [--flow N] [-o FILE] [--json]",
+          "Writes the normalized trace of proto/trace.proto: flow identity, "
+          "handshake facts, per-packet events (unwrapped sequence numbers, "
+          "scaled windows, SACK blocks, timestamps, ACE and AccECN option "
+          "counters) and the capture summary. Binary protobuf by default, "
+          "protobuf JSON with --json; to stdout unless -o names a file. Every "
+          "packet is held in memory: convert one flow (--flow) of a very "
+          "large capture.",
+          "ccreplay convert "
+          "testdata/lab/reno_ecn1_stepK60k_50mbit/sender.pcap.gz --flow 1 "
+          "-o reno.pb",
+          {{"flow", "N",
+            "the index of the flow (or trace) to keep, as `ccreplay flows` "
+            "numbers them. Default: all."},
+           {"o", "FILE", "write to this file instead of stdout."},
+           {"json", "", "write protobuf JSON instead of binary."}}};
+}
+
+CommandSpec Timeline() {
+  return {"timeline",
+          RunTimeline,
+          "the per-ACK timeline of a flow's sender",
+          "ccreplay timeline CAPTURE [--flow N|ADDR:PORT-ADDR:PORT] "
+          "[--csv|--json]",
+          "Rebuilds what the data sender learned from every ACK: bytes acked "
+          "cumulatively, SACKed and D-SACKed, RTT sample and RFC 6298 "
+          "srtt/min RTT, ECN feedback (ECE, AccECN CE counts), pipe (RFC "
+          "6675), receive window, what limited the sender, and every "
+          "retransmission classified as fast, rto, tlp or other.",
+          "ccreplay timeline "
+          "testdata/lab/cubic_noecn_droptail100_50mbit/sender.pcap.gz --csv "
+          "> t.csv",
+          {kFlow, kCsv, kJson}};
+}
+
+CommandSpec Replay() {
+  return {"replay",
+          RunReplay,
+          "replay a flow's ACKs through reference controllers",
+          "ccreplay replay CAPTURE|BUNDLE_DIR [--ss LOG | --probe LOG] "
+          "[--flow N] --cc LIST [--csv|--json] [--full] [-o FILE]\n"
+          "ccreplay replay --qlog FILE --cc LIST [--csv|--json]",
+          "Feeds every controller of LIST the flow's ACK timeline: bytes "
+          "acked and SACKed, ECN feedback as negotiated, RTT, losses when the "
+          "sender saw them. Compares each with the real cwnd (ss samples, "
+          "tcp_probe per ACK, the qlog's congestion_window, or else the "
+          "flight size while cwnd-limited): median and p95 error, first "
+          "lasting divergence, error by phase. A bundle directory (ccreplay "
+          "lab) gives sender.pcap plus tcp_probe.txt or ss.log.",
+          "ccreplay replay testdata/lab/reno_ecn1_stepK60k_50mbit --cc "
+          "reno:linux,reno --json",
+          {kReplayCc,
+           kFlow,
+           kSs,
+           kProbe,
+           kQlog,
+           kCsv,
+           kJson,
+           {"full", "", ""},
+           {"o", "FILE", "write to this file instead of stdout."}}};
+}
+
+CommandSpec Controllers() {
+  return {"controllers",
+          RunControllers,
+          "list the reference congestion controllers",
+          "ccreplay controllers [--json]",
+          "Lists every controller profile a --cc spec can name "
+          "(name[:variant][,option=value...]), what it models, the RFC "
+          "section or kernel file it follows, and its options with their "
+          "defaults.",
+          "ccreplay controllers --json | jq '.controllers[].spec'",
+          {kJson}};
+}
+
+CommandSpec Simulate() {
+  return {
+      "simulate",
+      RunSimulate,
+      "closed-loop what-if runs on a modelled bottleneck",
+      "ccreplay simulate [--profile NAME | --rate RATE --delay RTT] "
+      "[--buffer 100p|150kB|50ms] [--cc SPEC,...] [FLAGS]",
+      "Runs bulk flows, one per controller spec (its mss= option is the "
+      "packet size), through one bottleneck (rate, buffer, "
+      "packet-size-neutral or byte-fit tail drop, optional step CE marking) "
+      "with receivers that ACK every N segments and give RFC 3168, DCTCP or "
+      "AccECN feedback. Prints per-flow throughput; --json/--csv add the "
+      "cwnd, phase, alpha, queue and RTT series; --pcap writes the senders' "
+      "view as a capture that `flows` and `diagnose` read.",
+      "ccreplay simulate --profile DSL --cc reno:mss=1462,reno:mss=1280 "
+      "--duration 60s",
+      {{"profile", "NAME", ""},
+       {"rate", "RATE",
+        "bottleneck rate in bits per second, tc units: 50mbit, 1gbit, "
+        "800kbit (bit, kbit, mbit, gbit; SI). Overrides the profile's."},
+       {"delay", "RTT",
+        "base round-trip time with its unit: 40ms, 400us. Overrides the "
+        "profile's."},
+       {"buffer", "SIZE", ""},
+       {"cc", "SPEC,SPEC...",
+        "one bulk flow per reference controller spec (`ccreplay "
+        "controllers`); mss=BYTES sets its packet size. Default: cubic."},
+       {"mss", "BYTES",
+        "packet size in bytes of flows whose spec has no mss= (default "
+        "1448)."},
+       {"duration", "TIME",
+        "simulated time with its unit: 10s, 500ms (default 10s)."},
+       {"start_ms", "MS,MS...", ""},
+       {"pacing", "", ""},
+       {"ack_every", "N", ""},
+       {"delayed_ack_ms", "MS", ""},
+       {"ce_threshold_ms", "MS", ""},
+       {"ce_backlog_bytes", "BYTES", ""},
+       {"byte_fit_admission", "", ""},
+       {"ecn_feedback", "MODE", ""},
+       {"random_loss", "P", ""},
+       {"seed", "N", ""},
+       {"sender_jitter", "off|service|TIME", ""},
+       {"rwnd", "SIZE", ""},
+       {"sample_ms", "MS", ""},
+       {"pcap", "FILE", ""},
+       {"json", "", "write the results and series as JSON to stdout."},
+       {"csv", "", "write the series as CSV to stdout."}}};
+}
+
+CommandSpec Experiment() {
+  return {"experiment",
+          RunExperiment,
+          "run a reference experiment in the simulator",
+          "ccreplay experiment mtu-normalization [--controllers reno,cubic] "
+          "[--profile A,B] [--start_offsets 10] [--threads N] [--json]\n"
+          "ccreplay experiment prague-rtt-scaling [--duration 10s] "
+          "[--transition_rounds N] [--json]",
+          "mtu-normalization: on each of the 15 path profiles, a 1462-byte and "
+          "a 1280-byte flow with the same controller compete (20 runs per "
+          "profile and setting); prints T1280/T1462 without and with MTU "
+          "normalization of the 1280-byte flow.\n\n"
+          "prague-rtt-scaling: one Prague v0.5/v0.6/v0.7 flow at 1 Gbit/s, 0.4 "
+          "ms, CE above 5 ms sojourn, RTT scaling on and off, ACK every 1..16 "
+          "segments; prints utilization and the lowest cwnd after slow start.",
+          "ccreplay experiment prague-rtt-scaling --json",
+          {{"controllers", "CC,CC...", ""},
+           {"profile", "NAME,NAME...",
+            "mtu-normalization: the path profiles to run (default all 15)."},
+           {"start_offsets", "N", ""},
+           {"max_sim_s", "SECONDS", ""},
+           {"seed", "N", ""},
+           {"sender_jitter", "off|service|TIME", ""},
+           {"duration", "TIME",
+            "prague-rtt-scaling: simulated time per run with its unit (10s)."},
+           {"transition_rounds", "N", ""},
+           {"threads", "N", ""},
+           {"json", "", "write the results as JSON to stdout."}}};
+}
+
+CommandSpec Lab() {
+  return {
+      "lab",
+      RunLab,
+      "make a real capture on a network-namespace testbed (root)",
+      "ccreplay lab [--cc reno|cubic|bbr] [--ecn off|rfc3168|accecn] "
+      "[--rate 50mbit] [--queue 100p|150kB|20ms] [--mark step:K_BYTES|none] "
+      "[--delay 10ms] [--duration 5s] [--flows SPEC,...] [--mss BYTES] "
+      "[--transfer auto|iperf3|builtin] -o BUNDLE_DIR",
+      "Builds sender / router / receiver network namespaces, shapes the "
+      "router's egress (HTB + pfifo/bfifo, optional eBPF step CE marker), "
+      "adds delay on the ACK path (netem, or a TUN delay line), runs the "
+      "transfer, and writes a bundle: sender.pcap, receiver.pcap, ss.log, "
+      "tcp_probe.txt (the kernel's per-ACK cwnd) and meta.json. Everything "
+      "is removed afterwards, on errors and Ctrl-C too.",
+      "sudo ccreplay lab --cc reno --ecn rfc3168 --mark step:60000 --delay "
+      "10ms --duration 5s -o /tmp/reno-bundle",
+      {{"cc", "NAME",
+        "the sender socket's Linux controller (TCP_CONGESTION), default "
+        "cubic."},
+       {"ecn", "MODE", ""},
+       {"rate", "RATE",
+        "bottleneck rate in bits per second, tc units: 50mbit, 1gbit, "
+        "800kbit (default 50mbit)."},
+       {"queue", "SIZE", ""},
+       {"mark", "none|step:K_BYTES", ""},
+       {"delay", "TIME",
+        "delay added on the ACK path with its unit: 10ms, 400us (default 0: "
+        "none)."},
+       {"duration", "TIME",
+        "length of the transfer with its unit: 5s, 1500ms (default 5s)."},
+       {"flows", "SPEC,SPEC...", ""},
+       {"mss", "BYTES",
+        "TCP_MAXSEG of flows that set no mss= (default: the path's)."},
+       {"transfer", "TOOL", ""},
+       {"o", "BUNDLE_DIR", "the bundle directory to write (required)."}}};
+}
+
+}  // namespace
+
+const std::vector<CommandSpec>& AllCommands() {
+  static const std::vector<CommandSpec>* const commands =
+      new std::vector<CommandSpec>{Flows(),    Diagnose(),   Convert(),
+                                   Timeline(), Replay(),     Controllers(),
+                                   Simulate(), Experiment(), Lab()};
+  return *commands;
+}
+
+}  // namespace ccreplay
