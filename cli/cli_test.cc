@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <string>
 
@@ -21,6 +22,7 @@ namespace ccreplay {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 struct CommandResult {
   int exit_code;
@@ -315,6 +317,115 @@ TEST(CliTest, HelpNamesTheCommandAndAnExample) {
   CommandResult run = Ccreplay("flows --help");
   EXPECT_THAT(run.out + run.err, HasSubstr("ccreplay flows CAPTURE"));
   EXPECT_THAT(run.out + run.err, HasSubstr("Example"));
+}
+
+TEST(CliTest, AnotherCommandsFlagIsAUsageErrorNamingItsOwner) {
+  // Flags are checked before the input is opened: exit 2, not 3.
+  CommandResult rwnd = Ccreplay("flows " + Data("nope.pcap") + " --rwnd 3p");
+  EXPECT_EQ(rwnd.exit_code, 2);
+  EXPECT_THAT(rwnd.err, HasSubstr("ccreplay flows: --rwnd is a flag of "
+                                  "`simulate`, not of `flows`"));
+  CommandResult rate = Ccreplay("timeline --rate=5mbit x.pcap");
+  EXPECT_EQ(rate.exit_code, 2);
+  EXPECT_THAT(rate.err, HasSubstr("--rate is a flag of `simulate`, `lab`, "
+                                  "not of `timeline`"));
+  CommandResult negated = Ccreplay("replay --nosimulate --cc reno x.pcap");
+  EXPECT_EQ(negated.exit_code, 2);
+  EXPECT_THAT(negated.err, HasSubstr("--nosimulate is a flag of `diagnose`"));
+  CommandResult unknown = Ccreplay("flows --frobnicate x.pcap");
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_THAT(unknown.err, HasSubstr("ccreplay flows: unknown flag "
+                                     "--frobnicate"));
+  CommandResult missing = Ccreplay("simulate --rate");
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_THAT(missing.err, HasSubstr("--rate needs a value"));
+}
+
+TEST(CliTest, CommandHelpListsOnlyItsOwnFlags) {
+  CommandResult flows = Ccreplay("flows --help");
+  EXPECT_EQ(flows.exit_code, 0);
+  EXPECT_THAT(flows.out, HasSubstr("  --json "));
+  for (const char* absent :
+       {"--rwnd", "--cc", "--rate", "--flow", "/work", ".cc", "common_flags"}) {
+    EXPECT_THAT(flows.out, Not(HasSubstr(absent))) << absent;
+  }
+  CommandResult simulate = Ccreplay("simulate --help");
+  EXPECT_EQ(simulate.exit_code, 0);
+  EXPECT_THAT(simulate.out, HasSubstr("--rate RATE"));
+  EXPECT_THAT(simulate.out, HasSubstr("--rwnd SIZE"));
+  EXPECT_THAT(simulate.out, HasSubstr("bits per second"));
+  EXPECT_THAT(simulate.out, Not(HasSubstr("--queue")));  // lab's
+  EXPECT_THAT(simulate.out, Not(HasSubstr(".cc")));
+  CommandResult lab = Ccreplay("lab -h");
+  EXPECT_THAT(lab.out, HasSubstr("  -o BUNDLE_DIR"));
+  EXPECT_THAT(lab.out, HasSubstr("--delay 10ms"));
+  CommandResult overview = Ccreplay("--help");
+  EXPECT_EQ(overview.exit_code, 0);
+  EXPECT_THAT(overview.out, HasSubstr("Commands:"));
+  EXPECT_THAT(overview.out, HasSubstr("  simulate "));
+}
+
+TEST(CliTest, QuantitiesTakeUnits) {
+  // 10 Mbit/s for 20 ms = 25000 bytes; 50 packets of 1448 bytes = 72400.
+  CommandResult timed = Ccreplay(
+      "simulate --rate 10mbit --delay 20ms --buffer 20ms --duration 1s");
+  EXPECT_EQ(timed.exit_code, 0) << timed.err;
+  EXPECT_THAT(timed.out, HasSubstr("path: 10.000 Mbit/s, base RTT 20.000 ms, "
+                                   "buffer 25000 bytes"));
+  EXPECT_THAT(timed.out, HasSubstr(", 1.0 s\n"));
+  CommandResult packets = Ccreplay(
+      "simulate --rate 0.01gbit --delay=20000us --buffer 50p --duration "
+      "1500ms");
+  EXPECT_EQ(packets.exit_code, 0) << packets.err;
+  EXPECT_THAT(packets.out, HasSubstr("path: 10.000 Mbit/s, base RTT 20.000 "
+                                     "ms, buffer 72400 bytes"));
+  EXPECT_THAT(packets.out, HasSubstr(", 1.5 s\n"));
+}
+
+TEST(CliTest, ReceiveWindowInPacketsBoundsThroughput) {
+  // 10 packets of 1448 bytes per 20 ms round trip: at most 5.79 Mbit/s,
+  // 0.579 of the 10 Mbit/s bottleneck; unbounded, cubic fills it (> 0.9).
+  const std::string path = "simulate --rate 10mbit --delay 20ms --duration 1s";
+  CommandResult bounded = Ccreplay(path + " --rwnd 10p");
+  CommandResult free = Ccreplay(path);
+  ASSERT_EQ(bounded.exit_code, 0) << bounded.err;
+  ASSERT_EQ(free.exit_code, 0) << free.err;
+  auto utilization = [](const std::string& table) {
+    const size_t at = table.find("\nutilization ");
+    return at == std::string::npos ? -1.0 : std::atof(table.c_str() + at + 13);
+  };
+  EXPECT_LT(utilization(bounded.out), 0.579);
+  EXPECT_GT(utilization(bounded.out), 0.4);
+  EXPECT_GT(utilization(free.out), 0.9);
+}
+
+TEST(CliTest, BareNumbersAreRefusedWithTheUnitToAdd) {
+  struct Case {
+    const char* args;
+    const char* message;
+  };
+  for (const Case& c : {
+           Case{"simulate --rate 10 --delay 20ms",
+                "--rate 10: bad rate '10': "
+                "a number needs a unit: "
+                "write 10mbit"},
+           Case{"simulate --rate 10mbit --delay 20",
+                "--delay: bad duration '20': a number needs a unit: write "
+                "20ms or 20s"},
+           Case{"simulate --profile DSL --duration 5", "write 5ms or 5s"},
+           Case{"simulate --profile DSL --buffer 100",
+                "bad buffer '100': a number needs a unit: p (packets), B, kB "
+                "or MB (bytes)"},
+           Case{"simulate --rate 10mbps --delay 20ms",
+                "reads 'bps' as bytes per second"},
+           Case{"lab --delay 10 -o /nonexistent", "write 10ms or 10s"},
+           Case{"lab --queue 100 -o /nonexistent", "e.g. 100p"},
+           Case{"experiment prague-rtt-scaling --duration 2", "write 2ms"},
+       }) {
+    CommandResult run = Ccreplay(c.args);
+    EXPECT_EQ(run.exit_code, 2) << c.args;
+    EXPECT_THAT(run.err, HasSubstr(c.message)) << c.args;
+  }
 }
 
 }  // namespace

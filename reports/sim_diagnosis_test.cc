@@ -182,7 +182,7 @@ TEST(SimDiagnosisTest, ScaledPragueV05UnderUtilizesWithRttScalingSlowGrowth) {
   // Without scaling the same ACKs hold cwnd above the BDP, and the fitted
   // closed loop reaches more than twice the utilization (the simulated
   // flow itself: 31% over 4.8 s, `ccreplay simulate --cc
-  // prague:v05,transition=0 ... --duration 4.8`).
+  // prague:v05,transition=0 ... --duration 4.8s`).
   EXPECT_TRUE(absl::StrContains(f->message(), "without scaling the replay"));
   const std::optional<double> scaled = NumberAfter(c.run, "utilization ");
   const std::optional<double> unscaled =
