@@ -399,6 +399,22 @@ TEST(CliTest, ReceiveWindowInPacketsBoundsThroughput) {
   EXPECT_GT(utilization(free.out), 0.9);
 }
 
+TEST(CliTest, DiagnoseKnowsAQlogByItsContentNotItsName) {
+  // An ngtcp2 JSON-SEQ qlog, decompressed and named like a text file: the
+  // server's trace (as `zcat server-0.sqlog.gz | head -1` shows its
+  // vantage point), diagnosed as QUIC and not refused as a bad capture.
+  const std::string path = ::testing::TempDir() + "/server-trace.txt";
+  ASSERT_EQ(std::system(("zcat " +
+                         Data("quic/ngtcp2_reno_30mbit_pfifo100_40ms/"
+                              "server-0.sqlog.gz") +
+                         " > " + path)
+                            .c_str()),
+            0);
+  CommandResult run = Ccreplay("diagnose --nosimulate " + path);
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.out, HasSubstr("ngtcp2 (server)"));
+}
+
 TEST(CliTest, BareNumbersAreRefusedWithTheUnitToAdd) {
   struct Case {
     const char* args;

@@ -11,6 +11,7 @@
 #include "cli/exit_codes.h"
 #include "parsers/host_state_proto.h"
 #include "parsers/host_state_reader.h"
+#include "parsers/input_kind.h"
 #include "parsers/pcap_reader.h"
 #include "parsers/trace_builder.h"
 #include "proto/json_printer.h"
@@ -36,15 +37,16 @@ int RunConvert(const Args& args) {
     }
     only_flow = index;
   }
-  absl::StatusOr<bool> capture = IsCaptureFile(args[0]);
-  if (!capture.ok()) {
+  absl::StatusOr<InputClass> input = ClassifyInput(args[0]);
+  if (!input.ok()) {
     std::fprintf(stderr, "ccreplay convert: %s\n",
-                 std::string(capture.status().message()).c_str());
-    return ExitCodeForStatus(capture.status());
+                 std::string(input.status().message()).c_str());
+    return ExitCodeForStatus(input.status());
   }
+  const bool capture = IsCapture(input->kind);
   proto::Trace trace;
   bool partial = false;
-  if (*capture) {
+  if (capture) {
     TraceBuilder builder(only_flow);
     absl::StatusOr<CaptureInfo> info = ReadCapture(args[0], builder);
     if (!info.ok()) {

@@ -10,6 +10,7 @@
 #include "parsers/flow_table.h"
 #include "parsers/host_state_reader.h"
 #include "parsers/host_state_summary.h"
+#include "parsers/input_kind.h"
 #include "parsers/pcap_reader.h"
 #include "replay/ack_timeline.h"
 #include "reports/flows_report.h"
@@ -58,13 +59,14 @@ int RunFlows(const Args& args) {
                  "usage: ccreplay flows INPUT [--json]  (see --help)\n");
     return kExitUsage;
   }
-  absl::StatusOr<bool> capture = IsCaptureFile(args[0]);
-  if (!capture.ok()) {
+  absl::StatusOr<InputClass> input = ClassifyInput(args[0]);
+  if (!input.ok()) {
     std::fprintf(stderr, "ccreplay flows: %s\n",
-                 std::string(capture.status().message()).c_str());
-    return ExitCodeForStatus(capture.status());
+                 std::string(input.status().message()).c_str());
+    return ExitCodeForStatus(input.status());
   }
-  if (!*capture) return HostStateFlows(args[0]);
+  const bool capture = IsCapture(input->kind);
+  if (!capture) return HostStateFlows(args[0]);
   // One pass: the builder feeds its flow table and reconstructs every
   // flow's sender alongside.
   AckTimelineBuilder builder;

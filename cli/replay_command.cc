@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "cli/common_flags.h"
 #include "cli/exit_codes.h"
+#include "parsers/input_kind.h"
 #include "replay/replay_session.h"
 #include "reports/replay_report.h"
 
@@ -65,15 +66,20 @@ int RunReplay(const Args& args) {
   options.full_series = absl::GetFlag(FLAGS_full);
   options.host_state_path = !ss.empty() ? ss : probe;
 
+  // A qlog is known by its content, whatever its name; anything else is a
+  // capture or a bundle directory (ResolveTcpInput).
+  std::string input = qlog.empty() ? args[0] : qlog;
+  absl::StatusOr<InputClass> kind = ClassifyInput(input);
+  if (!kind.ok()) return Fail(kind.status());
   absl::StatusOr<ReplayResult> result;
-  if (!qlog.empty()) {
-    result = ReplayQuicLog(qlog, options);
+  if (!qlog.empty() || IsQlog(kind->kind)) {
+    result = ReplayQuicLog(input, options);
   } else {
-    absl::StatusOr<TcpInput> input =
-        ResolveTcpInput(args[0], options.host_state_path);
-    if (!input.ok()) return Fail(input.status());
-    options.host_state_path = input->host_state;
-    result = ReplayTcpCapture(input->capture, options);
+    absl::StatusOr<TcpInput> tcp =
+        ResolveTcpInput(input, options.host_state_path);
+    if (!tcp.ok()) return Fail(tcp.status());
+    options.host_state_path = tcp->host_state;
+    result = ReplayTcpCapture(tcp->capture, options);
   }
   if (!result.ok()) return Fail(result.status());
 

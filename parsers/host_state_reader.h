@@ -11,7 +11,7 @@
 
 namespace ccreplay {
 
-// The format `path` holds, judged from its first 64 KiB (after gzip).
+// The format `path` holds, judged by ClassifyInput (parsers/input_kind.h).
 // InvalidArgument when it is none of them (the error names the file).
 absl::StatusOr<HostStateSource> DetectHostStateFormat(const std::string& path);
 

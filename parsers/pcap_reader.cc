@@ -344,27 +344,6 @@ absl::StatusOr<CaptureInfo> ReadCapture(const std::string& path,
   return Read(path, source, consumer);
 }
 
-absl::StatusOr<bool> IsCaptureFile(const std::string& path) {
-  absl::StatusOr<std::unique_ptr<InputFile>> file = InputFile::Open(path);
-  if (!file.ok()) return file.status();
-  unsigned char magic[4] = {0, 0, 0, 0};
-  absl::StatusOr<size_t> n = (*file)->Read(reinterpret_cast<char*>(magic), 4);
-  if (!n.ok()) return n.status();
-  if (*n < 4) return false;
-  const uint32_t be = uint32_t{magic[0]} << 24 | uint32_t{magic[1]} << 16 |
-                      uint32_t{magic[2]} << 8 | magic[3];
-  switch (be) {
-    case 0xa1b2c3d4:  // pcap, microseconds (either byte order below)
-    case 0xd4c3b2a1:
-    case 0xa1b23c4d:  // pcap, nanoseconds
-    case 0x4d3cb2a1:
-    case 0x0a0d0d0a:  // pcapng section header block
-      return true;
-    default:
-      return false;
-  }
-}
-
 absl::StatusOr<CaptureInfo> ReadCaptureFromMemory(const std::string& name,
                                                   const uint8_t* data,
                                                   size_t size,

@@ -50,10 +50,6 @@ class SegmentConsumer {
 absl::StatusOr<CaptureInfo> ReadCapture(const std::string& path,
                                         SegmentConsumer& consumer);
 
-// Whether `path` (after gzip) starts like a pcap or pcapng file, by its
-// magic number. Errors only when the file cannot be read.
-absl::StatusOr<bool> IsCaptureFile(const std::string& path);
-
 // The same for a capture held in memory (fuzzing, tests).
 absl::StatusOr<CaptureInfo> ReadCaptureFromMemory(const std::string& name,
                                                   const uint8_t* data,

@@ -1,7 +1,6 @@
 #include "replay/replay_session.h"
 
 #include <algorithm>
-#include <filesystem>
 #include <memory>
 #include <utility>
 
@@ -11,6 +10,7 @@
 #include "parsers/bundle.h"
 #include "parsers/flow_table.h"
 #include "parsers/host_state_reader.h"
+#include "parsers/input_kind.h"
 #include "parsers/pcap_reader.h"
 #include "replay/ack_timeline.h"
 #include "replay/flow_selection.h"
@@ -246,8 +246,10 @@ uint32_t HandshakeMss(const FlowSummary& flow) {
 absl::StatusOr<TcpInput> ResolveTcpInput(const std::string& path,
                                          const std::string& host_state_path) {
   TcpInput input{path, host_state_path, ""};
-  std::error_code error;
-  if (!std::filesystem::is_directory(path, error)) return input;
+  // What cannot be classified passes through: the capture reader reports
+  // why it cannot be read.
+  absl::StatusOr<InputClass> kind = ClassifyInput(path);
+  if (!kind.ok() || kind->kind != InputKind::kBundleDirectory) return input;
   absl::StatusOr<Bundle> bundle = ReadBundle(path);
   if (!bundle.ok()) return bundle.status();
   input.capture = bundle->sender_capture;

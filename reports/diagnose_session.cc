@@ -8,8 +8,8 @@
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/strip.h"
 #include "parsers/host_state_reader.h"
+#include "parsers/input_kind.h"
 #include "replay/ack_timeline.h"
 #include "replay/quic_timeline.h"
 #include "replay/replay_session.h"
@@ -172,17 +172,15 @@ absl::Status DiagnoseQuic(const DiagnoseOptions& options,
 
 }  // namespace
 
-bool LooksLikeQlog(const std::string& path) {
-  absl::string_view name = path;
-  absl::ConsumeSuffix(&name, ".gz");
-  return absl::EndsWith(name, ".qlog") || absl::EndsWith(name, ".sqlog");
-}
-
 absl::StatusOr<DiagnoseRun> DiagnoseInput(const DiagnoseOptions& options) {
   Pieces p;
-  const std::string qlog = !options.qlog_path.empty()     ? options.qlog_path
-                           : LooksLikeQlog(options.input) ? options.input
-                                                          : "";
+  // The input's kind comes from its content (a qlog may be named .json).
+  std::string qlog = options.qlog_path;
+  if (qlog.empty()) {
+    absl::StatusOr<InputClass> input = ClassifyInput(options.input);
+    if (!input.ok()) return input.status();
+    if (IsQlog(input->kind)) qlog = options.input;
+  }
   const absl::Status status =
       qlog.empty() ? DiagnoseTcp(options, &p) : DiagnoseQuic(options, qlog, &p);
   if (!status.ok()) return status;

@@ -37,10 +37,6 @@ struct DiagnoseRun {
 // readers give them; InvalidArgument for a --cc spec that does not parse.
 absl::StatusOr<DiagnoseRun> DiagnoseInput(const DiagnoseOptions& options);
 
-// Whether a path names a qlog rather than a capture (by its extension:
-// .qlog, .sqlog, optionally .gz).
-bool LooksLikeQlog(const std::string& path);
-
 }  // namespace ccreplay
 
 #endif  // CCREPLAY_REPORTS_DIAGNOSE_SESSION_H_
