@@ -20,7 +20,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 big=$work/prague.pcap
 "$ccreplay" simulate --rate 1gbit --delay 400us --buffer 100ms --cc prague:v05 --pacing \
-  --ce_threshold_ms 5 --duration "${seconds}s" --pcap "$big" >/dev/null 2>&1
+  --ce_threshold 5ms --duration "${seconds}s" --pcap "$big" >/dev/null 2>&1
 packets=$("$ccreplay" flows --json "$big" | grep -o '"packets_data_dir": *[0-9]*\|"packets_ack_dir": *[0-9]*' |
   awk -F: '{s += $2} END {print s}')
 echo "capture: $packets packets, $(stat -c %s "$big") bytes"

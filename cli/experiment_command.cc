@@ -28,8 +28,10 @@ ABSL_FLAG(std::vector<std::string>, controllers,
 ABSL_FLAG(int, start_offsets, 10,
           "experiment mtu-normalization: start offsets per flow order (runs "
           "per profile and setting = 2 x this).");
-ABSL_FLAG(double, max_sim_s, 3600,
-          "experiment mtu-normalization: cap on simulated seconds per run.");
+ABSL_FLAG(
+    absl::Duration, max_sim_time, absl::Hours(1),
+    "experiment mtu-normalization: cap on simulated time per run (default "
+    "1h).");
 ABSL_FLAG(int, transition_rounds, -1,
           "experiment prague-rtt-scaling: override every version's "
           "transition (rounds before RTT scaling starts); -1 keeps each "
@@ -57,7 +59,8 @@ int RunMtu() {
   MtuExperimentOptions options;
   options.controllers = absl::GetFlag(FLAGS_controllers);
   options.start_offsets = absl::GetFlag(FLAGS_start_offsets);
-  options.max_simulated_s = absl::GetFlag(FLAGS_max_sim_s);
+  options.max_simulated_s =
+      absl::ToDoubleSeconds(absl::GetFlag(FLAGS_max_sim_time));
   options.threads = absl::GetFlag(FLAGS_threads);
   options.seed = absl::GetFlag(FLAGS_seed);
   if (!absl::GetFlag(FLAGS_sender_jitter).empty()) {

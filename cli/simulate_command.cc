@@ -8,9 +8,7 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 #include "cc/registry.h"
 #include "cli/commands.h"
 #include "cli/common_flags.h"
@@ -34,20 +32,20 @@ ABSL_FLAG(std::optional<ccreplay::BufferSize>, buffer, std::nullopt,
 ABSL_FLAG(bool, byte_fit_admission, false,
           "admit a packet whenever it fits (byte-fit tail drop) instead of "
           "packet-size-neutral tail drop (RFC 7141 4.2.1.2).");
-ABSL_FLAG(double, ce_threshold_ms, -1,
-          "mark ECT packets CE when their sojourn time exceeds this many ms "
-          "(like tc fq ce_threshold); -1 off.");
+ABSL_FLAG(std::optional<absl::Duration>, ce_threshold, std::nullopt,
+          "mark ECT packets CE when their sojourn time exceeds this (5ms; "
+          "like tc fq ce_threshold). Default: no sojourn marking.");
 ABSL_FLAG(int64_t, ce_backlog_bytes, -1,
           "mark ECT packets CE on arrival when the backlog exceeds this many "
           "bytes (DCTCP step, RFC 8257 3.1); -1 off.");
 ABSL_FLAG(int, ack_every, 2,
           "the receivers ACK every N segments (1, 2, ... 16; default 2).");
-ABSL_FLAG(double, delayed_ack_ms, 40,
-          "delayed-ACK timer in ms (default 40, Linux TCP_DELACK_MIN).");
+ABSL_FLAG(absl::Duration, delayed_ack, absl::Milliseconds(40),
+          "delayed-ACK timer (default 40ms, Linux TCP_DELACK_MIN).");
 ABSL_FLAG(bool, pacing, false, "pace the senders.");
-ABSL_FLAG(std::string, start_ms, "0",
-          "start time of each flow in ms, comma-separated (the last value "
-          "repeats; default 0).");
+ABSL_FLAG(std::vector<std::string>, start, {"0"},
+          "start time of each flow, comma-separated durations (0,10ms; the "
+          "last value repeats; default 0).");
 ABSL_FLAG(std::string, ecn_feedback, "auto",
           "auto (AccECN for prague, DCTCP for dctcp, RFC 3168 for others when "
           "the path marks), none, rfc3168, dctcp or accecn.");
@@ -63,8 +61,8 @@ ABSL_FLAG(std::string, sender_jitter, "",
 ABSL_FLAG(std::optional<ccreplay::BufferSize>, rwnd, std::nullopt,
           "the receivers' advertised window: Np (packets of the flow's size) "
           "or NB/NkB/NMB (bytes, SI). Default: unlimited.");
-ABSL_FLAG(double, sample_ms, 0,
-          "series sampling period in ms (default duration / 1000).");
+ABSL_FLAG(std::optional<absl::Duration>, sample_interval, std::nullopt,
+          "series sampling period (10ms; default duration / 1000).");
 ABSL_FLAG(std::string, pcap, "",
           "write the data senders' view as a pcap (raw IPv4/TCP headers, "
           "AccECN or RFC 3168 feedback) to this file.");
@@ -72,16 +70,16 @@ ABSL_FLAG(std::string, pcap, "",
 namespace ccreplay {
 namespace {
 
-constexpr int64_t kMs = 1'000'000;
-
 int UsageError(const std::string& message) {
   std::fprintf(stderr, "ccreplay simulate: %s\n", message.c_str());
   return kExitUsage;
 }
 
-absl::StatusOr<SimulationConfig> ConfigFromFlags(int64_t& duration_ns) {
-  SimulationConfig config;
-  std::optional<BufferSize> buffer = absl::GetFlag(FLAGS_buffer);
+// The bottleneck: a profile, overridden by --rate and --delay. The buffer
+// is resolved once the packet sizes are known.
+absl::Status PathFromFlags(SimulationConfig& config,
+                           std::optional<BufferSize>& buffer) {
+  buffer = absl::GetFlag(FLAGS_buffer);
   const std::string profile_name = absl::GetFlag(FLAGS_profile);
   if (!profile_name.empty()) {
     absl::StatusOr<PathProfile> profile = FindPathProfile(profile_name);
@@ -103,20 +101,31 @@ absl::StatusOr<SimulationConfig> ConfigFromFlags(int64_t& duration_ns) {
     return absl::InvalidArgumentError(
         "give --profile, or --rate and --delay (base RTT, e.g. 40ms)");
   }
+  // Default: one BDP, the base RTT at the rate.
+  if (!buffer.has_value()) {
+    buffer = BufferSize{BufferSize::Unit::kTime, 0,
+                        absl::Nanoseconds(config.base_rtt_ns)};
+  }
+  return absl::OkStatus();
+}
+
+// One flow per --cc spec; the receivers' side (ACK ratio, feedback, rwnd)
+// is the same for all.
+absl::Status FlowsFromFlags(SimulationConfig& config) {
   const std::string cc =
       absl::GetFlag(FLAGS_cc).empty() ? "cubic" : absl::GetFlag(FLAGS_cc);
   const uint32_t default_bytes =
       absl::GetFlag(FLAGS_mss) > 0 ? absl::GetFlag(FLAGS_mss) : 1448;
   std::vector<int64_t> starts_ns;
-  for (absl::string_view item :
-       absl::StrSplit(absl::GetFlag(FLAGS_start_ms), ',')) {
-    double ms = 0;
-    if (!absl::SimpleAtod(item, &ms) || ms < 0) {
+  for (const std::string& item : absl::GetFlag(FLAGS_start)) {
+    absl::StatusOr<absl::Duration> start = ParseDurationWithUnit(item);
+    if (!start.ok()) {
       return absl::InvalidArgumentError(
-          absl::StrCat("bad --start_ms value '", item, "'"));
+          absl::StrCat("--start: ", start.status().message()));
     }
-    starts_ns.push_back(static_cast<int64_t>(ms * kMs));
+    starts_ns.push_back(absl::ToInt64Nanoseconds(*start));
   }
+  if (starts_ns.empty()) starts_ns.push_back(0);
   std::optional<EcnFeedback> feedback;
   if (absl::GetFlag(FLAGS_ecn_feedback) != "auto") {
     absl::StatusOr<EcnFeedback> parsed =
@@ -135,7 +144,6 @@ absl::StatusOr<SimulationConfig> ConfigFromFlags(int64_t& duration_ns) {
         "--rwnd is a window: Np (packets) or NB, NkB, NMB (bytes), not a "
         "time");
   }
-  uint32_t largest = 0;
   for (const std::string& spec : *specs) {
     FlowConfig flow;
     flow.cc_spec = spec;
@@ -153,22 +161,28 @@ absl::StatusOr<SimulationConfig> ConfigFromFlags(int64_t& duration_ns) {
     flow.feedback = feedback;
     flow.ack_every = static_cast<uint32_t>(absl::GetFlag(FLAGS_ack_every));
     flow.delayed_ack_ns =
-        static_cast<int64_t>(absl::GetFlag(FLAGS_delayed_ack_ms) * kMs);
-    largest = std::max(largest, flow.packet_bytes);
+        absl::ToInt64Nanoseconds(absl::GetFlag(FLAGS_delayed_ack));
     config.flows.push_back(flow);
   }
-  // Default: one BDP, the base RTT at the rate.
-  config.buffer_bytes =
-      buffer
-          .value_or(BufferSize{BufferSize::Unit::kTime, 0,
-                               absl::Nanoseconds(config.base_rtt_ns)})
-          .Bytes(BitRate{config.rate_bps}, largest);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<SimulationConfig> ConfigFromFlags(int64_t& duration_ns) {
+  SimulationConfig config;
+  std::optional<BufferSize> buffer;
+  absl::Status status = PathFromFlags(config, buffer);
+  if (status.ok()) status = FlowsFromFlags(config);
+  if (!status.ok()) return status;
+  uint32_t largest = 0;
+  for (const FlowConfig& flow : config.flows)
+    largest = std::max(largest, flow.packet_bytes);
+  config.buffer_bytes = buffer->Bytes(BitRate{config.rate_bps}, largest);
   config.admission = absl::GetFlag(FLAGS_byte_fit_admission)
                          ? AdmissionPolicy::kByteFit
                          : AdmissionPolicy::kPacketSizeNeutral;
-  if (absl::GetFlag(FLAGS_ce_threshold_ms) >= 0) {
-    config.ce_sojourn_threshold_ns =
-        static_cast<int64_t>(absl::GetFlag(FLAGS_ce_threshold_ms) * kMs);
+  if (const std::optional<absl::Duration> threshold =
+          absl::GetFlag(FLAGS_ce_threshold)) {
+    config.ce_sojourn_threshold_ns = absl::ToInt64Nanoseconds(*threshold);
   }
   config.ce_backlog_threshold_bytes = absl::GetFlag(FLAGS_ce_backlog_bytes);
   config.random_loss = absl::GetFlag(FLAGS_random_loss);
@@ -182,10 +196,12 @@ absl::StatusOr<SimulationConfig> ConfigFromFlags(int64_t& duration_ns) {
   duration_ns = absl::ToInt64Nanoseconds(
       absl::GetFlag(FLAGS_duration).value_or(absl::Seconds(10)));
   if (duration_ns <= 0) return absl::InvalidArgumentError("--duration is 0");
-  const double sample_ms = absl::GetFlag(FLAGS_sample_ms);
-  config.sample_interval_ns = sample_ms > 0
-                                  ? static_cast<int64_t>(sample_ms * kMs)
-                                  : std::max<int64_t>(duration_ns / 1000, 1000);
+  const std::optional<absl::Duration> sample =
+      absl::GetFlag(FLAGS_sample_interval);
+  config.sample_interval_ns =
+      sample.has_value() && *sample > absl::ZeroDuration()
+          ? absl::ToInt64Nanoseconds(*sample)
+          : std::max<int64_t>(duration_ns / 1000, 1000);
   return config;
 }
 
