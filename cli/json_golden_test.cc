@@ -70,10 +70,11 @@ const Golden kGoldens[] = {
      "testdata/pcap-format/ccreplay_sll2_ipv6.pcap",
      New<proto::ReplayReport>},
     {"simulate",
-     "simulate --json --cc reno --rate 10mbit --delay 10 --duration 0.5 "
-     "--sample_ms 50",
+     "simulate --json --cc reno --rate 10mbit --delay 10ms --duration 500ms "
+     "--sample_interval 50ms",
      New<proto::SimulationReport>},
-    {"experiment_prague", "experiment prague-rtt-scaling --duration 0.2 --json",
+    {"experiment_prague",
+     "experiment prague-rtt-scaling --duration 200ms --json",
      New<proto::PragueExperimentReport>},
     {"experiment_mtu",
      "experiment mtu-normalization --controllers reno --profile DSL --json",
