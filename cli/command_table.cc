@@ -20,17 +20,18 @@ constexpr FlagDoc kReplayCc = {
     "(cubic,prague:v05,rtt_scaling=none)."};
 
 CommandSpec Flows() {
-  return {"flows",
-          RunFlows,
-          "list the TCP flows of a capture",
-          "ccreplay flows CAPTURE [--json]",
-          "Lists every TCP connection in a pcap or pcapng capture (gzip is "
-          "read transparently): endpoints, data direction, packets, unique "
-          "bytes, retransmissions, handshake options, ECN mode and codepoint "
-          "counts, goodput. An ss log, tcp_probe trace, qlog or quicly log "
-          "gives one entry per connection or trace.",
-          "ccreplay flows testdata/tcp/l4s-tests_prague_dualpi2_wifi.pcap.gz",
-          {{"json", "", "write the flows as JSON to stdout."}}};
+  return {
+      "flows",
+      RunFlows,
+      "list the TCP flows of a capture",
+      "ccreplay flows CAPTURE [--json]",
+      "Lists every TCP connection in a pcap or pcapng capture (gzip is "
+      "read transparently): endpoints, data direction, packets, unique "
+      "bytes, retransmissions, handshake options, ECN mode and codepoint "
+      "counts, goodput. An ss log, tcp_probe trace, qlog or quicly log "
+      "gives one entry per connection or trace.",
+      "ccreplay flows testdata/lab/reno_ecn1_stepK60k_50mbit/sender.pcap.gz",
+      {{"json", "", "write the flows as JSON to stdout."}}};
 }
 
 CommandSpec Diagnose() {
@@ -47,7 +48,7 @@ CommandSpec Diagnose() {
       "on the terminal, a self-contained HTML report with -o, the JSON "
       "diagnosis (proto/report.proto) with --json PATH. INPUT is a capture, "
       "a qlog or a lab bundle directory.",
-      "ccreplay diagnose testdata/tcp/l4s-tests_prague_dualpi2_wifi.pcap.gz "
+      "ccreplay diagnose testdata/sim/prague_v05_rtt_scaling_1gbit.pcap.gz "
       "-o report.html",
       {kFlow,
        kSs,
@@ -75,8 +76,9 @@ CommandSpec Convert() {
           "protobuf JSON with --json; to stdout unless -o names a file. Every "
           "packet is held in memory: convert one flow (--flow) of a very "
           "large capture.",
-          "ccreplay convert testdata/tcp/zeek-tcprs_fast019.pcap -o "
-          "fast019.pb",
+          "ccreplay convert "
+          "testdata/lab/reno_ecn1_stepK60k_50mbit/sender.pcap.gz --flow 1 "
+          "-o reno.pb",
           {{"flow", "N",
             "the index of the flow (or trace) to keep, as `ccreplay flows` "
             "numbers them. Default: all."},
@@ -95,8 +97,9 @@ CommandSpec Timeline() {
           "srtt/min RTT, ECN feedback (ECE, AccECN CE counts), pipe (RFC "
           "6675), receive window, what limited the sender, and every "
           "retransmission classified as fast, rto, tlp or other.",
-          "ccreplay timeline testdata/tcp/zeek-tcprs_fast019.pcap --csv > "
-          "t.csv",
+          "ccreplay timeline "
+          "testdata/lab/cubic_noecn_droptail100_50mbit/sender.pcap.gz --csv "
+          "> t.csv",
           {kFlow, kCsv, kJson}};
 }
 
