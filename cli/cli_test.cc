@@ -321,7 +321,8 @@ TEST(CliTest, HelpNamesTheCommandAndAnExample) {
 
 TEST(CliTest, AnotherCommandsFlagIsAUsageErrorNamingItsOwner) {
   // Flags are checked before the input is opened: exit 2, not 3.
-  CommandResult rwnd = Ccreplay("flows " + Data("nope.pcap") + " --rwnd 3p");
+  CommandResult rwnd =
+      Ccreplay("flows " + TestDataPath("nope.pcap") + " --rwnd 3p");
   EXPECT_EQ(rwnd.exit_code, 2);
   EXPECT_THAT(rwnd.err, HasSubstr("ccreplay flows: --rwnd is a flag of "
                                   "`simulate`, not of `flows`"));
@@ -405,8 +406,8 @@ TEST(CliTest, DiagnoseKnowsAQlogByItsContentNotItsName) {
   // vantage point), diagnosed as QUIC and not refused as a bad capture.
   const std::string path = ::testing::TempDir() + "/server-trace.txt";
   ASSERT_EQ(std::system(("zcat " +
-                         Data("quic/ngtcp2_reno_30mbit_pfifo100_40ms/"
-                              "server-0.sqlog.gz") +
+                         TestDataPath("quic/ngtcp2_reno_30mbit_pfifo100_40ms/"
+                                      "server-0.sqlog.gz") +
                          " > " + path)
                             .c_str()),
             0);

@@ -6,24 +6,10 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "proto/testing/test_data.h"
 
 namespace ccreplay {
 namespace {
-
-std::string ProjectData(const std::string& relative) {
-  return std::string(CCREPLAY_TESTDATA_DIR) + "/" + relative;
-}
-
-// Third-party files live in ../shared/testdata; some still sit in
-// testdata/ too. The first that exists, else "".
-std::string AnyData(const std::string& relative) {
-  for (const std::string& path : {std::string(CCREPLAY_TESTDATA_DIR) +
-                                      "/../../shared/testdata/" + relative,
-                                  ProjectData(relative)}) {
-    if (std::filesystem::exists(path)) return path;
-  }
-  return "";
-}
 
 std::string WriteTemp(const std::string& name, const std::string& contents) {
   const std::string path = ::testing::TempDir() + "/" + name;
@@ -40,51 +26,58 @@ struct Case {
 TEST(ClassifyInput, EveryKindFromRealFiles) {
   // The kinds as `file -z` and `zcat | head` show them.
   const Case cases[] = {
-      {"tcp/zeek-tcprs_fast019.pcap", InputKind::kPcap, false},
-      {"tcp/l4s-tests_prague_dualpi2_wifi.pcap.gz", InputKind::kPcap, true},
-      {"pcap-format/tcpdump_tcp-handshake-nano.pcap", InputKind::kPcap, false},
-      {"pcap-format/pcap-parser_be.pcap", InputKind::kPcap, false},
-      {"tcp/gopacket_test301_tls-download_dsb.pcapng", InputKind::kPcapng,
+      {"shared:tcp/zeek-tcprs_fast019.pcap", InputKind::kPcap, false},
+      {"shared:tcp/l4s-tests_prague_dualpi2_wifi.pcap.gz", InputKind::kPcap,
+       true},
+      {"shared:pcap-format/tcpdump_tcp-handshake-nano.pcap", InputKind::kPcap,
        false},
+      {"shared:pcap-format/pcap-parser_be.pcap", InputKind::kPcap, false},
+      {"shared:tcp/gopacket_test301_tls-download_dsb.pcapng",
+       InputKind::kPcapng, false},
       {"lab/reno_ecn1_stepK60k_50mbit/ss.log", InputKind::kSsLog, false},
       {"lab/reno_ecn1_stepK60k_50mbit/ss-receiver.log.gz", InputKind::kSsLog,
        true},
       {"lab/cubic_ecn_K60k_40mbit_ackdelay10ms/tcp_probe.txt.gz",
        InputKind::kTcpProbe, true},
-      {"qlog/picoquic_multipath_qlog_ref.draft-00.qlog", InputKind::kQlogJson,
-       false},
-      {"qlog/qvis_aioquic_parallel_10_50KB_f5.draft-01.qlog",
+      {"shared:qlog/picoquic_multipath_qlog_ref.draft-00.qlog",
+       InputKind::kQlogJson, false},
+      {"shared:qlog/qvis_aioquic_parallel_10_50KB_f5.draft-01.qlog",
        InputKind::kQlogJson, false},
       {"quic/ngtcp2_reno_30mbit_pfifo100_40ms/client-0.sqlog.gz",
        InputKind::kQlogJsonSeq, true},
-      {"pcap-format/pcap-parser_malformed.pcap", InputKind::kUnknown, false},
+      {"shared:pcap-format/pcap-parser_malformed.pcap", InputKind::kUnknown,
+       false},
       {"lab/reno_ecn1_stepK60k_50mbit", InputKind::kBundleDirectory, false},
   };
-  int found = 0;
+  // Project files always run; a third-party file is skipped when
+  // ../shared/testdata is absent, and the test says how many were.
+  int absent = 0;
   for (const Case& c : cases) {
-    const std::string path = AnyData(c.file);
-    if (path.empty()) continue;
-    ++found;
+    const absl::StatusOr<std::string> located = FindTestData(c.file);
+    if (!located.ok()) {
+      ++absent;
+      continue;
+    }
+    const std::string& path = *located;
     absl::StatusOr<InputClass> input = ClassifyInput(path);
     ASSERT_TRUE(input.ok()) << c.file << ": " << input.status();
     EXPECT_EQ(input->kind, c.kind)
         << c.file << " is " << InputKindName(input->kind);
     EXPECT_EQ(input->gzip, c.gzip) << c.file;
   }
-  if (found == 0) GTEST_SKIP() << "no test captures in testdata/ or ../shared";
+  if (absent > 0) GTEST_SKIP() << absent << " third-party files are absent";
 }
 
 TEST(ClassifyInput, QlogWithAMisleadingName) {
-  const std::string qlog =
-      AnyData("qlog/picoquic_qlog_trace_ecn_ref.draft-00.qlog");
-  if (qlog.empty()) GTEST_SKIP() << "picoquic qlog not found";
+  CCREPLAY_PATH_OR_SKIP(
+      qlog, SharedTestData("qlog/picoquic_qlog_trace_ecn_ref.draft-00.qlog"));
   const std::string renamed = ::testing::TempDir() + "/capture.pcap";
   std::filesystem::copy_file(qlog, renamed,
                              std::filesystem::copy_options::overwrite_existing);
   EXPECT_EQ(ClassifyInput(renamed)->kind, InputKind::kQlogJson);
   // And a capture named like a qlog is still a capture.
-  const std::string pcap = AnyData("tcp/zeek-tcprs_fast019.pcap");
-  if (pcap.empty()) return;
+  const std::string pcap =
+      TestDataPath("lab/reno_ecn1_stepK60k_50mbit/sender.pcap.gz");
   const std::string named_qlog = ::testing::TempDir() + "/trace.qlog";
   std::filesystem::copy_file(pcap, named_qlog,
                              std::filesystem::copy_options::overwrite_existing);
@@ -92,7 +85,7 @@ TEST(ClassifyInput, QlogWithAMisleadingName) {
 }
 
 TEST(ClassifyInput, MissingFileIsNotFound) {
-  EXPECT_EQ(ClassifyInput(ProjectData("missing")).status().code(),
+  EXPECT_EQ(ClassifyInput(TestDataPath("missing")).status().code(),
             absl::StatusCode::kNotFound);
 }
 
