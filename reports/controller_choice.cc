@@ -13,9 +13,10 @@ namespace {
 // The TCP Prague variants a flow may run: each version's module defaults;
 // v0.5 with RTT scaling in force from the first round after slow start
 // (prague_rtt_transition=0: the setting under which the simulator
-// reproduces the May-2020 under-utilization, README "Experiment 2"); and
-// v0.5/v0.6 with prague_rtt_scaling=0, a module setting of those versions (v0.7
-// has only the RATE law, so its unscaled replay stays a counterfactual).
+// reproduces the May-2020 under-utilization, docs/experiments.md "Experiment
+// 2"); and v0.5/v0.6 with prague_rtt_scaling=0, a module setting of those
+// versions (v0.7 has only the RATE law, so its unscaled replay stays a
+// counterfactual).
 std::vector<std::string> PragueCandidates() {
   return {"prague:v05",
           "prague:v05,transition=0",

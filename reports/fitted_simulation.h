@@ -25,7 +25,7 @@ struct FittedPath {
   int64_t duration_ns = 0;
   // The receiver ACKs every this many segments, as the flow's did on
   // average (GRO or delayed ACKs thin ACKs; Prague's collapse needs it,
-  // README "Experiment 2")...
+  // docs/experiments.md "Experiment 2")...
   uint32_t ack_every = 2;
   // ...or when its timer fires: how long ACKs covering fewer segments were
   // held (FlowObserver::AckHoldUs), else Linux's TCP_DELACK_MIN (40 ms).

@@ -1,7 +1,7 @@
-// The simulator's two experiments (README "Experiment 1" and "Experiment
-// 2"), exported as captures (replay/sim/pcap_export.h) and diagnosed like
-// real ones (reports/diagnose_session.h): the findings must name the cause
-// the simulation put there, and only that.
+// The simulator's two experiments (docs/experiments.md "Experiment 1" and
+// "Experiment 2"), exported as captures (replay/sim/pcap_export.h) and
+// diagnosed like real ones (reports/diagnose_session.h): the findings must name
+// the cause the simulation put there, and only that.
 #include <unistd.h>
 
 #include <cmath>
@@ -87,7 +87,7 @@ std::optional<double> NumberAfter(const DiagnoseRun& run,
   return std::nullopt;
 }
 
-// README "Experiment 2" on the `ccreplay simulate` defaults (40 ms
+// docs/experiments.md "Experiment 2" on the `ccreplay simulate` defaults (40 ms
 // delayed-ACK timer): 1 Gbit/s, 0.4 ms, CE above 5 ms of sojourn, a 100 ms
 // buffer, paced Prague, an ACK every 16 segments.
 SimulationConfig PraguePath(const std::string& spec) {
@@ -207,8 +207,8 @@ TEST(SimDiagnosisTest, ScaledPragueV05UnderUtilizesWithRttScalingSlowGrowth) {
 }
 
 TEST(SimDiagnosisTest, UnreproducedClosedLoopIsSaidToBeNoEvidence) {
-  // README "Experiment 2" proper: the receiver flushes after 50 us (GRO at
-  // the end of a NAPI poll), so at the paced rate it ACKs every 3-4
+  // docs/experiments.md "Experiment 2" proper: the receiver flushes after 50 us
+  // (GRO at the end of a NAPI poll), so at the paced rate it ACKs every 3-4
   // segments (`ccreplay timeline --csv`: 94% of the segments in ACKs of
   // 2-4) and ack_every 16 never applies. From the sender's side that looks
   // like a receiver ACKing every 3 segments at once, whose closed loop does
@@ -241,7 +241,7 @@ TEST(SimDiagnosisTest, UnscaledPragueV05HasNoRttScalingFinding) {
 
 TEST(SimDiagnosisTest, PragueV07HasNoRttScalingFinding) {
   // v0.7's fractional window keeps cwnd near the 450 packets that hold the
-  // queue at 5 ms (README "Experiment 2"): never below the BDP.
+  // queue at 5 ms (docs/experiments.md "Experiment 2"): never below the BDP.
   SimulatedCapture c;
   SimulateAndDiagnose(PraguePath("prague:v07"), 3000 * kMs, "v07", 0, false, c);
   EXPECT_EQ(FindingOf(c.run, "rtt_scaling_slow_growth"), nullptr);
@@ -249,8 +249,8 @@ TEST(SimDiagnosisTest, PragueV07HasNoRttScalingFinding) {
   EXPECT_GT(c.run.diagnosis.result.utilization(), 0.95);
 }
 
-// README "Experiment 1": on the DSL profile (30 Mbit/s, 30 ms, 0.05 s of
-// buffer) a 1462-byte and a 1280-byte flow of `spec`, the second with
+// docs/experiments.md "Experiment 1": on the DSL profile (30 Mbit/s, 30 ms,
+// 0.05 s of buffer) a 1462-byte and a 1280-byte flow of `spec`, the second with
 // `small_options` added; the 1280-byte flow (flow 1) is diagnosed.
 void RunMtuPair(const std::string& spec, const std::string& small_options,
                 const std::string& name, SimulatedCapture& c) {

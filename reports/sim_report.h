@@ -22,8 +22,8 @@ std::string SimulationTable(const Simulation& sim, int64_t duration_ns);
 
 // One line per condition that makes a run's figures suspect, for stderr:
 // a flow that had congestion episodes but never left slow start (P-2020
-// Prague on a path without CE marks and without a receive window: see the
-// README's simulator section).
+// Prague on a path without CE marks and without a receive window: see
+// docs/experiments.md, "Prague v0.5 on a drop-tail path without CE marks").
 std::vector<std::string> SimulationWarnings(const Simulation& sim);
 
 std::string MtuExperimentJson(const MtuExperimentResult& result);

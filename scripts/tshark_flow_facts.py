@@ -3,7 +3,7 @@
 computed from tshark's own dissection (tshark -T fields), for the numbers the
 tests assert. Usage: scripts/tshark_flow_facts.py CAPTURE
 
-Definitions follow README.md: the sender is the side with more unique payload.
+Definitions follow docs/inputs.md: the sender is the side with more unique payload.
 `retransmitted_segments` here counts the sender's payload segments that tshark
 flags as tcp.analysis.retransmission or tcp.analysis.out_of_order (both mean:
 starts below the highest sequence number seen), and `out_of_order_segments`

@@ -20,7 +20,7 @@ namespace {
 // 0.813 -> 0.972; `ccreplay experiment mtu-normalization --profile
 // bdp40,LTE --start_offsets 2 --controllers reno [--sender_jitter off]`):
 // the direction asserted here holds either way, the size of the gap does
-// not (see README.md, experiment 1).
+// not (see docs/experiments.md, experiment 1).
 TEST(MtuExperiment, RenoSmallPacketsLoseAndNormalizationNarrowsTheGap) {
   MtuExperimentOptions options;
   options.controllers = {"reno"};
@@ -53,7 +53,7 @@ TEST(MtuExperiment, RejectsUnknownControllers) {
 // With RTT scaling in force when cwnd collapses (transition = 0 rounds),
 // Prague v0.5 regrows at (srtt / 10 ms)^2 ~ 1/625 segment per RTT and the
 // 1 Gbit/s link stays mostly idle; without scaling it refills in ~35 RTTs
-// (README, "Experiment 2").
+// (docs/experiments.md, "Experiment 2").
 TEST(PragueExperiment, ScalingInForceAtTheDipUnderUtilizes) {
   PragueExperimentOptions options;
   options.profiles = {"prague:v05"};

@@ -1,11 +1,11 @@
 // `ccreplay experiment prague-rtt-scaling`: the setup of a May-2020 report
-// of Prague under-utilization (README, "Experiment 2") in the simulator. One
-// Prague flow over 1 Gbit/s with 0.4 ms base RTT, CE marking above 5 ms sojourn
-// (tc fq ce_threshold 5ms), a buffer of 100 ms (no drops), 10 s; Prague
-// v0.5, v0.6 and v0.7, each with RTT scaling (the version's default RATE
-// law) and without (rtt_scaling=none); receivers that ACK every 1, 2, 4, 8
-// and 16 segments (GRO-style coalescing) with a 50 us flush timer, like GRO
-// flushing at the end of a NAPI poll rather than a 40 ms delayed ACK.
+// of Prague under-utilization (docs/experiments.md, "Experiment 2") in the
+// simulator. One Prague flow over 1 Gbit/s with 0.4 ms base RTT, CE marking
+// above 5 ms sojourn (tc fq ce_threshold 5ms), a buffer of 100 ms (no drops),
+// 10 s; Prague v0.5, v0.6 and v0.7, each with RTT scaling (the version's
+// default RATE law) and without (rtt_scaling=none); receivers that ACK every 1,
+// 2, 4, 8 and 16 segments (GRO-style coalescing) with a 50 us flush timer, like
+// GRO flushing at the end of a NAPI poll rather than a 40 ms delayed ACK.
 // Pacing on (Prague sets SK_PACING_NEEDED), AccECN feedback, 1448-byte
 // packets, no header overhead (BDP = 50,000 bytes = 34.5 packets).
 #ifndef CCREPLAY_REPLAY_SIM_PRAGUE_EXPERIMENT_H_
