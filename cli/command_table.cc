@@ -231,13 +231,16 @@ CommandSpec Lab() {
       "ccreplay lab [--cc reno|cubic|bbr] [--ecn off|rfc3168|accecn] "
       "[--rate 50mbit] [--queue 100p|150kB|20ms] [--mark step:K_BYTES|none] "
       "[--delay 10ms] [--duration 5s] [--flows SPEC,...] [--mss BYTES] "
-      "[--transfer auto|iperf3|builtin] -o BUNDLE_DIR",
+      "[--transfer auto|iperf3|builtin] -o BUNDLE_DIR\n"
+      "       ccreplay lab --cleanup",
       "Builds sender / router / receiver network namespaces, shapes the "
       "router's egress (HTB + pfifo/bfifo, optional eBPF step CE marker), "
       "adds delay on the ACK path (netem, or a TUN delay line), runs the "
       "transfer, and writes a bundle: sender.pcap, receiver.pcap, ss.log, "
       "tcp_probe.txt (the kernel's per-ACK cwnd) and meta.json. Everything "
-      "is removed afterwards, on errors and Ctrl-C too.",
+      "is removed afterwards, on errors and Ctrl-C too; a bundle cut short "
+      "says so (meta.json \"complete\": false). What a killed lab left "
+      "(kill -9) is removed by the next run, or by --cleanup.",
       "sudo ccreplay lab --cc reno --ecn rfc3168 --mark step:60000 --delay "
       "10ms --duration 5s -o /tmp/reno-bundle",
       {{"cc", "NAME",
@@ -258,7 +261,8 @@ CommandSpec Lab() {
        {"mss", "BYTES",
         "TCP_MAXSEG of flows that set no mss= (default: the path's)."},
        {"transfer", "TOOL", ""},
-       {"o", "BUNDLE_DIR", "the bundle directory to write (required)."}}};
+       {"o", "BUNDLE_DIR", "the bundle directory to write (required)."},
+       {"cleanup", "", ""}}};
 }
 
 }  // namespace

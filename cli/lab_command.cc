@@ -10,6 +10,7 @@
 #include "cli/common_flags.h"
 #include "cli/exit_codes.h"
 #include "lab/lab.h"
+#include "lab/reaper.h"
 #include "lab/run_summary.h"
 
 ABSL_FLAG(std::string, ecn, "off",
@@ -27,8 +28,36 @@ ABSL_FLAG(std::vector<std::string>, flows, {},
           "Default: one bulk flow of --cc.");
 ABSL_FLAG(std::string, transfer, "auto",
           "traffic generator: auto (iperf3 if installed), iperf3 or builtin.");
+ABSL_FLAG(bool, cleanup, false,
+          "only remove what killed labs left behind (namespaces, tracefs "
+          "instances and mounts, temporary directories) and list it.");
 
 namespace ccreplay {
+
+namespace {
+
+void PrintReapReport(const lab::ReapReport& report, FILE* out,
+                     const char* prefix) {
+  for (const std::string& line : report.removed)
+    std::fprintf(out, "%sremoved %s\n", prefix, line.c_str());
+  for (const std::string& line : report.failed)
+    std::fprintf(stderr, "ccreplay lab: cannot remove %s\n", line.c_str());
+}
+
+int CleanupLab() {
+  absl::StatusOr<lab::ReapReport> report = lab::ReapOrphanedLabResources();
+  if (!report.ok()) {
+    std::fprintf(stderr, "ccreplay lab: %s\n",
+                 std::string(report.status().message()).c_str());
+    return ExitCodeForStatus(report.status());
+  }
+  PrintReapReport(*report, stdout, "");
+  if (report->removed.empty() && report->failed.empty())
+    std::printf("nothing to remove\n");
+  return report->failed.empty() ? kExitOk : kExitPartial;
+}
+
+}  // namespace
 
 int RunLab(const Args& args) {
   if (!args.empty()) {
@@ -37,6 +66,7 @@ int RunLab(const Args& args) {
                  args[0].c_str());
     return kExitUsage;
   }
+  if (absl::GetFlag(FLAGS_cleanup)) return CleanupLab();
   lab::LabFlagValues flags;  // The lab's defaults where a flag is unset.
   // Shared flags (cli/common_flags.cc): empty or unset when not given.
   if (!absl::GetFlag(FLAGS_cc).empty()) flags.cc = absl::GetFlag(FLAGS_cc);
@@ -66,6 +96,7 @@ int RunLab(const Args& args) {
       return kExitUsage;
     return ExitCodeForStatus(run.status());
   }
+  PrintReapReport(run->reaped, stderr, "ccreplay lab: left by a killed lab, ");
   std::fputs(lab::LabRunSummary(*run).c_str(), stdout);
   return kExitOk;
 }

@@ -80,6 +80,10 @@ int RunReplay(const Args& args) {
     if (!tcp.ok()) return Fail(tcp.status());
     options.host_state_path = tcp->host_state;
     result = ReplayTcpCapture(tcp->capture, options);
+    if (result.ok()) {
+      result->warnings.insert(result->warnings.begin(), tcp->warnings.begin(),
+                              tcp->warnings.end());
+    }
   }
   if (!result.ok()) return Fail(result.status());
 

@@ -167,9 +167,12 @@ proto::BundleMeta ToBundleMeta(const LabRun& run) {
   const LabTopology& t = run.topology;
   proto::BundleMeta meta;
   meta.set_tool("ccreplay lab");
+  meta.set_complete(run.complete);
   meta.set_kernel_release(run.kernel);
-  meta.set_start_time_utc(absl::FormatTime(
-      "%Y-%m-%dT%H:%M:%E6SZ", run.start_time, absl::UTCTimeZone()));
+  if (run.start_time != absl::InfinitePast()) {
+    meta.set_start_time_utc(absl::FormatTime(
+        "%Y-%m-%dT%H:%M:%E6SZ", run.start_time, absl::UTCTimeZone()));
+  }
   meta.set_wall_s(run.wall_s);
   meta.set_duration_s(run.config.duration_s);
   meta.set_transfer_tool(run.transfer_tool);

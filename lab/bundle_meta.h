@@ -12,6 +12,7 @@
 #include "lab/kernel_trace.h"
 #include "lab/lab_config.h"
 #include "lab/packet_capture.h"
+#include "lab/reaper.h"
 #include "lab/sender_host.h"
 #include "lab/ss_sampler.h"
 #include "lab/topology.h"
@@ -29,7 +30,7 @@ struct LabRun {
   std::vector<std::string> iperf3_reports;  // iperf3 only
   std::string kernel;
   SenderHostFacts sender_host;
-  absl::Time start_time;
+  absl::Time start_time = absl::InfinitePast();  // until the transfer starts
   double wall_s = 0;
   std::string marker_compiled_at;  // "" without a marker
   std::string delay_method;        // "none", "netem" or "tun"
@@ -39,6 +40,11 @@ struct LabRun {
   absl::Duration ss_interval;
   TraceStats trace;
   std::string bottleneck_qdisc_stats;
+  // False until the run has stopped every capture and saved the trace:
+  // meta.json says so (BundleMeta.complete).
+  bool complete = false;
+  // Leftovers of killed labs removed before this run.
+  ReapReport reaped;
 };
 
 proto::BundleMeta ToBundleMeta(const LabRun& run);

@@ -1,7 +1,9 @@
 #include "lab/cleanup_registry.h"
 
+#include <pthread.h>
 #include <signal.h>
 #include <sys/mount.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -13,25 +15,60 @@ namespace {
 // NETNS_RUN_DIR).
 constexpr char kNetnsRunDir[] = "/run/netns/";
 
-void HandleSignal(int signo) {
-  CleanupRegistry::Global().RunAll();
-  signal(signo, SIG_DFL);
-  raise(signo);
+sigset_t CleanupSignals() {
+  sigset_t signals;
+  sigemptyset(&signals);
+  for (int signo : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&signals, signo);
+  return signals;
 }
 
 }  // namespace
 
 CleanupRegistry& CleanupRegistry::Global() {
-  static CleanupRegistry* registry = new CleanupRegistry();
+  static CleanupRegistry* registry = [] {
+    auto* created = new CleanupRegistry();
+    created->owner_pid_ = getpid();
+    return created;
+  }();
   return *registry;
+}
+
+void CleanupRegistry::HandleSignal(int signo) {
+  CleanupRegistry& registry = Global();
+  if (getpid() != registry.owner_pid_) _exit(128 + signo);
+  registry.dying_.store(true);
+  // A creation in progress runs on another thread (the creating thread has
+  // these signals blocked): let it register what it creates.
+  while (registry.creations_.load() > 0) {
+    timespec pause = {0, 1'000'000};
+    nanosleep(&pause, nullptr);
+  }
+  registry.RunAll();
+  signal(signo, SIG_DFL);
+  raise(signo);
+}
+
+SignalDeferral::SignalDeferral() {
+  sigset_t signals = CleanupSignals();
+  pthread_sigmask(SIG_BLOCK, &signals, &previous_mask_);
+  CleanupRegistry& registry = CleanupRegistry::Global();
+  registry.creations_.fetch_add(1);
+  if (registry.dying_.load()) {
+    registry.creations_.fetch_sub(1);
+    for (;;) pause();  // the handler's thread ends the process
+  }
+}
+
+SignalDeferral::~SignalDeferral() {
+  CleanupRegistry::Global().creations_.fetch_sub(1);
+  pthread_sigmask(SIG_SETMASK, &previous_mask_, nullptr);
 }
 
 void CleanupRegistry::InstallSignalHandlers() {
   Global();  // constructed before any signal can arrive
   struct sigaction action = {};
   action.sa_handler = HandleSignal;
-  sigemptyset(&action.sa_mask);
-  for (int signo : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&action.sa_mask, signo);
+  action.sa_mask = CleanupSignals();
   for (int signo : {SIGINT, SIGTERM, SIGHUP})
     sigaction(signo, &action, nullptr);
 }

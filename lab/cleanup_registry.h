@@ -6,9 +6,15 @@
 // async-signal-safe system calls (signal-safety(7): kill, umount2, unlink,
 // rmdir) and the registry is a fixed array, so no locks or allocation run in
 // the handler.
+//
+// A resource is created and registered inside a SignalDeferral, so the
+// handler never runs between the two: it would not know the resource and
+// leave it behind (an `ip netns add` that completes after the handler has
+// run, then the process dies).
 #ifndef CCREPLAY_LAB_CLEANUP_REGISTRY_H_
 #define CCREPLAY_LAB_CLEANUP_REGISTRY_H_
 
+#include <signal.h>
 #include <sys/types.h>
 
 #include <atomic>
@@ -49,6 +55,9 @@ class CleanupRegistry {
   void RunAll();
 
  private:
+  friend class SignalDeferral;
+  static void HandleSignal(int signo);
+
   struct Entry {
     std::atomic<bool> pending{false};
     Action action = Action::kUnlink;
@@ -59,6 +68,31 @@ class CleanupRegistry {
 
   Entry entries_[kCapacity];
   std::atomic<int> size_{0};
+  pid_t owner_pid_ = 0;  // forked children (before exec) must not clean up
+  // Creations in progress (SignalDeferral) and whether a handler has begun:
+  // together they order "create + register" against "clean up and die"
+  // across threads (see SignalDeferral).
+  std::atomic<int> creations_{0};
+  std::atomic<bool> dying_{false};
+};
+
+// Holds the cleanup signals off while the calling thread creates a
+// resource and registers it. The signals are blocked in this thread; a
+// handler that runs meanwhile on another thread waits until every
+// deferral has ended (the resource is then registered) before it cleans
+// up; a deferral that begins after a handler has started never returns
+// (the process is about to die and must create nothing more). Code inside
+// a deferral must not wait for another thread of the process.
+class SignalDeferral {
+ public:
+  SignalDeferral();
+  SignalDeferral(const SignalDeferral&) = delete;
+  SignalDeferral& operator=(const SignalDeferral&) = delete;
+  // A signal that arrived meanwhile is handled here, in this thread.
+  ~SignalDeferral();
+
+ private:
+  sigset_t previous_mask_;
 };
 
 // Runs a registered action when it goes out of scope, unless dismissed.

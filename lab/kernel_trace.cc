@@ -22,6 +22,7 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "lab/cleanup_registry.h"
+#include "lab/lab_owner.h"
 
 namespace ccreplay::lab {
 namespace {
@@ -83,7 +84,50 @@ ClockPair MeasureClockPair(absl::string_view label) {
 }
 
 std::string TracefsMountPrefix(absl::string_view run_id) {
-  return absl::StrCat(kLabTracefsMountPrefix, run_id, "-");
+  return absl::StrCat("/tmp/",
+                      LabResourceName(SelfOwner(), run_id, "tracefs-"));
+}
+
+// The owner and run id in the mount point and instance names tell this
+// run's from others' (labs run side by side) and from a killed lab's
+// leftovers (reaper.h). Each is created and registered with the signals
+// deferred, so a handler always knows what to remove.
+absl::Status KernelTrace::CreateInstance(absl::string_view run_id) {
+  CleanupRegistry& registry = CleanupRegistry::Global();
+  std::string mount_template =
+      absl::StrCat(TracefsMountPrefix(run_id), "XXXXXX");
+  {
+    SignalDeferral deferral;
+    if (mkdtemp(mount_template.data()) == nullptr) {
+      return absl::InternalError(
+          absl::StrCat("mkdtemp: ", std::strerror(errno)));
+    }
+    mount_dir_ = mount_template;
+    cleanup_handles_.push_back(
+        registry.Add(CleanupRegistry::Action::kRemoveDir, mount_dir_));
+  }
+  {
+    SignalDeferral deferral;
+    if (mount("nodev", mount_dir_.c_str(), "tracefs", 0, nullptr) != 0) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "cannot mount tracefs on ", mount_dir_, ": ", std::strerror(errno)));
+    }
+    cleanup_handles_.push_back(
+        registry.Add(CleanupRegistry::Action::kUnmount, mount_dir_));
+  }
+  stats_.instance = LabResourceName(SelfOwner(), run_id, "trace");
+  instance_dir_ = absl::StrCat(mount_dir_, "/instances/", stats_.instance);
+  {
+    SignalDeferral deferral;
+    if (mkdir(instance_dir_.c_str(), 0700) != 0) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("kernel feature missing: tracefs instances (mkdir ",
+                       instance_dir_, ": ", std::strerror(errno), ")"));
+    }
+    cleanup_handles_.push_back(
+        registry.Add(CleanupRegistry::Action::kRemoveDir, instance_dir_));
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::unique_ptr<KernelTrace>> KernelTrace::Start(
@@ -95,34 +139,8 @@ absl::StatusOr<std::unique_ptr<KernelTrace>> KernelTrace::Start(
         "tcp:tcp_probe");
   }
   std::unique_ptr<KernelTrace> trace(new KernelTrace());
-  CleanupRegistry& registry = CleanupRegistry::Global();
-  // The run id in the mount point names this run's mount among others'
-  // (labs run side by side; TracefsMountPrefix()).
-  std::string mount_template =
-      absl::StrCat(TracefsMountPrefix(run_id), "XXXXXX");
-  if (mkdtemp(mount_template.data()) == nullptr) {
-    return absl::InternalError(absl::StrCat("mkdtemp: ", std::strerror(errno)));
-  }
-  trace->mount_dir_ = mount_template;
-  trace->cleanup_handles_.push_back(
-      registry.Add(CleanupRegistry::Action::kRemoveDir, trace->mount_dir_));
-  if (mount("nodev", trace->mount_dir_.c_str(), "tracefs", 0, nullptr) != 0) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("cannot mount tracefs on ", trace->mount_dir_, ": ",
-                     std::strerror(errno)));
-  }
-  trace->cleanup_handles_.push_back(
-      registry.Add(CleanupRegistry::Action::kUnmount, trace->mount_dir_));
-  trace->stats_.instance = absl::StrCat("ccreplay-lab-", run_id);
-  trace->instance_dir_ =
-      absl::StrCat(trace->mount_dir_, "/instances/", trace->stats_.instance);
-  if (mkdir(trace->instance_dir_.c_str(), 0700) != 0) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("kernel feature missing: tracefs instances (mkdir ",
-                     trace->instance_dir_, ": ", std::strerror(errno), ")"));
-  }
-  trace->cleanup_handles_.push_back(
-      registry.Add(CleanupRegistry::Action::kRemoveDir, trace->instance_dir_));
+  absl::Status status = trace->CreateInstance(run_id);
+  if (!status.ok()) return status;
   for (const char* event : kEvents) {
     if (access(absl::StrCat(trace->instance_dir_, "/events/", event).c_str(),
                F_OK) != 0) {
@@ -140,18 +158,18 @@ absl::StatusOr<std::unique_ptr<KernelTrace>> KernelTrace::Start(
            {"tracing_on", "0"},
            {"buffer_size_kb", absl::StrCat(buffer_size_kb_per_cpu)},
            {"trace_clock", kTraceClock}}) {
-    absl::Status status = trace->WriteControl(file, value);
+    status = trace->WriteControl(file, value);
     if (!status.ok()) return status;
   }
   for (const char* event : kEvents) {
     for (auto [file, value] : std::vector<std::pair<std::string, std::string>>{
              {"filter", trace->stats_.filter}, {"enable", "1"}}) {
-      absl::Status status =
+      status =
           trace->WriteControl(absl::StrCat("events/", event, "/", file), value);
       if (!status.ok()) return status;
     }
   }
-  absl::Status status = trace->WriteControl("tracing_on", "1");
+  status = trace->WriteControl("tracing_on", "1");
   if (!status.ok()) return status;
   status = trace->AddClockPair("start");
   if (!status.ok()) return status;

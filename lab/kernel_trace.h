@@ -43,12 +43,9 @@ struct TraceStats {
   std::vector<ClockPair> clock_pairs;
 };
 
-// Every lab tracefs mount point starts with this.
-inline constexpr absl::string_view kLabTracefsMountPrefix =
-    "/tmp/ccreplay-lab-tracefs-";
-
-// Where a run's private tracefs mount goes: this prefix plus a random
-// suffix (mkdtemp), e.g. "/tmp/ccreplay-lab-tracefs-3f2a-Q1w2E3".
+// Where this process's run `run_id` mounts its private tracefs: this
+// prefix plus a random suffix (mkdtemp), e.g.
+// "/tmp/ccrl-4242-8f3a1-03c1-tracefs-Q1w2E3" (a name of lab_owner.h).
 std::string TracefsMountPrefix(absl::string_view run_id);
 
 class KernelTrace {
@@ -57,7 +54,8 @@ class KernelTrace {
   inline static constexpr const char* kEvents[] = {"tcp/tcp_probe",
                                                    "tcp/tcp_cong_state_set"};
 
-  // Records events whose sport or dport is one of `ports`.
+  // Records events whose sport or dport is one of `ports`, in the instance
+  // LabResourceName(self, run_id, "trace").
   static absl::StatusOr<std::unique_ptr<KernelTrace>> Start(
       absl::string_view run_id, const std::vector<int>& ports,
       int64_t buffer_size_kb_per_cpu);
@@ -69,6 +67,8 @@ class KernelTrace {
 
  private:
   KernelTrace() = default;
+  // Mounts the private tracefs and creates the instance in it.
+  absl::Status CreateInstance(absl::string_view run_id);
   absl::Status WriteControl(absl::string_view file, absl::string_view value);
   absl::Status AddClockPair(absl::string_view label);
   void Remove();

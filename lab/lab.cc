@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -17,6 +18,8 @@
 #include "lab/builtin_transfer.h"
 #include "lab/cleanup_registry.h"
 #include "lab/iperf3_transfer.h"
+#include "lab/lab_owner.h"
+#include "lab/reaper.h"
 #include "lab/step_marker.h"
 #include "lab/subprocess.h"
 #include "parsers/bundle.h"
@@ -59,6 +62,27 @@ std::string KernelRelease() {
 int64_t TraceBufferKbPerCpu(double duration_s) {
   return std::clamp<int64_t>(static_cast<int64_t>(duration_s * 4096), 8192,
                              262144);
+}
+
+// meta.json through a temporary file and rename(2), so a reader sees one
+// whole version: written with complete=false before the first capture file
+// exists and again with complete=true at the end, a bundle cut short (by
+// SIGINT, or SIGKILL, which runs no handler) says it is partial.
+absl::Status WriteMeta(const LabRun& run) {
+  const std::string path =
+      absl::StrCat(run.config.output_dir, "/", kBundleMetaJson);
+  const std::string partial = path + ".partial";
+  {
+    std::ofstream file(partial);
+    file << PrintJson(ToBundleMeta(run));
+    if (!file)
+      return absl::InternalError(absl::StrCat("cannot write ", partial));
+  }
+  if (std::rename(partial.c_str(), path.c_str()) != 0) {
+    return absl::InternalError(
+        absl::StrCat("cannot write ", path, ": ", std::strerror(errno)));
+  }
+  return absl::OkStatus();
 }
 
 TransferPlan MakePlan(const LabConfig& config, const LabTopology& topology) {
@@ -110,10 +134,14 @@ absl::StatusOr<LabRun> RunLab(const LabConfig& config) {
   absl::Time wall_start = absl::Now();
   CleanupRegistry::InstallSignalHandlers();
   CleanupOnReturn cleanup_on_return;
+  // What labs killed before they could clean up left behind.
+  absl::StatusOr<ReapReport> reaped = ReapOrphanedLabResources();
+  if (!reaped.ok()) return reaped.status();
   status = MakeDirectories(config.output_dir);
   if (!status.ok()) return status;
 
   LabRun run;
+  run.reaped = *std::move(reaped);
   run.config = config;
   run.kernel = KernelRelease();
   run.ss_interval = kSsInterval;
@@ -128,14 +156,18 @@ absl::StatusOr<LabRun> RunLab(const LabConfig& config) {
                           ? "builtin"
                           : "iperf3";
 
-  // Scratch space for the marker object.
-  char work_template[] = "/tmp/ccreplay-lab-XXXXXX";
-  if (mkdtemp(work_template) == nullptr) {
-    return absl::InternalError(absl::StrCat("mkdtemp: ", std::strerror(errno)));
-  }
-  std::string work_dir = work_template;
+  // Scratch space for the marker object, named for its owner (reaper.h).
+  std::string work_dir = absl::StrCat(
+      "/tmp/", LabResourceName(SelfOwner(), t.run_id, "work-XXXXXX"));
   CleanupRegistry& registry = CleanupRegistry::Global();
-  registry.Add(CleanupRegistry::Action::kRemoveDir, work_dir);
+  {
+    SignalDeferral deferral;
+    if (mkdtemp(work_dir.data()) == nullptr) {
+      return absl::InternalError(
+          absl::StrCat("mkdtemp: ", std::strerror(errno)));
+    }
+    registry.Add(CleanupRegistry::Action::kRemoveDir, work_dir);
+  }
   std::string marker_path;
   if (config.mark_step_bytes > 0) {
     registry.Add(CleanupRegistry::Action::kUnlink,
@@ -188,6 +220,8 @@ absl::StatusOr<LabRun> RunLab(const LabConfig& config) {
   absl::StatusOr<std::unique_ptr<KernelTrace>> trace = KernelTrace::Start(
       t.run_id, ports, TraceBufferKbPerCpu(config.duration_s));
   if (!trace.ok()) return trace.status();
+  status = WriteMeta(run);  // complete=false until the end
+  if (!status.ok()) return status;
   std::string out = config.output_dir + "/";
   absl::StatusOr<std::unique_ptr<PacketCapture>> sender_capture =
       PacketCapture::Start(t.sender_netns, t.sender_device, "tcp",
@@ -232,11 +266,9 @@ absl::StatusOr<LabRun> RunLab(const LabConfig& config) {
   run.bottleneck_qdisc_stats = BottleneckQdiscStats(t);
 
   run.wall_s = absl::ToDoubleSeconds(absl::Now() - wall_start);
-  std::ofstream meta_file(out + kBundleMetaJson);
-  meta_file << PrintJson(ToBundleMeta(run));
-  if (!meta_file)
-    return absl::InternalError(
-        absl::StrCat("cannot write ", out, kBundleMetaJson));
+  run.complete = true;
+  status = WriteMeta(run);
+  if (!status.ok()) return status;
   return run;
 }
 

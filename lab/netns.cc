@@ -77,14 +77,17 @@ absl::Status WriteNetnsSysctl(absl::string_view netns, absl::string_view key,
 absl::StatusOr<pid_t> SpawnInNetns(absl::string_view netns,
                                    const std::vector<std::string>& argv,
                                    int stdout_fd, int stderr_fd) {
-  pid_t pid = -1;
-  absl::Status status = RunInNetns(netns, [&]() -> absl::Status {
-    absl::StatusOr<pid_t> spawned = SpawnProgram(argv, stdout_fd, stderr_fd);
-    if (!spawned.ok()) return spawned.status();
-    pid = *spawned;
-    return absl::OkStatus();
-  });
-  if (!status.ok()) return status;
+  // Forked by the calling thread, which outlives the child, and moved
+  // into the namespace in the child: a worker thread of RunInNetns would
+  // exit at once and, through PR_SET_PDEATHSIG, take the child with it.
+  std::string path = NetnsPath(netns);
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    return absl::NotFoundError(
+        absl::StrCat("network namespace ", path, ": ", std::strerror(errno)));
+  }
+  absl::StatusOr<pid_t> pid = SpawnProgram(argv, stdout_fd, stderr_fd, fd);
+  close(fd);
   return pid;
 }
 

@@ -1,8 +1,10 @@
 #include "lab/subprocess.h"
 
 #include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
-#include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -28,38 +30,67 @@ std::vector<char*> ArgvPointers(const std::vector<std::string>& argv) {
   return pointers;
 }
 
+struct ChildSetup {
+  const char* path;
+  char* const* argv;
+  int stdout_fd;  // -1: /dev/null
+  int stderr_fd;
+  int netns_fd;  // -1: the parent's namespace
+  pid_t parent;
+  sigset_t mask;  // the spawning thread's signal mask, for the program
+};
+
+// Runs in the child between fork and exec: async-signal-safe calls only
+// (signal-safety(7)), since other threads of the parent may hold locks.
+[[noreturn]] void ExecChild(const ChildSetup& child) {
+  // The child dies with the lab, even by SIGKILL (prctl(2)
+  // PR_SET_PDEATHSIG). The kernel sends the signal when the *thread* that
+  // forked exits, so a child that outlives its Spawn call is forked by a
+  // thread that outlives it too. A parent that died before the prctl is
+  // seen by getppid() no longer being it.
+  if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != child.parent)
+    _exit(127);
+  // Inherited handlers would clean up the lab from the child.
+  struct sigaction default_action = {};
+  default_action.sa_handler = SIG_DFL;
+  for (int signo : {SIGINT, SIGTERM, SIGHUP})
+    sigaction(signo, &default_action, nullptr);
+  // What `ip netns exec` does (iproute2 ip/ipnetns.c, netns_switch).
+  if (child.netns_fd >= 0 && setns(child.netns_fd, CLONE_NEWNET) != 0)
+    _exit(126);
+  int null_fd = open("/dev/null", O_RDWR);
+  if (null_fd < 0) _exit(127);
+  dup2(null_fd, STDIN_FILENO);
+  dup2(child.stdout_fd >= 0 ? child.stdout_fd : null_fd, STDOUT_FILENO);
+  dup2(child.stderr_fd >= 0 ? child.stderr_fd : null_fd, STDERR_FILENO);
+  sigprocmask(SIG_SETMASK, &child.mask, nullptr);
+  execve(child.path, child.argv, environ);
+  _exit(127);
+}
+
 absl::StatusOr<pid_t> Spawn(const std::vector<std::string>& argv, int stdout_fd,
-                            int stderr_fd) {
+                            int stderr_fd, int netns_fd) {
   if (argv.empty()) return absl::InvalidArgumentError("empty command");
   std::string path = FindProgram(argv[0]);
   if (path.empty()) {
     return absl::FailedPreconditionError(absl::StrCat(
         "program '", argv[0], "' is not installed (not found in PATH)"));
   }
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null",
-                                   O_RDONLY, 0);
-  if (stdout_fd >= 0) {
-    posix_spawn_file_actions_adddup2(&actions, stdout_fd, STDOUT_FILENO);
-  } else {
-    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null",
-                                     O_WRONLY, 0);
-  }
-  if (stderr_fd >= 0) {
-    posix_spawn_file_actions_adddup2(&actions, stderr_fd, STDERR_FILENO);
-  } else {
-    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null",
-                                     O_WRONLY, 0);
-  }
-  pid_t pid = 0;
   std::vector<char*> args = ArgvPointers(argv);
-  int err =
-      posix_spawn(&pid, path.c_str(), &actions, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (err != 0) {
+  ChildSetup child{path.c_str(), args.data(), stdout_fd, stderr_fd,
+                   netns_fd,     getpid(),    {}};
+  // Every signal blocked across fork: the child runs no handler before it
+  // has reset them.
+  sigset_t all;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &child.mask);
+  pid_t pid = fork();
+  if (pid == 0) ExecChild(child);
+  int fork_errno = errno;
+  pthread_sigmask(SIG_SETMASK, &child.mask, nullptr);
+  if (pid < 0) {
     return absl::InternalError(
-        absl::StrCat("cannot start ", path, ": ", std::strerror(err)));
+        absl::StrCat("cannot start ", path, ": ", std::strerror(fork_errno)));
   }
   return pid;
 }
@@ -83,7 +114,7 @@ absl::StatusOr<std::string> RunProgram(const std::vector<std::string>& argv) {
   if (pipe2(fds, O_CLOEXEC) != 0) {
     return absl::InternalError(absl::StrCat("pipe: ", std::strerror(errno)));
   }
-  absl::StatusOr<pid_t> pid = Spawn(argv, fds[1], fds[1]);
+  absl::StatusOr<pid_t> pid = Spawn(argv, fds[1], fds[1], -1);
   close(fds[1]);
   if (!pid.ok()) {
     close(fds[0]);
@@ -114,8 +145,8 @@ absl::StatusOr<std::string> RunProgram(const std::vector<std::string>& argv) {
 }
 
 absl::StatusOr<pid_t> SpawnProgram(const std::vector<std::string>& argv,
-                                   int stdout_fd, int stderr_fd) {
-  return Spawn(argv, stdout_fd, stderr_fd);
+                                   int stdout_fd, int stderr_fd, int netns_fd) {
+  return Spawn(argv, stdout_fd, stderr_fd, netns_fd);
 }
 
 absl::StatusOr<int> WaitProgram(pid_t pid, absl::Duration timeout) {

@@ -1,7 +1,8 @@
 // Child processes with argv vectors (never a shell): the iproute2 tools that
 // build the testbed, ss, iperf3. A child inherits the network namespace of
-// the thread that spawns it, which is how netns.h runs programs inside a
-// namespace.
+// the thread that spawns it unless given one, and the signal mask of that
+// thread; it gets PR_SET_PDEATHSIG (SIGKILL), so it dies with the thread
+// that started it, and with the lab, even when the lab is killed.
 #ifndef CCREPLAY_LAB_SUBPROCESS_H_
 #define CCREPLAY_LAB_SUBPROCESS_H_
 
@@ -25,9 +26,11 @@ std::string FindProgram(absl::string_view name);
 absl::StatusOr<std::string> RunProgram(const std::vector<std::string>& argv);
 
 // Starts argv in the background with stdout/stderr on the given descriptors
-// (-1: /dev/null). The caller waits for it (WaitProgram) or kills it.
+// (-1: /dev/null), inside the network namespace open at `netns_fd` (-1: the
+// calling thread's). The caller waits for it (WaitProgram) or kills it.
 absl::StatusOr<pid_t> SpawnProgram(const std::vector<std::string>& argv,
-                                   int stdout_fd, int stderr_fd);
+                                   int stdout_fd, int stderr_fd,
+                                   int netns_fd = -1);
 
 // Waits for pid up to `timeout`, then sends SIGTERM and waits again.
 // Returns the exit status as waitpid(2) reports it.

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "lab/cleanup_registry.h"
+#include "lab/lab_owner.h"
 #include "lab/netns.h"
 #include "lab/subprocess.h"
 
@@ -33,13 +34,14 @@ absl::Status Ip(const std::vector<std::string>& argv,
 
 absl::StatusOr<LabTopology> PlanTopology() {
   absl::BitGen random;
+  const LabOwner owner = SelfOwner();
   for (int attempt = 0; attempt < 16; ++attempt) {
     int id = absl::Uniform(random, 0, 8192);
     LabTopology t;
     t.run_id = absl::StrFormat("%04x", id);
-    t.sender_netns = absl::StrCat("ccl-", t.run_id, "-snd");
-    t.router_netns = absl::StrCat("ccl-", t.run_id, "-rtr");
-    t.receiver_netns = absl::StrCat("ccl-", t.run_id, "-rcv");
+    t.sender_netns = LabResourceName(owner, t.run_id, "snd");
+    t.router_netns = LabResourceName(owner, t.run_id, "rtr");
+    t.receiver_netns = LabResourceName(owner, t.run_id, "rcv");
     if (NetnsExists(t.sender_netns) || NetnsExists(t.router_netns) ||
         NetnsExists(t.receiver_netns)) {
       continue;
@@ -61,19 +63,25 @@ absl::StatusOr<LabTopology> PlanTopology() {
     return t;
   }
   return absl::ResourceExhaustedError(
-      "no free lab id: too many ccl-* namespaces exist");
+      "no free lab id: too many lab namespaces exist");
 }
 
 absl::Status BuildTopology(const LabTopology& t, EcnMode ecn) {
   CleanupRegistry& registry = CleanupRegistry::Global();
   for (const std::string& netns :
        {t.sender_netns, t.router_netns, t.receiver_netns}) {
-    // Registered first: a half-created namespace is removed too.
-    if (registry.Add(CleanupRegistry::Action::kDeleteNetns, netns) < 0) {
-      return absl::ResourceExhaustedError("cleanup registry full");
+    absl::Status status;
+    {
+      // Registered first, so a half-created namespace is removed too; no
+      // signal handler runs until `ip netns add` has returned (the `ip`
+      // child inherits the blocked signals: Ctrl-C does not cut it short).
+      SignalDeferral deferral;
+      if (registry.Add(CleanupRegistry::Action::kDeleteNetns, netns) < 0) {
+        return absl::ResourceExhaustedError("cleanup registry full");
+      }
+      status = Ip({"ip", "netns", "add", netns},
+                  "network namespaces (CONFIG_NET_NS)");
     }
-    absl::Status status =
-        Ip({"ip", "netns", "add", netns}, "network namespaces (CONFIG_NET_NS)");
     if (!status.ok()) return status;
     status = Ip({"ip", "-n", netns, "link", "set", "lo", "up"});
     if (!status.ok()) return status;

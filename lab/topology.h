@@ -8,7 +8,9 @@
 // clsact egress) and the propagation delay on the ACK path (router towards
 // sender): netem where the kernel has it, else the TUN delay line. Names,
 // addresses and ports derive from a per-run id, so labs can run side by
-// side; every namespace is registered for cleanup as soon as it exists.
+// side; every namespace is registered for cleanup as soon as it exists, and
+// its name carries the owning process (lab_owner.h), so one that outlives a
+// killed lab is found and removed (reaper.h).
 #ifndef CCREPLAY_LAB_TOPOLOGY_H_
 #define CCREPLAY_LAB_TOPOLOGY_H_
 
@@ -22,6 +24,7 @@ namespace ccreplay::lab {
 
 struct LabTopology {
   std::string run_id;  // 4 hex digits
+  // LabResourceName(owner, run_id, "snd" / "rtr" / "rcv").
   std::string sender_netns, router_netns, receiver_netns;
   // Interface names (at most 15 characters, IFNAMSIZ).
   std::string sender_device, router_sender_device, router_receiver_device,

@@ -51,6 +51,12 @@ absl::StatusOr<proto::BundleMeta> ReadBundleMeta(const std::string& dir) {
   return meta;
 }
 
+std::string IncompleteBundleWarning(const Bundle& bundle) {
+  return absl::StrCat(bundle.dir,
+                      ": incomplete bundle (meta.json complete=false): the lab "
+                      "run was cut short, captures and logs may end early");
+}
+
 absl::StatusOr<Bundle> ReadBundle(const std::string& dir) {
   Bundle bundle;
   bundle.dir = dir;

@@ -38,7 +38,13 @@ struct Bundle {
   // The controller the run used (meta.sender.controller): the kernel's
   // name, e.g. "cubic"; empty when the meta does not say.
   const std::string& controller() const { return meta.sender().controller(); }
+  // False when the lab run was cut short (meta.complete false); bundles
+  // from before the field count as complete.
+  bool complete() const { return !meta.has_complete() || meta.complete(); }
 };
+
+// The warning for a bundle that is not complete(), naming its directory.
+std::string IncompleteBundleWarning(const Bundle& bundle);
 
 // meta.json of bundle directory `dir`. NotFound naming meta.json when it is
 // missing (a bundle from before meta.json carries meta.txt, which is not

@@ -245,7 +245,7 @@ uint32_t HandshakeMss(const FlowSummary& flow) {
 
 absl::StatusOr<TcpInput> ResolveTcpInput(const std::string& path,
                                          const std::string& host_state_path) {
-  TcpInput input{path, host_state_path, ""};
+  TcpInput input{path, host_state_path, "", {}};
   // What cannot be classified passes through: the capture reader reports
   // why it cannot be read.
   absl::StatusOr<InputClass> kind = ClassifyInput(path);
@@ -255,6 +255,8 @@ absl::StatusOr<TcpInput> ResolveTcpInput(const std::string& path,
   input.capture = bundle->sender_capture;
   if (input.host_state.empty()) input.host_state = bundle->host_state();
   input.controller = bundle->controller();
+  if (!bundle->complete())
+    input.warnings.push_back(IncompleteBundleWarning(*bundle));
   return input;
 }
 

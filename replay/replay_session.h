@@ -85,6 +85,8 @@ struct TcpInput {
   std::string capture;
   std::string host_state;  // Empty when neither given nor in the bundle.
   std::string controller;  // The bundle's; empty for a capture file.
+  // About the bundle (an incomplete one); empty for a capture file.
+  std::vector<std::string> warnings;
 };
 absl::StatusOr<TcpInput> ResolveTcpInput(const std::string& path,
                                          const std::string& host_state_path);

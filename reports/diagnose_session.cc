@@ -67,7 +67,9 @@ absl::Status DiagnoseTcp(const DiagnoseOptions& options, Pieces* p) {
   const TcpCaptureScan& s = *p->scan;
   const Flow& flow = s.table.flows()[s.selected.index];
   p->observer = std::make_unique<FlowObserver>(flow.first_ns);
-  p->run.warnings = s.info.warnings;
+  p->run.warnings = tcp_input->warnings;
+  p->run.warnings.insert(p->run.warnings.end(), s.info.warnings.begin(),
+                         s.info.warnings.end());
   p->run.truncated = s.info.truncated;
   DiagnosisInput& in = p->input;
   in.flow = &flow;
