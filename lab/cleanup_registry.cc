@@ -25,17 +25,12 @@ sigset_t CleanupSignals() {
 }  // namespace
 
 CleanupRegistry& CleanupRegistry::Global() {
-  static CleanupRegistry* registry = [] {
-    auto* created = new CleanupRegistry();
-    created->owner_pid_ = getpid();
-    return created;
-  }();
+  static CleanupRegistry* registry = new CleanupRegistry();
   return *registry;
 }
 
 void CleanupRegistry::HandleSignal(int signo) {
   CleanupRegistry& registry = Global();
-  if (getpid() != registry.owner_pid_) _exit(128 + signo);
   registry.dying_.store(true);
   // A creation in progress runs on another thread (the creating thread has
   // these signals blocked): let it register what it creates.

@@ -68,7 +68,6 @@ class CleanupRegistry {
 
   Entry entries_[kCapacity];
   std::atomic<int> size_{0};
-  pid_t owner_pid_ = 0;  // forked children (before exec) must not clean up
   // Creations in progress (SignalDeferral) and whether a handler has begun:
   // together they order "create + register" against "clean up and die"
   // across threads (see SignalDeferral).

@@ -8,6 +8,7 @@
 
 #include <cstdlib>
 #include <string>
+#include <thread>
 
 #include "gtest/gtest.h"
 
@@ -85,6 +86,45 @@ TEST(CleanupRegistry, SignalRunsCleanupThenDies) {
   EXPECT_TRUE(WIFSIGNALED(status));
   EXPECT_EQ(WTERMSIG(status), SIGTERM);
   EXPECT_FALSE(Exists(dir));
+}
+
+// A resource created inside a SignalDeferral is cleaned up by a signal that
+// arrives meanwhile, whether the signal waits for the deferral to end (this
+// thread) or lands on another thread, whose handler must wait for the
+// registration: without the wait, that handler would clean up an empty
+// registry and end the process while the directory is being made.
+void CreateDirUnderSignal(const std::string& dir, bool other_thread) {
+  CleanupRegistry::InstallSignalHandlers();
+  std::thread idle;
+  if (other_thread) {
+    idle = std::thread([] {
+      for (;;) pause();
+    });
+  }
+  {
+    // Created, then the signal, then registered: the window of a leak.
+    SignalDeferral deferral;
+    mkdir(dir.c_str(), 0755);
+    kill(getpid(), SIGTERM);
+    usleep(50'000);  // the other thread's handler is running by now
+    CleanupRegistry::Global().Add(CleanupRegistry::Action::kRemoveDir, dir);
+  }
+  for (;;) pause();  // the handler ends the process
+}
+
+TEST(CleanupRegistry, SignalDuringDeferralCleansUpWhatItCreated) {
+  for (bool other_thread : {false, true}) {
+    std::string dir = MakeTempDir() + "/made";
+    pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) CreateDirUnderSignal(dir, other_thread);
+    int status = 0;
+    ASSERT_EQ(waitpid(child, &status, 0), child);
+    EXPECT_TRUE(WIFSIGNALED(status)) << other_thread;
+    EXPECT_EQ(WTERMSIG(status), SIGTERM) << other_thread;
+    EXPECT_FALSE(Exists(dir)) << other_thread;
+    rmdir(dir.substr(0, dir.rfind('/')).c_str());
+  }
 }
 
 }  // namespace

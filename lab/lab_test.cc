@@ -25,6 +25,7 @@
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 #include "lab/kernel_trace.h"
+#include "lab/lab_owner.h"
 #include "lab/subprocess.h"
 #include "parsers/bundle.h"
 
@@ -130,7 +131,7 @@ std::set<std::string> LabNamespaces() {
   for (absl::string_view line :
        absl::StrSplit(*list, '\n', absl::SkipEmpty())) {
     std::string name(line.substr(0, line.find(' ')));
-    if (absl::StartsWith(name, "ccl-")) names.insert(name);
+    if (ParseLabResourceOwner(name).has_value()) names.insert(name);
   }
   return names;
 }
@@ -142,8 +143,8 @@ std::set<std::string> LabTracefsMounts() {
   for (absl::string_view line :
        absl::StrSplit(ReadFile("/proc/self/mounts"), '\n')) {
     std::vector<absl::string_view> fields = absl::StrSplit(line, ' ');
-    if (fields.size() > 1 &&
-        absl::StartsWith(fields[1], kLabTracefsMountPrefix)) {
+    if (fields.size() > 2 && fields[2] == "tracefs" &&
+        ParseLabResourceOwner(fields[1].substr(fields[1].rfind('/') + 1))) {
       out.emplace(fields[1]);
     }
   }
