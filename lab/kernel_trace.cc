@@ -179,6 +179,10 @@ absl::StatusOr<std::unique_ptr<KernelTrace>> KernelTrace::Start(
 absl::Status KernelTrace::WriteControl(absl::string_view file,
                                        absl::string_view value) {
   std::string path = absl::StrCat(instance_dir_, "/", file);
+  // An open file of the instance makes its rmdir fail with EBUSY
+  // (kernel/trace/trace.c, __remove_instance: tr->ref), so a signal handler
+  // must not run while one is open.
+  SignalDeferral deferral;
   int fd = open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
   if (fd < 0) {
     return absl::FailedPreconditionError(absl::StrCat(
@@ -212,6 +216,9 @@ absl::StatusOr<TraceStats> KernelTrace::StopAndSave(absl::string_view path) {
   absl::Status status = AddClockPair("end");
   if (status.ok()) status = WriteControl("tracing_on", "0");
   if (!status.ok()) return status;
+  // The instance's files are open (see WriteControl): signals wait, for
+  // about a second per 100 MB of trace.
+  SignalDeferral deferral;
   {
     std::ifstream source(absl::StrCat(instance_dir_, "/trace"),
                          std::ios::binary);

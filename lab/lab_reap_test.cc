@@ -199,14 +199,15 @@ class LabReapTest : public ::testing::Test {
     children_ = LiveChildren(lab);
     EXPECT_EQ(kill(lab, SIGKILL), 0);
     WaitExit(lab);
-    // What a SIGKILL leaves: 3 namespaces, the instance, its mount, the
-    // mount point and the scratch directory.
+    // What a SIGKILL leaves: 3 namespaces (each an nsfs mount on
+    // /run/netns/NAME too), the tracefs instance, its mount, the mount point
+    // and the scratch directory.
     std::map<std::string, int> kinds;
     for (const std::string& entry : OwnedBy(LabState(), lab))
       ++kinds[entry.substr(0, entry.find(' '))];
     EXPECT_EQ(kinds,
               (std::map<std::string, int>{
-                  {"instance", 1}, {"mount", 1}, {"netns", 3}, {"tmp", 2}}));
+                  {"instance", 1}, {"mount", 4}, {"netns", 3}, {"tmp", 2}}));
     return lab;
   }
 
@@ -214,7 +215,7 @@ class LabReapTest : public ::testing::Test {
   // name is new since SetUp belongs to a live lab.
   void ExpectStateAsBefore(pid_t killed) {
     std::set<std::string> after = LabState();
-    EXPECT_TRUE(OwnedBy(after, killed).empty());
+    EXPECT_EQ(OwnedBy(after, killed), std::set<std::string>());
     for (const std::string& entry : after) {
       if (before_.count(entry) == 0)
         EXPECT_TRUE(LabOwnerAlive(*OwnerOf(entry))) << entry;
@@ -286,7 +287,8 @@ TEST_F(LabReapTest, SigintDuringSetupLeaksNothing) {
     int status = WaitExit(lab);
     EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT)
         << delay_ms << " ms: " << ReadFile(dir_ + "/stderr");
-    EXPECT_TRUE(OwnedBy(LabState(), lab).empty()) << delay_ms << " ms";
+    EXPECT_EQ(OwnedBy(LabState(), lab), std::set<std::string>())
+        << delay_ms << " ms";
     for (pid_t child : children) {
       EXPECT_TRUE(
           WaitFor([&] { return !ProcessLive(child); }, absl::Seconds(2)))
@@ -312,7 +314,7 @@ TEST_F(LabReapTest, SigintMidTransferLeavesIncompleteBundleThatDiagnoseWarns) {
   kill(lab, SIGINT);
   int status = WaitExit(lab);
   EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT);
-  EXPECT_TRUE(OwnedBy(LabState(), lab).empty());
+  EXPECT_EQ(OwnedBy(LabState(), lab), std::set<std::string>());
   absl::StatusOr<Bundle> bundle = ReadBundle(bundle_dir);
   ASSERT_TRUE(bundle.ok()) << bundle.status();
   EXPECT_FALSE(bundle->complete());
