@@ -10,6 +10,8 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "proto/testing/test_data.h"
@@ -192,6 +194,31 @@ TEST_F(BundleErrorTest, CorruptMetaJsonIsInvalid) {
   EXPECT_EQ(bundle->meta.duration_s(), 4);
   EXPECT_EQ(bundle->receiver_capture, "");
   EXPECT_EQ(bundle->host_state(), "");
+}
+
+// "complete": false marks a bundle whose lab run was cut short; an unset
+// field (every bundle from before it) reads as complete.
+TEST_F(BundleErrorTest, CompleteFlag) {
+  for (auto [text, complete] : std::vector<std::pair<const char*, bool>>{
+           {"{\"duration_s\": 4}", true},
+           {"{\"complete\": true}", true},
+           {"{\"complete\": false}", false}}) {
+    std::ofstream(dir_ / "meta.json") << text;
+    absl::StatusOr<Bundle> bundle = ReadBundle(dir_.string());
+    ASSERT_TRUE(bundle.ok()) << bundle.status();
+    EXPECT_EQ(bundle->complete(), complete) << text;
+  }
+  absl::StatusOr<Bundle> bundle = ReadBundle(dir_.string());
+  ASSERT_TRUE(bundle.ok()) << bundle.status();
+  EXPECT_EQ(IncompleteBundleWarning(*bundle),
+            dir_.string() +
+                ": incomplete bundle (meta.json complete=false): the lab run "
+                "was cut short, captures and logs may end early");
+  // The checked-in bundles predate the field.
+  bundle = ReadBundle(kLab + "cubic_ecn_K60k_40mbit_ackdelay10ms");
+  ASSERT_TRUE(bundle.ok()) << bundle.status();
+  EXPECT_FALSE(bundle->meta.has_complete());
+  EXPECT_TRUE(bundle->complete());
 }
 
 TEST(BundleTest, DirectoryWithoutSenderCaptureIsNotFound) {

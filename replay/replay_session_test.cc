@@ -1,5 +1,9 @@
 #include "replay/replay_session.h"
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -218,6 +222,31 @@ TEST(ReplaySessionTest, BundleDirectoryPrefersTcpProbe) {
   EXPECT_EQ(in->capture, TestDataPath("x.pcap"));
   EXPECT_EQ(in->host_state, "y.log");
   EXPECT_EQ(in->controller, "");
+  EXPECT_TRUE(in->warnings.empty());
+}
+
+// A bundle whose meta.json says complete=false resolves with a warning
+// (which replay and diagnose print); a complete one has none.
+TEST(ReplaySessionTest, IncompleteBundleWarns) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() /
+      ("ccreplay-incomplete-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::filesystem::copy_file(
+      TestDataPath("lab/cubic_ecn_K60k_40mbit_ackdelay10ms/sender.pcap.gz"),
+      dir / "sender.pcap.gz");
+  std::ofstream(dir / "meta.json") << "{\"complete\": false}";
+  absl::StatusOr<TcpInput> in = ResolveTcpInput(dir.string(), "");
+  ASSERT_TRUE(in.ok()) << in.status();
+  ASSERT_EQ(in->warnings.size(), 1u);
+  EXPECT_NE(in->warnings[0].find(dir.string() + ": incomplete bundle"),
+            std::string::npos)
+      << in->warnings[0];
+  std::ofstream(dir / "meta.json") << "{\"complete\": true}";
+  in = ResolveTcpInput(dir.string(), "");
+  ASSERT_TRUE(in.ok()) << in.status();
+  EXPECT_TRUE(in->warnings.empty());
+  std::filesystem::remove_all(dir);
 }
 
 TEST(ReplaySessionTest, BadInputsAreErrors) {
