@@ -3,16 +3,14 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "absl/strings/str_split.h"
-#include "absl/strings/string_view.h"
+#include "fuzz/fuzz_input.h"
 #include "parsers/host_state_summary.h"
 #include "parsers/ss_log.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   ccreplay::SsLogParser parser("fuzz");
-  absl::string_view text(reinterpret_cast<const char*>(data), size);
-  for (absl::string_view line : absl::StrSplit(text, '\n'))
-    parser.AddLine(line);
+  ccreplay::ForEachLine(data, size,
+                        [&](absl::string_view line) { parser.AddLine(line); });
   absl::StatusOr<ccreplay::HostStateLog> log = parser.Finish();
   if (log.ok()) {
     for (const ccreplay::HostTrace& trace : log->traces)

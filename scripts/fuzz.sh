@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (clang, ASan + UBSan, build-fuzz/) if needed
+# and runs each for SECONDS, two at a time (FUZZ_JOBS), under `nice`. New
+# inputs go to build-fuzz/fuzz-work/NAME/corpus (the checked-in corpus
+# fuzz/corpus/NAME is read, never written); crash, leak, timeout and OOM
+# inputs to build-fuzz/fuzz-work/NAME/. Prints per target the executions,
+# executions per second, crashes and each crash file; exits 1 on a crash.
+# Seeds cut from the test data by scripts/fuzz-seeds.sh (in
+# build-fuzz/fuzz-seeds/NAME) are read too when present.
+# FUZZ_MERGE=1: afterwards, minimise the checked-in corpus with the run's
+# new inputs (`-merge=1`; the seeds are left out, so no test-data file is
+# ever copied into fuzz/corpus).
+# Usage: scripts/fuzz.sh SECONDS [TARGET...]   (default: every target)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds="${1:?usage: scripts/fuzz.sh SECONDS [TARGET...]}"
+shift
+targets=("$@")
+if [ "${#targets[@]}" -eq 0 ]; then
+  targets=($(sed -n 's/^ccreplay_fuzzer(\([a-z_]*\) .*/\1/p' fuzz/CMakeLists.txt))
+fi
+jobs="${FUZZ_JOBS:-2}"
+
+if [ ! -f build-fuzz/build.ninja ]; then
+  launcher=()
+  if command -v ccache >/dev/null; then
+    launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+  fi
+  CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCCREPLAY_FUZZ=ON \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo "${launcher[@]}" >/dev/null
+fi
+nice cmake --build build-fuzz -j"$(nproc)" --target "${targets[@]}"
+
+# One target's run: its log is build-fuzz/fuzz-work/NAME/log.
+run_one() {
+  local name="$1" work="build-fuzz/fuzz-work/$1"
+  local seeds=()
+  mkdir -p "$work/corpus" "fuzz/corpus/$name"
+  [ -d "build-fuzz/fuzz-seeds/$name" ] && seeds=("build-fuzz/fuzz-seeds/$name")
+  nice "build-fuzz/fuzz/$name" "$work/corpus" "fuzz/corpus/$name" \
+    "${seeds[@]}" -max_total_time="$seconds" -print_final_stats=1 \
+    -timeout=30 -rss_limit_mb=2048 -artifact_prefix="$work/" \
+    >"$work/log" 2>&1 || true
+  if [ "${FUZZ_MERGE:-0}" = 1 ]; then
+    rm -rf "$work/merged" && mkdir "$work/merged"
+    nice "build-fuzz/fuzz/$name" -merge=1 "$work/merged" "fuzz/corpus/$name" \
+      "$work/corpus" >"$work/merge.log" 2>&1 &&
+      rm -rf "fuzz/corpus/$name" && mv "$work/merged" "fuzz/corpus/$name"
+  fi
+}
+export -f run_one
+export seconds
+for name in "${targets[@]}"; do
+  rm -f build-fuzz/fuzz-work/"$name"/{crash,leak,timeout,oom,slow-unit}-*
+done
+printf '%s\n' "${targets[@]}" | xargs -P "$jobs" -I{} bash -c 'run_one {}'
+
+status=0
+printf '%-18s %12s %8s %8s\n' target executions exec/s crashes
+for name in "${targets[@]}"; do
+  work="build-fuzz/fuzz-work/$name"
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/log" | tail -1)
+  rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$work/log" | tail -1)
+  crashes=($(ls "$work"/{crash,leak,timeout,oom}-* 2>/dev/null || true))
+  printf '%-18s %12s %8s %8s\n' "$name" "${execs:-?}" "${rate:-?}" "${#crashes[@]}"
+  for f in "${crashes[@]}"; do echo "  $f"; done
+  if [ "${#crashes[@]}" -gt 0 ] || [ -z "$execs" ]; then status=1; fi
+done
+exit "$status"
