@@ -16,6 +16,10 @@
 namespace ccreplay {
 namespace {
 
+// Capture times are ns since 1970 below 2^62 (year 2116), so that every
+// difference of two of them fits in int64. pcap's 32-bit seconds all do.
+constexpr int64_t kMaxTimeNs = int64_t{1} << 62;
+
 // Size of the classic pcap file header and per-record header.
 constexpr uint64_t kPcapFileHeaderBytes = 24;
 constexpr uint64_t kPcapRecordHeaderBytes = 16;
@@ -132,7 +136,15 @@ void AddLinkType(CaptureInfo* info, int link_type) {
 inline void HandleFrame(int link_type, int64_t time_ns, const uint8_t* data,
                         uint32_t captured, uint32_t wire, CaptureInfo* info,
                         TcpSegment* segment, SegmentConsumer& consumer) {
-  if (info->packets++ == 0) info->first_packet_time_ns = time_ns;
+  ++info->packets;
+  // Times outside [1970, 2116) are a corrupt record header: skipped, so
+  // that every difference of two capture times downstream fits in int64.
+  if (time_ns < 0 || time_ns >= kMaxTimeNs) {
+    ++info->bad_time_packets;
+    return;
+  }
+  if (info->packets - info->bad_time_packets == 1)
+    info->first_packet_time_ns = time_ns;
   DecodeResult result = DecodeFrame(link_type, data, captured, wire, segment);
   if (result == DecodeResult::kTcp) {
     segment->time_ns = time_ns;
@@ -160,11 +172,14 @@ struct LibpcapLoop {
   static void OnRecord(u_char* user, const pcap_pkthdr* header,
                        const u_char* data) {
     LibpcapLoop& loop = *reinterpret_cast<LibpcapLoop*>(user);
-    // Unsigned, so that an absurd timestamp (the fuzzer made a pcapng one)
-    // wraps instead of overflowing a signed product, which is undefined.
-    const int64_t time_ns = static_cast<int64_t>(
-        static_cast<uint64_t>(header->ts.tv_sec) * 1000000000u +
-        static_cast<uint64_t>(header->ts.tv_usec));
+    // An absurd timestamp (the fuzzer made a pcapng one) is kept out of
+    // the product, which would overflow, and becomes -1: out of range.
+    const bool plausible =
+        header->ts.tv_sec >= 0 && header->ts.tv_sec < kMaxTimeNs / 1000000000;
+    const int64_t time_ns =
+        plausible ? static_cast<int64_t>(header->ts.tv_sec) * 1000000000 +
+                        static_cast<int64_t>(header->ts.tv_usec)
+                  : -1;
     HandleFrame(loop.link_type, time_ns, data, header->caplen, header->len,
                 loop.info, loop.segment, *loop.consumer);
     if (loop.pcapng) {
@@ -191,6 +206,12 @@ void AddSummaryWarnings(CaptureInfo* info) {
                      " packets had IP length 0 (BIG TCP / TSO super-segments): "
                      "length taken from the "
                      "captured frame"));
+  }
+  if (info->bad_time_packets > 0) {
+    info->warnings.push_back(
+        absl::StrCat(info->bad_time_packets,
+                     " packets had a timestamp outside 1970-2116 and were "
+                     "skipped"));
   }
   if (info->undecodable_packets > 0) {
     info->warnings.push_back(

@@ -21,11 +21,12 @@ struct CaptureInfo {
   bool gzip = false;
   std::vector<std::string> link_types;  // Names, in order of appearance.
   uint64_t packets = 0;                 // Every packet record read.
-  int64_t first_packet_time_ns = 0;     // Capture time of the first record.
+  int64_t first_packet_time_ns = 0;     // Of the first record not skipped.
   uint64_t tcp_packets = 0;             // Those decoded as TCP.
   uint64_t snaplen_cut_packets = 0;     // TCP packets whose payload was cut.
   uint64_t big_tcp_packets = 0;         // IP length 0: length from capture.
   uint64_t undecodable_packets = 0;     // Headers cut or inconsistent.
+  uint64_t bad_time_packets = 0;        // Timestamp outside 1970-2116: skipped.
   // Set when the file ends inside a packet record: the flows up to the cut
   // are kept and `truncated_at_offset` is where the incomplete record starts
   // (byte offset in the decompressed data).

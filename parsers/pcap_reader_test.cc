@@ -83,6 +83,61 @@ INSTANTIATE_TEST_SUITE_P(
         PcapngCase{"test201.pcapng", 4}, PcapngCase{"test202.pcapng", 8},
         PcapngCase{"test902.pcapng", 1}));
 
+// A pcapng enhanced packet block (draft-ietf-opsawg-pcapng §4.3) on
+// interface 0 (microseconds) holding `frame`, padded to 32 bits.
+void AppendEpb(uint64_t time_us, const std::vector<uint8_t>& frame,
+               std::vector<uint8_t>* out) {
+  const uint32_t padded = (frame.size() + 3) / 4 * 4;
+  const uint32_t words[] = {6,
+                            32 + padded,
+                            0,
+                            static_cast<uint32_t>(time_us >> 32),
+                            static_cast<uint32_t>(time_us),
+                            static_cast<uint32_t>(frame.size()),
+                            static_cast<uint32_t>(frame.size())};
+  for (uint32_t w : words)
+    out->insert(out->end(), reinterpret_cast<const uint8_t*>(&w),
+                reinterpret_cast<const uint8_t*>(&w) + 4);
+  out->insert(out->end(), frame.begin(), frame.end());
+  out->resize(out->size() + padded - frame.size(), 0);
+  const uint32_t length = 32 + padded;
+  out->insert(out->end(), reinterpret_cast<const uint8_t*>(&length),
+              reinterpret_cast<const uint8_t*>(&length) + 4);
+}
+
+// Found by timeline_fuzzer: a pcapng timestamp of 2^63 us wrapped to a
+// negative time, and differences of capture times overflowed downstream
+// (retransmission_classifier.cc). Such a record is skipped and counted.
+TEST(PcapReaderTest, TimestampOutOfRangeIsSkippedWithAWarning) {
+  // SHB (little-endian, v1.0, section length -1), IDB (Ethernet).
+  std::vector<uint8_t> bytes = {
+      0x0A, 0x0D, 0x0D, 0x0A, 28,   0,    0,    0,    0x4D, 0x3C, 0x2B, 0x1A,
+      1,    0,    0,    0,    0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+      28,   0,    0,    0,    1,    0,    0,    0,    20,   0,    0,    0,
+      1,    0,    0,    0,    0,    0,    0,    0,    20,   0,    0,    0};
+  // Ethernet, IPv4 10.0.0.1 -> 10.0.0.2, TCP 1000 -> 2000 SYN.
+  std::vector<uint8_t> frame(12, 0);
+  const uint8_t rest[] = {0x08, 0x00, 0x45, 0,    0,    40, 0, 0,  0, 0, 64,
+                          6,    0,    0,    10,   0,    0,  1, 10, 0, 0, 2,
+                          0x03, 0xE8, 0x07, 0xD0, 0,    0,  0, 1,  0, 0, 0,
+                          0,    0x50, 0x02, 0xFF, 0xFF, 0,  0, 0,  0};
+  frame.insert(frame.end(), std::begin(rest), std::end(rest));
+  AppendEpb(uint64_t{1} << 63, frame, &bytes);  // Year 292,277.
+  AppendEpb(1000000000000000, frame, &bytes);   // 2001-09-09.
+  Collector collector;
+  absl::StatusOr<CaptureInfo> info =
+      ReadCaptureFromMemory("t", bytes.data(), bytes.size(), collector);
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_EQ(info->packets, 2u);
+  EXPECT_EQ(info->bad_time_packets, 1u);
+  EXPECT_EQ(info->tcp_packets, 1u);
+  EXPECT_EQ(info->first_packet_time_ns, 1000000000000000000);
+  ASSERT_EQ(collector.segments.size(), 1u);
+  EXPECT_EQ(collector.segments[0].time_ns, 1000000000000000000);
+  EXPECT_THAT(info->warnings,
+              ElementsAre(HasSubstr("1 packets had a timestamp outside")));
+}
+
 TEST(PcapReaderTest, MixedLinkTypesGoThroughTheWalker) {
   // test006 has an Ethernet and a BSD-loopback interface; libpcap 1.10
   // refuses it ("an interface has a type 0 different from the type of the

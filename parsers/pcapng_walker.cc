@@ -1,5 +1,7 @@
 #include "parsers/pcapng_walker.h"
 
+#include <limits>
+
 #include "absl/strings/str_cat.h"
 
 namespace ccreplay {
@@ -104,6 +106,8 @@ int64_t PcapngWalker::TimestampNs(const Interface& interface,
   __int128 ns = static_cast<__int128>(units / ups) * 1000000000 +
                 static_cast<__int128>(units % ups) * 1000000000 / ups;
   ns += static_cast<__int128>(interface.offset_seconds) * 1000000000;
+  // Beyond int64: -1, which the reader skips as out of range.
+  if (ns < 0 || ns > std::numeric_limits<int64_t>::max()) return -1;
   return static_cast<int64_t>(ns);
 }
 

@@ -70,7 +70,8 @@ BandLabels LabelBands(const std::vector<PlotBand>& bands) {
 BinnedBands DominantBands(const std::vector<PlotBand>& bands, double t0,
                           double t1, int columns) {
   BinnedBands out;
-  if (columns <= 0 || !(t1 > t0)) return out;
+  // No bands, no labels: nothing to bin (the per-column table is empty).
+  if (columns <= 0 || !(t1 > t0) || bands.empty()) return out;
   BandLabels named = LabelBands(bands);
   const std::vector<size_t>& label_of = named.of_band;
   out.labels = std::move(named.labels);

@@ -64,6 +64,14 @@ TEST(DominantBandsTest, PerAckFlipsBecomeOneSpanWithTheirShares) {
   EXPECT_DOUBLE_EQ(b.spans[1].end_s, 1);
 }
 
+// Found by diagnose_fuzzer: a plot without bands indexed an empty
+// per-column table (UBSan: reference binding to null pointer).
+TEST(DominantBandsTest, NoBandsGiveNoSpans) {
+  const BinnedBands b = DominantBands({}, 0, 1, 10);
+  EXPECT_TRUE(b.spans.empty());
+  EXPECT_TRUE(b.labels.empty());
+}
+
 TEST(DominantBandsTest, GapsSplitSpansAndTheRangeClips) {
   const std::vector<PlotBand> bands = {{-1, 0.2, "cwnd", "#1"},
                                        {0.6, 2, "cwnd", "#1"}};

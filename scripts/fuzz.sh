@@ -10,6 +10,8 @@
 # FUZZ_MERGE=1: afterwards, minimise the checked-in corpus with the run's
 # new inputs (`-merge=1`; the seeds are left out, so no test-data file is
 # ever copied into fuzz/corpus).
+# FUZZ_ARGS: more libFuzzer flags (e.g. "-fork=1 -ignore_crashes=1" to go
+# on past a known fault).
 # Usage: scripts/fuzz.sh SECONDS [TARGET...]   (default: every target)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -40,7 +42,7 @@ run_one() {
   nice "build-fuzz/fuzz/$name" "$work/corpus" "fuzz/corpus/$name" \
     "${seeds[@]}" -max_total_time="$seconds" -print_final_stats=1 \
     -timeout=30 -rss_limit_mb=2048 -artifact_prefix="$work/" \
-    >"$work/log" 2>&1 || true
+    ${FUZZ_ARGS:-} >"$work/log" 2>&1 || true
   if [ "${FUZZ_MERGE:-0}" = 1 ]; then
     rm -rf "$work/merged" && mkdir "$work/merged"
     nice "build-fuzz/fuzz/$name" -merge=1 "$work/merged" "fuzz/corpus/$name" \
@@ -61,6 +63,10 @@ for name in "${targets[@]}"; do
   work="build-fuzz/fuzz-work/$name"
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/log" | tail -1)
   rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$work/log" | tail -1)
+  if [ -z "$execs" ]; then  # -fork: no final stats, the last status line
+    execs=$(sed -n 's/^#\([0-9]*\):* .*/\1/p' "$work/log" | tail -1)
+    rate=$(sed -n 's/^#.* exec\/s: \([0-9]*\).*/\1/p' "$work/log" | tail -1)
+  fi
   crashes=($(ls "$work"/{crash,leak,timeout,oom}-* 2>/dev/null || true))
   printf '%-18s %12s %8s %8s\n' "$name" "${execs:-?}" "${rate:-?}" "${#crashes[@]}"
   for f in "${crashes[@]}"; do echo "  $f"; done
