@@ -10,7 +10,7 @@
 #include <string>
 
 #include "fuzz/fuzz_input.h"
-#include "parsers/pcap_reader.h"
+#include "parsers/input_kind.h"
 #include "proto/json_printer.h"
 #include "reports/diagnose_session.h"
 #include "reports/html_report.h"
@@ -18,10 +18,12 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   ccreplay::FuzzFile file(data, size);
   if (!file.ok()) return 0;
-  absl::StatusOr<bool> capture = ccreplay::IsCaptureFile(file.path());
-  if (!capture.ok()) return 0;
+  absl::StatusOr<ccreplay::InputClass> kind =
+      ccreplay::ClassifyInput(file.path());
+  if (!kind.ok()) return 0;
+  const bool capture = ccreplay::IsCapture(kind->kind);
   ccreplay::DiagnoseOptions options;
-  (*capture ? options.input : options.qlog_path) = file.path();
+  (capture ? options.input : options.qlog_path) = file.path();
   options.simulate = false;
   absl::StatusOr<ccreplay::DiagnoseRun> run = ccreplay::DiagnoseInput(options);
   if (!run.ok()) return 0;

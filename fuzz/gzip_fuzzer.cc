@@ -12,6 +12,7 @@
 #include "fuzz/fuzz_input.h"
 #include "parsers/flow_table.h"
 #include "parsers/input_file.h"
+#include "parsers/input_kind.h"
 #include "parsers/pcap_reader.h"
 
 namespace {
@@ -45,8 +46,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   ccreplay::FuzzFile file(data, size);
   if (!file.ok()) return 0;
   ReadAllThreeWays(file.path());
-  absl::StatusOr<bool> capture = ccreplay::IsCaptureFile(file.path());
-  if (capture.ok() && *capture) {
+  absl::StatusOr<ccreplay::InputClass> kind =
+      ccreplay::ClassifyInput(file.path());
+  if (kind.ok() && ccreplay::IsCapture(kind->kind)) {
     ccreplay::FlowTable table;
     (void)ccreplay::ReadCapture(file.path(), table);
   }

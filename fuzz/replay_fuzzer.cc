@@ -10,7 +10,7 @@
 
 #include "cc/registry.h"
 #include "fuzz/fuzz_input.h"
-#include "parsers/pcap_reader.h"
+#include "parsers/input_kind.h"
 #include "replay/replay_session.h"
 
 namespace {
@@ -32,9 +32,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       new ccreplay::ReplayOptions(EveryController());
   ccreplay::FuzzFile file(data, size);
   if (!file.ok()) return 0;
-  absl::StatusOr<bool> capture = ccreplay::IsCaptureFile(file.path());
-  if (!capture.ok()) return 0;
-  if (*capture) {
+  absl::StatusOr<ccreplay::InputClass> kind =
+      ccreplay::ClassifyInput(file.path());
+  if (!kind.ok()) return 0;
+  const bool capture = ccreplay::IsCapture(kind->kind);
+  if (capture) {
     (void)ccreplay::ReplayTcpCapture(file.path(), *options);
   } else {
     (void)ccreplay::ReplayQuicLog(file.path(), *options);
