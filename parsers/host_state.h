@@ -167,6 +167,11 @@ struct HostStateLog {
   // Non-fatal problems (skipped lines, unknown events), each naming the
   // line or byte offset.
   std::vector<std::string> warnings;
+  // Set when the input broke off (a compressed stream cut short or
+  // corrupt): the traces hold what was read before `truncated_at_offset`
+  // (decompressed bytes) and a warning says so.
+  bool truncated = false;
+  uint64_t truncated_at_offset = 0;
 };
 
 const char* HostStateSourceName(HostStateSource source);

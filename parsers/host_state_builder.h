@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,9 +17,15 @@
 
 namespace ccreplay {
 
+// Appends `file`'s warnings to `log` and marks it truncated when the file
+// broke off (DataLoss).
+void AddReaderOutcome(const InputFile& file, HostStateLog* log);
+
 // Feeds `path` line by line to a line parser (AddLine / LooksWrong /
 // Finish, as SsLogParser and TcpProbeParser have), stopping early once the
-// parser sees the file is not its format.
+// parser sees the file is not its format. A stream that breaks off after
+// some lines (a cut or corrupt `.gz`) keeps what came before it, marked
+// truncated; the reader's own warnings (over-long lines) are added.
 template <typename LineParser>
 absl::StatusOr<HostStateLog> ParseLineByLine(const std::string& path) {
   absl::StatusOr<std::unique_ptr<InputFile>> file = InputFile::Open(path);
@@ -29,8 +36,12 @@ absl::StatusOr<HostStateLog> ParseLineByLine(const std::string& path) {
     parser.AddLine(line);
     if (parser.LooksWrong()) break;
   }
-  if (!(*file)->status().ok()) return (*file)->status();
-  return parser.Finish();
+  const absl::Status& read = (*file)->status();
+  if (!read.ok() && !absl::IsDataLoss(read)) return read;
+  absl::StatusOr<HostStateLog> log = parser.Finish();
+  if (!log.ok()) return read.ok() ? log.status() : read;
+  AddReaderOutcome(**file, &*log);
+  return log;
 }
 
 // Keeps the first kMaxWarnings warnings and counts the rest, so that a
@@ -67,6 +78,17 @@ class TraceIndex {
  private:
   absl::flat_hash_map<Key, size_t> index_;
 };
+
+// `value` as an integer when it is one in [0, max]; nullopt otherwise (NaN,
+// negative, fractional, or too large), so that no out-of-range double is
+// ever cast to an integer, which is undefined behaviour ([conv.fpint]).
+std::optional<uint64_t> ExactUnsigned(double value, uint64_t max);
+
+// Counts QUIC packet numbers up to 2^62 − 1 (RFC 9000 §12.3).
+constexpr uint64_t kMaxQuicPacketNumber = (uint64_t{1} << 62) - 1;
+// The largest window or byte count any parser accepts: 2^53, the largest
+// integer a double holds exactly (far above any real window).
+constexpr uint64_t kMaxByteCount = uint64_t{1} << 53;
 
 // max − min of `series[name]`, 0 when absent.
 double SeriesGrowth(const std::map<std::string, Series>& series,

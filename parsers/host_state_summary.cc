@@ -3,8 +3,21 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
+
+#include "parsers/host_state_builder.h"
 
 namespace ccreplay {
+namespace {
+
+// A window in segments as an integer; 0 for a value no window can have
+// (the text parsers read segments as integers, so none reaches here).
+int64_t WholeSegments(double segments) {
+  return static_cast<int64_t>(
+      ExactUnsigned(std::round(segments), kMaxByteCount).value_or(0));
+}
+
+}  // namespace
 
 HostTraceSummary SummarizeHostTrace(const HostTrace& trace) {
   HostTraceSummary summary;
@@ -23,9 +36,9 @@ HostTraceSummary SummarizeHostTrace(const HostTrace& trace) {
                               [](const SeriesPoint& a, const SeriesPoint& b) {
                                 return a.value < b.value;
                               });
-      summary.cwnd_min_segments = std::llround(min->value);
-      summary.cwnd_max_segments = std::llround(max->value);
-      summary.cwnd_last_segments = std::llround(cwnd.back().value);
+      summary.cwnd_min_segments = WholeSegments(min->value);
+      summary.cwnd_max_segments = WholeSegments(max->value);
+      summary.cwnd_last_segments = WholeSegments(cwnd.back().value);
     }
     return summary;
   }
@@ -36,10 +49,12 @@ HostTraceSummary SummarizeHostTrace(const HostTrace& trace) {
   summary.packets_received = events.packets_received;
   summary.packets_lost = events.packets_lost.size();
   summary.cwnd_updates = trace.cwnd_updates;
+  // The parsers keep only exact byte counts; anything else is left out.
   for (const SeriesPoint& point : trace.series.cwnd_bytes) {
-    uint64_t bytes = static_cast<uint64_t>(std::max(0.0, point.value));
+    std::optional<uint64_t> bytes = ExactUnsigned(point.value, kMaxByteCount);
+    if (!bytes.has_value()) continue;
     summary.cwnd_max_bytes =
-        std::max(summary.cwnd_max_bytes.value_or(0), bytes);
+        std::max(summary.cwnd_max_bytes.value_or(0), *bytes);
   }
   std::map<PacketNumberSpace, uint64_t> ce_by_space;
   for (const QuicAckReceived& ack : events.acks_received) {

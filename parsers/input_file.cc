@@ -1,11 +1,13 @@
 #include "parsers/input_file.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 
 namespace ccreplay {
@@ -31,6 +33,11 @@ absl::StatusOr<std::unique_ptr<InputFile>> InputFile::Open(
     if (err == EACCES) return absl::PermissionDeniedError(message);
     return absl::UnavailableError(message);
   }
+  struct stat st;
+  if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+    ::close(fd);
+    return absl::UnavailableError(absl::StrCat(path, ": is a directory"));
+  }
   bool gzip = HasGzipMagic(fd);
   gzFile gz = gzdopen(fd, "rb");
   if (gz == nullptr) {
@@ -47,6 +54,31 @@ InputFile::InputFile(std::string path, gzFile gz, bool gzip)
 
 InputFile::~InputFile() { gzclose(gz_); }
 
+absl::Status InputFile::ReadError(int zlib_error, int saved_errno,
+                                  absl::string_view zlib_message) const {
+  // zlib reports a gzip stream cut short as Z_BUF_ERROR at the end.
+  if (zlib_error == Z_BUF_ERROR) {
+    return absl::DataLossError(
+        absl::StrCat(path_, ": compressed data cut short after ", offset_,
+                     " decompressed bytes"));
+  }
+  if (zlib_error == Z_ERRNO) {
+    return absl::UnavailableError(absl::StrCat(path_, ": read error after ",
+                                               offset_, " bytes: ",
+                                               std::strerror(saved_errno)));
+  }
+  // zlib's message starts with the name it was given, "<fd:N>: ", which
+  // means nothing to the user: name the path instead.
+  const size_t name_end = zlib_message.find(": ");
+  if (absl::StartsWith(zlib_message, "<fd:") &&
+      name_end != absl::string_view::npos) {
+    zlib_message.remove_prefix(name_end + 2);
+  }
+  return absl::DataLossError(
+      absl::StrCat(path_, ": corrupt compressed data after ", offset_,
+                   " decompressed bytes: ", zlib_message));
+}
+
 absl::StatusOr<size_t> InputFile::Read(char* buffer, size_t size) {
   // An error met after some bytes were read is reported on the next call,
   // so that no decompressed byte is lost.
@@ -57,15 +89,10 @@ absl::StatusOr<size_t> InputFile::Read(char* buffer, size_t size) {
         static_cast<unsigned>(std::min<size_t>(size - total, 1u << 30));
     int n = gzread(gz_, buffer + total, chunk);
     int errnum = Z_OK;
+    const int saved_errno = errno;
     const char* message = n <= 0 ? gzerror(gz_, &errnum) : "";
     if (n < 0 || (n == 0 && errnum != Z_OK)) {
-      // zlib reports a gzip stream cut short as Z_BUF_ERROR at the end.
-      pending_error_ = absl::DataLossError(
-          errnum == Z_BUF_ERROR
-              ? absl::StrCat("compressed data cut short after ", offset_,
-                             " decompressed bytes")
-              : absl::StrCat(path_, ": read error at byte offset ", offset_,
-                             ": ", message));
+      pending_error_ = ReadError(errnum, saved_errno, message);
       if (total > 0) return total;
       return pending_error_;
     }
@@ -100,32 +127,62 @@ bool InputFile::Refill() {
 
 bool InputFile::ReadLine(std::string* line) {
   line->clear();
+  uint64_t line_start = consumed();
+  bool overlong = false;
   while (true) {
     const char* begin = buffer_ ? buffer_.get() + buffer_begin_ : nullptr;
-    size_t available = buffer_end_ - buffer_begin_;
+    const size_t available = buffer_end_ - buffer_begin_;
     const void* newline =
         available > 0 ? std::memchr(begin, '\n', available) : nullptr;
-    if (newline != nullptr) {
-      size_t length = static_cast<const char*>(newline) - begin;
+    const size_t length =
+        newline != nullptr ? static_cast<const char*>(newline) - begin
+                           : available;
+    // Past kMaxLineBytes the line's bytes are dropped, not kept.
+    overlong = overlong || line->size() + length > kMaxLineBytes;
+    if (overlong) {
+      line->clear();
+    } else {
       line->append(begin, length);
-      buffer_begin_ += length + 1;
+    }
+    buffer_begin_ += length + (newline != nullptr ? 1 : 0);
+    if (newline != nullptr) {
+      ++line_number_;
+      if (overlong) {
+        // Skipped: read the next line instead.
+        SkipOverlongLine(line_start);
+        line_start = consumed();
+        overlong = false;
+        continue;
+      }
       if (!line->empty() && line->back() == '\r') line->pop_back();
       return true;
     }
-    // No newline in the buffer: keep what there is and read more. A line
-    // longer than the buffer is returned in buffer-sized pieces' sum.
-    if (available == kBufferBytes) {
-      line->append(begin, available);
-      buffer_begin_ = buffer_end_ = 0;
+    if (consumed() - line_start > kMaxLineBreakGapBytes) {
+      status_ = absl::InvalidArgumentError(absl::StrCat(
+          path_, ": no line break in the ", consumed() - line_start,
+          " bytes from byte offset ", line_start, ": not a text log"));
+      return false;
     }
     if (!Refill()) {
-      size_t rest = buffer_end_ - buffer_begin_;
-      if (rest == 0 && line->empty()) return false;
-      line->append(buffer_.get() + buffer_begin_, rest);
-      buffer_begin_ = buffer_end_ = 0;
+      // The end of the data, or an error: a line an error cut is dropped.
+      if (!status_.ok() || consumed() == line_start) return false;
+      ++line_number_;
+      if (overlong) {
+        SkipOverlongLine(line_start);
+        return false;
+      }
       if (!line->empty() && line->back() == '\r') line->pop_back();
       return true;
     }
+  }
+}
+
+void InputFile::SkipOverlongLine(uint64_t line_start) {
+  if (overlong_lines_++ == 0) {
+    warnings_.push_back(absl::StrCat(
+        path_, ":", line_number_, ": line of ", consumed() - line_start,
+        " bytes (from byte offset ", line_start, "), longer than the ",
+        kMaxLineBytes, " a line may have: skipped"));
   }
 }
 

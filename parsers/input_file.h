@@ -11,15 +11,27 @@
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 
 namespace ccreplay {
 
 class InputFile {
  public:
-  // NotFound / PermissionDenied when the file cannot be opened.
+  // The longest line ReadLine returns. No line of the text logs ccreplay
+  // reads comes near it (an `ss -ti` line is under 2 KiB, a qlog or quicly
+  // event a few KiB); longer lines are skipped, so that memory stays bounded
+  // whatever the input.
+  static constexpr size_t kMaxLineBytes = 1 << 20;
+  // A file with no line break in this many bytes is not a text log: ReadLine
+  // stops with InvalidArgument instead of skipping forever (`/dev/zero`).
+  static constexpr uint64_t kMaxLineBreakGapBytes = uint64_t{1} << 30;
+
+  // NotFound / PermissionDenied when the file cannot be opened, Unavailable
+  // when it is a directory or another I/O error stops it.
   static absl::StatusOr<std::unique_ptr<InputFile>> Open(
       const std::string& path);
   ~InputFile();
@@ -31,11 +43,17 @@ class InputFile {
   absl::StatusOr<size_t> Read(char* buffer, size_t size);
 
   // Reads the next line, without its "\n" or "\r\n", into `line`. Returns
-  // false at the end of the data or on an error (see status()).
+  // false at the end of the data or on an error (see status()); a line cut
+  // by an error is dropped. Lines longer than kMaxLineBytes are skipped and
+  // counted, and the first one is described in warnings().
   bool ReadLine(std::string* line);
 
   // The first error met by ReadLine or the stdio view, if any.
   const absl::Status& status() const { return status_; }
+  // Lines skipped by ReadLine for being longer than kMaxLineBytes.
+  uint64_t overlong_lines() const { return overlong_lines_; }
+  // What ReadLine skipped, for the user (at most one message per kind).
+  const std::vector<std::string>& warnings() const { return warnings_; }
 
   // Bytes of (decompressed) data consumed so far.
   uint64_t offset() const { return offset_; }
@@ -54,6 +72,13 @@ class InputFile {
   static int CookieSeek(void* cookie, off64_t* position, int whence);
   static int CookieClose(void* cookie);
   bool Refill();
+  // The status of a failed gzread: Unavailable for an I/O error, DataLoss
+  // for a compressed stream cut short or corrupt, naming the offset.
+  absl::Status ReadError(int zlib_error, int saved_errno,
+                         absl::string_view zlib_message) const;
+  // Bytes ReadLine has consumed (offset_ less what is still buffered).
+  uint64_t consumed() const { return offset_ - (buffer_end_ - buffer_begin_); }
+  void SkipOverlongLine(uint64_t line_start);
 
   std::string path_;
   gzFile gz_;
@@ -66,6 +91,9 @@ class InputFile {
   size_t buffer_begin_ = 0;
   size_t buffer_end_ = 0;
   bool eof_ = false;
+  uint64_t line_number_ = 0;
+  uint64_t overlong_lines_ = 0;
+  std::vector<std::string> warnings_;
 };
 
 }  // namespace ccreplay

@@ -213,8 +213,10 @@ DecodeResult DecodeIpv6(const uint8_t* p, uint32_t captured, uint32_t wire,
   uint8_t next = p[6];
   uint32_t offset = 40;
   // Walk the extension headers (RFC 8200 §4).
-  for (int hops = 0; hops < 16; ++hops) {
+  for (int hops = 0;; ++hops) {
     if (next == kIpProtoTcp) break;
+    if (hops == kMaxIpv6ExtensionHeaders)
+      return DecodeResult::kTooManyExtensionHeaders;
     uint32_t ext_length;
     switch (next) {
       case 0:    // Hop-by-hop options
@@ -243,7 +245,6 @@ DecodeResult DecodeIpv6(const uint8_t* p, uint32_t captured, uint32_t wire,
     offset += ext_length;
     if (offset - 40 > payload_length) return DecodeResult::kMalformed;
   }
-  if (next != kIpProtoTcp) return DecodeResult::kNotTcp;
   if (captured < offset) return DecodeResult::kTruncated;
   s->src.family = s->dst.family = 6;
   std::memcpy(s->src.bytes, p + 8, 16);

@@ -38,7 +38,14 @@ enum class DecodeResult {
   kNotTcp,     // A valid frame of another protocol (or a later fragment).
   kTruncated,  // Cut by the snapshot length before the TCP header ended.
   kMalformed,  // Inconsistent lengths or versions.
+  // An IPv6 packet with more than kMaxIpv6ExtensionHeaders extension
+  // headers before its upper-layer header: not decoded, counted.
+  kTooManyExtensionHeaders,
 };
+
+// RFC 8200 §4.1 recommends at most one of each extension header (about 8
+// kinds); 16 leaves room for repeats and still bounds the walk.
+constexpr int kMaxIpv6ExtensionHeaders = 16;
 
 // `captured` bytes of a frame whose original length was `wire_length`.
 // Fills `segment` (except time_ns) when the result is kTcp.

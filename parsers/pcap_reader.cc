@@ -153,6 +153,8 @@ inline void HandleFrame(int link_type, int64_t time_ns, const uint8_t* data,
       ++info->snaplen_cut_packets;
     if (segment->length_from_capture) ++info->big_tcp_packets;
     consumer.OnSegment(*segment);
+  } else if (result == DecodeResult::kTooManyExtensionHeaders) {
+    ++info->extension_chain_packets;
   } else if (result != DecodeResult::kNotTcp) {
     ++info->undecodable_packets;
   }
@@ -218,6 +220,11 @@ void AddSummaryWarnings(CaptureInfo* info) {
         absl::StrCat(info->undecodable_packets,
                      " packets had cut or inconsistent IP/TCP headers and "
                      "were skipped"));
+  }
+  if (info->extension_chain_packets > 0) {
+    info->warnings.push_back(absl::StrCat(
+        info->extension_chain_packets, " IPv6 packets had more than ",
+        kMaxIpv6ExtensionHeaders, " extension headers and were skipped"));
   }
 }
 

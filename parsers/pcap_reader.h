@@ -27,6 +27,9 @@ struct CaptureInfo {
   uint64_t big_tcp_packets = 0;         // IP length 0: length from capture.
   uint64_t undecodable_packets = 0;     // Headers cut or inconsistent.
   uint64_t bad_time_packets = 0;        // Timestamp outside 1970-2116: skipped.
+  // IPv6 packets with more extension headers than the decoder walks
+  // (kMaxIpv6ExtensionHeaders): skipped, not guessed.
+  uint64_t extension_chain_packets = 0;
   // Set when the file ends inside a packet record: the flows up to the cut
   // are kept and `truncated_at_offset` is where the incomplete record starts
   // (byte offset in the decompressed data).

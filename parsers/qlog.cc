@@ -13,6 +13,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
 #include "parsers/host_state_builder.h"
@@ -630,7 +631,7 @@ class QlogReader {
                   HostTrace& trace, TraceClock& clock, uint64_t offset) {
     switch (KindOf(name)) {
       case EventKind::kMetrics:
-        HandleMetrics(data, time_us, trace, clock);
+        HandleMetrics(data, time_us, trace, clock, offset);
         break;
       case EventKind::kPacketSent:
       case EventKind::kPacketReceived:
@@ -646,7 +647,7 @@ class QlogReader {
   }
 
   void HandleMetrics(od::object& data, int64_t time_us, HostTrace& trace,
-                     TraceClock& clock) {
+                     TraceClock& clock, uint64_t offset) {
     CapturedSeries& series = trace.series;
     bool cwnd_seen = false;
     for (auto field_result : data) {
@@ -661,6 +662,12 @@ class QlogReader {
       if (!number.has_value()) continue;
       double rtt_us = *number * clock.unit_us;
       if (key == "congestion_window" || key == "cwnd") {
+        if (!ExactUnsigned(*number, kMaxByteCount).has_value()) {
+          Warn(offset, absl::StrFormat("%s=%g is not a byte count in [0, "
+                                       "2^53], skipped",
+                                       key, *number));
+          continue;
+        }
         series.cwnd_bytes.push_back({time_us, *number});
         cwnd_seen = true;
       } else if (key == "bytes_in_flight") {

@@ -188,12 +188,15 @@ class QuiclyReader {
     } else if (type == "connect") {
       trace.vantage = TraceVantage::kClient;
     } else if (type == "packet_sent") {
-      std::optional<double> pn = event.Get("pn");
-      if (!pn.has_value()) return Warn("packet_sent without pn, skipped");
+      std::optional<uint64_t> pn =
+          Unsigned(event, "pn", kMaxQuicPacketNumber, /*required=*/true);
+      std::optional<uint64_t> len =
+          Unsigned(event, "len", UINT32_MAX, /*required=*/false);
+      if (!pn.has_value() || !len.has_value()) return;
       QuicPacketSent sent;
       sent.time_us = t;
-      sent.packet_number = static_cast<uint64_t>(*pn);
-      sent.size_bytes = static_cast<uint32_t>(event.Get("len").value_or(0));
+      sent.packet_number = *pn;
+      sent.size_bytes = static_cast<uint32_t>(*len);
       sent.space = SpaceOfEpoch(event.Get("packet_type").value_or(3));
       sent.ack_eliciting = event.Get("ack_only").value_or(0) == 0;
       quic.packets_sent.push_back(sent);
@@ -202,19 +205,22 @@ class QuiclyReader {
       // An ACK frame belongs to the space of the packet that carries it.
       pending.space = SpaceOfEpoch(event.Get("packet_type").value_or(3));
     } else if (type == "ack_block_received") {
-      std::optional<double> begin = event.Get("ack_block_begin");
-      std::optional<double> end = event.Get("ack_block_end");
-      if (!begin.has_value() || !end.has_value() || *begin > *end) {
+      std::optional<uint64_t> begin =
+          Unsigned(event, "ack_block_begin", kMaxQuicPacketNumber,
+                   /*required=*/true);
+      std::optional<uint64_t> end = Unsigned(
+          event, "ack_block_end", kMaxQuicPacketNumber, /*required=*/true);
+      if (!begin.has_value() || !end.has_value()) return;
+      if (*begin > *end) {
         return Warn("ack_block_received without a valid range, skipped");
       }
       pending.ranges_from_blocks = true;
-      AddRange(pending, static_cast<uint64_t>(*begin),
-               static_cast<uint64_t>(*end));
+      AddRange(pending, *begin, *end);
     } else if (type == "packet_acked") {
-      std::optional<double> pn = event.Get("pn");
-      if (pn.has_value() && !pending.ranges_from_blocks) {
-        AddRange(pending, static_cast<uint64_t>(*pn),
-                 static_cast<uint64_t>(*pn));
+      if (event.numbers.contains("pn") && !pending.ranges_from_blocks) {
+        std::optional<uint64_t> pn =
+            Unsigned(event, "pn", kMaxQuicPacketNumber, /*required=*/true);
+        if (pn.has_value()) AddRange(pending, *pn, *pn);
       }
     } else if (type == "cc_ack_received") {
       QuicAckReceived ack;
@@ -230,18 +236,22 @@ class QuiclyReader {
         series.other["bytes_acked"].push_back({t, *acked});
       }
     } else if (type == "packet_lost") {
-      std::optional<double> pn = event.Get("pn");
-      if (!pn.has_value()) return Warn("packet_lost without pn, skipped");
+      std::optional<uint64_t> pn =
+          Unsigned(event, "pn", kMaxQuicPacketNumber, /*required=*/true);
+      if (!pn.has_value()) return;
       quic.packets_lost.push_back(
-          {t, SpaceOfEpoch(event.Get("packet_type").value_or(3)),
-           static_cast<uint64_t>(*pn), ""});
+          {t, SpaceOfEpoch(event.Get("packet_type").value_or(3)), *pn, ""});
     } else if (type == "cc_congestion") {
       AddCwnd(trace, t, event.Get("cwnd"), event.Get("flight"));
       series.congestion_states.push_back({t, "recovery", "cc_congestion"});
     } else if (type == "ecn_congestion") {
-      if (std::optional<double> ce = event.Get("ce_count")) {
-        pending.ce_count = static_cast<uint64_t>(*ce);
-        series.other["ce_count"].push_back({t, *ce});
+      if (event.numbers.contains("ce_count")) {
+        std::optional<uint64_t> ce =
+            Unsigned(event, "ce_count", kMaxQuicPacketNumber,
+                     /*required=*/true);
+        if (!ce.has_value()) return;
+        pending.ce_count = *ce;
+        series.other["ce_count"].push_back({t, static_cast<double>(*ce)});
       }
     } else if (type == "pto") {
       AddCwnd(trace, t, event.Get("cwnd"), event.Get("inflight"));
@@ -253,6 +263,25 @@ class QuiclyReader {
         series.other[absl::StrCat("conn_stats.", key)].push_back({t, value});
       }
     }
+  }
+
+  // The integer field `key` of `event`, warned about and nullopt when it is
+  // not an integer in [0, max]. An absent field is nullopt with a warning
+  // when `required`, else 0.
+  std::optional<uint64_t> Unsigned(const QuiclyEvent& event, const char* key,
+                                   uint64_t max, bool required) {
+    std::optional<double> value = event.Get(key);
+    if (!value.has_value()) {
+      if (!required) return 0;
+      Warn(absl::StrCat(event.type, " without ", key, ", skipped"));
+      return std::nullopt;
+    }
+    std::optional<uint64_t> exact = ExactUnsigned(*value, max);
+    if (!exact.has_value()) {
+      Warn(absl::StrFormat("%s with %s=%g, not an integer in [0, %d], skipped",
+                           event.type, key, *value, max));
+    }
+    return exact;
   }
 
   void AddCwnd(HostTrace& trace, int64_t t, std::optional<double> cwnd,
@@ -277,16 +306,7 @@ class QuiclyReader {
 }  // namespace
 
 absl::StatusOr<HostStateLog> ParseQuiclyLog(const std::string& path) {
-  absl::StatusOr<std::unique_ptr<InputFile>> file = InputFile::Open(path);
-  if (!file.ok()) return file.status();
-  QuiclyReader reader(path);
-  std::string line;
-  while ((*file)->ReadLine(&line)) {
-    reader.AddLine(line);
-    if (reader.LooksWrong()) break;
-  }
-  if (!(*file)->status().ok()) return (*file)->status();
-  return reader.Finish();
+  return ParseLineByLine<QuiclyReader>(path);
 }
 
 }  // namespace ccreplay

@@ -1,6 +1,7 @@
 #include "parsers/tcp_probe.h"
 
 #include <cmath>
+#include <iterator>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -21,6 +22,8 @@ namespace ccreplay {
 namespace {
 
 constexpr uint64_t kLinesBeforeGivingUp = 1000;
+// The most of one input line an error message quotes.
+constexpr size_t kQuotedLineBytes = 80;
 // TCP_INFINITE_SSTHRESH (include/net/tcp.h): ssthresh not yet set.
 constexpr uint64_t kInfiniteSsthresh = 0x7fffffff;
 
@@ -105,6 +108,7 @@ struct TcpProbeParser::State {
   uint64_t probe_lines = 0;
   uint64_t first_unknown_line_number = 0;
   std::string first_unknown_line;
+  std::string first_unknown_reason;
   bool module_format = false;
   std::optional<int64_t> clock_epoch_us;
 
@@ -283,26 +287,38 @@ struct TcpProbeParser::State {
 
   // /proc/net/tcpprobe (net/ipv4/tcp_probe.c, removed in Linux 4.16):
   // "%lu.%09lu %pISpc %pISpc %d %#x %#x %u %u %u %u %u" = time, src, dst,
-  // length, snd_nxt, snd_una, snd_cwnd, ssthresh, snd_wnd, srtt, rcv_wnd
-  // (rcv_wnd missing in older kernels, which printed %pI4:%u).
+  // length, snd_nxt, snd_una, snd_cwnd, ssthresh, snd_wnd, srtt, rcv_wnd.
+  // Older kernels printed "%lu.%09lu %pI4:%u %pI4:%u %d %#x %#x %u %u %u %u"
+  // without rcv_wnd (e.g. the 2.6.32-based fastsocket kernel's
+  // net/ipv4/tcp_probe.c, tcpprobe_sprint): 10 tokens instead of 11. No
+  // kernel printed any other count; such a line is skipped with a warning.
   bool AddModuleLine(absl::string_view line) {
+    static constexpr absl::string_view kNames[] = {
+        "length",   "snd_nxt", "snd_una", "snd_cwnd",
+        "ssthresh", "snd_wnd", "srtt",    "rcv_wnd"};
+    constexpr size_t kLeadingTokens = 3;  // Time, src, dst.
+    constexpr size_t kMaxTokens = kLeadingTokens + std::size(kNames);
     std::vector<absl::string_view> tokens =
         absl::StrSplit(line, ' ', absl::SkipEmpty());
-    if (tokens.size() != 11 && tokens.size() != 12) return false;
+    if (tokens.size() < kLeadingTokens) return false;
     std::optional<int64_t> time_us = ParseSecondsToUs(tokens[0]);
     if (!time_us.has_value() || !absl::StrContains(tokens[1], ':') ||
         !absl::StrContains(tokens[2], ':')) {
       return false;
     }
-    static constexpr absl::string_view kNames[] = {
-        "length",   "snd_nxt", "snd_una", "snd_cwnd",
-        "ssthresh", "snd_wnd", "srtt",    "rcv_wnd"};
+    if (tokens.size() != kMaxTokens && tokens.size() != kMaxTokens - 1) {
+      SkipUnknownLine(
+          line, absl::StrFormat("tcpprobe line with %d fields (the module "
+                                "printed %d, or %d before rcv_wnd), skipped",
+                                tokens.size(), kMaxTokens, kMaxTokens - 1));
+      return true;
+    }
     ProbeFields fields;
     fields.time_us = *time_us;
     fields.local = std::string(tokens[1]);
     fields.remote = std::string(tokens[2]);
-    for (size_t i = 3; i < tokens.size(); ++i)
-      fields.values[std::string(kNames[i - 3])] = tokens[i];
+    for (size_t i = kLeadingTokens; i < tokens.size(); ++i)
+      fields.values[std::string(kNames[i - kLeadingTokens])] = tokens[i];
     module_format = true;
     AddProbe(fields);
     return true;
@@ -313,11 +329,17 @@ struct TcpProbeParser::State {
     line = absl::StripAsciiWhitespace(line);
     if (line.empty() || line[0] == '#') return;
     if (AddFtraceLine(line) || AddModuleLine(line)) return;
+    SkipUnknownLine(line, "not a tcp_probe line, skipped");
+  }
+
+  // Remembers the first line not understood (for Finish's error) and warns.
+  void SkipUnknownLine(absl::string_view line, absl::string_view reason) {
     if (first_unknown_line_number == 0) {
       first_unknown_line_number = line_number;
-      first_unknown_line = std::string(line.substr(0, 80));
+      first_unknown_line = std::string(line.substr(0, kQuotedLineBytes));
+      first_unknown_reason = std::string(reason);
     }
-    Warn("not a tcp_probe line, skipped");
+    Warn(reason);
   }
 };
 
@@ -338,9 +360,10 @@ absl::StatusOr<HostStateLog> TcpProbeParser::Finish() {
     std::string where =
         s.first_unknown_line_number == 0
             ? absl::StrCat(s.log.path, ": ", s.line_number, " lines")
-            : absl::StrFormat("%s:%d: first unrecognised line \"%s\"",
+            : absl::StrFormat("%s:%d: first unrecognised line \"%s\": %s",
                               s.log.path, s.first_unknown_line_number,
-                              absl::CEscape(s.first_unknown_line));
+                              absl::CEscape(s.first_unknown_line),
+                              s.first_unknown_reason);
     return absl::InvalidArgumentError(absl::StrCat(
         "not a tcp_probe trace: no tcp_probe or tcp_cong_state_set line (",
         where, ")"));
