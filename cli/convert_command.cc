@@ -71,6 +71,7 @@ int RunConvert(const Args& args) {
       return ExitCodeForStatus(log.status());
     }
     trace = HostStateToProto(*log);
+    partial = log->truncated;
     if (only_flow.has_value()) {
       if (*only_flow >= static_cast<uint32_t>(trace.host_traces_size())) {
         std::fprintf(

@@ -48,7 +48,7 @@ int HostStateFlows(const std::string& path) {
                               ? HostStateFlowsJson(*log, summaries)
                               : HostStateFlowsTable(*log, summaries);
   std::fwrite(out.data(), 1, out.size(), stdout);
-  return kExitOk;
+  return log->truncated ? kExitPartial : kExitOk;
 }
 
 }  // namespace

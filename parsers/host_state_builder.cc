@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 
 namespace ccreplay {
 
@@ -33,9 +34,11 @@ void AddReaderOutcome(const InputFile& file, HostStateLog* log) {
   if (absl::IsDataLoss(file.status())) {
     log->truncated = true;
     log->truncated_at_offset = file.offset();
+    // The message names the path, which every warning is printed with.
+    absl::string_view reason = file.status().message();
+    absl::ConsumePrefix(&reason, absl::StrCat(file.path(), ": "));
     log->warnings.push_back(
-        absl::StrCat(file.status().message(),
-                     "; the lines before it are kept"));
+        absl::StrCat(reason, "; the lines before it are kept"));
   }
 }
 

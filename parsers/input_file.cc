@@ -38,69 +38,115 @@ absl::StatusOr<std::unique_ptr<InputFile>> InputFile::Open(
     ::close(fd);
     return absl::UnavailableError(absl::StrCat(path, ": is a directory"));
   }
-  bool gzip = HasGzipMagic(fd);
-  gzFile gz = gzdopen(fd, "rb");
-  if (gz == nullptr) {
-    ::close(fd);
+  const bool gzip = HasGzipMagic(fd);
+  std::unique_ptr<InputFile> file(new InputFile(path, fd, gzip));
+  // 16 + MAX_WBITS: a gzip wrapper, not a zlib one (zlib.h, inflateInit2).
+  if (gzip && inflateInit2(&file->stream_, 16 + MAX_WBITS) != Z_OK) {
     return absl::UnavailableError(
-        absl::StrCat(path, ": cannot open for reading"));
+        absl::StrCat(path, ": cannot set up decompression"));
   }
-  gzbuffer(gz, kBufferBytes);
-  return std::unique_ptr<InputFile>(new InputFile(path, gz, gzip));
+  return file;
 }
 
-InputFile::InputFile(std::string path, gzFile gz, bool gzip)
-    : path_(std::move(path)), gz_(gz), gzip_(gzip) {}
+InputFile::InputFile(std::string path, int fd, bool gzip)
+    : path_(std::move(path)), fd_(fd), gzip_(gzip) {
+  if (gzip_) compressed_.reset(new unsigned char[kBufferBytes]);
+}
 
-InputFile::~InputFile() { gzclose(gz_); }
+InputFile::~InputFile() {
+  if (gzip_) inflateEnd(&stream_);
+  ::close(fd_);
+}
 
-absl::Status InputFile::ReadError(int zlib_error, int saved_errno,
-                                  absl::string_view zlib_message) const {
-  // zlib reports a gzip stream cut short as Z_BUF_ERROR at the end.
-  if (zlib_error == Z_BUF_ERROR) {
-    return absl::DataLossError(
-        absl::StrCat(path_, ": compressed data cut short after ", offset_,
-                     " decompressed bytes"));
-  }
-  if (zlib_error == Z_ERRNO) {
+absl::StatusOr<size_t> InputFile::ReadFd(char* buffer, size_t size) {
+  while (true) {
+    const ssize_t n = ::read(fd_, buffer, size);
+    if (n >= 0) return static_cast<size_t>(n);
+    if (errno == EINTR) continue;
     return absl::UnavailableError(absl::StrCat(path_, ": read error after ",
-                                               offset_, " bytes: ",
-                                               std::strerror(saved_errno)));
+                                               compressed_read_, " bytes: ",
+                                               std::strerror(errno)));
   }
-  // zlib's message starts with the name it was given, "<fd:N>: ", which
-  // means nothing to the user: name the path instead.
-  const size_t name_end = zlib_message.find(": ");
-  if (absl::StartsWith(zlib_message, "<fd:") &&
-      name_end != absl::string_view::npos) {
-    zlib_message.remove_prefix(name_end + 2);
-  }
-  return absl::DataLossError(
-      absl::StrCat(path_, ": corrupt compressed data after ", offset_,
-                   " decompressed bytes: ", zlib_message));
 }
 
 absl::StatusOr<size_t> InputFile::Read(char* buffer, size_t size) {
   // An error met after some bytes were read is reported on the next call,
   // so that no decompressed byte is lost.
   if (!pending_error_.ok()) return pending_error_;
+  absl::Status error;
   size_t total = 0;
-  while (total < size) {
-    unsigned chunk =
-        static_cast<unsigned>(std::min<size_t>(size - total, 1u << 30));
-    int n = gzread(gz_, buffer + total, chunk);
-    int errnum = Z_OK;
-    const int saved_errno = errno;
-    const char* message = n <= 0 ? gzerror(gz_, &errnum) : "";
-    if (n < 0 || (n == 0 && errnum != Z_OK)) {
-      pending_error_ = ReadError(errnum, saved_errno, message);
-      if (total > 0) return total;
-      return pending_error_;
+  if (!gzip_) {
+    while (total < size && error.ok()) {
+      absl::StatusOr<size_t> n = ReadFd(buffer + total, size - total);
+      if (!n.ok()) error = n.status();
+      if (n.ok() && *n == 0) break;
+      total += n.value_or(0);
+      compressed_read_ += n.value_or(0);
     }
-    if (n == 0) break;
-    total += static_cast<size_t>(n);
-    offset_ += static_cast<uint64_t>(n);
+  } else {
+    total = Inflate(buffer, size, &error);
   }
-  return total;
+  offset_ += total;
+  if (error.ok()) return total;
+  pending_error_ = error;
+  if (total > 0) return total;
+  return pending_error_;
+}
+
+size_t InputFile::Inflate(char* buffer, size_t size, absl::Status* error) {
+  stream_.next_out = reinterpret_cast<Bytef*>(buffer);
+  stream_.avail_out = static_cast<uInt>(std::min<size_t>(size, 1u << 30));
+  const uInt wanted = stream_.avail_out;
+  while (stream_.avail_out > 0) {
+    if (stream_.avail_in == 0) {
+      absl::StatusOr<size_t> n =
+          ReadFd(reinterpret_cast<char*>(compressed_.get()), kBufferBytes);
+      if (!n.ok()) {
+        *error = n.status();
+        break;
+      }
+      if (*n == 0) {
+        if (!member_ended_) {
+          *error = CompressedError("compressed data cut short",
+                                   wanted - stream_.avail_out);
+        }
+        break;
+      }
+      compressed_read_ += *n;
+      stream_.next_in = compressed_.get();
+      stream_.avail_in = static_cast<uInt>(*n);
+    }
+    if (member_ended_) {
+      // RFC 1952 §2.2: members may follow one another; anything else after
+      // a member is ignored, as gzip(1) does with trailing zeros.
+      if (stream_.next_in[0] != 0x1f) {
+        stream_.avail_in = 0;
+        continue;
+      }
+      inflateReset(&stream_);
+      member_ended_ = false;
+    }
+    const int rc = inflate(&stream_, Z_NO_FLUSH);
+    if (rc == Z_STREAM_END) {
+      member_ended_ = true;
+    } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
+      *error = CompressedError(
+          absl::StrCat("corrupt compressed data (",
+                       stream_.msg != nullptr ? stream_.msg : "zlib error",
+                       ")"),
+          wanted - stream_.avail_out);
+      break;
+    }
+  }
+  return wanted - stream_.avail_out;
+}
+
+absl::Status InputFile::CompressedError(absl::string_view reason,
+                                        size_t produced) const {
+  return absl::DataLossError(absl::StrCat(
+      path_, ": ", reason, " at compressed byte offset ",
+      compressed_read_ - stream_.avail_in, ", after ", offset_ + produced,
+      " decompressed bytes"));
 }
 
 bool InputFile::Refill() {
@@ -212,7 +258,7 @@ int InputFile::CookieSeek(void* cookie, off64_t* position, int whence) {
 int InputFile::CookieClose(void*) { return 0; }
 
 FILE* InputFile::OpenStdio() {
-  // CookieClose leaves gz_ open: this object closes it.
+  // CookieClose leaves the file open: this object closes it.
   cookie_io_functions_t io = {CookieRead, nullptr, CookieSeek, CookieClose};
   FILE* stdio = fopencookie(this, "rb", io);
   if (stdio != nullptr) setvbuf(stdio, nullptr, _IOFBF, kBufferBytes);

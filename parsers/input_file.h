@@ -1,5 +1,5 @@
-// A file opened for streaming reads, decompressed on the fly when it is
-// gzip (zlib reads plain files unchanged, so every input goes through here).
+// A file opened for streaming reads, decompressed on the fly (zlib's
+// inflate) when it starts with the gzip magic; every input goes through here.
 // Parsers read through it so that `.gz` inputs work everywhere and no input
 // is ever loaded whole.
 #ifndef CCREPLAY_PARSERS_INPUT_FILE_H_
@@ -38,8 +38,10 @@ class InputFile {
   InputFile(const InputFile&) = delete;
   InputFile& operator=(const InputFile&) = delete;
 
-  // Reads up to `size` bytes; 0 at the end of the data. A decompression or
-  // I/O error is DataLoss naming the offset.
+  // Reads up to `size` bytes; 0 at the end of the data. A compressed stream
+  // cut short or corrupt is DataLoss naming the compressed and decompressed
+  // offsets, returned after every byte decompressed before it; an I/O
+  // error is Unavailable.
   absl::StatusOr<size_t> Read(char* buffer, size_t size);
 
   // Reads the next line, without its "\n" or "\r\n", into `line`. Returns
@@ -67,22 +69,30 @@ class InputFile {
   FILE* OpenStdio();
 
  private:
-  InputFile(std::string path, gzFile gz, bool gzip);
+  InputFile(std::string path, int fd, bool gzip);
   static ssize_t CookieRead(void* cookie, char* buffer, size_t size);
   static int CookieSeek(void* cookie, off64_t* position, int whence);
   static int CookieClose(void* cookie);
   bool Refill();
-  // The status of a failed gzread: Unavailable for an I/O error, DataLoss
-  // for a compressed stream cut short or corrupt, naming the offset.
-  absl::Status ReadError(int zlib_error, int saved_errno,
-                         absl::string_view zlib_message) const;
   // Bytes ReadLine has consumed (offset_ less what is still buffered).
   uint64_t consumed() const { return offset_ - (buffer_end_ - buffer_begin_); }
   void SkipOverlongLine(uint64_t line_start);
+  // read(2) with EINTR retried; Unavailable on an error.
+  absl::StatusOr<size_t> ReadFd(char* buffer, size_t size);
+  // Decompresses into `buffer`; returns the bytes produced, and sets
+  // `error` when the stream cannot go on.
+  size_t Inflate(char* buffer, size_t size, absl::Status* error);
+  // DataLoss for the compressed stream, `produced` bytes into this read.
+  absl::Status CompressedError(absl::string_view reason,
+                               size_t produced) const;
 
   std::string path_;
-  gzFile gz_;
+  int fd_;
   bool gzip_;
+  z_stream stream_ = {};
+  std::unique_ptr<unsigned char[]> compressed_;  // Input to inflate.
+  uint64_t compressed_read_ = 0;                 // Bytes read from fd_.
+  bool member_ended_ = false;  // The last gzip member is complete.
   uint64_t offset_ = 0;
   absl::Status status_;
   absl::Status pending_error_;
