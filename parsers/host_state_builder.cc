@@ -27,8 +27,7 @@ void AddReaderOutcome(const InputFile& file, HostStateLog* log) {
   for (const std::string& warning : file.warnings())
     log->warnings.push_back(warning);
   if (file.overlong_lines() > 1) {
-    log->warnings.push_back(absl::StrCat(log->path, ": ",
-                                         file.overlong_lines(),
+    log->warnings.push_back(absl::StrCat(log->path, ": ", file.overlong_lines(),
                                          " over-long lines skipped in all"));
   }
   if (absl::IsDataLoss(file.status())) {

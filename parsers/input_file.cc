@@ -63,9 +63,9 @@ absl::StatusOr<size_t> InputFile::ReadFd(char* buffer, size_t size) {
     const ssize_t n = ::read(fd_, buffer, size);
     if (n >= 0) return static_cast<size_t>(n);
     if (errno == EINTR) continue;
-    return absl::UnavailableError(absl::StrCat(path_, ": read error after ",
-                                               compressed_read_, " bytes: ",
-                                               std::strerror(errno)));
+    return absl::UnavailableError(
+        absl::StrCat(path_, ": read error after ", compressed_read_,
+                     " bytes: ", std::strerror(errno)));
   }
 }
 
@@ -143,10 +143,10 @@ size_t InputFile::Inflate(char* buffer, size_t size, absl::Status* error) {
 
 absl::Status InputFile::CompressedError(absl::string_view reason,
                                         size_t produced) const {
-  return absl::DataLossError(absl::StrCat(
-      path_, ": ", reason, " at compressed byte offset ",
-      compressed_read_ - stream_.avail_in, ", after ", offset_ + produced,
-      " decompressed bytes"));
+  return absl::DataLossError(
+      absl::StrCat(path_, ": ", reason, " at compressed byte offset ",
+                   compressed_read_ - stream_.avail_in, ", after ",
+                   offset_ + produced, " decompressed bytes"));
 }
 
 bool InputFile::Refill() {
@@ -180,9 +180,9 @@ bool InputFile::ReadLine(std::string* line) {
     const size_t available = buffer_end_ - buffer_begin_;
     const void* newline =
         available > 0 ? std::memchr(begin, '\n', available) : nullptr;
-    const size_t length =
-        newline != nullptr ? static_cast<const char*>(newline) - begin
-                           : available;
+    const size_t length = newline != nullptr
+                              ? static_cast<const char*>(newline) - begin
+                              : available;
     // Past kMaxLineBytes the line's bytes are dropped, not kept.
     overlong = overlong || line->size() + length > kMaxLineBytes;
     if (overlong) {

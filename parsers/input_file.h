@@ -83,8 +83,7 @@ class InputFile {
   // `error` when the stream cannot go on.
   size_t Inflate(char* buffer, size_t size, absl::Status* error);
   // DataLoss for the compressed stream, `produced` bytes into this read.
-  absl::Status CompressedError(absl::string_view reason,
-                               size_t produced) const;
+  absl::Status CompressedError(absl::string_view reason, size_t produced) const;
 
   std::string path_;
   int fd_;

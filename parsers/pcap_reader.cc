@@ -12,6 +12,7 @@
 #include "parsers/input_file.h"
 #include "parsers/packet_decoder.h"
 #include "parsers/pcapng_walker.h"
+#include "parsers/sequence_sanity.h"
 
 namespace ccreplay {
 namespace {
@@ -132,6 +133,38 @@ void AddLinkType(CaptureInfo* info, int link_type) {
   }
 }
 
+// Passes on the segments SequenceSanity accepts; counts the others and
+// warns about the first, naming its packet number (as tshark's
+// frame.number).
+class SaneSegments : public SegmentConsumer {
+ public:
+  SaneSegments(SegmentConsumer& consumer, CaptureInfo* info)
+      : consumer_(consumer), info_(info) {}
+  void OnSegment(const TcpSegment& segment) override {
+    std::string problem = sanity_.Check(segment);
+    if (problem.empty()) {
+      consumer_.OnSegment(segment);
+      return;
+    }
+    if (info_->corrupt_packets++ == 0) {
+      info_->warnings.push_back(
+          absl::StrCat("packet ", info_->packets, " (",
+                       EndpointString(segment.src, segment.src_port), " -> ",
+                       EndpointString(segment.dst, segment.dst_port),
+                       "): ", problem, ": dropped as corrupt"));
+    }
+  }
+  void Restart() override {
+    sanity_.Reset();
+    consumer_.Restart();
+  }
+
+ private:
+  SegmentConsumer& consumer_;
+  CaptureInfo* info_;
+  SequenceSanity sanity_;
+};
+
 // Decodes one frame and hands a TCP segment to the consumer.
 inline void HandleFrame(int link_type, int64_t time_ns, const uint8_t* data,
                         uint32_t captured, uint32_t wire, CaptureInfo* info,
@@ -221,6 +254,10 @@ void AddSummaryWarnings(CaptureInfo* info) {
                      " packets had cut or inconsistent IP/TCP headers and "
                      "were skipped"));
   }
+  if (info->corrupt_packets > 1) {
+    info->warnings.push_back(absl::StrCat(
+        info->corrupt_packets, " TCP packets in all were dropped as corrupt"));
+  }
   if (info->extension_chain_packets > 0) {
     info->warnings.push_back(absl::StrCat(
         info->extension_chain_packets, " IPv6 packets had more than ",
@@ -276,8 +313,9 @@ bool LibpcapRefusesInterfaces(absl::string_view message) {
 }
 
 absl::StatusOr<CaptureInfo> Read(const std::string& name, ByteSource& source,
-                                 SegmentConsumer& consumer) {
+                                 SegmentConsumer& all_segments) {
   CaptureInfo info;
+  SaneSegments consumer(all_segments, &info);
   info.path = name;
   info.gzip = source.gzip();
   absl::StatusOr<FILE*> stdio = source.OpenStdio();

@@ -30,6 +30,9 @@ struct CaptureInfo {
   // IPv6 packets with more extension headers than the decoder walks
   // (kMaxIpv6ExtensionHeaders): skipped, not guessed.
   uint64_t extension_chain_packets = 0;
+  // TCP packets dropped because a sequence, acknowledgment or SACK number
+  // was implausibly far from the connection's (SequenceSanity): corrupt.
+  uint64_t corrupt_packets = 0;
   // Set when the file ends inside a packet record: the flows up to the cut
   // are kept and `truncated_at_offset` is where the incomplete record starts
   // (byte offset in the decompressed data).

@@ -1,0 +1,84 @@
+// Drops TCP segments whose sequence, acknowledgment or SACK numbers cannot
+// belong to their connection: one bit flipped in a capture (a corrupt
+// frame with a good checksum, or a damaged file) would otherwise move the
+// unwrapped sequence space of every later segment by 2^32
+// (SequenceTracker::Unwrap follows the nearest value).
+//
+// A value is implausible when it lies further from the last accepted one
+// of the same field and direction than any real connection moves between
+// two of its segments: more than max(2 × the largest window the connection
+// advertised, 1 GiB). The window bounds what can be sent or acknowledged
+// beyond the last acknowledgment (RFC 9293 §3.8.6); RFC 7323 §2.3 caps a
+// window at 2^30 bytes, so the bound stays below 2^31, the distance a
+// flipped bit 31 makes. The 1 GiB floor keeps a capture that lost packets
+// (tcpdump drops) from looking corrupt.
+#ifndef CCREPLAY_PARSERS_SEQUENCE_SANITY_H_
+#define CCREPLAY_PARSERS_SEQUENCE_SANITY_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/container/flat_hash_map.h"
+#include "parsers/tcp_segment.h"
+
+namespace ccreplay {
+
+class SequenceSanity {
+ public:
+  // The floor of the bound, 1 GiB.
+  static constexpr uint64_t kMinJumpBytes = uint64_t{1} << 30;
+  // A connection whose numbers really jumped (a capture gap wider than the
+  // bound) is followed again after this many consecutive segments agree
+  // with each other; the ones before are dropped.
+  static constexpr int kSegmentsToResync = 3;
+
+  // Whether `segment` fits its connection. An empty string when it does;
+  // otherwise why not (the field and the distance), for a warning.
+  std::string Check(const TcpSegment& segment);
+  // Forget every connection (the reader starts over).
+  void Reset() { directions_.clear(); }
+
+ private:
+  // One 32-bit number (sequence or acknowledgment) of one direction.
+  struct Field {
+    bool known = false;
+    uint32_t last = 0;       // The last accepted value.
+    uint32_t candidate = 0;  // The last rejected value.
+    int agreeing = 0;        // Rejected values in a row near each other.
+  };
+  struct Direction {
+    Field seq, ack;
+    bool syn_seen = false;
+    bool syn_wscale = false;
+    uint8_t wscale_shift = 0;
+    uint64_t largest_window_bytes = 0;  // Advertised by this direction.
+  };
+  struct Key {
+    IpAddress src, dst;
+    uint16_t src_port = 0, dst_port = 0;
+    bool operator==(const Key& o) const {
+      return src_port == o.src_port && dst_port == o.dst_port && src == o.src &&
+             dst == o.dst;
+    }
+    template <typename H>
+    friend H AbslHashValue(H h, const Key& k) {
+      return H::combine(std::move(h), k.src, k.dst, k.src_port, k.dst_port);
+    }
+  };
+
+  // Whether `value` is within `bound` of `field`'s last accepted value (or
+  // starts or resynchronises it); accepted values become the last one
+  // only through Accept.
+  static bool Plausible(Field& field, uint32_t value, uint64_t bound);
+  static void Accept(Field& field, uint32_t value);
+  // The window `d` advertises in `s`, scaled when both SYNs agreed on it
+  // (RFC 7323 §2.2).
+  static uint64_t WindowBytes(const Direction& d, const Direction& peer,
+                              const TcpSegment& s);
+
+  absl::flat_hash_map<Key, Direction> directions_;
+};
+
+}  // namespace ccreplay
+
+#endif  // CCREPLAY_PARSERS_SEQUENCE_SANITY_H_
