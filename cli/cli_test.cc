@@ -1,5 +1,7 @@
 // End-to-end tests of the ccreplay binary: exit codes, error lines and the
 // `flows --json` contract, run as a user would run them.
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -117,6 +119,82 @@ TEST(CliTest, TruncatedCaptureExitsSixWithFlowsAndAWarning) {
   const auto doc = ParseOutput<proto::FlowsReport>(run.out);
   EXPECT_EQ(doc.flows_size(), 1);
   EXPECT_EQ(doc.capture().warnings_size(), 1);
+}
+
+// Issue 16: `timeout 20 ccreplay flows /dev/zero` grew about 140 MB/s until
+// the timeout killed it (exit 124, 990 MB peak RSS after 5 s, measured
+// with /usr/bin/time -v). The line reader now gives up on input without
+// line breaks: exit 4 (not recognised) within bounded memory.
+TEST(CliTest, InputWithoutLineBreaksEndsNotRecognisedInBoundedMemory) {
+  CommandResult run = Ccreplay("flows /dev/zero");
+  EXPECT_EQ(run.exit_code, 4);
+  EXPECT_THAT(run.err, HasSubstr("/dev/zero: no line break in the"));
+  // ctest runs each test in its own process, so the children measured are
+  // this test's shell and ccreplay only. ru_maxrss is in KiB.
+  rusage children;
+  ASSERT_EQ(getrusage(RUSAGE_CHILDREN, &children), 0);
+  EXPECT_LT(children.ru_maxrss, 100 * 1024);
+}
+
+// Issue 16: a directory exited 4 with "read error at byte offset 0:
+// <fd:3>: Is a directory"; it is unreadable (3), named by its path.
+TEST(CliTest, DirectoryIsUnreadableAndNamedByItsPath) {
+  const std::string dir = ::testing::TempDir() + "/a_directory";
+  mkdir(dir.c_str(), 0755);
+  CommandResult run = Ccreplay("flows " + dir);
+  EXPECT_EQ(run.exit_code, 3);
+  EXPECT_THAT(run.err, HasSubstr(dir + ": is a directory"));
+  EXPECT_THAT(run.err, Not(HasSubstr("<fd:")));
+}
+
+// Issue 16: a /proc/net/tcpprobe line with 12 fields indexed past the
+// 8-name table and aborted (exit 134), in `flows` and `diagnose --probe`.
+TEST(CliTest, TcpprobeLineOfTwelveFieldsIsRejectedNotACrash) {
+  const std::string probe = ::testing::TempDir() + "/probe12.txt";
+  std::ofstream(probe) << "7.000000100 10.0.0.1:22 10.0.0.2:5000 32 0x10 0x5 "
+                          "10 7 65535 800 29200 99\n";
+  CommandResult flows = Ccreplay("flows " + probe);
+  EXPECT_EQ(flows.exit_code, 4);
+  EXPECT_THAT(flows.err, HasSubstr("tcpprobe line with 12 fields"));
+  CommandResult diagnose = Ccreplay(
+      "diagnose " + Data("lab/cubic_noecn_droptail100_50mbit/sender.pcap.gz") +
+      " --probe " + probe + " -o " + ::testing::TempDir() + "/probe12.html");
+  EXPECT_EQ(diagnose.exit_code, 4);
+  EXPECT_THAT(diagnose.err, HasSubstr("tcpprobe line with 12 fields"));
+}
+
+// Issue 16: an ss log .gz cut short exited 4 with nothing; it keeps the
+// lines before the cut and exits 6. The samples kept must be the socket
+// lines zcat recovers from the cut file (counted with zcat | grep -c).
+TEST(CliTest, CutGzipSsLogExitsSixWithTheLinesBeforeTheCut) {
+  const std::string gz = ::testing::TempDir() + "/ss.log.gz";
+  const std::string cut = ::testing::TempDir() + "/ss_cut.log.gz";
+  ASSERT_EQ(std::system(("gzip -9 -n -c " +
+                         Data("lab/cubic_noecn_droptail100_50mbit/ss.log") +
+                         " > " + gz + " && head -c 20000 " + gz + " > " + cut)
+                            .c_str()),
+            0);
+  FILE* pipe =
+      popen(("zcat " + cut + " 2>/dev/null | grep -c '^ESTAB'").c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  unsigned long zcat_sockets = 0;
+  ASSERT_EQ(std::fscanf(pipe, "%lu", &zcat_sockets), 1);
+  pclose(pipe);
+  ASSERT_GT(zcat_sockets, 100u);  // Gzip -9 of this log: 432 (216 each).
+
+  CommandResult run = Ccreplay("flows --json " + cut);
+  EXPECT_EQ(run.exit_code, 6);
+  EXPECT_THAT(run.err,
+              HasSubstr("compressed data cut short at compressed byte offset "
+                        "20000, after "));
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc = parser.parse(run.out);
+  simdjson::dom::array flows = doc["flows"].get_array();
+  ASSERT_EQ(flows.size(), 2u);
+  uint64_t samples = 0;
+  for (simdjson::dom::element flow : flows)
+    samples += uint64_t(flow["samples"]);
+  EXPECT_EQ(samples, zcat_sockets);
 }
 
 TEST(CliTest, FlowsJsonContract) {
