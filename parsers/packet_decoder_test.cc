@@ -182,6 +182,41 @@ TEST(PacketDecoderTest, Ipv6ExtensionHeaders) {
             DecodeResult::kNotTcp);
 }
 
+// Issue 16: a chain of more than kMaxIpv6ExtensionHeaders extension headers
+// was dropped silently as "not TCP"; it is now its own result, which the
+// reader counts and warns about. 16 destination options headers still
+// decode; 17 do not.
+TEST(PacketDecoderTest, Ipv6ExtensionChainLongerThanSixteenIsCounted) {
+  Bytes tcp = Tcp(kTcpAck, {}, 0);
+  for (int headers : {kMaxIpv6ExtensionHeaders, kMaxIpv6ExtensionHeaders + 1}) {
+    Bytes ext;
+    for (int i = 0; i < headers; ++i) {
+      // Destination options (RFC 8200 §4.6), 8 bytes, PadN; the last
+      // names TCP (6) as the next header.
+      Append(&ext, {static_cast<uint8_t>(i + 1 == headers ? 6 : 60), 0, 1, 4, 0,
+                    0, 0, 0});
+    }
+    const uint16_t payload = static_cast<uint16_t>(ext.size() + tcp.size());
+    Bytes ip6 = {0x60,
+                 0,
+                 0,
+                 0,
+                 static_cast<uint8_t>(payload >> 8),
+                 static_cast<uint8_t>(payload),
+                 60,
+                 64};
+    for (int i = 0; i < 32; ++i) ip6.push_back(i % 16 == 15 ? 1 : 0);
+    Append(&ip6, ext);
+    Append(&ip6, tcp);
+    TcpSegment s;
+    EXPECT_EQ(Decode(kLinkEthernet, Ethernet(0x86dd, {}, ip6), &s),
+              headers <= kMaxIpv6ExtensionHeaders
+                  ? DecodeResult::kTcp
+                  : DecodeResult::kTooManyExtensionHeaders)
+        << headers << " extension headers";
+  }
+}
+
 TEST(PacketDecoderTest, AccEcnOptionKindsAndAeFlag) {
   TcpSegment s;
   // Kind 172 (AccECN0, RFC 9768 §3.2.3): EE0B, ECEB, EE1B, 24 bits each,

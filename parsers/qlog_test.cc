@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "parsers/host_state_summary.h"
 #include "parsers/input_file.h"
 #include "proto/testing/test_data.h"
 
@@ -230,6 +231,33 @@ TEST(QlogTest, CurrentDraftSequentialWithRecordSeparators) {
   EXPECT_DOUBLE_EQ(trace.series.srtt_us[0].value, 610);
   ASSERT_EQ(trace.series.congestion_states.size(), 1u);
   EXPECT_EQ(trace.series.congestion_states[0].trigger, "ecn");
+}
+
+// Issue 16: a congestion_window of 1e308 reached the summary, whose cast to
+// uint64_t is undefined (UBSan "is outside the range of representable
+// values"). A window that is not a byte count is skipped with a warning.
+TEST(QlogTest, OutOfRangeCongestionWindowIsRejectedNotCast) {
+  absl::StatusOr<HostStateLog> log = ParseQlog(WriteTemp(
+      "huge_cwnd.qlog",
+      "{\"file_schema\":\"urn:ietf:params:qlog:file:contained\","
+      "\"traces\":[{\"vantage_point\":{\"type\":\"client\"},"
+      "\"events\":[{\"time\":1,\"name\":\"quic:recovery_metrics_updated\","
+      "\"data\":{\"congestion_window\":1e308}},"
+      "{\"time\":2,\"name\":\"quic:recovery_metrics_updated\","
+      "\"data\":{\"congestion_window\":-1}},"
+      "{\"time\":3,\"name\":\"quic:recovery_metrics_updated\","
+      "\"data\":{\"congestion_window\":14720}}]}]}"));
+  ASSERT_TRUE(log.ok()) << log.status();
+  ASSERT_EQ(log->traces.size(), 1u);
+  const HostTrace& trace = log->traces[0];
+  ASSERT_EQ(trace.series.cwnd_bytes.size(), 1u);
+  EXPECT_EQ(trace.series.cwnd_bytes[0].value, 14720);
+  ASSERT_EQ(log->warnings.size(), 2u);
+  EXPECT_THAT(log->warnings[0],
+              HasSubstr("congestion_window=1e+308 is not a byte count"));
+  EXPECT_THAT(log->warnings[1],
+              HasSubstr("congestion_window=-1 is not a byte count"));
+  EXPECT_EQ(SummarizeHostTrace(trace).cwnd_max_bytes, 14720u);
 }
 
 TEST(QlogTest, CurrentDraftContainedAndNdjsonLegacy) {

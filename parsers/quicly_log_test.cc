@@ -98,6 +98,37 @@ TEST(QuiclyLogTest, H2ologKebabCaseAndPacketAckedRanges) {
   EXPECT_EQ(trace.series.bytes_in_flight[0].value, 0);
 }
 
+// Issue 16: a negative or huge pn/len was cast from double to an integer,
+// which is undefined (UBSan: "is outside the range of representable
+// values"). Such events are now skipped with a warning naming the field.
+TEST(QuiclyLogTest, OutOfRangeNumbersAreRejectedNotCast) {
+  std::string path = WriteTemp(
+      "quicly_range.jsonl",
+      R"({"module":"quicly","type":"packet_sent","time":1,"conn":1,"pn":-1,"len":1252,"packet_type":3,"ack_only":0}
+{"module":"quicly","type":"packet_sent","time":2,"conn":1,"pn":1,"len":-5,"packet_type":3,"ack_only":0}
+{"module":"quicly","type":"packet_sent","time":3,"conn":1,"pn":2,"len":1e300,"packet_type":3,"ack_only":0}
+{"module":"quicly","type":"packet_sent","time":4,"conn":1,"pn":3,"len":1252,"packet_type":3,"ack_only":0}
+{"module":"quicly","type":"packet_lost","time":5,"conn":1,"pn":1.5,"packet_type":3}
+{"module":"quicly","type":"ack_block_received","time":6,"conn":1,"ack_block_begin":-3,"ack_block_end":3}
+)");
+  absl::StatusOr<HostStateLog> log = ParseQuiclyLog(path);
+  ASSERT_TRUE(log.ok()) << log.status();
+  ASSERT_EQ(log->traces.size(), 1u);
+  const QuicSenderEvents& events = log->traces[0].quic_events;
+  ASSERT_EQ(events.packets_sent.size(), 1u);
+  EXPECT_EQ(events.packets_sent[0].packet_number, 3u);
+  EXPECT_TRUE(events.packets_lost.empty());
+  ASSERT_EQ(log->warnings.size(), 5u);
+  EXPECT_THAT(log->warnings[0],
+              HasSubstr("quicly_range.jsonl:1: packet_sent with pn=-1, not an "
+                        "integer in [0, 4611686018427387903], skipped"));
+  EXPECT_THAT(log->warnings[1], HasSubstr(":2: packet_sent with len=-5"));
+  EXPECT_THAT(log->warnings[2], HasSubstr(":3: packet_sent with len=1e+300"));
+  EXPECT_THAT(log->warnings[3], HasSubstr(":5: packet_lost with pn=1.5"));
+  EXPECT_THAT(log->warnings[4],
+              HasSubstr(":6: ack_block_received with ack_block_begin=-3"));
+}
+
 TEST(QuiclyLogTest, OtherFilesAreRefused) {
   absl::StatusOr<HostStateLog> log =
       ParseQuiclyLog(TestDataPath("lab/reno_ecn1_stepK60k_50mbit/ss.log"));

@@ -100,6 +100,34 @@ TEST(TcpProbeTest, OldFieldSetsAndModuleFormat) {
   EXPECT_EQ(module.series.other.at("rcv_wnd_bytes")[0].value, 29200);
 }
 
+// Issue 16: a /proc/net/tcpprobe line of 12 tokens indexed past the 8-name
+// table (abort, exit 134), and the 10-token lines of kernels before
+// rcv_wnd (e.g. 2.6.32's net/ipv4/tcp_probe.c: "%lu.%09lu %pI4:%u %pI4:%u
+// %d %#x %#x %u %u %u %u") were refused. Both token counts the module
+// printed are read; any other is skipped with a warning.
+TEST(TcpProbeTest, ModuleLinesOfTenOrElevenTokensOnly) {
+  TcpProbeParser parser("old.txt");
+  parser.AddLine(
+      "7.000000100 10.0.0.1:22 10.0.0.2:5000 32 0x10 0x5 10 7 65535 800");
+  parser.AddLine(
+      "7.000000200 10.0.0.1:22 10.0.0.2:5000 32 0x20 0x5 11 7 65535 810 "
+      "29200 99");
+  parser.AddLine("7.000000300 10.0.0.1:22 10.0.0.2:5000 32 0x30 0x5 12");
+  absl::StatusOr<HostStateLog> log = parser.Finish();
+  ASSERT_TRUE(log.ok()) << log.status();
+  ASSERT_EQ(log->traces.size(), 1u);
+  const HostTrace& trace = log->traces[0];
+  ASSERT_EQ(trace.series.cwnd_segments.size(), 1u);
+  EXPECT_EQ(trace.series.cwnd_segments[0].value, 10);
+  EXPECT_EQ(trace.series.srtt_us[0].value, 800);
+  EXPECT_EQ(trace.series.other.count("rcv_wnd_bytes"), 0u);
+  ASSERT_EQ(log->warnings.size(), 2u);
+  EXPECT_THAT(log->warnings[0],
+              HasSubstr("old.txt:2: tcpprobe line with 12 fields (the module "
+                        "printed 11, or 10 before rcv_wnd), skipped"));
+  EXPECT_THAT(log->warnings[1], HasSubstr("old.txt:3: tcpprobe line with 7"));
+}
+
 TEST(TcpProbeTest, SsLogIsNotATcpProbeTrace) {
   absl::StatusOr<HostStateLog> log =
       ParseTcpProbe(TestDataPath("lab/reno_ecn1_stepK60k_50mbit/ss.log"));
