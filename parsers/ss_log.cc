@@ -230,7 +230,7 @@ struct SsLogParser::State {
         Add(sample, "srtt_us", srtt_ms * 1000);
         Add(sample, "rttvar_us", rttvar_ms * 1000);
       } else {
-        Warn(absl::StrCat("unreadable rtt value '", value, "'"));
+        Warn(absl::StrCat("unreadable rtt value ", QuoteInput(value)));
       }
       return;
     }
@@ -246,7 +246,7 @@ struct SsLogParser::State {
         Add(sample, key == "wscale" ? "wscale_rcv" : "retrans_total_segments",
             second);
       } else {
-        Warn(absl::StrCat("unreadable ", key, " value '", value, "'"));
+        Warn(absl::StrCat("unreadable ", key, " value ", QuoteInput(value)));
       }
       return;
     }
@@ -275,7 +275,7 @@ struct SsLogParser::State {
       if (bps.has_value()) {
         Add(sample, SeriesName(key, "bps"), *bps);
       } else {
-        Warn(absl::StrCat("unreadable rate '", value, "' for ", key));
+        Warn(absl::StrCat("unreadable rate ", QuoteInput(value), " for ", key));
       }
       return;
     }
@@ -294,7 +294,8 @@ struct SsLogParser::State {
                 absl::string_view block) {
     if (!absl::ConsumePrefix(&block, "(") ||
         !absl::ConsumeSuffix(&block, ")")) {
-      Warn(absl::StrCat("unbalanced block '", name, ":", block, "'"));
+      Warn(absl::StrCat("unbalanced block ",
+                        QuoteInput(absl::StrCat(name, ":", block))));
       return;
     }
     std::vector<absl::string_view> items = SplitTopLevel(block, ',');
@@ -346,7 +347,7 @@ struct SsLogParser::State {
           if (bps.has_value()) Add(sample, "pacing_rate_bps", *bps);
           if (max_bps.has_value()) Add(sample, "max_pacing_rate_bps", *max_bps);
           if (!bps.has_value())
-            Warn(absl::StrCat("unreadable pacing_rate '", value, "'"));
+            Warn(absl::StrCat("unreadable pacing_rate ", QuoteInput(value)));
         } else {
           AddNumber(sample, token, value);
         }
@@ -364,7 +365,7 @@ struct SsLogParser::State {
                  absl::ascii_isalpha(static_cast<unsigned char>(token[0]))) {
         sample.congestion_control = std::string(token);
       } else {
-        Warn(absl::StrCat("unknown ss token '", token, "'"));
+        Warn(absl::StrCat("unknown ss token ", QuoteInput(token)));
       }
     }
   }
@@ -494,7 +495,7 @@ struct SsLogParser::State {
     if (StartSample(SplitTopLevel(line, ' '))) return;
     if (first_unknown_line_number == 0) {
       first_unknown_line_number = line_number;
-      first_unknown_line = std::string(line.substr(0, 80));
+      first_unknown_line = std::string(line);
     }
     Warn("not an ss line, skipped");
   }
@@ -553,9 +554,9 @@ absl::StatusOr<HostStateLog> SsLogParser::Finish() {
     }
     return absl::InvalidArgumentError(
         absl::StrFormat("%s:%d: not an ss log: no socket line (first "
-                        "unrecognised line: \"%s\")",
+                        "unrecognised line: %s)",
                         s.log.path, s.first_unknown_line_number,
-                        absl::CEscape(s.first_unknown_line)));
+                        QuoteInput(s.first_unknown_line)));
   }
   if (!s.saw_time) {
     s.warnings.Add(absl::StrCat(

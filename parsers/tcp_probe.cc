@@ -17,13 +17,12 @@
 #include "absl/strings/strip.h"
 #include "parsers/host_state_builder.h"
 #include "parsers/input_file.h"
+#include "parsers/text_scan.h"
 
 namespace ccreplay {
 namespace {
 
 constexpr uint64_t kLinesBeforeGivingUp = 1000;
-// The most of one input line an error message quotes.
-constexpr size_t kQuotedLineBytes = 80;
 // TCP_INFINITE_SSTHRESH (include/net/tcp.h): ssthresh not yet set.
 constexpr uint64_t kInfiniteSsthresh = 0x7fffffff;
 
@@ -135,7 +134,7 @@ struct TcpProbeParser::State {
     if (it == fields.values.end()) return std::nullopt;
     std::optional<uint64_t> value = ParseUnsigned(it->second);
     if (!value.has_value())
-      Warn(absl::StrCat("unreadable ", name, "='", it->second, "'"));
+      Warn(absl::StrCat("unreadable ", name, "=", QuoteInput(it->second)));
     return value;
   }
 
@@ -336,7 +335,7 @@ struct TcpProbeParser::State {
   void SkipUnknownLine(absl::string_view line, absl::string_view reason) {
     if (first_unknown_line_number == 0) {
       first_unknown_line_number = line_number;
-      first_unknown_line = std::string(line.substr(0, kQuotedLineBytes));
+      first_unknown_line = std::string(line);
       first_unknown_reason = std::string(reason);
     }
     Warn(reason);
@@ -360,9 +359,9 @@ absl::StatusOr<HostStateLog> TcpProbeParser::Finish() {
     std::string where =
         s.first_unknown_line_number == 0
             ? absl::StrCat(s.log.path, ": ", s.line_number, " lines")
-            : absl::StrFormat("%s:%d: first unrecognised line \"%s\": %s",
+            : absl::StrFormat("%s:%d: first unrecognised line %s: %s",
                               s.log.path, s.first_unknown_line_number,
-                              absl::CEscape(s.first_unknown_line),
+                              QuoteInput(s.first_unknown_line),
                               s.first_unknown_reason);
     return absl::InvalidArgumentError(absl::StrCat(
         "not a tcp_probe trace: no tcp_probe or tcp_cong_state_set line (",

@@ -3,7 +3,9 @@
 #include <cmath>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 
 namespace ccreplay {
 namespace {
@@ -41,6 +43,13 @@ std::optional<NumberAndUnit> SplitNumberAndUnit(absl::string_view text) {
   }
   result.unit = text.substr(end);
   return result;
+}
+
+std::string QuoteInput(absl::string_view text) {
+  if (text.size() <= kMaxQuotedBytes)
+    return absl::StrCat("'", absl::CEscape(text), "'");
+  return absl::StrCat("'", absl::CEscape(text.substr(0, kMaxQuotedBytes)),
+                      "...' (", text.size(), " bytes)");
 }
 
 std::vector<absl::string_view> SplitTopLevel(absl::string_view text,

@@ -5,6 +5,7 @@
 #define CCREPLAY_PARSERS_TEXT_SCAN_H_
 
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "absl/strings/string_view.h"
@@ -26,6 +27,12 @@ std::optional<NumberAndUnit> SplitNumberAndUnit(absl::string_view text);
 // `a:(b c) d` → {"a:(b c)", "d"}.
 std::vector<absl::string_view> SplitTopLevel(absl::string_view text,
                                              char separator);
+
+// How a warning quotes input: C-escaped, at most kMaxQuotedBytes of it,
+// with the full size when cut ("abc..." (1048576 bytes)"), so that no input
+// can make a warning large.
+constexpr size_t kMaxQuotedBytes = 80;
+std::string QuoteInput(absl::string_view text);
 
 }  // namespace ccreplay
 

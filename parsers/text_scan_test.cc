@@ -44,5 +44,14 @@ TEST(SplitTopLevelTest, KeepsParenthesesAndQuotesTogether) {
               ElementsAre("bw:1bps", "(\"a,b\",pid=2)", "x"));
 }
 
+// Issue 16: an ss token of 200 MB was echoed whole into a warning.
+TEST(TextScanTest, QuoteInputShowsAtMostEightyBytes) {
+  EXPECT_EQ(QuoteInput("ten"), "'ten'");
+  EXPECT_EQ(QuoteInput(std::string("a\0b", 3)), "'a\\000b'");
+  const std::string token(200000, 'x');
+  EXPECT_EQ(QuoteInput(token),
+            "'" + std::string(80, 'x') + "...' (200000 bytes)");
+}
+
 }  // namespace
 }  // namespace ccreplay
