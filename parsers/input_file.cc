@@ -173,7 +173,7 @@ bool InputFile::Refill() {
 
 bool InputFile::ReadLine(std::string* line) {
   line->clear();
-  uint64_t line_start = consumed();
+  const uint64_t line_start = consumed();
   bool overlong = false;
   while (true) {
     const char* begin = buffer_ ? buffer_.get() + buffer_begin_ : nullptr;
@@ -193,13 +193,8 @@ bool InputFile::ReadLine(std::string* line) {
     buffer_begin_ += length + (newline != nullptr ? 1 : 0);
     if (newline != nullptr) {
       ++line_number_;
-      if (overlong) {
-        // Skipped: read the next line instead.
-        SkipOverlongLine(line_start);
-        line_start = consumed();
-        overlong = false;
-        continue;
-      }
+      // A skipped line is handed on empty, so that line numbers stay true.
+      if (overlong) SkipOverlongLine(line_start);
       if (!line->empty() && line->back() == '\r') line->pop_back();
       return true;
     }
@@ -213,10 +208,7 @@ bool InputFile::ReadLine(std::string* line) {
       // The end of the data, or an error: a line an error cut is dropped.
       if (!status_.ok() || consumed() == line_start) return false;
       ++line_number_;
-      if (overlong) {
-        SkipOverlongLine(line_start);
-        return false;
-      }
+      if (overlong) SkipOverlongLine(line_start);
       if (!line->empty() && line->back() == '\r') line->pop_back();
       return true;
     }

@@ -46,8 +46,9 @@ class InputFile {
 
   // Reads the next line, without its "\n" or "\r\n", into `line`. Returns
   // false at the end of the data or on an error (see status()); a line cut
-  // by an error is dropped. Lines longer than kMaxLineBytes are skipped and
-  // counted, and the first one is described in warnings().
+  // by an error is dropped. A line longer than kMaxLineBytes is returned
+  // empty (its bytes are skipped, so line numbers stay true), counted, and
+  // the first one is described in warnings().
   bool ReadLine(std::string* line);
 
   // The first error met by ReadLine or the stdio view, if any.
