@@ -157,7 +157,8 @@ TEST(CliTest, TcpprobeLineOfTwelveFieldsIsRejectedNotACrash) {
   EXPECT_EQ(flows.exit_code, 4);
   EXPECT_THAT(flows.err, HasSubstr("tcpprobe line with 12 fields"));
   CommandResult diagnose = Ccreplay(
-      "diagnose " + Data("lab/cubic_noecn_droptail100_50mbit/sender.pcap.gz") +
+      "diagnose " +
+      TestDataPath("lab/cubic_noecn_droptail100_50mbit/sender.pcap.gz") +
       " --probe " + probe + " -o " + ::testing::TempDir() + "/probe12.html");
   EXPECT_EQ(diagnose.exit_code, 4);
   EXPECT_THAT(diagnose.err, HasSubstr("tcpprobe line with 12 fields"));
@@ -169,11 +170,12 @@ TEST(CliTest, TcpprobeLineOfTwelveFieldsIsRejectedNotACrash) {
 TEST(CliTest, CutGzipSsLogExitsSixWithTheLinesBeforeTheCut) {
   const std::string gz = ::testing::TempDir() + "/ss.log.gz";
   const std::string cut = ::testing::TempDir() + "/ss_cut.log.gz";
-  ASSERT_EQ(std::system(("gzip -9 -n -c " +
-                         Data("lab/cubic_noecn_droptail100_50mbit/ss.log") +
-                         " > " + gz + " && head -c 20000 " + gz + " > " + cut)
-                            .c_str()),
-            0);
+  ASSERT_EQ(
+      std::system(("gzip -9 -n -c " +
+                   TestDataPath("lab/cubic_noecn_droptail100_50mbit/ss.log") +
+                   " > " + gz + " && head -c 20000 " + gz + " > " + cut)
+                      .c_str()),
+      0);
   FILE* pipe =
       popen(("zcat " + cut + " 2>/dev/null | grep -c '^ESTAB'").c_str(), "r");
   ASSERT_NE(pipe, nullptr);
@@ -187,13 +189,11 @@ TEST(CliTest, CutGzipSsLogExitsSixWithTheLinesBeforeTheCut) {
   EXPECT_THAT(run.err,
               HasSubstr("compressed data cut short at compressed byte offset "
                         "20000, after "));
-  simdjson::dom::parser parser;
-  simdjson::dom::element doc = parser.parse(run.out);
-  simdjson::dom::array flows = doc["flows"].get_array();
-  ASSERT_EQ(flows.size(), 2u);
+  const auto doc = ParseOutput<proto::HostFlowsReport>(run.out);
+  ASSERT_EQ(doc.flows_size(), 2);
   uint64_t samples = 0;
-  for (simdjson::dom::element flow : flows)
-    samples += uint64_t(flow["samples"]);
+  for (const proto::HostFlowReport& flow : doc.flows())
+    samples += flow.samples();
   EXPECT_EQ(samples, zcat_sockets);
 }
 

@@ -371,7 +371,7 @@ std::pair<uint64_t, uint64_t> FlipBit31(std::string* pcap, uint64_t data_after,
 // flow's facts stay those of the intact capture, within one packet.
 TEST(AckTimelineTest, FlippedBit31InASequenceAndAnAckNumberIsDropped) {
   const std::string path =
-      Data("lab/cubic_noecn_droptail100_50mbit/sender.pcap.gz");
+      TestDataPath("lab/cubic_noecn_droptail100_50mbit/sender.pcap.gz");
   std::string pcap = Decompressed(path);
   ASSERT_EQ(pcap.substr(0, 4), std::string("\xd4\xc3\xb2\xa1", 4));
   AckTimelineBuilder intact;
