@@ -188,40 +188,13 @@ class QuiclyReader {
     } else if (type == "connect") {
       trace.vantage = TraceVantage::kClient;
     } else if (type == "packet_sent") {
-      std::optional<uint64_t> pn =
-          Unsigned(event, "pn", kMaxQuicPacketNumber, /*required=*/true);
-      std::optional<uint64_t> len =
-          Unsigned(event, "len", UINT32_MAX, /*required=*/false);
-      if (!pn.has_value() || !len.has_value()) return;
-      QuicPacketSent sent;
-      sent.time_us = t;
-      sent.packet_number = *pn;
-      sent.size_bytes = static_cast<uint32_t>(*len);
-      sent.space = SpaceOfEpoch(event.Get("packet_type").value_or(3));
-      sent.ack_eliciting = event.Get("ack_only").value_or(0) == 0;
-      quic.packets_sent.push_back(sent);
+      AddPacketSent(event, t, quic);
     } else if (type == "packet_received") {
       ++quic.packets_received;
       // An ACK frame belongs to the space of the packet that carries it.
       pending.space = SpaceOfEpoch(event.Get("packet_type").value_or(3));
-    } else if (type == "ack_block_received") {
-      std::optional<uint64_t> begin =
-          Unsigned(event, "ack_block_begin", kMaxQuicPacketNumber,
-                   /*required=*/true);
-      std::optional<uint64_t> end = Unsigned(
-          event, "ack_block_end", kMaxQuicPacketNumber, /*required=*/true);
-      if (!begin.has_value() || !end.has_value()) return;
-      if (*begin > *end) {
-        return Warn("ack_block_received without a valid range, skipped");
-      }
-      pending.ranges_from_blocks = true;
-      AddRange(pending, *begin, *end);
-    } else if (type == "packet_acked") {
-      if (event.numbers.contains("pn") && !pending.ranges_from_blocks) {
-        std::optional<uint64_t> pn =
-            Unsigned(event, "pn", kMaxQuicPacketNumber, /*required=*/true);
-        if (pn.has_value()) AddRange(pending, *pn, *pn);
-      }
+    } else if (type == "ack_block_received" || type == "packet_acked") {
+      AddAckedPackets(event, pending);
     } else if (type == "cc_ack_received") {
       QuicAckReceived ack;
       ack.time_us = t;
@@ -263,6 +236,45 @@ class QuiclyReader {
         series.other[absl::StrCat("conn_stats.", key)].push_back({t, value});
       }
     }
+  }
+
+  void AddPacketSent(const QuiclyEvent& event, int64_t t,
+                     QuicSenderEvents& quic) {
+    std::optional<uint64_t> pn =
+        Unsigned(event, "pn", kMaxQuicPacketNumber, /*required=*/true);
+    std::optional<uint64_t> len =
+        Unsigned(event, "len", UINT32_MAX, /*required=*/false);
+    if (!pn.has_value() || !len.has_value()) return;
+    QuicPacketSent sent;
+    sent.time_us = t;
+    sent.packet_number = *pn;
+    sent.size_bytes = static_cast<uint32_t>(*len);
+    sent.space = SpaceOfEpoch(event.Get("packet_type").value_or(3));
+    sent.ack_eliciting = event.Get("ack_only").value_or(0) == 0;
+    quic.packets_sent.push_back(sent);
+  }
+
+  // The packets an ack_block_received (a range) or packet_acked (one
+  // packet, when no block was logged) adds to the next cc_ack_received.
+  void AddAckedPackets(const QuiclyEvent& event, PendingAck& pending) {
+    if (event.type == "packet_acked") {
+      if (!event.numbers.contains("pn") || pending.ranges_from_blocks) return;
+      std::optional<uint64_t> pn =
+          Unsigned(event, "pn", kMaxQuicPacketNumber, /*required=*/true);
+      if (pn.has_value()) AddRange(pending, *pn, *pn);
+      return;
+    }
+    std::optional<uint64_t> begin = Unsigned(
+        event, "ack_block_begin", kMaxQuicPacketNumber, /*required=*/true);
+    std::optional<uint64_t> end =
+        Unsigned(event, "ack_block_end", kMaxQuicPacketNumber,
+                 /*required=*/true);
+    if (!begin.has_value() || !end.has_value()) return;
+    if (*begin > *end) {
+      return Warn("ack_block_received without a valid range, skipped");
+    }
+    pending.ranges_from_blocks = true;
+    AddRange(pending, *begin, *end);
   }
 
   // The integer field `key` of `event`, warned about and nullopt when it is
