@@ -199,9 +199,11 @@ bool InputFile::ReadLine(std::string* line) {
       return true;
     }
     if (consumed() - line_start > kMaxLineBreakGapBytes) {
-      status_ = absl::InvalidArgumentError(absl::StrCat(
-          path_, ": no line break in the ", consumed() - line_start,
-          " bytes from byte offset ", line_start, ": not a text log"));
+      // DataLoss: the rest of the input is given up, as for a cut.
+      status_ = absl::DataLossError(
+          absl::StrCat(path_, ": no line break in the ",
+                       consumed() - line_start, " bytes from byte offset ",
+                       line_start, ": the rest is not a text log"));
       return false;
     }
     if (!Refill()) {

@@ -26,8 +26,9 @@ class InputFile {
   // event a few KiB); longer lines are skipped, so that memory stays bounded
   // whatever the input.
   static constexpr size_t kMaxLineBytes = 1 << 20;
-  // A file with no line break in this many bytes is not a text log: ReadLine
-  // stops with InvalidArgument instead of skipping forever (`/dev/zero`).
+  // Past this many bytes without a line break the rest of the input is not
+  // a text log: ReadLine stops with DataLoss (the lines before it are
+  // kept, as for a cut) instead of skipping forever (`/dev/zero`).
   static constexpr uint64_t kMaxLineBreakGapBytes = uint64_t{1} << 30;
 
   // NotFound / PermissionDenied when the file cannot be opened, Unavailable
