@@ -81,8 +81,10 @@ int RunDiagnose(const Args& args) {
   // Terminal summary, unless the JSON goes to stdout.
   const bool json_to_stdout = json && args.size() == inputs;
   if (!json_to_stdout) {
-    std::printf("%s\n\n%s\n", diagnosis.page.title.c_str(),
+    std::printf("%s\n\n%s\n\n", diagnosis.page.title.c_str(),
                 diagnosis.page.verdict.c_str());
+    for (const auto& [name, value] : diagnosis.evidence_rows)
+      std::printf("  %-14s %s\n", name.c_str(), value.c_str());
     for (const Finding& f : diagnosis.page.findings) {
       std::printf("\n  [%s] %s  %.3f-%.3f s\n    %s\n",
                   SeverityName(f.severity), f.kind.c_str(), f.start_s, f.end_s,
@@ -110,6 +112,7 @@ int RunDiagnose(const Args& args) {
       std::fwrite(out.data(), 1, out.size(), stdout);
     }
   }
+  if (diagnosis.nothing_to_diagnose) return kExitNothingToDiagnose;
   return run->truncated ? kExitPartial : kExitOk;
 }
 

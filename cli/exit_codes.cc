@@ -15,6 +15,10 @@ int ExitCodeForStatus(const absl::Status& status) {
       return kExitNotRecognized;
     case absl::StatusCode::kUnimplemented:
       return kExitUnsupported;
+    case absl::StatusCode::kFailedPrecondition:
+      return kExitNothingToDiagnose;
+    case absl::StatusCode::kOutOfRange:
+      return kExitUsage;
     default:
       return kExitFailure;
   }

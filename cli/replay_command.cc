@@ -101,7 +101,7 @@ int RunReplay(const Args& args) {
   for (const std::string& warning : result->warnings) {
     std::fprintf(stderr, "ccreplay replay: warning: %s\n", warning.c_str());
   }
-  return kExitOk;
+  return result->truncated ? kExitPartial : kExitOk;
 }
 
 }  // namespace ccreplay

@@ -40,7 +40,7 @@ int RunTimeline(const Args& args) {
                  std::string(selected.status().message()).c_str());
     return selected.status().code() == absl::StatusCode::kInvalidArgument
                ? kExitUsage
-               : kExitFailure;
+               : ExitCodeForStatus(selected.status());
   }
   const TimelineWriter::Format format =
       absl::GetFlag(FLAGS_json)  ? TimelineWriter::Format::kJson

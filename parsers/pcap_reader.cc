@@ -351,6 +351,7 @@ absl::StatusOr<CaptureInfo> Read(const std::string& name, ByteSource& source,
   info.format = pcapng ? "pcapng" : "pcap";
   const int link_type = pcap_datalink(pcap);
   AddLinkType(&info, link_type);
+  info.snaplen_bytes = static_cast<uint32_t>(std::max(0, pcap_snapshot(pcap)));
   if (!IsSupportedLinkType(link_type)) {
     return absl::UnimplementedError(
         absl::StrCat(name, ": unsupported link type ", LinkTypeName(link_type),

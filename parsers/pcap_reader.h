@@ -24,9 +24,12 @@ struct CaptureInfo {
   int64_t first_packet_time_ns = 0;     // Of the first record not skipped.
   uint64_t tcp_packets = 0;             // Those decoded as TCP.
   uint64_t snaplen_cut_packets = 0;     // TCP packets whose payload was cut.
-  uint64_t big_tcp_packets = 0;         // IP length 0: length from capture.
-  uint64_t undecodable_packets = 0;     // Headers cut or inconsistent.
-  uint64_t bad_time_packets = 0;        // Timestamp outside 1970-2116: skipped.
+  // The file header's snaplen (libpcap's pcap_snapshot()); 0 when not
+  // known (a pcapng file read by the block walker).
+  uint32_t snaplen_bytes = 0;
+  uint64_t big_tcp_packets = 0;      // IP length 0: length from capture.
+  uint64_t undecodable_packets = 0;  // Headers cut or inconsistent.
+  uint64_t bad_time_packets = 0;     // Timestamp outside 1970-2116: skipped.
   // IPv6 packets with more extension headers than the decoder walks
   // (kMaxIpv6ExtensionHeaders): skipped, not guessed.
   uint64_t extension_chain_packets = 0;

@@ -58,9 +58,9 @@ absl::StatusOr<CapturedCwnd> CapturedCwndForTcpFlow(
       continue;
     }
     if (trace.series.cwnd_segments.empty()) {
-      return absl::NotFoundError(absl::StrCat(log.path, ": the trace of ",
-                                              sender, " -> ", receiver,
-                                              " has no cwnd"));
+      return absl::FailedPreconditionError(
+          absl::StrCat(log.path, ": the trace of ", sender, " -> ", receiver,
+                       " has no cwnd"));
     }
     CapturedCwnd captured;
     captured.source = trace.source == HostStateSource::kSs
@@ -79,15 +79,15 @@ absl::StatusOr<CapturedCwnd> CapturedCwndForTcpFlow(
         LastValue(trace.series, "sndbuf_limited_ms");
     return captured;
   }
-  return absl::NotFoundError(
+  return absl::FailedPreconditionError(
       absl::StrCat(log.path, ": no ss or tcp_probe trace of the socket ",
                    sender, " -> ", receiver));
 }
 
 absl::StatusOr<CapturedCwnd> CapturedCwndForQuicTrace(const HostTrace& trace) {
   if (trace.series.cwnd_bytes.empty()) {
-    return absl::NotFoundError(absl::StrCat("QUIC trace '", trace.name,
-                                            "' logs no congestion_window"));
+    return absl::FailedPreconditionError(absl::StrCat(
+        "QUIC trace '", trace.name, "' logs no congestion_window"));
   }
   CapturedCwnd captured;
   captured.source = CapturedSource::kQlog;

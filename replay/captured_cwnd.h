@@ -55,8 +55,9 @@ struct CapturedCwnd {
 // The cwnd series of the trace in `log` that belongs to the TCP flow from
 // `sender` to `receiver` ("ADDR:PORT", as FlowSummary prints them): the
 // trace whose local endpoint is the sender and remote the receiver. Points
-// are moved to Unix time with the trace's clock_epoch_us. NotFound naming
-// the log when no trace matches or the match has no cwnd.
+// are moved to Unix time with the trace's clock_epoch_us. FailedPrecondition
+// (nothing to diagnose) naming the log when no trace matches or the match
+// has no cwnd.
 absl::StatusOr<CapturedCwnd> CapturedCwndForTcpFlow(
     const HostStateLog& log, const std::string& sender,
     const std::string& receiver);

@@ -30,7 +30,7 @@ TEST(CapturedCwndTest, ProbeTimesMoveToUnixTimeByTheClockPair) {
   EXPECT_EQ(CapturedCwndForTcpFlow(*log, "10.98.1.1:1", "10.98.2.1:5201")
                 .status()
                 .code(),
-            absl::StatusCode::kNotFound);
+            absl::StatusCode::kFailedPrecondition);
 }
 
 TEST(CapturedCwndTest, AlignerHandsOutPointsBeforeEachAck) {

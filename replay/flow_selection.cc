@@ -21,7 +21,7 @@ absl::StatusOr<SelectedFlow> SelectFlow(const FlowTable& table,
                                         absl::string_view spec) {
   const std::vector<Flow>& flows = table.flows();
   if (flows.empty())
-    return absl::NotFoundError("the capture holds no TCP flow");
+    return absl::FailedPreconditionError("the capture holds no TCP flow");
   const Flow* best = nullptr;
   uint32_t index = 0;
   if (spec.empty()) {
@@ -30,7 +30,7 @@ absl::StatusOr<SelectedFlow> SelectFlow(const FlowTable& table,
     }
   } else if (absl::SimpleAtoi(spec, &index)) {
     if (index >= flows.size()) {
-      return absl::NotFoundError(
+      return absl::OutOfRangeError(
           absl::StrCat("no flow ", index, ": the capture has ", flows.size(),
                        " (0 to ", flows.size() - 1, ")"));
     }
@@ -49,7 +49,7 @@ absl::StatusOr<SelectedFlow> SelectFlow(const FlowTable& table,
       if (match && (best == nullptr || Payload(f) > Payload(*best))) best = &f;
     }
     if (best == nullptr) {
-      return absl::NotFoundError(
+      return absl::OutOfRangeError(
           absl::StrCat("no flow between ", ends[0], " and ", ends[1]));
     }
   }

@@ -19,8 +19,9 @@ struct SelectedFlow {
 // `spec`: empty for the flow with the most unique payload (the first on a
 // tie); a decimal index as `ccreplay flows` prints it; or
 // "ADDR:PORT-ADDR:PORT" (IPv6 in brackets, either order; with port reuse,
-// the matching flow with the most payload). NotFound when nothing matches,
-// InvalidArgument when `spec` is neither form.
+// the matching flow with the most payload). FailedPrecondition (nothing to
+// diagnose) when the table holds no flow, OutOfRange when `spec` names no
+// flow of it, InvalidArgument when `spec` is neither form.
 absl::StatusOr<SelectedFlow> SelectFlow(const FlowTable& table,
                                         absl::string_view spec);
 

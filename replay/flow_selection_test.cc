@@ -30,8 +30,9 @@ TEST(FlowSelectionTest, DefaultIndexAndEndpoints) {
   const std::string b = EndpointString(f.address[1], f.port[1]);
   EXPECT_EQ(a, "192.168.122.79:38754");
   EXPECT_EQ(SelectFlow(table, b + "-" + a)->index, 1u);
+  // A --flow that names no flow is a usage error (OutOfRange, exit 2).
   EXPECT_EQ(SelectFlow(table, "7").status().code(),
-            absl::StatusCode::kNotFound);
+            absl::StatusCode::kOutOfRange);
   EXPECT_EQ(SelectFlow(table, "x").status().code(),
             absl::StatusCode::kInvalidArgument);
 }

@@ -313,6 +313,7 @@ absl::StatusOr<ReplayResult> ReplayTcpFlow(const TcpCaptureScan& scan,
   for (const std::string& w : result.timeline.warnings) {
     result.warnings.push_back(w);
   }
+  result.truncated = scan.info.truncated;
   if (scan.info.truncated) {
     result.warnings.push_back(absl::StrCat(
         scan.info.path, ": truncated at byte ", scan.info.truncated_at_offset));
@@ -349,7 +350,7 @@ absl::StatusOr<size_t> SelectQuicTrace(const HostStateLog& log,
   }
   if (index >= log.traces.size() || !log.traces[index].quic ||
       log.traces[index].quic_events.acks_received.empty()) {
-    return absl::NotFoundError(absl::StrCat(
+    return absl::FailedPreconditionError(absl::StrCat(
         path, ": no QUIC trace with received ACK frames to replay"));
   }
   return index;

@@ -75,6 +75,9 @@ struct ReplayResult {
   // TCP: the timeline's figures for the flow (AckTimelineBuilder::Stats).
   TimelineStats timeline;
   std::vector<std::string> warnings;
+  // The capture ended inside a packet record: the result covers the part
+  // before the cut (exit code 6, as `flows` gives).
+  bool truncated = false;
 };
 
 // A TCP input as named on the command line: a capture file, or a bundle
@@ -104,7 +107,7 @@ absl::StatusOr<TcpCaptureScan> ScanTcpCapture(const std::string& capture_path,
 
 // The second pass: the scanned flow's timeline, replayed (`options.flow`
 // is not used: the scan chose). A host-state log without the flow is
-// NotFound before the capture is read again.
+// FailedPrecondition before the capture is read again.
 absl::StatusOr<ReplayResult> ReplayTcpFlow(const TcpCaptureScan& scan,
                                            const ReplayOptions& options);
 
@@ -114,8 +117,9 @@ absl::StatusOr<ReplayResult> ReplayTcpCapture(const std::string& capture_path,
                                               const ReplayOptions& options);
 
 // The trace of a host-state log that a QUIC replay uses: `flow` as a trace
-// index, else the first QUIC trace with received ACK frames. NotFound when
-// there is none, InvalidArgument for a bad index (errors name `path`).
+// index, else the first QUIC trace with received ACK frames.
+// FailedPrecondition (nothing to diagnose) when there is none, InvalidArgument
+// for a bad index (errors name `path`).
 absl::StatusOr<size_t> SelectQuicTrace(const HostStateLog& log,
                                        const std::string& flow,
                                        const std::string& path);

@@ -198,12 +198,13 @@ TEST(ReplaySessionTest, TapSharesThePassAndMeansAreTimeWeighted) {
   EXPECT_EQ(r->timeline.acks, 6700u);
   EXPECT_NEAR(*r->controllers[0].mean_cwnd_bytes, 74304.387, 0.01);
   EXPECT_NEAR(*r->captured_mean_cwnd_bytes, 76775.183, 0.01);
-  // A log without the flow is NotFound before the capture is read again.
+  // A log without the flow is FailedPrecondition (nothing to diagnose,
+  // exit 7) before the capture is read again.
   options.host_state_path =
       TestDataPath("lab/reno_ecn1_stepK60k_50mbit/ss.log");
   acks = 0;
   EXPECT_EQ(ReplayTcpFlow(*scan, options).status().code(),
-            absl::StatusCode::kNotFound);
+            absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(acks, 0u);
 }
 

@@ -74,6 +74,8 @@ absl::Status DiagnoseTcp(const DiagnoseOptions& options, Pieces* p) {
   DiagnosisInput& in = p->input;
   in.flow = &flow;
   in.summary = s.summary;
+  if (s.info.snaplen_bytes > 0) in.snaplen_bytes = s.info.snaplen_bytes;
+  in.snaplen_cut_packets = s.info.snaplen_cut_packets;
 
   if (!host_state.empty()) {
     const std::string named = HostStateControllerName(host_state, in.summary);
@@ -94,7 +96,7 @@ absl::Status DiagnoseTcp(const DiagnoseOptions& options, Pieces* p) {
   absl::StatusOr<ReplayResult> replayed =
       ReplayTcpFlow(s, WithSpecs(choice, replay));
   if (!replayed.ok() && !host_state.empty() &&
-      absl::IsNotFound(replayed.status())) {
+      absl::IsFailedPrecondition(replayed.status())) {
     // The log has no trace of this flow (found before the capture is read
     // again): compare with the flight size.
     p->run.warnings.push_back(

@@ -5,8 +5,12 @@
 #include <optional>
 #include <utility>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/strip.h"
+#include "reports/evidence_quality.h"
+#include "reports/figure_format.h"
 #include "reports/fitted_simulation.h"
 #include "reports/rules/registry.h"
 #include "reports/rules/rule_helpers.h"
@@ -34,8 +38,6 @@ const char* LimiterColor(Limiter limiter) {
   return "#dddddd";
 }
 
-std::string Mbps(double bps) { return absl::StrFormat("%.2f Mb/s", bps / 1e6); }
-
 PlotSeries MakeSeries(const char* name, const char* color, SeriesStyle style) {
   PlotSeries s;
   s.name = name;
@@ -44,10 +46,61 @@ PlotSeries MakeSeries(const char* name, const char* color, SeriesStyle style) {
   return s;
 }
 
-double Utilization(const DiagnosisInput& in, const PathEstimates& est) {
-  return est.bottleneck_rate_bps > 0
-             ? in.summary.goodput_bps / est.bottleneck_rate_bps
-             : 0;
+// Goodput / the path's estimated rate, at most 1: the rate is the peak of
+// a sliding window, and on a short flow the whole-flow goodput can exceed
+// it by the window's edges; nullopt without a measured rate. When the rate
+// is a lower bound (EstimatePath), this bounds the utilization from above.
+std::optional<double> Utilization(const DiagnosisInput& in,
+                                  const PathEstimates& est) {
+  if (!(est.bottleneck_rate_bps > 0) || !std::isfinite(in.summary.goodput_bps))
+    return std::nullopt;
+  return std::min(1.0, in.summary.goodput_bps / est.bottleneck_rate_bps);
+}
+
+// "42%", "at most 42%" when the path's rate is a lower bound, "n/a".
+std::string UtilizationText(const DiagnosisInput& in,
+                            const PathEstimates& est) {
+  const std::optional<double> u = Utilization(in, est);
+  if (!u.has_value()) return std::string(kNotAvailable);
+  return absl::StrCat(est.rate_is_lower_bound ? "at most " : "",
+                      Percent(*u, 0));
+}
+
+EvidenceFacts FactsOf(const DiagnosisInput& in, const PathEstimates& est) {
+  EvidenceFacts f;
+  f.vantage = in.stats.vantage;
+  f.host_cwnd = in.replay != nullptr && in.replay->replay != nullptr &&
+                in.replay->replay->source != CapturedSource::kFlightSize;
+  f.data_packets = in.summary.packets_data_dir;
+  f.duration_s = in.summary.duration_s;
+  f.base_rtt_s = est.base_rtt_s;
+  f.path_busy = !est.rate_is_lower_bound;
+  f.acks = in.stats.acks;
+  f.bytes_acked = in.stats.bytes_acked;
+  f.bytes_seen_sent = in.summary.data_bytes;
+  f.snaplen_bytes = in.snaplen_bytes;
+  f.snaplen_cut_packets = in.snaplen_cut_packets;
+  return f;
+}
+
+// The one evidence gate: a finding whose rule needs more evidence than the
+// flow has (FindingRule::evidence_need(), TooWeakFor) is held back and
+// named in `quality->withheld`.
+std::vector<Finding> GateFindings(std::vector<Finding> findings,
+                                  EvidenceQuality* quality) {
+  std::vector<Finding> kept;
+  for (Finding& f : findings) {
+    const FindingRule* rule = RuleOfKind(f.kind);
+    const std::optional<std::string> weak = TooWeakFor(
+        rule != nullptr ? rule->evidence_need() : EvidenceNeed::kSenderWindow,
+        *quality);
+    if (weak.has_value()) {
+      quality->withheld.push_back(absl::StrCat(f.kind, ": ", *weak));
+    } else {
+      kept.push_back(std::move(f));
+    }
+  }
+  return kept;
 }
 
 // The replay as evidence, with the fitted path when simulations are on,
@@ -135,40 +188,60 @@ std::vector<Finding> SortedFindings(RuleOutput timeline, RuleOutput replay) {
   return findings;
 }
 
-// Utilization first, then the leading finding.
+// "Too short to tell: ...": each thing the evidence cannot tell, as a
+// sentence.
+std::string CannotTellSentences(const EvidenceQuality& quality) {
+  std::string out;
+  for (const std::string& s : quality.cannot_tell) {
+    if (s.empty()) continue;
+    absl::StrAppend(&out, out.empty() ? "" : " ",
+                    absl::AsciiStrToUpper(s.substr(0, 1)), s.substr(1), ".");
+  }
+  return out;
+}
+
+// Utilization (when the receiver's ACKs were seen), what the evidence
+// cannot tell, then the leading finding.
 std::string Verdict(const DiagnosisInput& in, const PathEstimates& est,
+                    const EvidenceQuality& quality,
                     const std::vector<Finding>& findings) {
-  std::string verdict = absl::StrFormat(
-      "The flow delivered %s, %.0f%% of the %s the path showed it could "
-      "carry%s (base RTT %.2f "
-      "ms, BDP %.0f packets).",
-      Mbps(in.summary.goodput_bps), 100 * Utilization(in, est),
-      Mbps(est.bottleneck_rate_bps),
-      est.rate_is_lower_bound ? " (a lower bound: the path never looked busy)"
-                              : "",
-      est.base_rtt_s * 1e3,
-      in.summary.max_payload_bytes > 0
-          ? est.bdp_bytes / in.summary.max_payload_bytes
-          : 0.0);
+  std::string verdict;
+  if (quality.both_directions && est.bottleneck_rate_bps > 0) {
+    verdict = absl::StrFormat(
+        "The flow delivered %s, %s of the %s the path showed it could "
+        "carry%s (base RTT %s, BDP %s packets).",
+        Mbps(in.summary.goodput_bps), UtilizationText(in, est),
+        Mbps(est.bottleneck_rate_bps),
+        est.rate_is_lower_bound ? " (a lower bound: the path never looked busy)"
+                                : "",
+        Figure(est.base_rtt_s * 1e3, 2, " ms"),
+        Figure(in.summary.max_payload_bytes > 0
+                   ? est.bdp_bytes / in.summary.max_payload_bytes
+                   : 0.0,
+               0));
+  }
+  const std::string cannot_tell = CannotTellSentences(quality);
+  if (!cannot_tell.empty())
+    absl::StrAppend(&verdict, verdict.empty() ? "" : " ", cannot_tell);
   // A busy-period rate well below the peak means the path's rate varied
   // (Wi-Fi, cellular, cross traffic): the utilization figure is against
   // the peak, so say what was available most of the time too.
-  if (!est.rate_is_lower_bound &&
+  if (!est.rate_is_lower_bound && est.busy_delivery_rate_bps > 0 &&
       est.busy_delivery_rate_bps <
           kVaryingRateShare * est.bottleneck_rate_bps) {
     absl::StrAppend(
         &verdict,
         absl::StrFormat(
             " The path's rate varied: while a queue was building the flow "
-            "got a median %s (%.0f%% of that peak), and %.0f%% of it overall.",
+            "got a median %s (%s of that peak), and %s of it overall.",
             Mbps(est.busy_delivery_rate_bps),
-            100 * est.busy_delivery_rate_bps / est.bottleneck_rate_bps,
-            100 * in.summary.goodput_bps / est.busy_delivery_rate_bps));
+            PercentOf(est.busy_delivery_rate_bps, est.bottleneck_rate_bps),
+            PercentOf(in.summary.goodput_bps, est.busy_delivery_rate_bps)));
   }
   if (!findings.empty()) {
     absl::StrAppend(&verdict, " ", findings.front().message);
   }
-  return verdict;
+  return std::string(absl::StripLeadingAsciiWhitespace(verdict));
 }
 
 // The series read from the observed timeline, one point per interval.
@@ -374,9 +447,9 @@ std::vector<Plot> Plots(const DiagnosisInput& in, const PathEstimates& est,
 // Facts about the flow: a capture's TCP facts, or what a qlog has.
 // (Over 60 lines: one row per fact, each formatted where it is listed.)
 std::vector<std::pair<std::string, std::string>> SummaryRows(
-    const DiagnosisInput& in, const PathEstimates& est) {
+    const DiagnosisInput& in, const PathEstimates& est,
+    const EvidenceQuality& quality) {
   const double mss = std::max<double>(in.summary.max_payload_bytes, 1);
-  const double utilization = Utilization(in, est);
   std::vector<std::pair<std::string, std::string>> rows;
   const FlowSummary& s = in.summary;
   rows = {
@@ -414,7 +487,7 @@ std::vector<std::pair<std::string, std::string>> SummaryRows(
       {"BDP",
        absl::StrFormat("%.0f bytes (%.1f packets of %d bytes)", est.bdp_bytes,
                        est.bdp_bytes / mss, s.max_payload_bytes)},
-      {"utilization", absl::StrFormat("%.1f%%", 100 * utilization)},
+      {"utilization", UtilizationText(in, est)},
   };
   if (in.quic) {
     // A qlog has no TCP handshake, flags or per-packet ECN codepoints.
@@ -436,6 +509,7 @@ std::vector<std::pair<std::string, std::string>> SummaryRows(
         rows[10],
         rows[11]};
   }
+  for (auto& row : EvidenceRows(quality)) rows.push_back(std::move(row));
   return rows;
 }
 
@@ -518,16 +592,19 @@ std::vector<std::string> MethodLines(const DiagnosisInput& in,
 
 ReportPage PageModel(const DiagnosisInput& in, const PathEstimates& est,
                      const RuleContext& x, const ReplayStage& replay,
+                     const EvidenceQuality& quality,
                      const std::vector<Finding>& findings,
-                     const std::vector<std::string>& notes) {
+                     std::vector<std::string> notes) {
+  for (const std::string& w : quality.withheld)
+    notes.push_back(absl::StrCat("held back, the evidence is too weak: ", w));
   ReportPage page;
   page.title = absl::StrCat(in.summary.sender, " → ", in.summary.receiver);
   page.start_s = 0;
   page.end_s = x.duration_s;
-  page.verdict = Verdict(in, est, findings);
+  page.verdict = Verdict(in, est, quality, findings);
   page.findings = findings;
   page.plots = Plots(in, est, x, x.duration_s);
-  page.summary = SummaryRows(in, est);
+  page.summary = SummaryRows(in, est, quality);
   page.method = MethodLines(in, est, x, replay, notes);
   return page;
 }
@@ -547,7 +624,9 @@ void AddLimiterShares(const RuleContext& x, proto::Diagnosis* r) {
 
 // The JSON result.
 proto::Diagnosis ResultProto(const DiagnosisInput& in, const PathEstimates& est,
-                             const RuleContext& x, const ReportPage& page) {
+                             const RuleContext& x,
+                             const EvidenceQuality& quality,
+                             const ReportPage& page) {
   const FlowSummary& s = in.summary;
   proto::Diagnosis r;
   r.set_input(in.input_path);
@@ -571,7 +650,15 @@ proto::Diagnosis ResultProto(const DiagnosisInput& in, const PathEstimates& est,
   e->set_base_rtt_s(est.base_rtt_s);
   e->set_bdp_bytes(est.bdp_bytes);
   for (const std::string& n : est.notes) e->add_notes(n);
-  r.set_utilization(Utilization(in, est));
+  const std::optional<double> utilization = Utilization(in, est);
+  if (utilization.has_value()) {
+    if (est.rate_is_lower_bound) {
+      r.set_utilization_at_most(*utilization);
+    } else {
+      r.set_utilization(*utilization);
+    }
+  }
+  *r.mutable_evidence() = EvidenceQualityProto(quality);
   r.set_goodput_bps(s.goodput_bps);
   r.set_duration_s(s.duration_s);
   r.set_vantage(VantageName(in.stats.vantage));
@@ -605,11 +692,14 @@ Diagnosis Diagnose(const DiagnosisInput& in) {
       in.summary.max_payload_bytes, end_s);
   RuleOutput replayed = ReplayFindings(context);
   const std::vector<std::string> notes = replayed.notes;
-  const std::vector<Finding> findings =
-      SortedFindings(TimelineFindings(context), std::move(replayed));
+  EvidenceQuality quality = AssessEvidence(FactsOf(in, est));
+  const std::vector<Finding> findings = GateFindings(
+      SortedFindings(TimelineFindings(context), std::move(replayed)), &quality);
   Diagnosis d;
-  d.page = PageModel(in, est, context, replay, findings, notes);
-  d.result = ResultProto(in, est, context, d.page);
+  d.page = PageModel(in, est, context, replay, quality, findings, notes);
+  d.result = ResultProto(in, est, context, quality, d.page);
+  d.evidence_rows = EvidenceRows(quality);
+  d.nothing_to_diagnose = !quality.both_directions;
   return d;
 }
 

@@ -5,6 +5,8 @@
 #ifndef CCREPLAY_REPORTS_DIAGNOSIS_H_
 #define CCREPLAY_REPORTS_DIAGNOSIS_H_
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,11 +36,21 @@ struct DiagnosisInput {
   std::string controller_reason;
   // Run closed-loop simulations of the fitted path as evidence.
   bool simulate = true;
+  // The capture's snaplen (absent when the file does not say) and the TCP
+  // packets it cut.
+  std::optional<uint32_t> snaplen_bytes;
+  uint64_t snaplen_cut_packets = 0;
 };
 
 struct Diagnosis {
   proto::Diagnosis result;
   ReportPage page;
+  // What the capture can tell (also among page.summary's rows), for the
+  // terminal summary.
+  std::vector<std::pair<std::string, std::string>> evidence_rows;
+  // The receiver's ACKs were never seen: nothing about the sender's
+  // window or the path can be diagnosed (exit code 7).
+  bool nothing_to_diagnose = false;
 };
 
 Diagnosis Diagnose(const DiagnosisInput& input);

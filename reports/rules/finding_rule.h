@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/strings/string_view.h"
+#include "reports/evidence_quality.h"
 #include "reports/report_model.h"
 #include "reports/rules/rule_context.h"
 
@@ -37,6 +38,15 @@ class FindingRule {
   // The finding's kind, as in proto::Finding::kind.
   virtual absl::string_view kind() const = 0;
   virtual RuleInput input() const = 0;
+  // What its findings rest on; the diagnosis holds them back, in one place
+  // (TooWeakFor), when the flow's evidence does not meet it. The replay
+  // rules compare the sender's congestion window (captured, or its flight
+  // while cwnd-limited) with replays and the BDP; the timeline rules read
+  // the limiter, the receive window and retransmissions.
+  virtual EvidenceNeed evidence_need() const {
+    return input() == RuleInput::kTimeline ? EvidenceNeed::kFlowLength
+                                           : EvidenceNeed::kSenderWindow;
+  }
   // Adds at most one finding to `out`; the rules that need the replay add
   // a note instead when they do not fire.
   virtual void Check(const RuleContext& context, RuleOutput* out) const = 0;

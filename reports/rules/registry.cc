@@ -31,6 +31,13 @@ absl::Span<const FindingRule* const> FindingRules() {
   return kRules;
 }
 
+const FindingRule* RuleOfKind(absl::string_view kind) {
+  for (const FindingRule* rule : FindingRules()) {
+    if (rule->kind() == kind) return rule;
+  }
+  return nullptr;
+}
+
 std::string RuleKinds(RuleInput input) {
   std::vector<absl::string_view> kinds;
   for (const FindingRule* rule : FindingRules()) {

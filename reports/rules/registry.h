@@ -13,6 +13,9 @@ namespace ccreplay {
 
 absl::Span<const FindingRule* const> FindingRules();
 
+// The rule whose kind() is `kind`; null for none.
+const FindingRule* RuleOfKind(absl::string_view kind);
+
 // The kinds of the rules that read `input`, joined with ", ".
 std::string RuleKinds(RuleInput input);
 
