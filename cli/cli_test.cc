@@ -381,8 +381,9 @@ TEST(CliTest, TimelineCsvAndJson) {
   }
   EXPECT_EQ(json_acks, 267);
   EXPECT_EQ(doc.flow().sender().port(), 80u);
+  // A --flow that names no flow is a usage error (cli/exit_codes.h).
   CommandResult missing = Ccreplay("timeline --flow 9 " + fast019);
-  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_EQ(missing.exit_code, 2);
   EXPECT_THAT(missing.err, HasSubstr("no flow 9"));
 }
 

@@ -151,10 +151,10 @@ RuleOutput ReplayFindings(const RuleContext& x) {
     return out;
   }
   out.notes.push_back(absl::StrFormat(
-      "best-fitting claimed controller: %s (median error %.1f%%); a stretch "
+      "best-fitting claimed controller: %s (median error %s); a stretch "
       "counts when it lasts "
       "%.0f RTTs of %.2f ms and %.0f%% of the flow (%.3f s)",
-      x.evidence->choices[x.best].spec, MedianErrorPct(*x.evidence, x.best),
+      x.evidence->choices[x.best].spec, MedianErrorText(*x.evidence, x.best),
       kMinStretchRtts, x.typical_srtt_s * 1e3, 100 * kMinStretchShare,
       x.min_stretch_s));
   const bool bdp_too_small = x.bdp_bytes < kMinBdpPackets * x.mss_bytes;

@@ -30,7 +30,9 @@ std::string TooShortSentence(const EvidenceQuality& q) {
                          length, kMinDataPackets, Figure(kMinFlowRtts, 0));
 }
 
-// What cannot be told, the most limiting first.
+// What cannot be told, the most limiting first. (A snaplen that cuts the
+// payload is not among them: sequence numbers and IP lengths tell the
+// sizes, so header-only captures lose nothing the diagnosis reads.)
 std::vector<std::string> CannotTell(const EvidenceQuality& q) {
   const EvidenceFacts& f = q.facts;
   std::vector<std::string> out;
@@ -58,10 +60,6 @@ std::vector<std::string> CannotTell(const EvidenceQuality& q) {
         "the capture missed %d bytes the receiver acknowledged: packet and "
         "retransmission counts are low",
         q.capture_loss_bytes));
-  }
-  if (f.snaplen_cut_packets > 0) {
-    out.push_back(absl::StrFormat("the snaplen cut the payload of %d packets",
-                                  f.snaplen_cut_packets));
   }
   return out;
 }

@@ -76,7 +76,11 @@ double NiceStep(double span, int count) {
   return 10 * power;
 }
 
-std::string Number(double v) { return absl::StrFormat("%.6g", v); }
+// An SVG coordinate or length; one that could not be computed is 0, so
+// that no "nan" reaches an attribute (SeriesPath skips such points).
+std::string Number(double v) {
+  return absl::StrFormat("%.6g", std::isfinite(v) ? v : 0.0);
+}
 
 // A tick label: no more digits than the step needs.
 std::string TickLabel(double v, double step) {
@@ -107,12 +111,19 @@ double MaxY(const Plot& plot, double t0, double t1) {
 std::string SeriesPath(const Decimated& d, SeriesStyle style) {
   std::string path;
   path.reserve(d.t.size() * 16);
+  bool gap = true;  // The next point starts a new subpath.
   for (size_t i = 0; i < d.t.size(); ++i) {
+    // A value that could not be computed is a gap, not a "nan" coordinate.
+    if (!std::isfinite(d.t[i]) || !std::isfinite(d.y[i])) {
+      gap = true;
+      continue;
+    }
     const std::string x = Number(d.t[i]);
     const std::string y = Number(-d.y[i]);
     if (style == SeriesStyle::kPoints) {
       absl::StrAppend(&path, "M", x, " ", y, "h0");
-    } else if (i == 0) {
+    } else if (gap) {
+      gap = false;
       absl::StrAppend(&path, "M", x, " ", y);
     } else if (style == SeriesStyle::kStep) {
       absl::StrAppend(&path, "H", x, "V", y);
@@ -124,7 +135,8 @@ std::string SeriesPath(const Decimated& d, SeriesStyle style) {
 }
 
 void AppendXAxis(const ReportPage& page, double plot_bottom, std::string* out) {
-  const double span = page.end_s - page.start_s;
+  // A flow of one instant has no time axis to tick (0/0 would be "nan").
+  const double span = std::max(page.end_s - page.start_s, 1e-9);
   const double step = NiceStep(span, 10);
   // Ticks are placed by the script on zoom; these are the full-range ones.
   absl::StrAppendFormat(out, "<g class=\"xaxis\" data-bottom=\"%s\">",

@@ -2,7 +2,13 @@
 
 #include <limits>
 
+#include "reports/figure_format.h"
+
 namespace ccreplay {
+
+std::string MedianErrorText(const ReplayEvidence& e, int c) {
+  return Figure(MedianErrorPct(e, c), 1, "%");
+}
 
 double MedianErrorPct(const ReplayEvidence& e, int c) {
   const std::optional<double>& m =

@@ -6,6 +6,7 @@
 #define CCREPLAY_REPORTS_REPLAY_EVIDENCE_H_
 
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "replay/replay_session.h"
@@ -30,6 +31,9 @@ struct ReplayEvidence {
 // percent; +infinity when nothing was compared (so it sorts last; it never
 // reaches an output).
 double MedianErrorPct(const ReplayEvidence& evidence, int c);
+// The same for a person: "12.3%", or "n/a" when nothing was compared
+// (reports/figure_format.h).
+std::string MedianErrorText(const ReplayEvidence& evidence, int c);
 
 // The claimed controller whose replay fits the captured cwnd best (lowest
 // median error); -1 when none was compared.

@@ -85,18 +85,18 @@ Finding OverreactionFinding(const RuleContext& x, const Overreaction& o) {
   f.end_s = o.lower.end_s;
   f.message = absl::StrFormat(
       "For the same %d CE marks, %s (which fits the captured cwnd best, median "
-      "error %.1f%%) cuts "
+      "error %s) cuts "
       "%.0f packets in total after slow start where the reference %s cuts "
       "%.0f; from %.3f s to "
       "%.3f s its cwnd is a median %.0f%% of the reference's.",
-      o.marks, spec, MedianErrorPct(*x.evidence, x.best),
+      o.marks, spec, MedianErrorText(*x.evidence, x.best),
       o.cut_best_bytes / x.mss_bytes, reference,
       o.cut_reference_bytes / x.mss_bytes, f.start_s, f.end_s,
       100 * Median(ratio));
   f.evidence.push_back(
-      absl::StrFormat("%s fits with median error %.1f%%, %s with %.1f%%", spec,
-                      MedianErrorPct(*x.evidence, x.best), reference,
-                      MedianErrorPct(*x.evidence, o.reference)));
+      absl::StrFormat("%s fits with median error %s, %s with %s", spec,
+                      MedianErrorText(*x.evidence, x.best), reference,
+                      MedianErrorText(*x.evidence, o.reference)));
   f.evidence.push_back("window plot: both replays on the same ACKs and marks");
   return f;
 }

@@ -140,10 +140,10 @@ Finding GapFinding(const RuleContext& x, int on, size_t first_ca,
       f.start_s, x.packet_bytes, spec, g.captured, g.off, g.on,
       100 * (g.on / g.captured - 1));
   f.evidence.push_back(growth);
-  f.evidence.push_back(absl::StrFormat(
-      "median error against the captured cwnd: %s %.1f%%, %s %.1f%%", spec,
-      MedianErrorPct(*x.evidence, x.best), on_spec,
-      MedianErrorPct(*x.evidence, on)));
+  f.evidence.push_back(
+      absl::StrFormat("median error against the captured cwnd: %s %s, %s %s",
+                      spec, MedianErrorText(*x.evidence, x.best), on_spec,
+                      MedianErrorText(*x.evidence, on)));
   if (x.evidence->path.has_value()) {
     std::optional<std::string> ratio =
         ThroughputRatioEvidence(x, spec, on_spec);
@@ -207,12 +207,12 @@ void MtuNormalizationGapRule::Check(const RuleContext& x,
   if (!grows_unnormalized || !fits_unnormalized) {
     out->notes.push_back(absl::StrFormat(
         "mtu_normalization_gap: %s (the flow may normalize already); %s; "
-        "median error %s %.1f%%, %s %.1f%%",
+        "median error %s %s, %s %s",
         grows_unnormalized
             ? "the normalized replay fits the captured cwnd better"
             : "the captured growth is nearer the normalized replay's",
-        growth, spec, MedianErrorPct(*x.evidence, best), on_spec,
-        MedianErrorPct(*x.evidence, on)));
+        growth, spec, MedianErrorText(*x.evidence, best), on_spec,
+        MedianErrorText(*x.evidence, on)));
     return;
   }
   out->findings.push_back(GapFinding(x, on, *first_ca, g, growth));
