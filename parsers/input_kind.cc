@@ -8,6 +8,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "parsers/input_file.h"
@@ -115,6 +116,13 @@ absl::StatusOr<InputClass> ClassifyInput(const std::string& path) {
     filled += *n;
   }
   head.resize(filled);
+  // zstd's frame magic 0xFD2FB528, little-endian (RFC 8878 3.1.1): a
+  // compression ccreplay does not read (it reads gzip only), named so that
+  // the user knows what to do rather than "unknown format".
+  if (absl::StartsWith(head, "\x28\xb5\x2f\xfd")) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": zstd-compressed: decompress with zstd -d first"));
+  }
   return InputClass{ClassifyBytes(head), (*file)->gzip()};
 }
 

@@ -123,3 +123,23 @@ TEST(ClassifyBytes, QuiclyAndTextFormats) {
 
 }  // namespace
 }  // namespace ccreplay
+
+namespace ccreplay {
+namespace {
+
+// zstd's frame magic, 28 B5 2F FD (RFC 8878 3.1.1; `zstd -c x | xxd | head
+// -1` shows it), is named with what to do, not left as "unknown format".
+TEST(ClassifyInput, ZstdIsNamedWithWhatToDo) {
+  const std::string path = ::testing::TempDir() + "/capture.pcap.zst";
+  std::ofstream(path, std::ios::binary)
+      .write("\x28\xb5\x2f\xfd\x04\x58\x01\x00", 8);
+  const absl::StatusOr<InputClass> kind = ClassifyInput(path);
+  ASSERT_FALSE(kind.ok());
+  EXPECT_EQ(kind.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(kind.status().message().find(
+                "zstd-compressed: decompress with zstd -d first"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace ccreplay

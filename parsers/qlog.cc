@@ -68,11 +68,14 @@ bool IsAckElicitingFrame(absl::string_view frame_type) {
 }
 
 // Versions whose layout this reader knows. draft-00…03 may use
-// event_fields arrays; 0.x uses objects with "name".
+// event_fields arrays; 0.x uses objects with "name". "draft-02-wip" is what
+// qvis and pcap2qlog wrote while draft-02 was being written: draft-02's
+// layout.
 bool IsSupportedVersion(absl::string_view version) {
   return version == "draft-00" || version == "draft-01" ||
-         version == "draft-02" || version == "draft-03" || version == "0.1" ||
-         version == "0.2" || version == "0.3" || version == "0.4";
+         version == "draft-02-wip" || version == "draft-02" ||
+         version == "draft-03" || version == "0.1" || version == "0.2" ||
+         version == "0.3" || version == "0.4";
 }
 
 // Same helpers for the DOM API, used for the (small) trace headers.

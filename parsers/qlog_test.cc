@@ -296,6 +296,24 @@ TEST(QlogTest, CurrentDraftContainedAndNdjsonLegacy) {
   EXPECT_EQ(ndjson->traces[0].clock_epoch_us, 0);
 }
 
+// qvis's and pcap2qlog's "draft-02-wip" (draft-02 while it was written) is
+// read as draft-02 is; "7.0" below stays refused.
+TEST(QlogTest, Draft02WipIsReadAsDraft02) {
+  absl::StatusOr<HostStateLog> wip = ParseQlog(
+      WriteTemp("wip.qlog",
+                "{\"qlog_format\":\"NDJSON\",\"qlog_version\":\"draft-02-wip\","
+                "\"trace\":{\"vantage_point\":{\"type\":\"server\"},\"common_"
+                "fields\":{\"protocol_type\":"
+                "\"QUIC_HTTP3\",\"time_format\":\"absolute\"}}}\n"
+                "{\"time\":1600000000123,\"name\":\"recovery:packet_lost\","
+                "\"data\":{\"header\":"
+                "{\"packet_type\":\"1rtt\",\"packet_number\":7}}}\n"));
+  ASSERT_TRUE(wip.ok()) << wip.status();
+  ASSERT_EQ(wip->traces.size(), 1u);
+  ASSERT_EQ(wip->traces[0].quic_events.packets_lost.size(), 1u);
+  EXPECT_EQ(wip->traces[0].quic_events.packets_lost[0].packet_number, 7u);
+}
+
 TEST(QlogTest, UnsupportedDialectAndNonQlogJsonAreNamed) {
   absl::StatusOr<HostStateLog> future = ParseQlog(
       WriteTemp("future.qlog",

@@ -292,7 +292,10 @@ void AckTimelineBuilder::OnData(FlowState& flow, int side,
     d.ts_seen = true;
     d.max_ts_val = ts_val;
   }
-  if (d.mss_limit_bytes > 0 && s.payload_bytes > d.mss_limit_bytes) {
+  // A super-segment is at least two segments' worth (a full MSS over): a
+  // payload a few bytes over the MSS is a sender whose full segments vary
+  // (options, PMTU), not TSO/GRO.
+  if (d.mss_limit_bytes > 0 && s.payload_bytes >= 2 * d.mss_limit_bytes) {
     ++d.artefacts.super_segments;
     d.artefacts.largest_super_segment_bytes =
         std::max(d.artefacts.largest_super_segment_bytes, s.payload_bytes);

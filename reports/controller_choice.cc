@@ -108,6 +108,7 @@ ControllerChoice ChooseControllers(const ControllerChoiceFacts& facts,
                                    const std::vector<std::string>& user_specs) {
   ControllerChoice choice;
   std::vector<std::string> claimed = user_specs;
+  choice.named = true;
   if (!claimed.empty()) {
     choice.reason = absl::StrCat("controllers given with --cc: ",
                                  absl::StrJoin(claimed, ", "));
@@ -122,6 +123,7 @@ ControllerChoice ChooseControllers(const ControllerChoiceFacts& facts,
     // 4.1); among Linux's, TCP Prague. Its version and module settings
     // are unknown: each candidate.
     claimed = PragueCandidates();
+    choice.named = false;
     choice.reason =
         absl::StrCat("AccECN with ECT(1) data (", facts.ect1_packets,
                      " packets): an L4S sender (RFC 9331 section 4.1), "
@@ -131,6 +133,7 @@ ControllerChoice ChooseControllers(const ControllerChoiceFacts& facts,
     claimed = facts.quic
                   ? std::vector<std::string>{"reno", "cubic"}
                   : std::vector<std::string>{"reno:linux", "cubic:linux"};
+    choice.named = false;
     choice.reason = absl::StrCat(
         facts.stack_name.empty() ? "no input names the controller"
                                  : absl::StrCat("no reference profile for \"",

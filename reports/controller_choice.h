@@ -47,6 +47,10 @@ inline constexpr uint32_t kNormalizationGapPacketBytes = 1400;
 
 struct ControllerChoice {
   std::vector<ReplayChoice> controllers;
+  // An input named the claimed controllers (--cc or the stack's own
+  // name); false when they are guesses (the usual defaults, or from the
+  // ECN codepoints).
+  bool named = false;
   // Why these, for "How this was computed".
   std::string reason;
 };

@@ -88,5 +88,16 @@ TEST(ControllerChoiceTest, NormalizationOfAUserSpecIsAValidSpec) {
   }
 }
 
+// The model_divergence message says "the controller the flow claims" only
+// when an input named it; the defaults are a guess.
+TEST(ControllerChoiceTest, NamedOnlyWhenAnInputNamesTheController) {
+  ControllerChoiceFacts facts;
+  EXPECT_FALSE(ChooseControllers(facts, {}).named);
+  facts.stack_name = "cubic";
+  EXPECT_TRUE(ChooseControllers(facts, {}).named);
+  facts.stack_name.clear();
+  EXPECT_TRUE(ChooseControllers(facts, {"reno"}).named);
+}
+
 }  // namespace
 }  // namespace ccreplay

@@ -109,6 +109,7 @@ absl::Status DiagnoseTcp(const DiagnoseOptions& options, Pieces* p) {
   p->replay = *std::move(replayed);
   in.stats = p->replay.timeline;
   p->evidence.choices = choice.controllers;
+  p->evidence.controller_named = choice.named;
   p->evidence.replay = &p->replay;
   p->evidence.offset_s = (flow.first_ns / 1000 - p->replay.start_us) * 1e-6;
   return absl::OkStatus();
@@ -169,6 +170,7 @@ absl::Status DiagnoseQuic(const DiagnoseOptions& options,
   if (!replayed.ok()) return replayed.status();
   p->replay = *std::move(replayed);
   p->evidence.choices = choice.controllers;
+  p->evidence.controller_named = choice.named;
   p->evidence.replay = &p->replay;
   p->evidence.offset_s = (start_us - p->replay.start_us) * 1e-6;
   return absl::OkStatus();

@@ -19,6 +19,8 @@ struct ReplayEvidence {
   const ReplayResult* replay = nullptr;
   // One per replay->controllers, same order.
   std::vector<ReplayChoice> choices;
+  // An input named the claimed controllers (ControllerChoice::named).
+  bool controller_named = false;
   // Seconds to subtract from a series time (relative to
   // replay->start_us) to get the report's time (from the flow's first
   // packet).

@@ -68,13 +68,16 @@ void ModelDivergenceRule::Check(const RuleContext& x, RuleOutput* out) const {
     }
   }
   f.message = absl::StrFormat(
-      "The replay of %s (the controller the flow claims) leaves the captured "
+      "The replay of %s (%s) leaves the captured "
       "cwnd at %.3f s and "
       "stays more than 25%% off until %.3f s; over the flow its median error "
       "is %.1f%% (95th "
       "percentile %.1f%%)%s.",
-      c.spec, f.start_s, f.end_s, *d.median_abs_err_pct,
-      d.p95_abs_err_pct.value_or(0),
+      c.spec,
+      x.evidence->controller_named
+          ? "the controller the flow claims"
+          : "a default guess: no input names the controller",
+      f.start_s, f.end_s, *d.median_abs_err_pct, d.p95_abs_err_pct.value_or(0),
       worst >= 0
           ? absl::StrFormat(", largest in %s (%.1f%%)", phase_names[worst],
                             *d.median_by_phase_pct[worst])
