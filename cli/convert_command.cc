@@ -18,77 +18,60 @@
 
 namespace ccreplay {
 
-int RunConvert(const Args& args) {
-  if (args.size() != 1) {
-    std::fprintf(
-        stderr,
-        "usage: ccreplay convert INPUT [--flow N] [-o FILE] [--json]\n");
+namespace {
+
+// --flow as an index, or nullopt when absent; false when it is not one.
+bool ParseFlowIndex(std::optional<uint32_t>* only_flow) {
+  const std::string flow = absl::GetFlag(FLAGS_flow);
+  if (flow.empty()) return true;
+  uint32_t index;
+  if (!absl::SimpleAtoi(flow, &index)) return false;
+  *only_flow = index;
+  return true;
+}
+
+// A capture's trace (of one flow with --flow). Returns an exit code;
+// `partial` when the capture was cut short.
+int CaptureTrace(const std::string& path, std::optional<uint32_t> only_flow,
+                 proto::Trace* trace, bool* partial) {
+  TraceBuilder builder(only_flow);
+  absl::StatusOr<CaptureInfo> info = ReadCapture(path, builder);
+  if (!info.ok()) return ReportFailure("convert", info.status());
+  if (only_flow.has_value() &&
+      *only_flow >= builder.flow_table().flows().size()) {
+    std::fprintf(stderr,
+                 "ccreplay convert: %s has %zu flows; there is no flow %u\n",
+                 path.c_str(), builder.flow_table().flows().size(), *only_flow);
     return kExitUsage;
   }
-  std::optional<uint32_t> only_flow;
-  const std::string flow = absl::GetFlag(FLAGS_flow);
-  if (!flow.empty()) {
-    uint32_t index;
-    if (!absl::SimpleAtoi(flow, &index)) {
-      std::fprintf(stderr,
-                   "ccreplay convert: --flow takes a flow index (see `ccreplay "
-                   "flows`)\n");
-      return kExitUsage;
-    }
-    only_flow = index;
+  *trace = builder.Finish(*info);
+  *partial = info->truncated;
+  return kExitOk;
+}
+
+// A host-state log's trace (of one host trace with --flow). Returns an
+// exit code; `partial` when the log was cut short.
+int HostStateTrace(const std::string& path, std::optional<uint32_t> only_flow,
+                   proto::Trace* trace, bool* partial) {
+  absl::StatusOr<HostStateLog> log = ReadHostState(path);
+  if (!log.ok()) return ReportFailure("convert", log.status());
+  *trace = HostStateToProto(*log);
+  *partial = log->truncated;
+  if (!only_flow.has_value()) return kExitOk;
+  if (*only_flow >= static_cast<uint32_t>(trace->host_traces_size())) {
+    std::fprintf(stderr,
+                 "ccreplay convert: %s has %d traces; there is no trace %u\n",
+                 path.c_str(), trace->host_traces_size(), *only_flow);
+    return kExitUsage;
   }
-  absl::StatusOr<InputClass> input = ClassifyInput(args[0]);
-  if (!input.ok()) {
-    std::fprintf(stderr, "ccreplay convert: %s\n",
-                 std::string(input.status().message()).c_str());
-    return ExitCodeForStatus(input.status());
-  }
-  const bool capture = IsCapture(input->kind);
-  proto::Trace trace;
-  bool partial = false;
-  if (capture) {
-    TraceBuilder builder(only_flow);
-    absl::StatusOr<CaptureInfo> info = ReadCapture(args[0], builder);
-    if (!info.ok()) {
-      std::fprintf(stderr, "ccreplay convert: %s\n",
-                   std::string(info.status().message()).c_str());
-      return ExitCodeForStatus(info.status());
-    }
-    if (only_flow.has_value() &&
-        *only_flow >= builder.flow_table().flows().size()) {
-      std::fprintf(
-          stderr, "ccreplay convert: %s has %zu flows; there is no flow %u\n",
-          args[0].c_str(), builder.flow_table().flows().size(), *only_flow);
-      return kExitUsage;
-    }
-    trace = builder.Finish(*info);
-    partial = info->truncated;
-  } else {
-    absl::StatusOr<HostStateLog> log = ReadHostState(args[0]);
-    if (!log.ok()) {
-      std::fprintf(stderr, "ccreplay convert: %s\n",
-                   std::string(log.status().message()).c_str());
-      return ExitCodeForStatus(log.status());
-    }
-    trace = HostStateToProto(*log);
-    partial = log->truncated;
-    if (only_flow.has_value()) {
-      if (*only_flow >= static_cast<uint32_t>(trace.host_traces_size())) {
-        std::fprintf(
-            stderr,
-            "ccreplay convert: %s has %d traces; there is no trace %u\n",
-            args[0].c_str(), trace.host_traces_size(), *only_flow);
-        return kExitUsage;
-      }
-      proto::HostTrace kept = trace.host_traces(static_cast<int>(*only_flow));
-      trace.clear_host_traces();
-      *trace.add_host_traces() = std::move(kept);
-    }
-  }
-  for (const std::string& warning : trace.capture().warnings()) {
-    std::fprintf(stderr, "ccreplay convert: warning: %s: %s\n", args[0].c_str(),
-                 warning.c_str());
-  }
+  proto::HostTrace kept = trace->host_traces(static_cast<int>(*only_flow));
+  trace->clear_host_traces();
+  *trace->add_host_traces() = std::move(kept);
+  return kExitOk;
+}
+
+// The trace, binary or JSON, to -o or stdout. Returns an exit code.
+int WriteTrace(const proto::Trace& trace) {
   std::string out;
   if (absl::GetFlag(FLAGS_json)) {
     out = PrintJson(trace);
@@ -99,14 +82,47 @@ int RunConvert(const Args& args) {
   const std::string path = absl::GetFlag(FLAGS_o);
   if (path.empty() || path == "-") {
     std::fwrite(out.data(), 1, out.size(), stdout);
-  } else {
-    std::ofstream file(path, std::ios::binary);
-    file.write(out.data(), static_cast<std::streamsize>(out.size()));
-    if (!file) {
-      std::fprintf(stderr, "ccreplay convert: cannot write %s\n", path.c_str());
-      return kExitFailure;
-    }
+    return kExitOk;
   }
+  std::ofstream file(path, std::ios::binary);
+  file.write(out.data(), static_cast<std::streamsize>(out.size()));
+  if (!file) {
+    std::fprintf(stderr, "ccreplay convert: cannot write %s\n", path.c_str());
+    return kExitFailure;
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+int RunConvert(const Args& args) {
+  if (args.size() != 1) {
+    std::fprintf(
+        stderr,
+        "usage: ccreplay convert INPUT [--flow N] [-o FILE] [--json]\n");
+    return kExitUsage;
+  }
+  std::optional<uint32_t> only_flow;
+  if (!ParseFlowIndex(&only_flow)) {
+    std::fprintf(stderr,
+                 "ccreplay convert: --flow takes a flow index (see `ccreplay "
+                 "flows`)\n");
+    return kExitUsage;
+  }
+  absl::StatusOr<InputClass> input = ClassifyInput(args[0]);
+  if (!input.ok()) return ReportFailure("convert", input.status());
+  proto::Trace trace;
+  bool partial = false;
+  const int read = IsCapture(input->kind)
+                       ? CaptureTrace(args[0], only_flow, &trace, &partial)
+                       : HostStateTrace(args[0], only_flow, &trace, &partial);
+  if (read != kExitOk) return read;
+  for (const std::string& warning : trace.capture().warnings()) {
+    std::fprintf(stderr, "ccreplay convert: warning: %s: %s\n", args[0].c_str(),
+                 warning.c_str());
+  }
+  const int written = WriteTrace(trace);
+  if (written != kExitOk) return written;
   return partial ? kExitPartial : kExitOk;
 }
 

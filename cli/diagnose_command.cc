@@ -31,6 +31,53 @@ bool WriteFile(const std::string& path, const std::string& content) {
   return static_cast<bool>(out);
 }
 
+// The diagnosis options from the flags and INPUT. Returns an exit code.
+int OptionsFromFlags(const Args& args, size_t inputs,
+                     DiagnoseOptions* options) {
+  const std::string ss = absl::GetFlag(FLAGS_ss);
+  options->input = inputs == 1 ? args[0] : "";
+  options->host_state_path = !ss.empty() ? ss : absl::GetFlag(FLAGS_probe);
+  options->qlog_path = absl::GetFlag(FLAGS_qlog);
+  options->flow = absl::GetFlag(FLAGS_flow);
+  options->simulate = absl::GetFlag(FLAGS_simulate);
+  if (absl::GetFlag(FLAGS_cc).empty()) return kExitOk;
+  absl::StatusOr<std::vector<std::string>> specs =
+      ParseControllerList(absl::GetFlag(FLAGS_cc));
+  if (!specs.ok()) {
+    std::fprintf(stderr, "ccreplay diagnose: --cc: %s\n",
+                 std::string(specs.status().message()).c_str());
+    return kExitUsage;
+  }
+  options->specs = *specs;
+  return kExitOk;
+}
+
+// The verdict and findings on the terminal.
+void PrintSummary(const Diagnosis& diagnosis) {
+  std::printf("%s\n\n%s\n\n", diagnosis.page.title.c_str(),
+              diagnosis.page.verdict.c_str());
+  for (const auto& [name, value] : diagnosis.evidence_rows)
+    std::printf("  %-14s %s\n", name.c_str(), value.c_str());
+  for (const Finding& f : diagnosis.page.findings) {
+    std::printf("\n  [%s] %s  %.3f-%.3f s\n    %s\n", SeverityName(f.severity),
+                f.kind.c_str(), f.start_s, f.end_s, f.message.c_str());
+  }
+}
+
+// Writes `content` to `path`, or to stdout when `path` is empty. Returns an
+// exit code.
+int WriteOutput(const std::string& path, const std::string& content) {
+  if (path.empty()) {
+    std::fwrite(content.data(), 1, content.size(), stdout);
+    return kExitOk;
+  }
+  if (!WriteFile(path, content)) {
+    std::fprintf(stderr, "ccreplay diagnose: cannot write %s\n", path.c_str());
+    return kExitFailure;
+  }
+  return kExitOk;
+}
+
 }  // namespace
 
 int RunDiagnose(const Args& args) {
@@ -53,64 +100,28 @@ int RunDiagnose(const Args& args) {
     return kExitUsage;
   }
   DiagnoseOptions options;
-  options.input = inputs == 1 ? args[0] : "";
-  options.host_state_path = !ss.empty() ? ss : probe;
-  options.qlog_path = qlog;
-  options.flow = absl::GetFlag(FLAGS_flow);
-  options.simulate = absl::GetFlag(FLAGS_simulate);
-  if (!absl::GetFlag(FLAGS_cc).empty()) {
-    absl::StatusOr<std::vector<std::string>> specs =
-        ParseControllerList(absl::GetFlag(FLAGS_cc));
-    if (!specs.ok()) {
-      std::fprintf(stderr, "ccreplay diagnose: --cc: %s\n",
-                   std::string(specs.status().message()).c_str());
-      return kExitUsage;
-    }
-    options.specs = *specs;
-  }
+  const int parsed = OptionsFromFlags(args, inputs, &options);
+  if (parsed != kExitOk) return parsed;
   absl::StatusOr<DiagnoseRun> run = DiagnoseInput(options);
-  if (!run.ok()) {
-    std::fprintf(stderr, "ccreplay diagnose: %s\n",
-                 std::string(run.status().message()).c_str());
-    return ExitCodeForStatus(run.status());
-  }
+  if (!run.ok()) return ReportFailure("diagnose", run.status());
   for (const std::string& warning : run->warnings) {
     std::fprintf(stderr, "ccreplay diagnose: warning: %s\n", warning.c_str());
   }
   const Diagnosis& diagnosis = run->diagnosis;
   // Terminal summary, unless the JSON goes to stdout.
   const bool json_to_stdout = json && args.size() == inputs;
-  if (!json_to_stdout) {
-    std::printf("%s\n\n%s\n\n", diagnosis.page.title.c_str(),
-                diagnosis.page.verdict.c_str());
-    for (const auto& [name, value] : diagnosis.evidence_rows)
-      std::printf("  %-14s %s\n", name.c_str(), value.c_str());
-    for (const Finding& f : diagnosis.page.findings) {
-      std::printf("\n  [%s] %s  %.3f-%.3f s\n    %s\n",
-                  SeverityName(f.severity), f.kind.c_str(), f.start_s, f.end_s,
-                  f.message.c_str());
-    }
-  }
+  if (!json_to_stdout) PrintSummary(diagnosis);
   const std::string html_path = absl::GetFlag(FLAGS_o);
   if (!html_path.empty()) {
-    if (!WriteFile(html_path, RenderHtmlReport(diagnosis.page))) {
-      std::fprintf(stderr, "ccreplay diagnose: cannot write %s\n",
-                   html_path.c_str());
-      return kExitFailure;
-    }
+    const int written =
+        WriteOutput(html_path, RenderHtmlReport(diagnosis.page));
+    if (written != kExitOk) return written;
     if (!json_to_stdout) std::printf("\nreport: %s\n", html_path.c_str());
   }
   if (json) {
-    const std::string out = PrintJson(diagnosis.result);
-    if (args.size() == inputs + 1) {
-      if (!WriteFile(args.back(), out)) {
-        std::fprintf(stderr, "ccreplay diagnose: cannot write %s\n",
-                     args.back().c_str());
-        return kExitFailure;
-      }
-    } else {
-      std::fwrite(out.data(), 1, out.size(), stdout);
-    }
+    const int written = WriteOutput(json_to_stdout ? "" : args.back(),
+                                    PrintJson(diagnosis.result));
+    if (written != kExitOk) return written;
   }
   if (diagnosis.nothing_to_diagnose) return kExitNothingToDiagnose;
   return run->truncated ? kExitPartial : kExitOk;

@@ -1,5 +1,8 @@
 #include "cli/exit_codes.h"
 
+#include <cstdio>
+#include <string>
+
 namespace ccreplay {
 
 int ExitCodeForStatus(const absl::Status& status) {
@@ -22,6 +25,12 @@ int ExitCodeForStatus(const absl::Status& status) {
     default:
       return kExitFailure;
   }
+}
+
+int ReportFailure(absl::string_view command, const absl::Status& status) {
+  std::fprintf(stderr, "ccreplay %s: %s\n", std::string(command).c_str(),
+               std::string(status.message()).c_str());
+  return ExitCodeForStatus(status);
 }
 
 }  // namespace ccreplay

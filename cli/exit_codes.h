@@ -3,6 +3,7 @@
 #define CCREPLAY_CLI_EXIT_CODES_H_
 
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 
 namespace ccreplay {
 
@@ -35,6 +36,10 @@ enum ExitCode : int {
 // FailedPrecondition (what the modules return for "nothing to diagnose") ->
 // nothing to diagnose, OutOfRange (a --flow that names no flow) -> usage.
 int ExitCodeForStatus(const absl::Status& status);
+
+// Prints "ccreplay COMMAND: MESSAGE" to stderr and returns
+// ExitCodeForStatus(status).
+int ReportFailure(absl::string_view command, const absl::Status& status);
 
 }  // namespace ccreplay
 

@@ -33,9 +33,7 @@ int HostStateFlows(const std::string& path) {
     return ExitCodeForStatus(log.status());
   }
   if (!log.ok()) {
-    std::fprintf(stderr, "ccreplay flows: %s\n",
-                 std::string(log.status().message()).c_str());
-    return ExitCodeForStatus(log.status());
+    return ReportFailure("flows", log.status());
   }
   std::vector<HostTraceSummary> summaries;
   for (const HostTrace& trace : log->traces)
@@ -61,9 +59,7 @@ int RunFlows(const Args& args) {
   }
   absl::StatusOr<InputClass> input = ClassifyInput(args[0]);
   if (!input.ok()) {
-    std::fprintf(stderr, "ccreplay flows: %s\n",
-                 std::string(input.status().message()).c_str());
-    return ExitCodeForStatus(input.status());
+    return ReportFailure("flows", input.status());
   }
   const bool capture = IsCapture(input->kind);
   if (!capture) return HostStateFlows(args[0]);
@@ -72,9 +68,7 @@ int RunFlows(const Args& args) {
   AckTimelineBuilder builder;
   absl::StatusOr<CaptureInfo> info = ReadCapture(args[0], builder);
   if (!info.ok()) {
-    std::fprintf(stderr, "ccreplay flows: %s\n",
-                 std::string(info.status().message()).c_str());
-    return ExitCodeForStatus(info.status());
+    return ReportFailure("flows", info.status());
   }
   std::vector<FlowRow> rows;
   rows.reserve(builder.flow_table().flows().size());

@@ -2,7 +2,9 @@
 // and `ccreplay replay --qlog FILE --cc LIST`: drive reference controllers
 // with a flow's captured ACK/ECN sequence and compare with the real cwnd.
 #include <cstdio>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/status/statusor.h"
@@ -20,10 +22,44 @@ ABSL_FLAG(bool, full, false,
 namespace ccreplay {
 namespace {
 
-int Fail(const absl::Status& status) {
-  std::fprintf(stderr, "ccreplay replay: %s\n",
-               std::string(status.message()).c_str());
-  return ExitCodeForStatus(status);
+int Fail(const absl::Status& status) { return ReportFailure("replay", status); }
+
+// The --cc list, each spec checked to name a controller before any input is
+// read: a bad spec is a usage error, not a bad input. Prints the error and
+// returns nullopt when one is not.
+std::optional<std::vector<std::string>> ControllerSpecs() {
+  absl::StatusOr<std::vector<std::string>> specs =
+      ParseControllerList(absl::GetFlag(FLAGS_cc));
+  absl::Status status = specs.status();
+  for (size_t i = 0; status.ok() && i < specs->size(); ++i) {
+    status = MakeController((*specs)[i]).status();
+  }
+  if (!status.ok()) {
+    std::fprintf(stderr, "ccreplay replay: --cc: %s\n",
+                 std::string(status.message()).c_str());
+    return std::nullopt;
+  }
+  return *std::move(specs);
+}
+
+// A qlog is known by its content, whatever its name; anything else is a
+// capture or a bundle directory (ResolveTcpInput).
+absl::StatusOr<ReplayResult> ReplayInput(const std::string& input,
+                                         bool qlog_flag,
+                                         ReplayOptions options) {
+  absl::StatusOr<InputClass> kind = ClassifyInput(input);
+  if (!kind.ok()) return kind.status();
+  if (qlog_flag || IsQlog(kind->kind)) return ReplayQuicLog(input, options);
+  absl::StatusOr<TcpInput> tcp =
+      ResolveTcpInput(input, options.host_state_path);
+  if (!tcp.ok()) return tcp.status();
+  options.host_state_path = tcp->host_state;
+  absl::StatusOr<ReplayResult> result = ReplayTcpCapture(tcp->capture, options);
+  if (result.ok()) {
+    result->warnings.insert(result->warnings.begin(), tcp->warnings.begin(),
+                            tcp->warnings.end());
+  }
+  return result;
 }
 
 }  // namespace
@@ -42,49 +78,15 @@ int RunReplay(const Args& args) {
                  "[--csv|--json] [--full]  (see --help)\n");
     return kExitUsage;
   }
-  absl::StatusOr<std::vector<std::string>> specs =
-      ParseControllerList(absl::GetFlag(FLAGS_cc));
-  if (!specs.ok()) {
-    std::fprintf(stderr, "ccreplay replay: --cc: %s\n",
-                 std::string(specs.status().message()).c_str());
-    return kExitUsage;
-  }
-  // Every spec must name a controller before any input is read: a bad
-  // spec is a usage error, not a bad input.
-  for (const std::string& spec : *specs) {
-    absl::StatusOr<std::unique_ptr<CongestionController>> controller =
-        MakeController(spec);
-    if (!controller.ok()) {
-      std::fprintf(stderr, "ccreplay replay: --cc: %s\n",
-                   std::string(controller.status().message()).c_str());
-      return kExitUsage;
-    }
-  }
+  std::optional<std::vector<std::string>> specs = ControllerSpecs();
+  if (!specs.has_value()) return kExitUsage;
   ReplayOptions options;
   options.specs = *specs;
   options.flow = absl::GetFlag(FLAGS_flow);
   options.full_series = absl::GetFlag(FLAGS_full);
   options.host_state_path = !ss.empty() ? ss : probe;
-
-  // A qlog is known by its content, whatever its name; anything else is a
-  // capture or a bundle directory (ResolveTcpInput).
-  std::string input = qlog.empty() ? args[0] : qlog;
-  absl::StatusOr<InputClass> kind = ClassifyInput(input);
-  if (!kind.ok()) return Fail(kind.status());
-  absl::StatusOr<ReplayResult> result;
-  if (!qlog.empty() || IsQlog(kind->kind)) {
-    result = ReplayQuicLog(input, options);
-  } else {
-    absl::StatusOr<TcpInput> tcp =
-        ResolveTcpInput(input, options.host_state_path);
-    if (!tcp.ok()) return Fail(tcp.status());
-    options.host_state_path = tcp->host_state;
-    result = ReplayTcpCapture(tcp->capture, options);
-    if (result.ok()) {
-      result->warnings.insert(result->warnings.begin(), tcp->warnings.begin(),
-                              tcp->warnings.end());
-    }
-  }
+  absl::StatusOr<ReplayResult> result =
+      ReplayInput(qlog.empty() ? args[0] : qlog, !qlog.empty(), options);
   if (!result.ok()) return Fail(result.status());
 
   const std::string text = absl::GetFlag(FLAGS_json) ? ReplayReportJson(*result)

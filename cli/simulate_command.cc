@@ -217,9 +217,7 @@ int RunSimulate(const Args& args) {
     absl::StatusOr<std::unique_ptr<PcapExporter>> made =
         PcapExporter::Create(absl::GetFlag(FLAGS_pcap), *config);
     if (!made.ok()) {
-      std::fprintf(stderr, "ccreplay simulate: %s\n",
-                   std::string(made.status().message()).c_str());
-      return ExitCodeForStatus(made.status());
+      return ReportFailure("simulate", made.status());
     }
     exporter = std::move(*made);
   }
@@ -234,9 +232,7 @@ int RunSimulate(const Args& args) {
   if (exporter != nullptr) {
     absl::Status finished = exporter->Finish();
     if (!finished.ok()) {
-      std::fprintf(stderr, "ccreplay simulate: %s\n",
-                   std::string(finished.message()).c_str());
-      return ExitCodeForStatus(finished);
+      return ReportFailure("simulate", finished);
     }
   }
   const uint64_t packets = (*sim)->packets_sent();

@@ -29,9 +29,7 @@ int RunTimeline(const Args& args) {
   FlowTable table;
   absl::StatusOr<CaptureInfo> info = ReadCapture(path, table);
   if (!info.ok()) {
-    std::fprintf(stderr, "ccreplay timeline: %s\n",
-                 std::string(info.status().message()).c_str());
-    return ExitCodeForStatus(info.status());
+    return ReportFailure("timeline", info.status());
   }
   absl::StatusOr<SelectedFlow> selected =
       SelectFlow(table, absl::GetFlag(FLAGS_flow));
@@ -54,9 +52,7 @@ int RunTimeline(const Args& args) {
       [&writer](const TimelineEvent& e) { writer.Write(e); });
   absl::StatusOr<CaptureInfo> second = ReadCapture(path, builder);
   if (!second.ok()) {
-    std::fprintf(stderr, "ccreplay timeline: %s\n",
-                 std::string(second.status().message()).c_str());
-    return ExitCodeForStatus(second.status());
+    return ReportFailure("timeline", second.status());
   }
   const TimelineStats stats = builder.Stats(selected->index);
   writer.End(stats);

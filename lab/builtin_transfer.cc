@@ -111,42 +111,44 @@ absl::Status Receive(const TransferPlan& plan, const PlannedFlow& flow,
   return status;
 }
 
-absl::Status Send(const TransferPlan& plan, const PlannedFlow& flow,
-                  FlowResult& result) {
-  absl::Status status = EnterNetns(plan.sender_netns);
-  if (!status.ok()) return status;
-  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return Errno("sender socket");
+// The sender's socket options, bound to its address and connected.
+absl::Status ConnectSender(int fd, const TransferPlan& plan,
+                           const PlannedFlow& flow) {
   int one = 1;
   timeval send_timeout = {0, 200'000};  // wake to check the deadline
   sockaddr_in local = Address(plan.sender_address, flow.sender_port);
   sockaddr_in remote = Address(plan.receiver_address, flow.receiver_port);
-  status = SetController(fd, flow.spec.cc);
-  if (status.ok() && flow.spec.mss_bytes > 0 &&
+  absl::Status status = SetController(fd, flow.spec.cc);
+  if (!status.ok()) return status;
+  if (flow.spec.mss_bytes > 0 &&
       setsockopt(fd, IPPROTO_TCP, TCP_MAXSEG, &flow.spec.mss_bytes,
                  sizeof(flow.spec.mss_bytes)) != 0) {
-    status = Errno("TCP_MAXSEG");
+    return Errno("TCP_MAXSEG");
   }
-  if (status.ok() &&
-      (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
-       setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &send_timeout,
-                  sizeof(send_timeout)) != 0 ||
-       bind(fd, reinterpret_cast<sockaddr*>(&local), sizeof(local)) != 0)) {
-    status = Errno(absl::StrCat("sender bind ", plan.sender_address, ":",
-                                flow.sender_port));
+  if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
+      setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &send_timeout,
+                 sizeof(send_timeout)) != 0 ||
+      bind(fd, reinterpret_cast<sockaddr*>(&local), sizeof(local)) != 0) {
+    return Errno(absl::StrCat("sender bind ", plan.sender_address, ":",
+                              flow.sender_port));
   }
-  if (status.ok() &&
-      connect(fd, reinterpret_cast<sockaddr*>(&remote), sizeof(remote)) != 0) {
-    status = Errno(absl::StrCat("connect to ", plan.receiver_address, ":",
-                                flow.receiver_port));
+  if (connect(fd, reinterpret_cast<sockaddr*>(&remote), sizeof(remote)) != 0) {
+    return Errno(absl::StrCat("connect to ", plan.receiver_address, ":",
+                              flow.receiver_port));
   }
+  return absl::OkStatus();
+}
+
+// Sends for the plan's duration, bulk or at the flow's application rate.
+absl::Status SendFor(int fd, const TransferPlan& plan, const PlannedFlow& flow,
+                     FlowResult& result) {
   std::vector<char> chunk(kChunkBytes, 'x');
   absl::Time start = absl::Now();
   absl::Time end = start + plan.duration;
   double bytes_per_s = flow.spec.app_rate_bits_per_s / 8.0;
-  while (status.ok()) {
+  while (true) {
     absl::Time now = absl::Now();
-    if (now >= end) break;
+    if (now >= end) return absl::OkStatus();
     size_t length = kChunkBytes;
     if (bytes_per_s > 0) {
       // Application-limited: never ahead of rate * elapsed.
@@ -161,9 +163,19 @@ absl::Status Send(const TransferPlan& plan, const PlannedFlow& flow,
     ssize_t n = send(fd, chunk.data(), length, MSG_NOSIGNAL);
     if (n > 0) result.bytes_sent += n;
     if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
-      status = Errno("send");
+      return Errno("send");
     }
   }
+}
+
+absl::Status Send(const TransferPlan& plan, const PlannedFlow& flow,
+                  FlowResult& result) {
+  absl::Status status = EnterNetns(plan.sender_netns);
+  if (!status.ok()) return status;
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return Errno("sender socket");
+  status = ConnectSender(fd, plan, flow);
+  if (status.ok()) status = SendFor(fd, plan, flow, result);
   // Wait until everything sent is acknowledged before closing, so every
   // ACK of the data reaches the socket while ESTABLISHED (tcp_probe fires in
   // tcp_rcv_established only) and the FIN comes after the data.

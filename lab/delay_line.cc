@@ -75,6 +75,8 @@ absl::StatusOr<std::unique_ptr<DelayLine>> DelayLine::Start(
   return line;
 }
 
+// long: one real-time loop; its wait, read and release phases share the
+// held queue and the lateness figures.
 void DelayLine::Run() {
   prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
   sched_param param = {};

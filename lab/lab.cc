@@ -128,6 +128,173 @@ absl::Status CheckLabPrerequisites(const LabConfig& config) {
   return absl::OkStatus();
 }
 
+namespace {
+
+// What the run measures while the transfer runs, started before it and
+// stopped after it.
+struct Recorders {
+  std::unique_ptr<KernelTrace> trace;
+  std::unique_ptr<PacketCapture> sender_capture;
+  std::unique_ptr<PacketCapture> receiver_capture;
+  std::unique_ptr<SsSampler> sampler;
+};
+
+// The run's plan: kernel, namespaces and addresses, flows, transfer tool.
+absl::StatusOr<LabRun> PlanRun(const LabConfig& config, ReapReport reaped) {
+  LabRun run;
+  run.reaped = std::move(reaped);
+  run.config = config;
+  run.kernel = KernelRelease();
+  run.ss_interval = kSsInterval;
+  absl::StatusOr<LabTopology> topology = PlanTopology();
+  if (!topology.ok()) return topology.status();
+  run.topology = *topology;
+  run.plan = MakePlan(config, run.topology);
+  run.transfer_tool = config.transfer == TransferTool::kBuiltin ||
+                              (config.transfer == TransferTool::kAuto &&
+                               FindProgram("iperf3").empty())
+                          ? "builtin"
+                          : "iperf3";
+  return run;
+}
+
+// With --mark_step_bytes, the configured eBPF step marker in a scratch
+// directory named for its owner (reaper.h) and removed at exit; returns
+// its path, or "" without a marker.
+absl::StatusOr<std::string> PrepareStepMarker(const LabConfig& config,
+                                              LabRun* run) {
+  std::string work_dir = absl::StrCat(
+      "/tmp/",
+      LabResourceName(SelfOwner(), run->topology.run_id, "work-XXXXXX"));
+  CleanupRegistry& registry = CleanupRegistry::Global();
+  {
+    SignalDeferral deferral;
+    if (mkdtemp(work_dir.data()) == nullptr) {
+      return absl::InternalError(
+          absl::StrCat("mkdtemp: ", std::strerror(errno)));
+    }
+    registry.Add(CleanupRegistry::Action::kRemoveDir, work_dir);
+  }
+  if (config.mark_step_bytes <= 0) return std::string();
+  registry.Add(CleanupRegistry::Action::kUnlink,
+               work_dir + "/step_marker.bpf.c");
+  registry.Add(CleanupRegistry::Action::kUnlink,
+               work_dir + "/step_marker.bpf.o");
+  const std::string marker_path = work_dir + "/step_marker.o";
+  registry.Add(CleanupRegistry::Action::kUnlink, marker_path);
+  absl::StatusOr<StepMarkerObject> marker = LoadStepMarkerObject(work_dir);
+  if (!marker.ok()) return marker.status();
+  absl::Status status = ConfigureStepMarker(marker->elf, config.rate_bits_per_s,
+                                            config.mark_step_bytes);
+  if (!status.ok()) return status;
+  std::ofstream(marker_path, std::ios::binary) << marker->elf;
+  run->marker_compiled_at = marker->compiled_at;
+  return marker_path;
+}
+
+// Namespaces, links and the bottleneck; the sender's facts and controllers.
+absl::Status BuildPath(const LabConfig& config, const std::string& marker_path,
+                       LabRun* run) {
+  const LabTopology& t = run->topology;
+  absl::Status status = BuildTopology(t, config.ecn);
+  if (!status.ok()) return status;
+  run->sender_host =
+      ReadSenderHostFacts(t.sender_netns, t.sender_device, run->kernel);
+  for (const PlannedFlow& flow : run->plan.flows) {
+    status = CheckControllerAvailable(t.sender_netns, flow.spec.cc);
+    if (!status.ok()) return status;
+  }
+  return ShapeBottleneck(t, config, marker_path);
+}
+
+// The path's delay: netem where the kernel has it, else a TUN delay line
+// on the ACK path (returned, to be stopped after the transfer).
+absl::StatusOr<std::unique_ptr<DelayLine>> AddDelay(const LabConfig& config,
+                                                    LabRun* run) {
+  const LabTopology& t = run->topology;
+  run->delay_method = "none";
+  if (config.delay_ms <= 0) return nullptr;
+  absl::StatusOr<bool> netem = TryNetemDelay(t, config.delay_ms);
+  if (!netem.ok()) return netem.status();
+  if (*netem) {
+    run->delay_method = "netem";
+    return nullptr;
+  }
+  absl::StatusOr<std::unique_ptr<DelayLine>> line = DelayLine::Start(
+      t.router_netns, t.delay_device, absl::Milliseconds(config.delay_ms));
+  if (!line.ok()) return line.status();
+  absl::Status status = RouteAckPathThroughDelayLine(t);
+  if (!status.ok()) return status;
+  run->delay_method = "tun";
+  return line;
+}
+
+// The kernel trace, then meta.json (complete=false until the end), then
+// the two captures and the ss sampler.
+absl::StatusOr<Recorders> StartRecorders(const LabConfig& config,
+                                         const LabRun& run) {
+  const LabTopology& t = run.topology;
+  std::vector<int> ports;
+  for (const PlannedFlow& flow : run.plan.flows)
+    ports.push_back(flow.receiver_port);
+  Recorders r;
+  absl::StatusOr<std::unique_ptr<KernelTrace>> trace = KernelTrace::Start(
+      t.run_id, ports, TraceBufferKbPerCpu(config.duration_s));
+  if (!trace.ok()) return trace.status();
+  r.trace = *std::move(trace);
+  absl::Status status = WriteMeta(run);
+  if (!status.ok()) return status;
+  const std::string out = config.output_dir + "/";
+  absl::StatusOr<std::unique_ptr<PacketCapture>> capture = PacketCapture::Start(
+      t.sender_netns, t.sender_device, "tcp", out + kBundleSenderPcap);
+  if (!capture.ok()) return capture.status();
+  r.sender_capture = *std::move(capture);
+  capture = PacketCapture::Start(t.receiver_netns, t.receiver_device, "tcp",
+                                 out + kBundleReceiverPcap);
+  if (!capture.ok()) return capture.status();
+  r.receiver_capture = *std::move(capture);
+  absl::StatusOr<std::unique_ptr<SsSampler>> sampler = SsSampler::Start(
+      t.sender_netns, t.receiver_address, out + kBundleSsLog, kSsInterval);
+  if (!sampler.ok()) return sampler.status();
+  r.sampler = *std::move(sampler);
+  return r;
+}
+
+absl::Status RunTransfer(const LabConfig& config, LabRun* run) {
+  run->start_time = absl::Now();
+  if (run->transfer_tool == "builtin") {
+    absl::StatusOr<std::vector<FlowResult>> results =
+        RunBuiltinTransfer(run->plan);
+    if (!results.ok()) return results.status();
+    run->builtin_results = *std::move(results);
+  } else {
+    absl::StatusOr<std::vector<std::string>> reports =
+        RunIperf3Transfer(run->plan, config.output_dir);
+    if (!reports.ok()) return reports.status();
+    run->iperf3_reports = *std::move(reports);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status StopRecorders(const LabConfig& config, Recorders& r, LabRun* run) {
+  absl::StatusOr<SsSamplerStats> ss = r.sampler->Stop();
+  if (!ss.ok()) return ss.status();
+  run->ss = *ss;
+  absl::StatusOr<CaptureStats> sender_stats = r.sender_capture->Stop();
+  if (!sender_stats.ok()) return sender_stats.status();
+  run->sender_capture = *sender_stats;
+  absl::StatusOr<CaptureStats> receiver_stats = r.receiver_capture->Stop();
+  if (!receiver_stats.ok()) return receiver_stats.status();
+  run->receiver_capture = *receiver_stats;
+  absl::StatusOr<TraceStats> trace_stats =
+      r.trace->StopAndSave(config.output_dir + "/" + kBundleTcpProbe);
+  if (!trace_stats.ok()) return trace_stats.status();
+  run->trace = *trace_stats;
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::StatusOr<LabRun> RunLab(const LabConfig& config) {
   absl::Status status = CheckLabPrerequisites(config);
   if (!status.ok()) return status;
@@ -140,134 +307,29 @@ absl::StatusOr<LabRun> RunLab(const LabConfig& config) {
   status = MakeDirectories(config.output_dir);
   if (!status.ok()) return status;
 
-  LabRun run;
-  run.reaped = *std::move(reaped);
-  run.config = config;
-  run.kernel = KernelRelease();
-  run.ss_interval = kSsInterval;
-  absl::StatusOr<LabTopology> topology = PlanTopology();
-  if (!topology.ok()) return topology.status();
-  run.topology = *topology;
-  const LabTopology& t = run.topology;
-  run.plan = MakePlan(config, t);
-  run.transfer_tool = config.transfer == TransferTool::kBuiltin ||
-                              (config.transfer == TransferTool::kAuto &&
-                               FindProgram("iperf3").empty())
-                          ? "builtin"
-                          : "iperf3";
-
-  // Scratch space for the marker object, named for its owner (reaper.h).
-  std::string work_dir = absl::StrCat(
-      "/tmp/", LabResourceName(SelfOwner(), t.run_id, "work-XXXXXX"));
-  CleanupRegistry& registry = CleanupRegistry::Global();
-  {
-    SignalDeferral deferral;
-    if (mkdtemp(work_dir.data()) == nullptr) {
-      return absl::InternalError(
-          absl::StrCat("mkdtemp: ", std::strerror(errno)));
-    }
-    registry.Add(CleanupRegistry::Action::kRemoveDir, work_dir);
-  }
-  std::string marker_path;
-  if (config.mark_step_bytes > 0) {
-    registry.Add(CleanupRegistry::Action::kUnlink,
-                 work_dir + "/step_marker.bpf.c");
-    registry.Add(CleanupRegistry::Action::kUnlink,
-                 work_dir + "/step_marker.bpf.o");
-    marker_path = work_dir + "/step_marker.o";
-    registry.Add(CleanupRegistry::Action::kUnlink, marker_path);
-    absl::StatusOr<StepMarkerObject> marker = LoadStepMarkerObject(work_dir);
-    if (!marker.ok()) return marker.status();
-    status = ConfigureStepMarker(marker->elf, config.rate_bits_per_s,
-                                 config.mark_step_bytes);
-    if (!status.ok()) return status;
-    std::ofstream(marker_path, std::ios::binary) << marker->elf;
-    run.marker_compiled_at = marker->compiled_at;
-  }
-
-  status = BuildTopology(t, config.ecn);
+  absl::StatusOr<LabRun> run = PlanRun(config, *std::move(reaped));
+  if (!run.ok()) return run.status();
+  absl::StatusOr<std::string> marker_path = PrepareStepMarker(config, &*run);
+  if (!marker_path.ok()) return marker_path.status();
+  status = BuildPath(config, *marker_path, &*run);
   if (!status.ok()) return status;
-  run.sender_host =
-      ReadSenderHostFacts(t.sender_netns, t.sender_device, run.kernel);
-  for (const PlannedFlow& flow : run.plan.flows) {
-    status = CheckControllerAvailable(t.sender_netns, flow.spec.cc);
-    if (!status.ok()) return status;
-  }
-  status = ShapeBottleneck(t, config, marker_path);
+  absl::StatusOr<std::unique_ptr<DelayLine>> delay_line =
+      AddDelay(config, &*run);
+  if (!delay_line.ok()) return delay_line.status();
+
+  absl::StatusOr<Recorders> recorders = StartRecorders(config, *run);
+  if (!recorders.ok()) return recorders.status();
+  status = RunTransfer(config, &*run);
   if (!status.ok()) return status;
-
-  std::unique_ptr<DelayLine> delay_line;
-  run.delay_method = "none";
-  if (config.delay_ms > 0) {
-    absl::StatusOr<bool> netem = TryNetemDelay(t, config.delay_ms);
-    if (!netem.ok()) return netem.status();
-    if (*netem) {
-      run.delay_method = "netem";
-    } else {
-      absl::StatusOr<std::unique_ptr<DelayLine>> line = DelayLine::Start(
-          t.router_netns, t.delay_device, absl::Milliseconds(config.delay_ms));
-      if (!line.ok()) return line.status();
-      delay_line = *std::move(line);
-      status = RouteAckPathThroughDelayLine(t);
-      if (!status.ok()) return status;
-      run.delay_method = "tun";
-    }
-  }
-
-  std::vector<int> ports;
-  for (const PlannedFlow& flow : run.plan.flows)
-    ports.push_back(flow.receiver_port);
-  absl::StatusOr<std::unique_ptr<KernelTrace>> trace = KernelTrace::Start(
-      t.run_id, ports, TraceBufferKbPerCpu(config.duration_s));
-  if (!trace.ok()) return trace.status();
-  status = WriteMeta(run);  // complete=false until the end
-  if (!status.ok()) return status;
-  std::string out = config.output_dir + "/";
-  absl::StatusOr<std::unique_ptr<PacketCapture>> sender_capture =
-      PacketCapture::Start(t.sender_netns, t.sender_device, "tcp",
-                           out + kBundleSenderPcap);
-  if (!sender_capture.ok()) return sender_capture.status();
-  absl::StatusOr<std::unique_ptr<PacketCapture>> receiver_capture =
-      PacketCapture::Start(t.receiver_netns, t.receiver_device, "tcp",
-                           out + kBundleReceiverPcap);
-  if (!receiver_capture.ok()) return receiver_capture.status();
-  absl::StatusOr<std::unique_ptr<SsSampler>> sampler = SsSampler::Start(
-      t.sender_netns, t.receiver_address, out + kBundleSsLog, kSsInterval);
-  if (!sampler.ok()) return sampler.status();
-
-  run.start_time = absl::Now();
-  if (run.transfer_tool == "builtin") {
-    absl::StatusOr<std::vector<FlowResult>> results =
-        RunBuiltinTransfer(run.plan);
-    if (!results.ok()) return results.status();
-    run.builtin_results = *std::move(results);
-  } else {
-    absl::StatusOr<std::vector<std::string>> reports =
-        RunIperf3Transfer(run.plan, config.output_dir);
-    if (!reports.ok()) return reports.status();
-    run.iperf3_reports = *std::move(reports);
-  }
   absl::SleepFor(kCaptureTail);
+  status = StopRecorders(config, *recorders, &*run);
+  if (!status.ok()) return status;
+  if (*delay_line != nullptr) run->delay_line = (*delay_line)->Stop();
+  run->bottleneck_qdisc_stats = BottleneckQdiscStats(run->topology);
 
-  absl::StatusOr<SsSamplerStats> ss = (*sampler)->Stop();
-  if (!ss.ok()) return ss.status();
-  run.ss = *ss;
-  absl::StatusOr<CaptureStats> sender_stats = (*sender_capture)->Stop();
-  if (!sender_stats.ok()) return sender_stats.status();
-  run.sender_capture = *sender_stats;
-  absl::StatusOr<CaptureStats> receiver_stats = (*receiver_capture)->Stop();
-  if (!receiver_stats.ok()) return receiver_stats.status();
-  run.receiver_capture = *receiver_stats;
-  absl::StatusOr<TraceStats> trace_stats =
-      (*trace)->StopAndSave(out + kBundleTcpProbe);
-  if (!trace_stats.ok()) return trace_stats.status();
-  run.trace = *trace_stats;
-  if (delay_line != nullptr) run.delay_line = delay_line->Stop();
-  run.bottleneck_qdisc_stats = BottleneckQdiscStats(t);
-
-  run.wall_s = absl::ToDoubleSeconds(absl::Now() - wall_start);
-  run.complete = true;
-  status = WriteMeta(run);
+  run->wall_s = absl::ToDoubleSeconds(absl::Now() - wall_start);
+  run->complete = true;
+  status = WriteMeta(*run);
   if (!status.ok()) return status;
   return run;
 }

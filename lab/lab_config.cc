@@ -111,6 +111,76 @@ absl::StatusOr<FlowSpec> ParseFlowSpec(absl::string_view text) {
   return flow;
 }
 
+namespace {
+
+absl::StatusOr<EcnMode> ParseEcnMode(const std::string& ecn) {
+  if (ecn == "off") return EcnMode::kOff;
+  if (ecn == "rfc3168") return EcnMode::kRfc3168;
+  if (ecn == "accecn") return EcnMode::kAccEcn;
+  return absl::InvalidArgumentError(
+      absl::StrCat("bad --ecn '", ecn, "': expected off, rfc3168 or accecn"));
+}
+
+absl::StatusOr<TransferTool> ParseTransferTool(const std::string& transfer) {
+  if (transfer == "auto") return TransferTool::kAuto;
+  if (transfer == "iperf3") return TransferTool::kIperf3;
+  if (transfer == "builtin") return TransferTool::kBuiltin;
+  return absl::InvalidArgumentError(absl::StrCat(
+      "bad --transfer '", transfer, "': expected auto, iperf3 or builtin"));
+}
+
+// The bottleneck: rate, queue, CE marking, delay. Needs config->ecn.
+absl::Status ParseBottleneck(const LabFlagValues& flags, LabConfig* config) {
+  config->rate_bits_per_s = flags.rate.bits_per_second;
+  // pfifo counts packets, bfifo bytes (tc-pfifo(8)).
+  config->queue.in_packets = flags.queue.unit == BufferSize::Unit::kPackets;
+  config->queue.limit = config->queue.in_packets
+                            ? flags.queue.count
+                            : static_cast<int64_t>(flags.queue.Bytes(
+                                  flags.rate, /*packet_bytes=*/0));
+  if (config->queue.limit <= 0) {
+    return absl::InvalidArgumentError("--queue must hold at least one byte");
+  }
+  absl::StatusOr<int64_t> mark = ParseMarkStepBytes(flags.mark);
+  if (!mark.ok()) return mark.status();
+  config->mark_step_bytes = *mark;
+  if (config->mark_step_bytes > 0 && config->ecn == EcnMode::kOff) {
+    return absl::InvalidArgumentError(
+        "--mark step:K marks CE on ECT packets only: it needs --ecn rfc3168 or "
+        "accecn");
+  }
+  if (flags.delay < absl::ZeroDuration() || flags.delay > absl::Seconds(10)) {
+    return absl::InvalidArgumentError("--delay must be 0..10s");
+  }
+  config->delay_ms = absl::ToDoubleMilliseconds(flags.delay);
+  return absl::OkStatus();
+}
+
+// The flows: one of --cc without --flow, else one per --flow. Needs
+// config->cc.
+absl::Status ParseFlows(const LabFlagValues& flags, LabConfig* config) {
+  if (flags.mss_bytes != 0 &&
+      (flags.mss_bytes < 88 || flags.mss_bytes > 65495)) {
+    return absl::InvalidArgumentError(
+        "--mss must be 88..65495 bytes (TCP_MIN_MSS .. IP max)");
+  }
+  if (flags.flows.empty()) {
+    config->flows.push_back(FlowSpec{config->cc, flags.mss_bytes, 0});
+  }
+  for (const std::string& text : flags.flows) {
+    absl::StatusOr<FlowSpec> flow = ParseFlowSpec(text);
+    if (!flow.ok()) return flow.status();
+    if (flow->mss_bytes == 0) flow->mss_bytes = flags.mss_bytes;
+    config->flows.push_back(*flow);
+  }
+  if (config->flows.size() > 8) {
+    return absl::InvalidArgumentError("at most 8 flows per lab run");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::StatusOr<LabConfig> ParseLabConfig(const LabFlagValues& flags) {
   LabConfig config;
   if (flags.output_dir.empty()) {
@@ -123,71 +193,21 @@ absl::StatusOr<LabConfig> ParseLabConfig(const LabFlagValues& flags) {
         absl::StrCat("bad --cc '", flags.cc, "': not a controller name"));
   }
   config.cc = flags.cc;
-  if (flags.ecn == "off") {
-    config.ecn = EcnMode::kOff;
-  } else if (flags.ecn == "rfc3168") {
-    config.ecn = EcnMode::kRfc3168;
-  } else if (flags.ecn == "accecn") {
-    config.ecn = EcnMode::kAccEcn;
-  } else {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "bad --ecn '", flags.ecn, "': expected off, rfc3168 or accecn"));
-  }
-  config.rate_bits_per_s = flags.rate.bits_per_second;
-  // pfifo counts packets, bfifo bytes (tc-pfifo(8)).
-  config.queue.in_packets = flags.queue.unit == BufferSize::Unit::kPackets;
-  config.queue.limit = config.queue.in_packets
-                           ? flags.queue.count
-                           : static_cast<int64_t>(flags.queue.Bytes(
-                                 flags.rate, /*packet_bytes=*/0));
-  if (config.queue.limit <= 0) {
-    return absl::InvalidArgumentError("--queue must hold at least one byte");
-  }
-  absl::StatusOr<int64_t> mark = ParseMarkStepBytes(flags.mark);
-  if (!mark.ok()) return mark.status();
-  config.mark_step_bytes = *mark;
-  if (config.mark_step_bytes > 0 && config.ecn == EcnMode::kOff) {
-    return absl::InvalidArgumentError(
-        "--mark step:K marks CE on ECT packets only: it needs --ecn rfc3168 or "
-        "accecn");
-  }
-  if (flags.delay < absl::ZeroDuration() || flags.delay > absl::Seconds(10)) {
-    return absl::InvalidArgumentError("--delay must be 0..10s");
-  }
-  config.delay_ms = absl::ToDoubleMilliseconds(flags.delay);
+  absl::StatusOr<EcnMode> ecn = ParseEcnMode(flags.ecn);
+  if (!ecn.ok()) return ecn.status();
+  config.ecn = *ecn;
+  absl::Status status = ParseBottleneck(flags, &config);
+  if (!status.ok()) return status;
   if (flags.duration <= absl::ZeroDuration() ||
       flags.duration > absl::Hours(1)) {
     return absl::InvalidArgumentError("--duration must be in (0, 1h]");
   }
   config.duration_s = absl::ToDoubleSeconds(flags.duration);
-  if (flags.transfer == "auto") {
-    config.transfer = TransferTool::kAuto;
-  } else if (flags.transfer == "iperf3") {
-    config.transfer = TransferTool::kIperf3;
-  } else if (flags.transfer == "builtin") {
-    config.transfer = TransferTool::kBuiltin;
-  } else {
-    return absl::InvalidArgumentError(
-        absl::StrCat("bad --transfer '", flags.transfer,
-                     "': expected auto, iperf3 or builtin"));
-  }
-  if (flags.mss_bytes != 0 &&
-      (flags.mss_bytes < 88 || flags.mss_bytes > 65495)) {
-    return absl::InvalidArgumentError(
-        "--mss must be 88..65495 bytes (TCP_MIN_MSS .. IP max)");
-  }
-  if (flags.flows.empty()) {
-    config.flows.push_back(FlowSpec{config.cc, flags.mss_bytes, 0});
-  }
-  for (const std::string& text : flags.flows) {
-    absl::StatusOr<FlowSpec> flow = ParseFlowSpec(text);
-    if (!flow.ok()) return flow.status();
-    if (flow->mss_bytes == 0) flow->mss_bytes = flags.mss_bytes;
-    config.flows.push_back(*flow);
-  }
-  if (config.flows.size() > 8) {
-    return absl::InvalidArgumentError("at most 8 flows per lab run");
-  }
+  absl::StatusOr<TransferTool> transfer = ParseTransferTool(flags.transfer);
+  if (!transfer.ok()) return transfer.status();
+  config.transfer = *transfer;
+  status = ParseFlows(flags, &config);
+  if (!status.ok()) return status;
   return config;
 }
 

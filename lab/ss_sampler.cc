@@ -40,63 +40,62 @@ absl::StatusOr<std::unique_ptr<SsSampler>> SsSampler::Start(
     return absl::FailedPreconditionError("ss (iproute2) is not installed");
   }
   SsSampler* self = sampler.get();
-  int64_t interval_ns = absl::ToInt64Nanoseconds(interval);
   self->thread_ =
       std::thread([self, netns = std::string(netns),
                    argv = std::vector<std::string>{"ss", "-tinoH", "dst",
                                                    std::string(peer_address)},
-                   interval_ns] {
-        self->result_ = EnterNetns(netns);
-        if (!self->result_.ok()) return;
-        int64_t next_ns = MonotonicNs();
-        int64_t previous_ns = 0;
-        double interval_sum_ms = 0;
-        while (!self->stop_.load()) {
-          timespec wall;
-          clock_gettime(CLOCK_REALTIME, &wall);
-          std::string stamp = absl::StrFormat("# t=%d.%06d\n", wall.tv_sec,
-                                              wall.tv_nsec / 1000);
-          if (write(self->fd_, stamp.data(), stamp.size()) !=
-              static_cast<ssize_t>(stamp.size())) {
-            self->result_ = absl::InternalError(
-                absl::StrCat("ss log: ", std::strerror(errno)));
-            return;
-          }
-          int64_t now_ns = MonotonicNs();
-          if (previous_ns != 0) {
-            double gap_ms = (now_ns - previous_ns) / 1e6;
-            interval_sum_ms += gap_ms;
-            if (gap_ms > self->stats_.max_interval_ms)
-              self->stats_.max_interval_ms = gap_ms;
-          }
-          previous_ns = now_ns;
-          absl::StatusOr<pid_t> pid = SpawnProgram(argv, self->fd_, -1);
-          if (!pid.ok()) {
-            self->result_ = pid.status();
-            return;
-          }
-          absl::StatusOr<int> status = WaitProgram(*pid, absl::Seconds(2));
-          if (!status.ok()) {
-            self->result_ = status.status();
-            return;
-          }
-          ++self->stats_.samples;
-          if (self->stats_.samples > 1) {
-            self->stats_.mean_interval_ms =
-                interval_sum_ms / (self->stats_.samples - 1);
-          }
-          // Fixed schedule; when ss overran a slot, start the next one now.
-          next_ns += interval_ns;
-          int64_t after_ns = MonotonicNs();
-          if (next_ns < after_ns) next_ns = after_ns;
-          timespec wake = {static_cast<time_t>(next_ns / 1'000'000'000),
-                           static_cast<long>(next_ns % 1'000'000'000)};
-          while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &wake,
-                                 nullptr) == EINTR) {
-          }
-        }
+                   interval_ns = absl::ToInt64Nanoseconds(interval)] {
+        self->Loop(netns, argv, interval_ns);
       });
   return sampler;
+}
+
+void SsSampler::Loop(const std::string& netns,
+                     const std::vector<std::string>& ss_argv,
+                     int64_t interval_ns) {
+  result_ = EnterNetns(netns);
+  if (!result_.ok()) return;
+  int64_t next_ns = MonotonicNs();
+  while (!stop_.load()) {
+    result_ = Sample(ss_argv);
+    if (!result_.ok()) return;
+    // Fixed schedule; when ss overran a slot, start the next one now.
+    next_ns += interval_ns;
+    int64_t after_ns = MonotonicNs();
+    if (next_ns < after_ns) next_ns = after_ns;
+    timespec wake = {static_cast<time_t>(next_ns / 1'000'000'000),
+                     static_cast<long>(next_ns % 1'000'000'000)};
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &wake, nullptr) ==
+           EINTR) {
+    }
+  }
+}
+
+absl::Status SsSampler::Sample(const std::vector<std::string>& ss_argv) {
+  timespec wall;
+  clock_gettime(CLOCK_REALTIME, &wall);
+  std::string stamp =
+      absl::StrFormat("# t=%d.%06d\n", wall.tv_sec, wall.tv_nsec / 1000);
+  if (write(fd_, stamp.data(), stamp.size()) !=
+      static_cast<ssize_t>(stamp.size())) {
+    return absl::InternalError(absl::StrCat("ss log: ", std::strerror(errno)));
+  }
+  int64_t now_ns = MonotonicNs();
+  if (previous_ns_ != 0) {
+    double gap_ms = (now_ns - previous_ns_) / 1e6;
+    interval_sum_ms_ += gap_ms;
+    if (gap_ms > stats_.max_interval_ms) stats_.max_interval_ms = gap_ms;
+  }
+  previous_ns_ = now_ns;
+  absl::StatusOr<pid_t> pid = SpawnProgram(ss_argv, fd_, -1);
+  if (!pid.ok()) return pid.status();
+  absl::StatusOr<int> status = WaitProgram(*pid, absl::Seconds(2));
+  if (!status.ok()) return status.status();
+  ++stats_.samples;
+  if (stats_.samples > 1) {
+    stats_.mean_interval_ms = interval_sum_ms_ / (stats_.samples - 1);
+  }
+  return absl::OkStatus();
 }
 
 SsSampler::~SsSampler() {

@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -36,11 +37,21 @@ class SsSampler {
 
  private:
   SsSampler() = default;
+  // The sampling thread: enters `netns`, then runs `ss_argv` every
+  // `interval_ns` until Stop(); the first error ends it in result_.
+  void Loop(const std::string& netns, const std::vector<std::string>& ss_argv,
+            int64_t interval_ns);
+  // One sample: a "# t=" wall-clock stamp, then ss's output.
+  absl::Status Sample(const std::vector<std::string>& ss_argv);
+
   std::atomic<bool> stop_{false};
   std::thread thread_;
   int fd_ = -1;
   absl::Status result_;
   SsSamplerStats stats_;
+  // Spacing of the samples so far (for stats_).
+  int64_t previous_ns_ = 0;
+  double interval_sum_ms_ = 0;
 };
 
 }  // namespace ccreplay::lab

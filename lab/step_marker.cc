@@ -50,6 +50,7 @@ absl::StatusOr<T> ReadAt(const std::string& elf, size_t offset,
 }
 
 // File offset of the 8-byte variable `symbol`, which must be in .rodata.
+// long: one walk of the ELF symbol tables, every read bounds-checked.
 absl::StatusOr<size_t> RodataOffset(const std::string& elf,
                                     absl::string_view symbol) {
   absl::StatusOr<Elf64_Ehdr> header = ReadAt<Elf64_Ehdr>(elf, 0, "ELF header");

@@ -66,7 +66,10 @@ absl::StatusOr<LabTopology> PlanTopology() {
       "no free lab id: too many lab namespaces exist");
 }
 
-absl::Status BuildTopology(const LabTopology& t, EcnMode ecn) {
+namespace {
+
+// The three namespaces, each with its loopback up.
+absl::Status AddNamespaces(const LabTopology& t) {
   CleanupRegistry& registry = CleanupRegistry::Global();
   for (const std::string& netns :
        {t.sender_netns, t.router_netns, t.receiver_netns}) {
@@ -86,6 +89,11 @@ absl::Status BuildTopology(const LabTopology& t, EcnMode ecn) {
     status = Ip({"ip", "-n", netns, "link", "set", "lo", "up"});
     if (!status.ok()) return status;
   }
+  return absl::OkStatus();
+}
+
+// The veth pairs sender-router and router-receiver, addressed and routed.
+absl::Status AddLinks(const LabTopology& t) {
   std::string prefix = absl::StrCat("/", t.prefix_length);
   std::vector<std::vector<std::string>> commands = {
       {"ip", "link", "add", t.sender_device, "netns", t.sender_netns, "type",
@@ -119,6 +127,16 @@ absl::Status BuildTopology(const LabTopology& t, EcnMode ecn) {
     absl::Status status = Ip(commands[i], i < 2 ? "veth (CONFIG_VETH)" : "");
     if (!status.ok()) return status;
   }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status BuildTopology(const LabTopology& t, EcnMode ecn) {
+  absl::Status status = AddNamespaces(t);
+  if (!status.ok()) return status;
+  status = AddLinks(t);
+  if (!status.ok()) return status;
   for (auto [key, value] : std::vector<std::pair<const char*, const char*>>{
            {"net/ipv4/ip_forward", "1"},
            {"net/ipv4/conf/all/rp_filter", "0"},

@@ -5,9 +5,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "proto/json_printer.h"
+#include "proto/plot.pb.h"
 #include "reports/decimate.h"
 #include "reports/html_assets.h"
-#include "reports/json_writer.h"
 
 namespace ccreplay {
 
@@ -190,31 +191,25 @@ void AppendBandStrip(const Plot& plot, double t0, double t1, double y_max,
   }
 }
 
-// The raw bands for the script: labels, colours and [start, end, label].
-void AppendBandData(const Plot& plot, JsonWriter* data) {
+// The raw bands for the script: labels, colours and runs of a label.
+proto::LimiterBands BandData(const Plot& plot) {
   const BandLabels named = LabelBands(plot.bands);
-  data->Key("bands").BeginObject().Key("runs").BeginArray();
+  proto::LimiterBands data;
   for (size_t b = 0; b < plot.bands.size(); ++b) {
-    data->BeginArray()
-        .Double(std::round(plot.bands[b].start_s * 1e6) / 1e6)
-        .Double(std::round(plot.bands[b].end_s * 1e6) / 1e6)
-        .Uint(named.of_band[b])
-        .EndArray();
+    proto::BandRun* run = data.add_runs();
+    run->set_start_s(std::round(plot.bands[b].start_s * 1e6) / 1e6);
+    run->set_end_s(std::round(plot.bands[b].end_s * 1e6) / 1e6);
+    run->set_label(named.of_band[b]);
   }
-  data->EndArray().Key("labels").BeginArray();
-  for (const std::string& label : named.labels) data->String(label);
-  data->EndArray().Key("colors").BeginArray();
-  for (const std::string& color : named.colors) data->String(color);
-  data->EndArray().EndObject();
+  for (const std::string& label : named.labels) data.add_labels(label);
+  for (const std::string& color : named.colors) data.add_colors(color);
+  return data;
 }
 
-void AppendPlot(const ReportPage& page, const Plot& plot, JsonWriter* data,
-                std::string* out) {
-  const double height = plot.bands_only ? kBandHeight : kHeight;
+// The figure's caption, outer SVG and fixed y axis (grid and labels).
+void AppendPlotFrame(const Plot& plot, double height, double y_max,
+                     std::string* out) {
   const double bottom = height - kBottom;
-  const double span = std::max(page.end_s - page.start_s, 1e-9);
-  const double y_max =
-      plot.bands_only ? 1 : MaxY(plot, page.start_s, page.end_s);
   absl::StrAppendFormat(
       out, "<figure class=\"plot%s\" id=\"%s\">\n<figcaption>%s</figcaption>\n",
       plot.bands_only ? " bandsonly" : "", HtmlEscape(plot.id),
@@ -225,26 +220,29 @@ void AppendPlot(const ReportPage& page, const Plot& plot, JsonWriter* data,
       "aria-label=\"%s\" data-plot=\"%s\">\n",
       Number(kWidth), Number(height), HtmlEscape(plot.title),
       HtmlEscape(plot.id));
-  // Y axis: grid and labels, fixed.
-  if (!plot.bands_only) {
-    const double step = NiceStep(y_max, 4);
-    for (double v = 0; v <= y_max + 1e-12; v += step) {
-      const double y = bottom - v / y_max * (bottom - kTop);
-      absl::StrAppendFormat(
-          out,
-          "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" "
-          "class=\"grid\"/><text x=\"%.1f\" y=\"%.1f\" class=\"tick\" "
-          "text-anchor=\"end\">%s</text>",
-          kLeft, kWidth - kRight, y, y, kLeft - 5, y + 4, TickLabel(v, step));
-    }
+  if (plot.bands_only) return;
+  const double step = NiceStep(y_max, 4);
+  for (double v = 0; v <= y_max + 1e-12; v += step) {
+    const double y = bottom - v / y_max * (bottom - kTop);
     absl::StrAppendFormat(
         out,
-        "<text class=\"ylabel\" transform=\"translate(13 %.1f) rotate(-90)\" "
-        "text-anchor=\"middle\">%s</text>",
-        (kTop + bottom) / 2, HtmlEscape(plot.y_label));
+        "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" "
+        "class=\"grid\"/><text x=\"%.1f\" y=\"%.1f\" class=\"tick\" "
+        "text-anchor=\"end\">%s</text>",
+        kLeft, kWidth - kRight, y, y, kLeft - 5, y + 4, TickLabel(v, step));
   }
-  AppendXAxis(page, bottom, out);
-  // The data area: a nested SVG in data coordinates.
+  absl::StrAppendFormat(
+      out,
+      "<text class=\"ylabel\" transform=\"translate(13 %.1f) rotate(-90)\" "
+      "text-anchor=\"middle\">%s</text>",
+      (kTop + bottom) / 2, HtmlEscape(plot.y_label));
+}
+
+// The data area's opening: a nested SVG in data coordinates, with the
+// plot's bands behind the series.
+void AppendDataArea(const ReportPage& page, const Plot& plot, double bottom,
+                    double y_max, std::string* out) {
+  const double span = std::max(page.end_s - page.start_s, 1e-9);
   absl::StrAppendFormat(
       out,
       "<svg class=\"data\" x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" "
@@ -254,20 +252,22 @@ void AppendPlot(const ReportPage& page, const Plot& plot, JsonWriter* data,
       Number(y_max));
   if (plot.bands_only) {
     AppendBandStrip(plot, page.start_s, page.end_s, y_max, out);
-  } else {
-    for (const PlotBand& band : plot.bands) {
-      absl::StrAppendFormat(
-          out,
-          "<rect class=\"band\" x=\"%s\" y=\"%s\" width=\"%s\" "
-          "height=\"%s\" fill=\"%s\"><title>%s</title></rect>\n",
-          Number(band.start_s), Number(-y_max),
-          Number(std::max(band.end_s - band.start_s, span * 1e-4)),
-          Number(y_max), HtmlEscape(band.color), HtmlEscape(band.label));
-    }
+    return;
   }
-  data->Key(plot.id).BeginObject().Field("ymax", y_max);
-  if (plot.bands_only) AppendBandData(plot, data);
-  data->Key("series").BeginArray();
+  for (const PlotBand& band : plot.bands) {
+    absl::StrAppendFormat(
+        out,
+        "<rect class=\"band\" x=\"%s\" y=\"%s\" width=\"%s\" "
+        "height=\"%s\" fill=\"%s\"><title>%s</title></rect>\n",
+        Number(band.start_s), Number(-y_max),
+        Number(std::max(band.end_s - band.start_s, span * 1e-4)), Number(y_max),
+        HtmlEscape(band.color), HtmlEscape(band.label));
+  }
+}
+
+// Each series' path, and its decimated points for the script.
+void AppendSeries(const ReportPage& page, const Plot& plot, std::string* out,
+                  proto::PlotData* data) {
   for (size_t i = 0; i < plot.series.size(); ++i) {
     const PlotSeries& s = plot.series[i];
     const Decimated d =
@@ -282,25 +282,17 @@ void AppendPlot(const ReportPage& page, const Plot& plot, JsonWriter* data,
         style_class, i, HtmlEscape(s.color),
         s.initially_hidden ? " style=\"display:none\"" : "",
         SeriesPath(d, s.style));
-    data->BeginObject()
-        .Field("name", s.name)
-        .Field("step", s.style == SeriesStyle::kStep);
-    data->Key("t").BeginArray();
-    for (double t : d.t) data->Double(std::round(t * 1e6) / 1e6);
-    data->EndArray().Key("y").BeginArray();
-    for (double y : d.y) data->Double(y);
-    data->EndArray().EndObject();
+    proto::PlotSeriesData* series = data->add_series();
+    series->set_name(s.name);
+    series->set_step(s.style == SeriesStyle::kStep);
+    for (double t : d.t) series->add_t(std::round(t * 1e6) / 1e6);
+    for (double y : d.y) series->add_y(y);
   }
-  data->EndArray().EndObject();
-  out->append(
-      "<line class=\"cursor\" x1=\"0\" x2=\"0\" y1=\"0\" y2=\"0\"/></svg>\n");
-  absl::StrAppendFormat(
-      out,
-      "<rect class=\"frame\" x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\"/>"
-      "</svg>\n",
-      Number(kLeft), Number(kTop), Number(kWidth - kLeft - kRight),
-      Number(bottom - kTop));
-  // Legend: toggles with the script; a plain list without it.
+}
+
+// Legend: toggles with the script, a plain list without it; a key entry
+// per kind of band (each label once) on a bands-only plot.
+void AppendLegend(const Plot& plot, std::string* out) {
   out->append("<div class=\"legend\">");
   for (size_t i = 0; i < plot.series.size(); ++i) {
     const PlotSeries& s = plot.series[i];
@@ -313,7 +305,6 @@ void AppendPlot(const ReportPage& page, const Plot& plot, JsonWriter* data,
         s.style == SeriesStyle::kDashed ? "dashed" : "", HtmlEscape(s.color),
         HtmlEscape(s.name));
   }
-  // A key entry per kind of band (each label once).
   std::vector<std::string> keyed;
   for (const PlotBand& band : plot.bands) {
     if (!plot.bands_only ||
@@ -330,13 +321,33 @@ void AppendPlot(const ReportPage& page, const Plot& plot, JsonWriter* data,
   out->append("</div>\n</figure>\n");
 }
 
-}  // namespace
+void AppendPlot(const ReportPage& page, const Plot& plot,
+                proto::ReportPlots* data, std::string* out) {
+  const double height = plot.bands_only ? kBandHeight : kHeight;
+  const double bottom = height - kBottom;
+  const double y_max =
+      plot.bands_only ? 1 : MaxY(plot, page.start_s, page.end_s);
+  AppendPlotFrame(plot, height, y_max, out);
+  AppendXAxis(page, bottom, out);
+  AppendDataArea(page, plot, bottom, y_max, out);
+  proto::PlotData& plot_data = (*data->mutable_plots())[plot.id];
+  plot_data.set_ymax(y_max);
+  if (plot.bands_only) *plot_data.mutable_bands() = BandData(plot);
+  AppendSeries(page, plot, out, &plot_data);
+  out->append(
+      "<line class=\"cursor\" x1=\"0\" x2=\"0\" y1=\"0\" y2=\"0\"/></svg>\n");
+  absl::StrAppendFormat(
+      out,
+      "<rect class=\"frame\" x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\"/>"
+      "</svg>\n",
+      Number(kLeft), Number(kTop), Number(kWidth - kLeft - kRight),
+      Number(bottom - kTop));
+  AppendLegend(plot, out);
+}
 
-std::string RenderHtmlReport(const ReportPage& page) {
-  std::string out;
-  out.reserve(1 << 20);
+void AppendHead(const ReportPage& page, std::string* out) {
   absl::StrAppend(
-      &out,
+      out,
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
       "<meta name=\"viewport\" content=\"width=device-width, "
       "initial-scale=1\">\n"
@@ -344,89 +355,110 @@ std::string RenderHtmlReport(const ReportPage& page) {
       HtmlEscape(page.title), "</title>\n<style>\n", HtmlReportStyle(),
       "</style>\n</head>\n<body>\n<main>\n");
   absl::StrAppend(
-      &out, "<h1>", HtmlEscape(page.title),
+      out, "<h1>", HtmlEscape(page.title),
       "</h1>\n<div class=\"sub\">ccreplay diagnosis report</div>\n");
-  absl::StrAppend(&out, "<p class=\"verdict\" id=\"verdict\">",
+  absl::StrAppend(out, "<p class=\"verdict\" id=\"verdict\">",
                   HtmlEscape(page.verdict), "</p>\n");
+}
 
-  // Findings.
-  absl::StrAppend(&out, "<h2 id=\"findings\">Findings</h2>\n");
+void AppendFinding(size_t i, const Finding& f, std::string* out) {
+  absl::StrAppendFormat(
+      out,
+      "<tr id=\"finding-%d\"><td><span class=\"sev %s\">%s</span></td>"
+      "<td class=\"kind\">%s</td><td class=\"num\"><a class=\"range\" "
+      "href=\"#range=%s,%s\" data-start=\"%s\" data-end=\"%s\">"
+      "%.3f–%.3f s</a>"
+      "</td><td>%s",
+      i, SeverityName(f.severity), SeverityName(f.severity), HtmlEscape(f.kind),
+      Number(f.start_s), Number(f.end_s), Number(f.start_s), Number(f.end_s),
+      f.start_s, f.end_s, HtmlEscape(f.message));
+  if (!f.evidence.empty()) {
+    out->append("<ul class=\"evidence\">");
+    for (const std::string& e : f.evidence)
+      absl::StrAppend(out, "<li>", HtmlEscape(e), "</li>");
+    out->append("</ul>");
+  }
+  out->append("</td></tr>\n");
+}
+
+void AppendFindings(const ReportPage& page, std::string* out) {
+  absl::StrAppend(out, "<h2 id=\"findings\">Findings</h2>\n");
   if (page.findings.empty()) {
     absl::StrAppend(
-        &out,
+        out,
         "<p>No finding: none of the checks listed under \"How this was "
         "computed\" found a problem.</p>\n");
-  } else {
-    absl::StrAppend(
-        &out,
-        "<table class=\"findings\"><thead><tr><th>severity</th><th>finding</th>"
-        "<th>time</th><th>what happened</th></tr></thead><tbody>\n");
-    for (size_t i = 0; i < page.findings.size(); ++i) {
-      const Finding& f = page.findings[i];
-      absl::StrAppendFormat(
-          &out,
-          "<tr id=\"finding-%d\"><td><span class=\"sev %s\">%s</span></td>"
-          "<td class=\"kind\">%s</td><td class=\"num\"><a class=\"range\" "
-          "href=\"#range=%s,%s\" data-start=\"%s\" data-end=\"%s\">"
-          "%.3f–%.3f s</a>"
-          "</td><td>%s",
-          i, SeverityName(f.severity), SeverityName(f.severity),
-          HtmlEscape(f.kind), Number(f.start_s), Number(f.end_s),
-          Number(f.start_s), Number(f.end_s), f.start_s, f.end_s,
-          HtmlEscape(f.message));
-      if (!f.evidence.empty()) {
-        out.append("<ul class=\"evidence\">");
-        for (const std::string& e : f.evidence)
-          absl::StrAppend(&out, "<li>", HtmlEscape(e), "</li>");
-        out.append("</ul>");
-      }
-      out.append("</td></tr>\n");
-    }
-    out.append("</tbody></table>\n");
+    return;
   }
-
-  // Plots, sharing one time axis.
   absl::StrAppend(
-      &out,
+      out,
+      "<table class=\"findings\"><thead><tr><th>severity</th><th>finding</th>"
+      "<th>time</th><th>what happened</th></tr></thead><tbody>\n");
+  for (size_t i = 0; i < page.findings.size(); ++i) {
+    AppendFinding(i, page.findings[i], out);
+  }
+  out->append("</tbody></table>\n");
+}
+
+// The plots, sharing one time axis; returns their data for the script.
+proto::ReportPlots AppendPlots(const ReportPage& page, std::string* out) {
+  absl::StrAppend(
+      out,
       "<h2 id=\"plots\">Plots <span class=\"tick\">(time in seconds from the "
       "flow's first packet)</span></h2>\n");
   absl::StrAppend(
-      &out,
+      out,
       "<div class=\"controls\" hidden>Drag across a plot to zoom, double-click "
       "to zoom out; hover to read values. <span id=\"range\"></span> "
       "<span id=\"cursor-t\"></span><button id=\"reset\" "
       "type=\"button\">full range</button></div>\n");
-  JsonWriter data;
-  data.BeginObject()
-      .Field("start", page.start_s)
-      .Field("end", page.end_s)
-      .Field("band_columns", kBandColumns);
-  data.Key("plots").BeginObject();
-  for (const Plot& plot : page.plots) AppendPlot(page, plot, &data, &out);
-  data.EndObject().EndObject();
+  proto::ReportPlots data;
+  data.set_start(page.start_s);
+  data.set_end(page.end_s);
+  data.set_band_columns(kBandColumns);
+  for (const Plot& plot : page.plots) AppendPlot(page, plot, &data, out);
+  return data;
+}
 
-  // Facts and method.
+// Facts and method.
+void AppendSummaryAndMethod(const ReportPage& page, std::string* out) {
   absl::StrAppend(
-      &out, "<h2 id=\"summary\">Flow summary</h2>\n<dl class=\"facts\">\n");
+      out, "<h2 id=\"summary\">Flow summary</h2>\n<dl class=\"facts\">\n");
   for (const auto& [label, value] : page.summary) {
-    absl::StrAppend(&out, "<dt>", HtmlEscape(label), "</dt><dd>",
+    absl::StrAppend(out, "<dt>", HtmlEscape(label), "</dt><dd>",
                     HtmlEscape(value), "</dd>\n");
   }
-  absl::StrAppend(&out,
+  absl::StrAppend(out,
                   "</dl>\n<h2 id=\"method\">How this was computed</h2>\n<ul "
                   "class=\"method\">\n");
   for (const std::string& line : page.method)
-    absl::StrAppend(&out, "<li>", HtmlEscape(line), "</li>\n");
-  absl::StrAppend(&out, "</ul>\n</main>\n");
-  // The data for the script; "</" cannot occur in it unescaped.
-  std::string json = data.str();
+    absl::StrAppend(out, "<li>", HtmlEscape(line), "</li>\n");
+  absl::StrAppend(out, "</ul>\n</main>\n");
+}
+
+// The data for the script, on one line; "</" cannot occur in it unescaped.
+void AppendScript(const proto::ReportPlots& data, std::string* out) {
+  std::string json = PrintJson(data, JsonPrintOptions{0});
+  json.pop_back();  // PrintJson's trailing newline.
   for (size_t p = json.find("</"); p != std::string::npos;
        p = json.find("</", p + 2)) {
     json.replace(p, 2, "<\\/");
   }
-  absl::StrAppend(&out, "<script type=\"application/json\" id=\"report-data\">",
+  absl::StrAppend(out, "<script type=\"application/json\" id=\"report-data\">",
                   json, "</script>\n<script>\n", HtmlReportScript(),
                   "</script>\n</body>\n</html>\n");
+}
+
+}  // namespace
+
+std::string RenderHtmlReport(const ReportPage& page) {
+  std::string out;
+  out.reserve(1 << 20);
+  AppendHead(page, &out);
+  AppendFindings(page, &out);
+  const proto::ReportPlots data = AppendPlots(page, &out);
+  AppendSummaryAndMethod(page, &out);
+  AppendScript(data, &out);
   return out;
 }
 

@@ -133,40 +133,30 @@ void Sender::PopSettled() {
   }
 }
 
-void Sender::OnAck(const SimAck& ack, int64_t now_ns) {
-  ++stats_.acks_received;
-  uint64_t bytes_acked = 0;
-  uint64_t packets_acked = 0;
-  if (!sent_.empty() && ack.pn_last >= sent_.front().pn) {
-    const uint64_t base = sent_.front().pn;
-    const uint64_t first = std::max(ack.pn_first, base);
-    for (uint64_t pn = first; pn <= ack.pn_last; ++pn) {
-      SentPacket& packet = sent_[pn - base];
-      if (packet.state == PacketState::kInFlight) {
-        bytes_in_flight_ -= packet.bytes;
-      } else if (packet.state == PacketState::kAcked) {
-        continue;
-      }
-      // A packet declared lost that arrives after all still counts as
-      // delivered (its resent copy will be a duplicate).
-      packet.state = PacketState::kAcked;
-      bytes_acked += packet.bytes;
-      ++packets_acked;
+void Sender::MarkAcked(const SimAck& ack, int64_t now_ns, uint64_t* bytes_acked,
+                       uint64_t* packets_acked) {
+  if (sent_.empty() || ack.pn_last < sent_.front().pn) return;
+  const uint64_t base = sent_.front().pn;
+  const uint64_t first = std::max(ack.pn_first, base);
+  for (uint64_t pn = first; pn <= ack.pn_last; ++pn) {
+    SentPacket& packet = sent_[pn - base];
+    if (packet.state == PacketState::kInFlight) {
+      bytes_in_flight_ -= packet.bytes;
+    } else if (packet.state == PacketState::kAcked) {
+      continue;
     }
-    const SentPacket& newest = sent_[ack.pn_last - base];
-    UpdateRtt(now_ns - newest.sent_ns);
+    // A packet declared lost that arrives after all still counts as
+    // delivered (its resent copy will be a duplicate).
+    packet.state = PacketState::kAcked;
+    *bytes_acked += packet.bytes;
+    ++*packets_acked;
   }
-  if (!any_acked_ || ack.pn_last > largest_acked_pn_) {
-    largest_acked_pn_ = ack.pn_last;
-    any_acked_ = true;
-  }
-  stats_.bytes_acked += bytes_acked;
-  // RFC 6298 section 5.3: restart the timer when new data is acknowledged
-  // (UpdateRtt() has undone any back-off).
-  if (bytes_acked > 0) {
-    rto_deadline_ns_ = bytes_in_flight_ > 0 ? now_ns + rto_ns_ : kNever;
-  }
+  const SentPacket& newest = sent_[ack.pn_last - base];
+  UpdateRtt(now_ns - newest.sent_ns);
+}
 
+AckEvent Sender::MakeAckEvent(int64_t now_ns, uint64_t bytes_acked,
+                              uint64_t packets_acked) const {
   AckEvent event;
   event.time_us = now_ns / 1000;
   event.bytes_acked = bytes_acked;
@@ -181,20 +171,43 @@ void Sender::OnAck(const SimAck& ack, int64_t now_ns) {
       config_.receive_window_bytes == 0 ||
       controller_->cwnd_bytes() <= config_.receive_window_bytes;
   event.mss_bytes = config_.packet_bytes;
+  return event;
+}
+
+void Sender::AddEcnFeedback(const SimAck& ack, AckEvent* event) {
   switch (config_.feedback) {
     case EcnFeedback::kNone:
       break;
     case EcnFeedback::kRfc3168:
     case EcnFeedback::kDctcp:
-      event.ece = ack.ece;
+      event->ece = ack.ece;
       break;
     case EcnFeedback::kAccEcn:
-      event.packets_ce = ack.ce_packets - ce_packets_seen_;
-      event.bytes_ce = ack.ce_bytes - ce_bytes_seen_;
+      event->packets_ce = ack.ce_packets - ce_packets_seen_;
+      event->bytes_ce = ack.ce_bytes - ce_bytes_seen_;
       ce_packets_seen_ = ack.ce_packets;
       ce_bytes_seen_ = ack.ce_bytes;
       break;
   }
+}
+
+void Sender::OnAck(const SimAck& ack, int64_t now_ns) {
+  ++stats_.acks_received;
+  uint64_t bytes_acked = 0;
+  uint64_t packets_acked = 0;
+  MarkAcked(ack, now_ns, &bytes_acked, &packets_acked);
+  if (!any_acked_ || ack.pn_last > largest_acked_pn_) {
+    largest_acked_pn_ = ack.pn_last;
+    any_acked_ = true;
+  }
+  stats_.bytes_acked += bytes_acked;
+  // RFC 6298 section 5.3: restart the timer when new data is acknowledged
+  // (UpdateRtt() has undone any back-off).
+  if (bytes_acked > 0) {
+    rto_deadline_ns_ = bytes_in_flight_ > 0 ? now_ns + rto_ns_ : kNever;
+  }
+  AckEvent event = MakeAckEvent(now_ns, bytes_acked, packets_acked);
+  AddEcnFeedback(ack, &event);
   if (event.ece) {
     ++stats_.ece_acks;
     stats_.ce_packets_reported += packets_acked;

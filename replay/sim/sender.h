@@ -119,6 +119,15 @@ class Sender {
   void CountEpisode(uint64_t pn);
   void TrackMinCwnd();
   void PopSettled();
+  // Marks the packets `ack` covers as acknowledged and takes an RTT sample
+  // from the newest; adds the bytes and packets newly acknowledged.
+  void MarkAcked(const SimAck& ack, int64_t now_ns, uint64_t* bytes_acked,
+                 uint64_t* packets_acked);
+  // The controller's view of `ack` (before its ECN feedback).
+  AckEvent MakeAckEvent(int64_t now_ns, uint64_t bytes_acked,
+                        uint64_t packets_acked) const;
+  // The ECN feedback `ack` carries under the negotiated scheme.
+  void AddEcnFeedback(const SimAck& ack, AckEvent* event);
 
   SenderConfig config_;
   std::unique_ptr<CongestionController> controller_;

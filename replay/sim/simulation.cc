@@ -76,8 +76,11 @@ absl::StatusOr<EcnFeedback> ParseEcnFeedback(absl::string_view name) {
                    "': expected none, rfc3168, dctcp or accecn"));
 }
 
-absl::StatusOr<std::unique_ptr<Simulation>> Simulation::Create(
-    const SimulationConfig& config, PacketObserver* observer) {
+namespace {
+
+// The bottleneck of a valid configuration, or why it is not one.
+absl::StatusOr<BottleneckConfig> CheckedBottleneck(
+    const SimulationConfig& config) {
   if (config.rate_bps <= 0) {
     return absl::InvalidArgumentError("the bottleneck rate must be positive");
   }
@@ -110,10 +113,31 @@ absl::StatusOr<std::unique_ptr<Simulation>> Simulation::Create(
                      " bytes) cannot hold one packet of ",
                      bottleneck.largest_packet_bytes, " bytes"));
   }
-  auto sim =
-      std::unique_ptr<Simulation>(new Simulation(config, observer, bottleneck));
+  return bottleneck;
+}
+
+SenderConfig FlowSender(uint32_t index, const FlowConfig& flow,
+                        bool path_marks) {
+  SenderConfig sender;
+  sender.flow = index;
+  sender.packet_bytes = flow.packet_bytes;
+  sender.pacing = flow.pacing;
+  sender.receive_window_bytes = flow.receive_window_bytes;
+  sender.feedback =
+      flow.feedback.value_or(DefaultFeedback(flow.cc_spec, path_marks));
+  return sender;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Simulation>> Simulation::Create(
+    const SimulationConfig& config, PacketObserver* observer) {
+  absl::StatusOr<BottleneckConfig> bottleneck = CheckedBottleneck(config);
+  if (!bottleneck.ok()) return bottleneck.status();
+  auto sim = std::unique_ptr<Simulation>(
+      new Simulation(config, observer, *bottleneck));
   const int64_t jitter_bound_ns = config.sender_jitter.BoundNs(
-      config.rate_bps, bottleneck.largest_packet_bytes);
+      config.rate_bps, bottleneck->largest_packet_bytes);
   const bool path_marks = config.ce_sojourn_threshold_ns >= 0 ||
                           config.ce_backlog_threshold_bytes >= 0;
   sim->flows_.reserve(config.flows.size());
@@ -122,13 +146,7 @@ absl::StatusOr<std::unique_ptr<Simulation>> Simulation::Create(
     absl::StatusOr<std::unique_ptr<CongestionController>> controller =
         MakeFlowController(flow);
     if (!controller.ok()) return controller.status();
-    SenderConfig sender;
-    sender.flow = i;
-    sender.packet_bytes = flow.packet_bytes;
-    sender.pacing = flow.pacing;
-    sender.receive_window_bytes = flow.receive_window_bytes;
-    sender.feedback =
-        flow.feedback.value_or(DefaultFeedback(flow.cc_spec, path_marks));
+    const SenderConfig sender = FlowSender(i, flow, path_marks);
     ReceiverConfig receiver;
     receiver.flow = i;
     receiver.feedback = sender.feedback;

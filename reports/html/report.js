@@ -13,7 +13,7 @@ function setView(a,b){view=[Math.max(full[0],a),Math.min(full[1],b)];if(view[1]-
  document.getElementById('range').textContent=`${view[0].toFixed(3)} s to ${view[1].toFixed(3)} s`}
 const NS='http://www.w3.org/2000/svg';
 function bandSpans(b,t0,t1,n){const L=b.labels.length,w=(t1-t0)/n,sec=new Float64Array(n*L);
- for(const [s,e,l] of b.runs){const a=Math.max(s,t0),z=Math.min(e,t1);if(!(z>a))continue;
+ for(const {start_s:s,end_s:e,label:l} of b.runs){const a=Math.max(s,t0),z=Math.min(e,t1);if(!(z>a))continue;
   const c0=Math.min(n-1,Math.floor((a-t0)/w)),c1=Math.min(n-1,Math.floor((z-t0)/w));
   for(let c=c0;c<=c1;c++){const o=Math.min(z,t0+(c+1)*w)-Math.max(a,t0+c*w);if(o>1e-9*w)sec[c*L+l]+=o}}
  const spans=[];for(let c=0;c<n&&L;c++){let d=0;for(let l=1;l<L;l++)if(sec[c*L+l]>sec[c*L+d])d=l;if(!(sec[c*L+d]>0))continue;
