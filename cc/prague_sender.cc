@@ -160,31 +160,38 @@ void PragueSender::UpdateCwnd(int64_t acked, uint32_t ce, bool cwnd_limited) {
         return;
       }
     }
-    if (v07()) {
-      absl::uint128 increase =
-          absl::uint128(static_cast<uint64_t>(acked)) * ai_ack_increase_;
-      if (frac_cwnd_ != 0) {
-        increase = ((increase << 20) + frac_cwnd_ / 2) / frac_cwnd_;
-      }
-      increase = increase * kMtuSysBytes / mtu_bytes();
-      frac_cwnd_ += std::max<uint64_t>(acked, absl::Uint128Low64(increase));
-    } else {
-      // round(acked * ai / cwnd); normalized, times reference / mss (the
-      // same rounding: with reference = mss this is the kernel's formula).
-      const uint64_t growth = options_.base.normalize_bytes > 0
-                                  ? options_.base.normalize_bytes
-                                  : mss_bytes();
-      const absl::uint128 divisor = absl::uint128(snd_cwnd_) * mss_bytes();
-      const absl::uint128 increase =
-          (absl::uint128(static_cast<uint64_t>(acked)) * ai_ack_increase_ *
-               growth +
-           divisor / 2) /
-          divisor;
-      cwnd_cnt_ += static_cast<int64_t>(
-          std::max<uint64_t>(acked, absl::Uint128Low64(increase)));
-    }
+    AddIncrease(acked);
   }
+  AdjustSndCwnd();
+}
 
+void PragueSender::AddIncrease(int64_t acked) {
+  if (v07()) {
+    absl::uint128 increase =
+        absl::uint128(static_cast<uint64_t>(acked)) * ai_ack_increase_;
+    if (frac_cwnd_ != 0) {
+      increase = ((increase << 20) + frac_cwnd_ / 2) / frac_cwnd_;
+    }
+    increase = increase * kMtuSysBytes / mtu_bytes();
+    frac_cwnd_ += std::max<uint64_t>(acked, absl::Uint128Low64(increase));
+  } else {
+    // round(acked * ai / cwnd); normalized, times reference / mss (the
+    // same rounding: with reference = mss this is the kernel's formula).
+    const uint64_t growth = options_.base.normalize_bytes > 0
+                                ? options_.base.normalize_bytes
+                                : mss_bytes();
+    const absl::uint128 divisor = absl::uint128(snd_cwnd_) * mss_bytes();
+    const absl::uint128 increase =
+        (absl::uint128(static_cast<uint64_t>(acked)) * ai_ack_increase_ *
+             growth +
+         divisor / 2) /
+        divisor;
+    cwnd_cnt_ += static_cast<int64_t>(
+        std::max<uint64_t>(acked, absl::Uint128Low64(increase)));
+  }
+}
+
+void PragueSender::AdjustSndCwnd() {
   // adjust: snd_cwnd moves at most one segment per ACK.
   if (v07()) {
     const uint32_t target = FracToSndCwnd();

@@ -94,6 +94,11 @@ class PragueSender final : public LinuxTcpSender {
   int64_t TargetRttUs() const;
   void RecomputeAi();
   void UpdateCwnd(int64_t acked, uint32_t ce, bool cwnd_limited);
+  // prague_update_cwnd()'s two halves: the increase for `acked` segments
+  // (frac_cwnd in v0.7, cwnd_cnt before), then snd_cwnd moved at most one
+  // segment towards it.
+  void AddIncrease(int64_t acked);
+  void AdjustSndCwnd();
   void UpdateAlpha();
   void NewRound();
   void EnterCwr();

@@ -138,6 +138,8 @@ ProfileDef PragueDef(PragueVersion version, absl::string_view spec,
   return {profile, make};
 }
 
+// long: the table of profiles, one entry each, in the order `controllers`
+// lists them.
 const std::vector<ProfileDef>& Profiles() {
   static const auto* const kProfiles = new std::vector<ProfileDef>{
       {{"reno", "Reno with RFC 5681 byte counting (+1 MSS per cwnd acked)",

@@ -94,25 +94,21 @@ void FlowTable::FindOrAdd(const TcpSegment& s, bool fresh_syn) {
   last_side_ = 0;
 }
 
-void FlowTable::OnSegment(const TcpSegment& s) {
-  // Consecutive packets mostly belong to one flow: skip the hash lookup.
-  const bool fresh_syn = (s.flags & (kTcpSyn | kTcpAck)) == kTcpSyn;
-  const int last_flow_side =
-      flows_.empty() || fresh_syn ? -1 : SideOf(flows_[last_flow_index_], s);
-  if (last_flow_side >= 0) {
-    last_side_ = last_flow_side;
-  } else {
-    FindOrAdd(s, fresh_syn);
+void StartSequenceSpace(const TcpSegment& s, SequenceTracker& space) {
+  if (s.flags & kTcpSyn) {
+    space.Start(s.seq);
+  } else if (!space.started()) {
+    space.Start(s.seq - 1);
   }
-  Flow& flow = flows_[last_flow_index_];
-  const int direction = last_side_;
-  SideStats& side = flow.side[direction];
-  flow.last_ns = s.time_ns;
+}
 
-  ++side.packets;
-  ++side.ecn_codepoints[s.ip_ecn & 3];
-  const bool syn = s.flags & kTcpSyn;
-  if (syn) {
+namespace {
+
+// The side's SYN, or on the others its ECN flags and the handshake RTT (the
+// first ACK after both SYNs, on the side that sent the first SYN).
+void CountHandshakeAndFlags(const TcpSegment& s, Flow& flow, int direction) {
+  SideStats& side = flow.side[direction];
+  if (s.flags & kTcpSyn) {
     side.syn_seen = true;
     side.syn_flags = s.flags;
     side.syn_options = s.options;
@@ -130,34 +126,54 @@ void FlowTable::OnSegment(const TcpSegment& s) {
     side.last_ace = ace;
   }
   if (s.flags & (kTcpFin | kTcpRst)) side.fin_or_rst_seen = true;
+}
 
-  // Sequence space: a SYN sets the origin; otherwise the first segment does.
-  if (syn) {
-    side.sequence.Start(s.seq);
-  } else if (!side.sequence.started()) {
-    side.sequence.Start(s.seq - 1);
+// The segment's place in the side's sequence space: new, retransmitted or
+// reordered payload.
+void CountPayload(const TcpSegment& s, Flow& flow, SideStats& side) {
+  const bool syn = s.flags & kTcpSyn;
+  StartSequenceSpace(s, side.sequence);
+  if (s.payload_bytes == 0) return;
+  const int64_t start = side.sequence.Unwrap(s.seq) + (syn ? 1 : 0);
+  SequenceTracker::Coverage c =
+      side.sequence.Record(start, s.payload_bytes, s.time_ns);
+  side.unique_payload_bytes += c.new_bytes;
+  // A segment that only fills a hole, sooner after the hole opened than
+  // a round trip (the least a loss takes to be repaired), arrived out of
+  // order; anything else below the highest byte seen was sent again.
+  const bool reordered =
+      !c.overlaps_seen && c.filled_hole_opened_ns != 0 &&
+      flow.handshake_rtt_ns > 0 &&
+      s.time_ns - c.filled_hole_opened_ns < flow.handshake_rtt_ns;
+  if (reordered) {
+    ++side.reordered_segments;
+  } else if (c.below_highest) {
+    ++side.retransmitted_segments;
   }
-  if (s.payload_bytes > 0) {
-    const int64_t start = side.sequence.Unwrap(s.seq) + (syn ? 1 : 0);
-    SequenceTracker::Coverage c =
-        side.sequence.Record(start, s.payload_bytes, s.time_ns);
-    side.unique_payload_bytes += c.new_bytes;
-    // A segment that only fills a hole, sooner after the hole opened than
-    // a round trip (the least a loss takes to be repaired), arrived out of
-    // order; anything else below the highest byte seen was sent again.
-    const bool reordered =
-        !c.overlaps_seen && c.filled_hole_opened_ns != 0 &&
-        flow.handshake_rtt_ns > 0 &&
-        s.time_ns - c.filled_hole_opened_ns < flow.handshake_rtt_ns;
-    if (reordered) {
-      ++side.reordered_segments;
-    } else if (c.below_highest) {
-      ++side.retransmitted_segments;
-    }
-    side.max_payload_bytes = std::max(side.max_payload_bytes, s.payload_bytes);
-    if (side.payload_packets++ == 0) side.first_payload_ns = s.time_ns;
-    side.last_payload_ns = s.time_ns;
+  side.max_payload_bytes = std::max(side.max_payload_bytes, s.payload_bytes);
+  if (side.payload_packets++ == 0) side.first_payload_ns = s.time_ns;
+  side.last_payload_ns = s.time_ns;
+}
+
+}  // namespace
+
+void FlowTable::OnSegment(const TcpSegment& s) {
+  // Consecutive packets mostly belong to one flow: skip the hash lookup.
+  const bool fresh_syn = (s.flags & (kTcpSyn | kTcpAck)) == kTcpSyn;
+  const int last_flow_side =
+      flows_.empty() || fresh_syn ? -1 : SideOf(flows_[last_flow_index_], s);
+  if (last_flow_side >= 0) {
+    last_side_ = last_flow_side;
+  } else {
+    FindOrAdd(s, fresh_syn);
   }
+  Flow& flow = flows_[last_flow_index_];
+  SideStats& side = flow.side[last_side_];
+  flow.last_ns = s.time_ns;
+  ++side.packets;
+  ++side.ecn_codepoints[s.ip_ecn & 3];
+  CountHandshakeAndFlags(s, flow, last_side_);
+  CountPayload(s, flow, side);
 }
 
 void FlowTable::Restart() {

@@ -103,6 +103,11 @@ struct FlowSummary {
 
 FlowSummary SummarizeFlow(const Flow& flow, int64_t capture_start_ns);
 
+// Starts the sequence space of the side that sent `s`, if not started: a
+// SYN sets its origin (the SYN takes sequence number `seq`); otherwise the
+// first segment seen does, as if its first byte were the one after the SYN.
+void StartSequenceSpace(const TcpSegment& s, SequenceTracker& space);
+
 class FlowTable : public SegmentConsumer {
  public:
   void OnSegment(const TcpSegment& segment) override;

@@ -3,43 +3,13 @@
 #include "parsers/flow_proto.h"
 
 namespace ccreplay {
-void TraceBuilder::OnSegment(const TcpSegment& s) {
-  table_.OnSegment(s);
-  const uint32_t index = table_.last_flow_index();
-  if (only_flow_.has_value() && *only_flow_ != index) return;
-  if (state_.size() <= index) state_.resize(index + 1);
-  FlowState& state = state_[index];
-  const Flow& flow = table_.flows()[index];
-  const int side = table_.last_side();
+namespace {
 
-  // Sequence spaces: a SYN sets its side's origin; otherwise the first
-  // sequence (or acknowledgement) number seen does.
-  SequenceTracker& own = state.space[side];
-  SequenceTracker& peer = state.space[1 - side];
-  if (s.flags & kTcpSyn) {
-    own.Start(s.seq);
-  } else if (!own.started()) {
-    own.Start(s.seq - 1);
-  }
-  if ((s.flags & kTcpAck) && !peer.started()) peer.Start(s.ack - 1);
-
-  proto::PacketEvent e;
-  e.set_time_ns(s.time_ns - flow.first_ns);
-  e.set_seq_bytes(static_cast<uint64_t>(own.Unwrap(s.seq)));
-  e.set_payload_bytes(s.payload_bytes);
-  e.set_tcp_flags(s.flags);
-  e.set_ip_ecn(static_cast<proto::IpEcn>(s.ip_ecn));
-  if (s.flags & kTcpAck)
-    e.set_ack_bytes(static_cast<uint64_t>(peer.Unwrap(s.ack)));
-  // RFC 7323 §2.2: the window of a SYN is never scaled; others are scaled
-  // by the sender's shift when both sides offered the option.
-  const SideStats& mine = flow.side[side];
-  const SideStats& theirs = flow.side[1 - side];
-  const bool scaled = !(s.flags & kTcpSyn) && mine.syn_seen &&
-                      theirs.syn_seen && mine.syn_options.has_wscale &&
-                      theirs.syn_options.has_wscale;
-  e.set_receive_window_bytes(uint64_t{s.window_raw}
-                             << (scaled ? mine.syn_options.wscale_shift : 0));
+// SACK blocks (in the peer's sequence space), timestamps, ACE and the
+// AccECN option.
+void AddOptions(const TcpSegment& s, SequenceTracker& peer,
+                proto::PacketEvent* event) {
+  proto::PacketEvent& e = *event;
   for (int b = 0; b < s.options.sack_block_count; ++b) {
     proto::SackBlock* block = e.add_sack_blocks();
     block->set_start_seq_bytes(
@@ -60,6 +30,44 @@ void TraceBuilder::OnSegment(const TcpSegment& s) {
     if (a.has_eceb()) o->set_ce_bytes(a.eceb);
     if (a.has_ee1b()) o->set_ect1_bytes(a.ee1b);
   }
+}
+
+}  // namespace
+
+void TraceBuilder::OnSegment(const TcpSegment& s) {
+  table_.OnSegment(s);
+  const uint32_t index = table_.last_flow_index();
+  if (only_flow_.has_value() && *only_flow_ != index) return;
+  if (state_.size() <= index) state_.resize(index + 1);
+  FlowState& state = state_[index];
+  const Flow& flow = table_.flows()[index];
+  const int side = table_.last_side();
+
+  // Sequence spaces: a SYN sets its side's origin; otherwise the first
+  // sequence (or acknowledgement) number seen does.
+  SequenceTracker& own = state.space[side];
+  SequenceTracker& peer = state.space[1 - side];
+  StartSequenceSpace(s, own);
+  if ((s.flags & kTcpAck) && !peer.started()) peer.Start(s.ack - 1);
+
+  proto::PacketEvent e;
+  e.set_time_ns(s.time_ns - flow.first_ns);
+  e.set_seq_bytes(static_cast<uint64_t>(own.Unwrap(s.seq)));
+  e.set_payload_bytes(s.payload_bytes);
+  e.set_tcp_flags(s.flags);
+  e.set_ip_ecn(static_cast<proto::IpEcn>(s.ip_ecn));
+  if (s.flags & kTcpAck)
+    e.set_ack_bytes(static_cast<uint64_t>(peer.Unwrap(s.ack)));
+  // RFC 7323 §2.2: the window of a SYN is never scaled; others are scaled
+  // by the sender's shift when both sides offered the option.
+  const SideStats& mine = flow.side[side];
+  const SideStats& theirs = flow.side[1 - side];
+  const bool scaled = !(s.flags & kTcpSyn) && mine.syn_seen &&
+                      theirs.syn_seen && mine.syn_options.has_wscale &&
+                      theirs.syn_options.has_wscale;
+  e.set_receive_window_bytes(uint64_t{s.window_raw}
+                             << (scaled ? mine.syn_options.wscale_shift : 0));
+  AddOptions(s, peer, &e);
   e.set_payload_truncated(s.captured_payload_bytes < s.payload_bytes);
   e.set_length_from_capture(s.length_from_capture);
   state.packets.push_back({side, std::move(e)});

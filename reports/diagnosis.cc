@@ -375,8 +375,8 @@ void AddReplaySeries(const ReplayEvidence& evidence, double mss,
   }
 }
 
-// The plots on the shared time axis, in page order. (Over 60 lines: one
-// statement or two per plot, in the order the page shows them.)
+// The plots on the shared time axis, in page order.
+// long: one statement or two per plot, in the order the page shows them.
 std::vector<Plot> Plots(const DiagnosisInput& in, const PathEstimates& est,
                         const RuleContext& x, double end_s) {
   const double mss = std::max<double>(in.summary.max_payload_bytes, 1);
@@ -445,7 +445,7 @@ std::vector<Plot> Plots(const DiagnosisInput& in, const PathEstimates& est,
 }
 
 // Facts about the flow: a capture's TCP facts, or what a qlog has.
-// (Over 60 lines: one row per fact, each formatted where it is listed.)
+// long: one row per fact, each formatted where it is listed.
 std::vector<std::pair<std::string, std::string>> SummaryRows(
     const DiagnosisInput& in, const PathEstimates& est,
     const EvidenceQuality& quality) {

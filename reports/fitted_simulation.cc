@@ -66,16 +66,12 @@ std::string FittedPath::Describe() const {
       duration_ns / 1e9);
 }
 
-absl::StatusOr<FittedPath> FitPath(const PathEstimates& estimates,
-                                   const FlowObserver& observed,
-                                   double flow_duration_s) {
-  if (!(estimates.bottleneck_rate_bps > 0) || !(estimates.base_rtt_s > 0)) {
-    return absl::InvalidArgumentError(
-        "no bottleneck rate or base RTT to fit a path to");
-  }
-  FittedPath path;
-  path.rate_bps = static_cast<int64_t>(estimates.bottleneck_rate_bps);
-  path.base_rtt_ns = static_cast<int64_t>(estimates.base_rtt_s * 1e9);
+namespace {
+
+// The buffer and the CE marking threshold.
+void FitQueue(const PathEstimates& estimates, const FlowObserver& observed,
+              FittedPath* fitted) {
+  FittedPath& path = *fitted;
   // The buffer holds the largest queue the flow saw; CE marking starts at
   // the median queueing delay of the intervals where marks came back.
   const int64_t base_us = observed.min_rtt_us();
@@ -112,6 +108,11 @@ absl::StatusOr<FittedPath> FitPath(const PathEstimates& estimates,
         static_cast<uint64_t>(2 * estimates.bottleneck_rate_bps / 8 *
                               path.ce_sojourn_threshold_ns * 1e-9));
   }
+}
+
+// How many segments an ACK covers and how long the receiver holds one.
+void FitAcks(const FlowObserver& observed, FittedPath* fitted) {
+  FittedPath& path = *fitted;
   if (const uint32_t n = observed.TypicalSegmentsPerAck(); n > 0) {
     path.ack_every = static_cast<uint32_t>(std::min<double>(n, kMaxAckEvery));
   }
@@ -122,6 +123,22 @@ absl::StatusOr<FittedPath> FitPath(const PathEstimates& estimates,
       path.delayed_ack_measured = true;
     }
   }
+}
+
+}  // namespace
+
+absl::StatusOr<FittedPath> FitPath(const PathEstimates& estimates,
+                                   const FlowObserver& observed,
+                                   double flow_duration_s) {
+  if (!(estimates.bottleneck_rate_bps > 0) || !(estimates.base_rtt_s > 0)) {
+    return absl::InvalidArgumentError(
+        "no bottleneck rate or base RTT to fit a path to");
+  }
+  FittedPath path;
+  path.rate_bps = static_cast<int64_t>(estimates.bottleneck_rate_bps);
+  path.base_rtt_ns = static_cast<int64_t>(estimates.base_rtt_s * 1e9);
+  FitQueue(estimates, observed, &path);
+  FitAcks(observed, &path);
   const double cap_s =
       std::min(kMaxSimulatedS, kMaxSimulatedPackets * kFullPacketBytes * 8 /
                                    estimates.bottleneck_rate_bps);

@@ -86,17 +86,39 @@ ObservationBin& FlowObserver::BinAt(int64_t time_ns) {
   return bins_[index];
 }
 
+void FlowObserver::AddRetransmission(const TimelineEvent& e,
+                                     ObservationBin& bin) {
+  ++bin.retransmissions;
+  ++total_retransmissions_;
+  if (e.starts_episode) ++bin.recovery_episodes;
+  if (marks_.size() < kMaxMarks) {
+    const int64_t seq =
+        counting_ == Counting::kSequence ? e.seq_start : delivered_mark_;
+    marks_.push_back({(e.time_ns - start_ns_) * 1e-9, seq, e.kind});
+  }
+}
+
+void FlowObserver::AddRttSample(const TimelineEvent& e, ObservationBin& bin) {
+  bin.rtt_min_us = std::min(bin.rtt_min_us, e.rtt_sample_us);
+  bin.rtt_max_us = std::max(bin.rtt_max_us, e.rtt_sample_us);
+  bin.rtt_sum_us += e.rtt_sample_us;
+  ++bin.rtt_samples;
+  if (min_rtt_us_ == 0 || e.rtt_sample_us < min_rtt_us_)
+    min_rtt_us_ = e.rtt_sample_us;
+  if (e.packets_delivered > 0) {
+    const size_t row =
+        std::min<uint64_t>(e.packets_delivered, kMaxHoldSegments);
+    const double excess_us = static_cast<double>(e.rtt_sample_us - min_rtt_us_);
+    const size_t bucket = std::min<size_t>(
+        static_cast<size_t>(4 * std::log2(1 + excess_us)), kHoldBuckets - 1);
+    ++hold_histogram_[row][bucket];
+  }
+}
+
 void FlowObserver::Add(const TimelineEvent& e) {
   ObservationBin& bin = BinAt(e.time_ns);
   if (e.type == TimelineEvent::Type::kRetransmission) {
-    ++bin.retransmissions;
-    ++total_retransmissions_;
-    if (e.starts_episode) ++bin.recovery_episodes;
-    if (marks_.size() < kMaxMarks) {
-      const int64_t seq =
-          counting_ == Counting::kSequence ? e.seq_start : delivered_mark_;
-      marks_.push_back({(e.time_ns - start_ns_) * 1e-9, seq, e.kind});
-    }
+    AddRetransmission(e, bin);
     return;
   }
   ++total_acks_;
@@ -123,23 +145,7 @@ void FlowObserver::Add(const TimelineEvent& e) {
   bin.max_outstanding_bytes =
       std::max(bin.max_outstanding_bytes, e.outstanding_bytes);
   bin.rwnd_bytes = e.rwnd_bytes;
-  if (e.rtt_sample_us > 0) {
-    bin.rtt_min_us = std::min(bin.rtt_min_us, e.rtt_sample_us);
-    bin.rtt_max_us = std::max(bin.rtt_max_us, e.rtt_sample_us);
-    bin.rtt_sum_us += e.rtt_sample_us;
-    ++bin.rtt_samples;
-    if (min_rtt_us_ == 0 || e.rtt_sample_us < min_rtt_us_)
-      min_rtt_us_ = e.rtt_sample_us;
-    if (e.packets_delivered > 0) {
-      const size_t row =
-          std::min<uint64_t>(e.packets_delivered, kMaxHoldSegments);
-      const double excess_us =
-          static_cast<double>(e.rtt_sample_us - min_rtt_us_);
-      const size_t bucket = std::min<size_t>(
-          static_cast<size_t>(4 * std::log2(1 + excess_us)), kHoldBuckets - 1);
-      ++hold_histogram_[row][bucket];
-    }
-  }
+  if (e.rtt_sample_us > 0) AddRttSample(e, bin);
   if (e.srtt_us > 0) bin.srtt_us = e.srtt_us;
   bin.ce_packets += e.ce_packets;
   bin.ece_acks += e.ece ? 1 : 0;

@@ -95,6 +95,9 @@ class FlowObserver {
 
  private:
   ObservationBin& BinAt(int64_t time_ns);
+  // The parts of Add(): a retransmission; an ACK's RTT sample.
+  void AddRetransmission(const TimelineEvent& e, ObservationBin& bin);
+  void AddRttSample(const TimelineEvent& e, ObservationBin& bin);
 
   int64_t start_ns_;
   Counting counting_;

@@ -4,6 +4,8 @@
 
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
+#include "proto/json_printer.h"
+#include "proto/plot.pb.h"
 
 namespace ccreplay {
 namespace {
@@ -94,7 +96,20 @@ TEST(HtmlReportTest, BandStripShowsTheDominantBandWithShares) {
       svg, "<title>0.000–10.000 s: cwnd 75%, unknown 25%</title>"));
   EXPECT_TRUE(absl::StrContains(svg, "fill-opacity=\"0.82\""));  // .3+.7x.75
   EXPECT_TRUE(absl::StrContains(html, "\"labels\":[\"cwnd\",\"unknown\"]"));
-  EXPECT_TRUE(absl::StrContains(html, "[0.001,0.002,0]"));
+  // The script's data is a proto::ReportPlots: every run, label by index.
+  const std::string open =
+      "<script type=\"application/json\" id=\"report-data\">";
+  const size_t data = html.find(open) + open.size();
+  proto::ReportPlots plots;
+  ASSERT_TRUE(
+      ParseJson(html.substr(data, html.find("</script>", data) - data), &plots)
+          .ok());
+  const proto::LimiterBands& bands = plots.plots().at("plot-limiter").bands();
+  ASSERT_EQ(bands.runs_size(), 10000);
+  EXPECT_EQ(bands.runs(1).start_s(), 0.001);
+  EXPECT_EQ(bands.runs(1).end_s(), 0.002);
+  EXPECT_EQ(bands.runs(1).label(), 0u);
+  EXPECT_EQ(bands.runs(3).label(), 1u);
 }
 
 TEST(HtmlReportTest, NoFindingSaysSo) {

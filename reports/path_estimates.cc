@@ -45,6 +45,47 @@ std::vector<double> SmoothedDeliveryRateBps(const FlowObserver& observed,
   return rates;
 }
 
+namespace {
+
+// The 99th percentile of the bins' mean queueing delay, at `rate_bps`.
+double LargestQueueBytes(const FlowObserver& observed, double rate_bps) {
+  const int64_t base_us = observed.min_rtt_us();
+  std::vector<double> queue_s;
+  for (const ObservationBin& b : observed.bins()) {
+    if (b.has_rtt())
+      queue_s.push_back((b.rtt_sum_us / b.rtt_samples - base_us) * 1e-6);
+  }
+  if (queue_s.empty()) return 0;
+  return rate_bps / 8 * std::max(Percentile(std::move(queue_s), 0.99), 0.0);
+}
+
+// How the rate was estimated, and its cross-check.
+void AddNotes(double typical_rtt_s, PathEstimates* estimates) {
+  PathEstimates& e = *estimates;
+  e.notes.push_back(absl::StrFormat(
+      "bottleneck rate: the highest delivery rate over sliding %.1f ms windows "
+      "(%g RTTs of "
+      "%.2f ms, at least %.0f ms)",
+      e.window_s * 1e3, kWindowRtts, typical_rtt_s * 1e3, kMinWindowS * 1e3));
+  if (e.rate_is_lower_bound) {
+    e.notes.push_back(
+        "the flow never showed the path busy (no queueing delay growth, loss "
+        "or CE): the rate "
+        "is a lower bound, and so is the BDP");
+  } else {
+    e.notes.push_back(absl::StrFormat(
+        "cross-check: the median delivery rate while a queue was building is "
+        "%.2f Mb/s (%.0f%% "
+        "of the estimate)",
+        e.busy_delivery_rate_bps / 1e6,
+        e.bottleneck_rate_bps > 0
+            ? 100 * e.busy_delivery_rate_bps / e.bottleneck_rate_bps
+            : 0));
+  }
+}
+
+}  // namespace
+
 PathEstimates EstimatePath(const FlowObserver& observed) {
   PathEstimates e;
   const std::vector<ObservationBin>& bins = observed.bins();
@@ -77,35 +118,8 @@ PathEstimates EstimatePath(const FlowObserver& observed) {
   e.busy_delivery_rate_bps = Median(busy);
   e.rate_is_lower_bound = busy.empty();
   e.bdp_bytes = e.bottleneck_rate_bps / 8 * e.base_rtt_s;
-  std::vector<double> queue_s;
-  for (const ObservationBin& b : bins) {
-    if (b.has_rtt())
-      queue_s.push_back((b.rtt_sum_us / b.rtt_samples - base_us) * 1e-6);
-  }
-  if (!queue_s.empty()) {
-    e.max_queue_bytes = e.bottleneck_rate_bps / 8 *
-                        std::max(Percentile(std::move(queue_s), 0.99), 0.0);
-  }
-  e.notes.push_back(absl::StrFormat(
-      "bottleneck rate: the highest delivery rate over sliding %.1f ms windows "
-      "(%g RTTs of "
-      "%.2f ms, at least %.0f ms)",
-      e.window_s * 1e3, kWindowRtts, typical_rtt_s * 1e3, kMinWindowS * 1e3));
-  if (e.rate_is_lower_bound) {
-    e.notes.push_back(
-        "the flow never showed the path busy (no queueing delay growth, loss "
-        "or CE): the rate "
-        "is a lower bound, and so is the BDP");
-  } else {
-    e.notes.push_back(absl::StrFormat(
-        "cross-check: the median delivery rate while a queue was building is "
-        "%.2f Mb/s (%.0f%% "
-        "of the estimate)",
-        e.busy_delivery_rate_bps / 1e6,
-        e.bottleneck_rate_bps > 0
-            ? 100 * e.busy_delivery_rate_bps / e.bottleneck_rate_bps
-            : 0));
-  }
+  e.max_queue_bytes = LargestQueueBytes(observed, e.bottleneck_rate_bps);
+  AddNotes(typical_rtt_s, &e);
   return e;
 }
 

@@ -6,8 +6,11 @@ Fails when a function outside tests is longer than 100 lines, or longer than
 the reason (for example `// long: one switch over the record types.`).
 
 Usage: scripts/check_function_length.py SOURCE_DIR [--list N]
-  --list N  print every function of N lines or more (for planning a split),
-            longest first, and exit 0.
+       scripts/check_function_length.py --self-test
+  --list N     print every function of N lines or more (for planning a
+               split), longest first, and exit 0.
+  --self-test  check the heuristic on made-up sources (ctest
+               `function_length_self_test`).
 
 Heuristic (a brace matcher, not a C++ parser):
 - Files: *.cc, *.c and *.h below the module folders (MODULES), except tests:
@@ -19,7 +22,8 @@ Heuristic (a brace matcher, not a C++ parser):
   starts a function when the text before it (since the last `;`, `{` or `}`)
   ends in `)` plus qualifiers (const, override, noexcept, final, `-> T`) or
   holds a constructor's `) :` initializer list, and does not start with a
-  control keyword. A function's interior (lambdas, local classes) belongs to
+  control keyword (a member's brace initializer in that list is skipped).
+  A function's interior (lambdas, local classes) belongs to
   the function; other blocks (enum bodies, brace initializers) are skipped.
 - A function's length runs from the first line of its signature (template
   line included) to its closing brace, inclusive: blank lines and comments
@@ -36,6 +40,19 @@ MODULES = ["bench", "cc", "cli", "fuzz", "lab", "parsers", "proto", "replay",
 HARD_LIMIT = 100
 SOFT_LIMIT = 60
 MARKER = "long:"
+# Known offenders allowed for now, as "path:function": functions in files
+# other work is changing at the same time, to be split there. An entry is
+# reported on each run; one that no longer occurs is reported, not failed.
+KNOWN = {
+    "parsers/json_stream.cc:JsonStream::CaptureValue",
+    "parsers/pcap_reader.cc:Read",
+    "parsers/pcapng_walker.cc:PcapngWalker::Next",
+    "parsers/quicly_log.cc:Handle",
+    "replay/ack_timeline.cc:AckTimelineBuilder::OnData",
+    "replay/ack_timeline.cc:AckTimelineBuilder::OnAckFrom",
+    "replay/quic_timeline.cc:OnAck",
+    "replay/retransmission_classifier.cc:RetransmissionClassifier::Classify",
+}
 
 CONTAINER = re.compile(r"\b(namespace|class|struct|union)\b[^()=]*$|"
                        r'^extern\s+"C"\s*$', re.S)
@@ -146,6 +163,10 @@ def functions(path):
             header = code[header_start:i]
             stripped = ACCESS.sub("", header).strip()
             offset = header.find(stripped) if stripped else 0
+            if INIT_LIST.search(stripped) and re.search(r"[\w>]\s*$", stripped):
+                # A member's brace initializer inside an initializer list.
+                i = matching_brace(code, i) + 1
+                continue
             if CONTAINER.search(stripped) or stripped.startswith("extern"):
                 scopes.append("container")
                 header_start = i + 1
@@ -197,13 +218,51 @@ def source_files(root):
                     yield path
 
 
+def self_test():
+    """Runs functions() on a made-up file; returns the failed checks."""
+    import tempfile
+    body = lambda n: "".join(f"  x += {i};\n" for i in range(n))
+    source = (
+        "namespace a {\nnamespace {\n"
+        "constexpr int kBig = 1'000'000;  // a digit separator\n"
+        "const char* kRaw = R\"(}{ \" } )\";\n"
+        "struct S {\n  int Inline() const { return 1; }\n};\n"
+        "enum class E { kA, kB };\n"
+        "}  // namespace\n"
+        "// long: a reason.\nint Marked(int x) {\n" + body(60) + "  return x;\n}\n"
+        "int Plain(int x) {\n" + body(60) + "  return x;\n}\n"
+        "S::S(int v)\n    : v_(v), w_{v} {\n  Helper([&] { return '}'; });\n}\n"
+        "}  // namespace a\n")
+    with tempfile.NamedTemporaryFile("w", suffix=".cc", delete=False) as f:
+        f.write(source)
+    found = {name: last - first + 1 for name, first, last in functions(f.name)}
+    lines = source.split("\n")
+    first_of = {name: first for name, first, _ in functions(f.name)}
+    os.unlink(f.name)
+    checks = [
+        ("Inline found, 1 line", found.get("Inline") == 1),
+        ("Marked found, 63 lines", found.get("Marked") == 63),
+        ("Plain found, 63 lines", found.get("Plain") == 63),
+        ("constructor with initializer list found", found.get("S::S") == 4),
+        ("enum and initializers are not functions", len(found) == 4),
+        ("Marked has its reason", has_reason(lines, first_of["Marked"])),
+        ("Plain has none", not has_reason(lines, first_of["Plain"])),
+    ]
+    return [what for what, ok in checks if not ok]
+
+
 def main(argv):
+    if len(argv) == 2 and argv[1] == "--self-test":
+        failed = self_test()
+        for what in failed:
+            print(f"self-test failed: {what}")
+        return 1 if failed else 0
     if len(argv) < 2:
         print(__doc__)
         return 2
     root = argv[1]
     list_from = int(argv[3]) if len(argv) > 3 and argv[2] == "--list" else None
-    rows, failures = [], []
+    rows, failures, known_seen = [], [], set()
     for path in sorted(source_files(root)):
         with open(path, encoding="utf-8", errors="replace") as f:
             lines = f.read().split("\n")
@@ -211,6 +270,11 @@ def main(argv):
         for name, first, last in functions(path):
             length = last - first + 1
             rows.append((length, rel, first, name))
+            if f"{rel}:{name}" in KNOWN and length > SOFT_LIMIT:
+                known_seen.add(f"{rel}:{name}")
+                print(f"{rel}:{first}: {name} is {length} lines "
+                      f"(known, allowed for now)")
+                continue
             if length > HARD_LIMIT:
                 failures.append(f"{rel}:{first}: {name} is {length} lines "
                                 f"(limit {HARD_LIMIT})")
@@ -223,6 +287,8 @@ def main(argv):
             if length >= list_from:
                 print(f"{length:4d} {rel}:{first} {name}")
         return 0
+    for entry in sorted(KNOWN - known_seen):
+        print(f"{entry}: in KNOWN but no longer too long; remove the entry")
     for failure in failures:
         print(failure)
     print(f"{len(rows)} functions checked, {len(failures)} too long")

@@ -36,9 +36,11 @@ absl::StatusOr<std::string> SmallFlowSpec(const std::string& controller,
   return normalized->ToString();
 }
 
-RunResult RunOne(const MtuExperimentOptions& options,
-                 const std::string& controller, bool normalize,
-                 const PathProfile& profile, int run) {
+// The simulation of run `run`: the profile's path and the two flows, the
+// run choosing which starts first and how much later the other starts.
+SimulationConfig RunConfig(const MtuExperimentOptions& options,
+                           const std::string& controller, bool normalize,
+                           const PathProfile& profile, int run) {
   SimulationConfig config;
   config.rate_bps = profile.rate_bps;
   config.base_rtt_ns = profile.base_rtt_us * 1000;
@@ -63,6 +65,14 @@ RunResult RunOne(const MtuExperimentOptions& options,
   (small_first ? large : small).start_ns = offset_ns;
   // Flow 0 is the 1462-byte flow, flow 1 the 1280-byte one.
   config.flows = {large, small};
+  return config;
+}
+
+RunResult RunOne(const MtuExperimentOptions& options,
+                 const std::string& controller, bool normalize,
+                 const PathProfile& profile, int run) {
+  const SimulationConfig config =
+      RunConfig(options, controller, normalize, profile, run);
   std::unique_ptr<Simulation> sim = *Simulation::Create(config);
 
   const int64_t step_ns = std::max<int64_t>(config.base_rtt_ns, 1'000'000);
@@ -118,15 +128,9 @@ void GeometricStats(const std::vector<double>& values, double& mean,
             : 1.0;
 }
 
-}  // namespace
-
-absl::StatusOr<MtuExperimentResult> RunMtuExperiment(
-    const MtuExperimentOptions& options) {
-  if (options.profiles.empty() || options.controllers.empty() ||
-      options.start_offsets <= 0) {
-    return absl::InvalidArgumentError(
-        "the experiment needs controllers, profiles and start offsets");
-  }
+// Every small-flow spec names a controller, with and without
+// normalization.
+absl::Status CheckControllers(const MtuExperimentOptions& options) {
   for (const std::string& controller : options.controllers) {
     for (bool normalize : {false, true}) {
       absl::StatusOr<std::string> spec =
@@ -137,6 +141,45 @@ absl::StatusOr<MtuExperimentResult> RunMtuExperiment(
       if (!made.ok()) return made.status();
     }
   }
+  return absl::OkStatus();
+}
+
+// Profile `p` of one controller, from that controller's results (ordered
+// by setting, profile, run).
+MtuProfileResult SummarizeProfile(const MtuExperimentOptions& options,
+                                  const RunResult* results, size_t p) {
+  const size_t runs = 2 * static_cast<size_t>(options.start_offsets);
+  const size_t profiles = options.profiles.size();
+  MtuProfileResult profile;
+  profile.name = options.profiles[p].name;
+  profile.min_measured_periods = options.measured_periods + 1;
+  for (int setting = 0; setting < 2; ++setting) {
+    double sum = 0;
+    for (size_t r = 0; r < runs; ++r) {
+      const RunResult& run = results[(setting * profiles + p) * runs + r];
+      sum += run.ratio;
+      profile.min_measured_periods =
+          std::min(profile.min_measured_periods, run.min_periods);
+      profile.capped_runs += run.capped ? 1 : 0;
+      profile.simulated_s += run.simulated_s;
+    }
+    (setting == 0 ? profile.ratio_without : profile.ratio_with) =
+        sum / static_cast<double>(runs);
+  }
+  return profile;
+}
+
+}  // namespace
+
+absl::StatusOr<MtuExperimentResult> RunMtuExperiment(
+    const MtuExperimentOptions& options) {
+  if (options.profiles.empty() || options.controllers.empty() ||
+      options.start_offsets <= 0) {
+    return absl::InvalidArgumentError(
+        "the experiment needs controllers, profiles and start offsets");
+  }
+  absl::Status status = CheckControllers(options);
+  if (!status.ok()) return status;
   const size_t runs = 2 * static_cast<size_t>(options.start_offsets);
   const size_t profiles = options.profiles.size();
   const size_t per_controller = 2 * profiles * runs;
@@ -159,23 +202,8 @@ absl::StatusOr<MtuExperimentResult> RunMtuExperiment(
     row.controller = options.controllers[c];
     std::vector<double> without, with;
     for (size_t p = 0; p < profiles; ++p) {
-      MtuProfileResult profile;
-      profile.name = options.profiles[p].name;
-      profile.min_measured_periods = options.measured_periods + 1;
-      for (int setting = 0; setting < 2; ++setting) {
-        double sum = 0;
-        for (size_t r = 0; r < runs; ++r) {
-          const RunResult& run =
-              results[c * per_controller + (setting * profiles + p) * runs + r];
-          sum += run.ratio;
-          profile.min_measured_periods =
-              std::min(profile.min_measured_periods, run.min_periods);
-          profile.capped_runs += run.capped ? 1 : 0;
-          profile.simulated_s += run.simulated_s;
-        }
-        (setting == 0 ? profile.ratio_without : profile.ratio_with) =
-            sum / static_cast<double>(runs);
-      }
+      const MtuProfileResult profile =
+          SummarizeProfile(options, results.data() + c * per_controller, p);
       without.push_back(profile.ratio_without);
       with.push_back(profile.ratio_with);
       row.profiles.push_back(profile);

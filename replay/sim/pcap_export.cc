@@ -78,6 +78,52 @@ class OptionWriter {
   uint8_t size_ = 0;
 };
 
+// The ECN flags of the SYN and SYN-ACK that negotiate `feedback`.
+struct EcnNegotiation {
+  uint16_t syn = 0;
+  uint16_t syn_ack = 0;
+};
+EcnNegotiation NegotiationFlags(EcnFeedback feedback) {
+  switch (feedback) {
+    case EcnFeedback::kNone:
+      break;
+    case EcnFeedback::kRfc3168:
+    case EcnFeedback::kDctcp:
+      return {kTcpEce | kTcpCwr, kTcpEce};
+    case EcnFeedback::kAccEcn:
+      // SYN-ACK ACE 0b010: the SYN arrived Not-ECT.
+      return {kTcpAe | kTcpCwr | kTcpEce, kTcpCwr};
+  }
+  return {};
+}
+
+// A SYN's options in Linux's layout: MSS, SACK permitted, timestamps, NOP,
+// window scale. Returns their length.
+uint8_t WriteSynOptions(uint32_t mss_bytes, uint32_t tsval, uint32_t tsecr,
+                        uint8_t* out) {
+  OptionWriter options(out);
+  uint8_t* p = options.cursor();
+  // The MSS option counts no TCP options (RFC 9293 section 3.7.1), so a
+  // sender whose segments carry `packet_bytes` of payload beside the
+  // timestamps advertises 12 bytes more, as Linux does (MSS 1460 from a
+  // 1500-byte MTU, 1448-byte segments: tcp_current_mss() subtracts the
+  // option; tshark on testdata/lab/*/sender.pcap.gz shows both).
+  p[0] = 2;  // MSS
+  p[1] = 4;
+  Put16(p + 2, mss_bytes);
+  p[4] = 4;  // SACK permitted
+  p[5] = 2;
+  options.Advance(6);
+  options.Timestamps(tsval, tsecr, /*pad=*/false);
+  options.Nop();
+  p = options.cursor();
+  p[0] = 3;  // window scale
+  p[1] = 3;
+  p[2] = kWindowScale;
+  options.Advance(3);
+  return options.size();
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<PcapExporter>> PcapExporter::Create(
@@ -178,20 +224,7 @@ void PcapExporter::OnFlowStart(uint32_t flow, int64_t now_ns,
   const int64_t rtt_ns =
       config.base_rtt_ns >= 0 ? config.base_rtt_ns : config_.base_rtt_ns;
 
-  uint16_t syn_ecn = 0, syn_ack_ecn = 0;
-  switch (feedback) {
-    case EcnFeedback::kNone:
-      break;
-    case EcnFeedback::kRfc3168:
-    case EcnFeedback::kDctcp:
-      syn_ecn = kTcpEce | kTcpCwr;
-      syn_ack_ecn = kTcpEce;
-      break;
-    case EcnFeedback::kAccEcn:
-      syn_ecn = kTcpAe | kTcpCwr | kTcpEce;
-      syn_ack_ecn = kTcpCwr;  // ACE 0b010: the SYN arrived Not-ECT
-      break;
-  }
+  const EcnNegotiation ecn = NegotiationFlags(feedback);
   for (int i = 0; i < 2; ++i) {
     const bool from_sender = i == 0;
     Segment syn;
@@ -200,30 +233,10 @@ void PcapExporter::OnFlowStart(uint32_t flow, int64_t now_ns,
     syn.seq = from_sender ? state.sender_isn : state.receiver_isn;
     syn.ack = from_sender ? 0 : state.sender_isn + 1;
     syn.flags =
-        from_sender ? (kTcpSyn | syn_ecn) : (kTcpSyn | kTcpAck | syn_ack_ecn);
-    OptionWriter options(syn.options);
-    uint8_t* p = options.cursor();
-    // The MSS option counts no TCP options (RFC 9293 section 3.7.1), so a
-    // sender whose segments carry `packet_bytes` of payload beside the
-    // timestamps advertises 12 bytes more, as Linux does (MSS 1460 from a
-    // 1500-byte MTU, 1448-byte segments: tcp_current_mss() subtracts the
-    // option; tshark on testdata/lab/*/sender.pcap.gz shows both).
-    p[0] = 2;  // MSS
-    p[1] = 4;
-    Put16(p + 2, config.packet_bytes + kTimestampOptionBytes);
-    p[4] = 4;  // SACK permitted
-    p[5] = 2;
-    options.Advance(6);
-    options.Timestamps(TsVal(syn.time_ns),
-                       from_sender ? 0 : TsVal(now_ns - rtt_ns),
-                       /*pad=*/false);
-    options.Nop();
-    p = options.cursor();
-    p[0] = 3;  // window scale
-    p[1] = 3;
-    p[2] = kWindowScale;
-    options.Advance(3);
-    syn.options_bytes = options.size();
+        from_sender ? (kTcpSyn | ecn.syn) : (kTcpSyn | kTcpAck | ecn.syn_ack);
+    syn.options_bytes = WriteSynOptions(
+        config.packet_bytes + kTimestampOptionBytes, TsVal(syn.time_ns),
+        from_sender ? 0 : TsVal(now_ns - rtt_ns), syn.options);
     Write(flow, syn);
   }
   state.last_receiver_tsval = TsVal(now_ns);

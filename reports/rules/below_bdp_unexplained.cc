@@ -17,7 +17,8 @@ namespace ccreplay {
 namespace {}  // namespace
 
 // The stretch, the replays that would explain it, then the finding with
-// its numbers (just over 60 lines: its message is long).
+// its numbers.
+// long: its message is long.
 void BelowBdpUnexplainedRule::Check(const RuleContext& x,
                                     RuleOutput* out) const {
   const int best = x.best;

@@ -17,7 +17,8 @@ namespace ccreplay {
 namespace {}  // namespace
 
 // Where the excursion starts and ends, the phase where the error is
-// largest, then the finding (over 60 lines: the message names each).
+// largest, then the finding.
+// long: the message names each of them.
 void ModelDivergenceRule::Check(const RuleContext& x, RuleOutput* out) const {
   const int best = x.best;
   const ReplayedController& c = x.evidence->replay->controllers[best];

@@ -154,7 +154,8 @@ Finding GapFinding(const RuleContext& x, int on, size_t first_ca,
 
 }  // namespace
 
-// The gates in turn, each with its note (over 60 lines for that reason).
+// The gates in turn, each with its note.
+// long: each gate carries its own note.
 void MtuNormalizationGapRule::Check(const RuleContext& x,
                                     RuleOutput* out) const {
   const int best = x.best;

@@ -22,8 +22,8 @@ constexpr double kEarlyExitShare = 0.5;
 }  // namespace
 
 // The exit, the two reasons it would not be early (a signal, a cwnd
-// near the BDP) with their notes, then how long congestion avoidance took
-// (over 60 lines: each gate says why in its own note).
+// near the BDP) with their notes, then how long congestion avoidance took.
+// long: each gate says why in its own note.
 void SlowStartExitEarlyRule::Check(const RuleContext& x,
                                    RuleOutput* out) const {
   const int best = x.best;
