@@ -6,16 +6,11 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "parsers/parser_testing.h"
 #include "proto/testing/test_data.h"
 
 namespace ccreplay {
 namespace {
-
-std::string WriteTemp(const std::string& name, const std::string& contents) {
-  const std::string path = ::testing::TempDir() + "/" + name;
-  std::ofstream(path, std::ios::binary) << contents;
-  return path;
-}
 
 struct Case {
   const char* file;

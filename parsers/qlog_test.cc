@@ -8,18 +8,13 @@
 #include "gtest/gtest.h"
 #include "parsers/host_state_summary.h"
 #include "parsers/input_file.h"
+#include "parsers/parser_testing.h"
 #include "proto/testing/test_data.h"
 
 namespace ccreplay {
 namespace {
 
 using ::testing::HasSubstr;
-
-std::string WriteTemp(const std::string& name, const std::string& contents) {
-  std::string path = ::testing::TempDir() + "/" + name;
-  std::ofstream(path, std::ios::binary) << contents;
-  return path;
-}
 
 uint64_t Count(const HostTrace& trace, const std::string& name) {
   auto it = trace.event_counts.find(name);

@@ -5,18 +5,13 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "parsers/parser_testing.h"
 #include "proto/testing/test_data.h"
 
 namespace ccreplay {
 namespace {
 
 using ::testing::HasSubstr;
-
-std::string WriteTemp(const std::string& name, const std::string& contents) {
-  std::string path = ::testing::TempDir() + "/" + name;
-  std::ofstream(path, std::ios::binary) << contents;
-  return path;
-}
 
 // quicly is not packaged in Debian, so there is no real `cli -e` log in
 // testdata/. These lines follow the event layout of quicly's lib/quicly.c

@@ -4,19 +4,13 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "parsers/parser_testing.h"
 #include "proto/testing/test_data.h"
 
 namespace ccreplay {
 namespace {
 
 using ::testing::HasSubstr;
-
-const HostTrace* FindTrace(const HostStateLog& log, const std::string& local) {
-  for (const HostTrace& trace : log.traces) {
-    if (trace.local_endpoint == local) return &trace;
-  }
-  return nullptr;
-}
 
 HostStateLog ParseLines(const std::vector<std::string>& lines) {
   SsLogParser parser("inline.log");

@@ -143,12 +143,10 @@ void SackScoreboard::DropAcked(int64_t ack, uint32_t mss_bytes,
 
 void SackScoreboard::Sack(int64_t start, int64_t end, uint32_t mss_bytes,
                           AckResult& result) {
-  start = std::max(start, snd_una_);
-  end = std::min(end, snd_nxt_);
-  if (start >= end) return;
-  size_t i = SplitAt(start);
-  SplitAt(end);
-  for (; i < segments_.size() && segments_[i].start < end; ++i) {
+  const std::optional<size_t> first = SplitRange(start, end);
+  if (!first.has_value()) return;
+  for (size_t i = *first; i < segments_.size() && segments_[i].start < end;
+       ++i) {
     Segment& s = segments_[i];
     if (s.flags & kSacked) continue;
     ClearFlag(s, kLost);
@@ -228,14 +226,21 @@ SackScoreboard::AckResult SackScoreboard::OnAck(int64_t ack,
 void SackScoreboard::ShrinkToFit() { segments_.shrink_to_fit(); }
 
 void SackScoreboard::MarkLost(int64_t start, int64_t end) {
-  start = std::max(start, snd_una_);
-  end = std::min(end, snd_nxt_);
-  if (start >= end) return;
-  size_t i = SplitAt(start);
-  SplitAt(end);
-  for (; i < segments_.size() && segments_[i].start < end; ++i) {
+  const std::optional<size_t> first = SplitRange(start, end);
+  if (!first.has_value()) return;
+  for (size_t i = *first; i < segments_.size() && segments_[i].start < end;
+       ++i) {
     if (!(segments_[i].flags & kSacked)) SetFlag(segments_[i], kLost);
   }
+}
+
+std::optional<size_t> SackScoreboard::SplitRange(int64_t start, int64_t& end) {
+  start = std::max(start, snd_una_);
+  end = std::min(end, snd_nxt_);
+  if (start >= end) return std::nullopt;
+  const size_t first = SplitAt(start);
+  SplitAt(end);
+  return first;
 }
 
 void SackScoreboard::MarkAllLost(int64_t resent_start, int64_t resent_end) {

@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <optional>
 
 namespace ccreplay {
 
@@ -130,6 +131,10 @@ class SackScoreboard {
   // Splits the segment holding `seq` so that a segment starts there;
   // returns its index.
   size_t SplitAt(int64_t seq);
+  // Clips [start, end) to [snd_una, snd_nxt) (`end` in place) and splits
+  // segments at both edges; returns the index of the first segment inside,
+  // nullopt when the clipped range is empty.
+  std::optional<size_t> SplitRange(int64_t start, int64_t& end);
   void SetFlag(Segment& s, Flag flag);
   void ClearFlag(Segment& s, Flag flag);
   void Sack(int64_t start, int64_t end, uint32_t mss_bytes, AckResult& result);

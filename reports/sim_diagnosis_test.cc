@@ -16,57 +16,12 @@
 #include "replay/sim/pcap_export.h"
 #include "replay/sim/simulation.h"
 #include "reports/diagnose_session.h"
+#include "reports/rules/rule_test_support.h"
 
 namespace ccreplay {
 namespace {
 
 constexpr int64_t kMs = 1'000'000;
-
-struct SimulatedCapture {
-  std::unique_ptr<Simulation> sim;
-  DiagnoseRun run;
-};
-
-// Runs `config` for `duration_ns` with the pcap export on, then diagnoses
-// flow `flow` of the file as `ccreplay diagnose` does.
-void SimulateAndDiagnose(const SimulationConfig& config, int64_t duration_ns,
-                         const std::string& name, int flow, bool simulate,
-                         SimulatedCapture& out) {
-  const std::string path = absl::StrCat(
-      ::testing::TempDir(), "/ccreplay_simdiag_", getpid(), "_", name, ".pcap");
-  absl::StatusOr<std::unique_ptr<PcapExporter>> exporter =
-      PcapExporter::Create(path, config);
-  ASSERT_TRUE(exporter.ok()) << exporter.status();
-  absl::StatusOr<std::unique_ptr<Simulation>> sim =
-      Simulation::Create(config, exporter->get());
-  ASSERT_TRUE(sim.ok()) << sim.status();
-  (*sim)->RunUntil(duration_ns);
-  ASSERT_TRUE((*exporter)->Finish().ok());
-  out.sim = *std::move(sim);
-  DiagnoseOptions options;
-  options.input = path;
-  options.flow = absl::StrCat(flow);
-  options.simulate = simulate;
-  absl::StatusOr<DiagnoseRun> run = DiagnoseInput(options);
-  unlink(path.c_str());
-  ASSERT_TRUE(run.ok()) << run.status();
-  out.run = *std::move(run);
-}
-
-const proto::Finding* FindingOf(const DiagnoseRun& run,
-                                const std::string& kind) {
-  for (const proto::Finding& f : run.diagnosis.result.findings()) {
-    if (f.kind() == kind) return &f;
-  }
-  return nullptr;
-}
-
-bool MethodSays(const DiagnoseRun& run, const std::string& text) {
-  for (const std::string& line : run.diagnosis.page.method) {
-    if (absl::StrContains(line, text)) return true;
-  }
-  return false;
-}
 
 // The number right after `label` in the first method line or finding
 // evidence that has it; nullopt when none does.
@@ -91,18 +46,7 @@ std::optional<double> NumberAfter(const DiagnoseRun& run,
 // delayed-ACK timer): 1 Gbit/s, 0.4 ms, CE above 5 ms of sojourn, a 100 ms
 // buffer, paced Prague, an ACK every 16 segments.
 SimulationConfig PraguePath(const std::string& spec) {
-  SimulationConfig config;
-  config.rate_bps = 1'000'000'000;
-  config.base_rtt_ns = 400'000;
-  config.buffer_bytes = 12'500'000;
-  config.ce_sojourn_threshold_ns = 5 * kMs;
-  config.sample_interval_ns = 10 * kMs;
-  FlowConfig flow;
-  flow.cc_spec = spec;
-  flow.pacing = true;
-  flow.ack_every = 16;
-  config.flows.push_back(flow);
-  return config;
+  return PacedAckEvery16Path(spec, 1'000'000'000, 400'000, 12'500'000, 5 * kMs);
 }
 
 TEST(SimDiagnosisTest, ExportedTraceHasNoSuperSegments) {

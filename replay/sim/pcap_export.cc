@@ -319,4 +319,19 @@ void PcapExporter::OnAckReceived(const SimAck& ack) {
   Write(ack.flow, s);
 }
 
+absl::StatusOr<std::unique_ptr<Simulation>> SimulateToPcap(
+    const SimulationConfig& config, int64_t duration_ns,
+    const std::string& path) {
+  absl::StatusOr<std::unique_ptr<PcapExporter>> exporter =
+      PcapExporter::Create(path, config);
+  if (!exporter.ok()) return exporter.status();
+  absl::StatusOr<std::unique_ptr<Simulation>> sim =
+      Simulation::Create(config, exporter->get());
+  if (!sim.ok()) return sim.status();
+  (*sim)->RunUntil(duration_ns);
+  absl::Status finished = (*exporter)->Finish();
+  if (!finished.ok()) return finished;
+  return sim;
+}
+
 }  // namespace ccreplay

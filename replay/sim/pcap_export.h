@@ -84,6 +84,12 @@ class PcapExporter : public PacketObserver {
   std::vector<FlowState> flows_;
 };
 
+// Runs `config` for `duration_ns` of simulated time with every packet
+// written to a new pcap at `path`; returns the finished simulation.
+absl::StatusOr<std::unique_ptr<Simulation>> SimulateToPcap(
+    const SimulationConfig& config, int64_t duration_ns,
+    const std::string& path);
+
 }  // namespace ccreplay
 
 #endif  // CCREPLAY_REPLAY_SIM_PCAP_EXPORT_H_

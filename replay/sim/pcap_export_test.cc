@@ -44,14 +44,9 @@ void ExportAndRead(const SimulationConfig& config, int64_t duration_ns,
                    const std::string& name, Exported& out) {
   const std::string path = ::testing::TempDir() + "/ccreplay_sim_" +
                            std::to_string(getpid()) + "_" + name;
-  absl::StatusOr<std::unique_ptr<PcapExporter>> exporter =
-      PcapExporter::Create(path, config);
-  ASSERT_TRUE(exporter.ok()) << exporter.status();
   absl::StatusOr<std::unique_ptr<Simulation>> sim =
-      Simulation::Create(config, exporter->get());
+      SimulateToPcap(config, duration_ns, path);
   ASSERT_TRUE(sim.ok()) << sim.status();
-  (*sim)->RunUntil(duration_ns);
-  ASSERT_TRUE((*exporter)->Finish().ok());
   out.sim = std::move(*sim);
   absl::StatusOr<CaptureInfo> info = ReadCapture(path, out.read);
   ASSERT_TRUE(info.ok()) << info.status();

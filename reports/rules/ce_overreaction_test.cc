@@ -11,18 +11,8 @@ namespace {
 // segments: AccECN with ECT(1), so the three Prague profiles are replayed
 // and v0.7 is the reference.
 SimulationConfig MarkingPath(const std::string& spec) {
-  SimulationConfig config;
-  config.rate_bps = 100'000'000;
-  config.base_rtt_ns = 10 * kMsNs;
-  config.buffer_bytes = 1'448'000;
-  config.ce_sojourn_threshold_ns = 1 * kMsNs;
-  config.sample_interval_ns = 10 * kMsNs;
-  FlowConfig flow;
-  flow.cc_spec = spec;
-  flow.pacing = true;
-  flow.ack_every = 16;
-  config.flows.push_back(flow);
-  return config;
+  return PacedAckEvery16Path(spec, 100'000'000, 10 * kMsNs, 1'448'000,
+                             1 * kMsNs);
 }
 
 TEST(CeOverreactionTest, FiresForPragueV06AgainstV07) {

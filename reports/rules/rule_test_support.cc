@@ -14,14 +14,9 @@ void SimulateAndDiagnose(const SimulationConfig& config, int64_t duration_ns,
                          SimulatedCapture& out) {
   const std::string path = absl::StrCat(
       ::testing::TempDir(), "/ccreplay_simdiag_", getpid(), "_", name, ".pcap");
-  absl::StatusOr<std::unique_ptr<PcapExporter>> exporter =
-      PcapExporter::Create(path, config);
-  ASSERT_TRUE(exporter.ok()) << exporter.status();
   absl::StatusOr<std::unique_ptr<Simulation>> sim =
-      Simulation::Create(config, exporter->get());
+      SimulateToPcap(config, duration_ns, path);
   ASSERT_TRUE(sim.ok()) << sim.status();
-  (*sim)->RunUntil(duration_ns);
-  ASSERT_TRUE((*exporter)->Finish().ok());
   out.sim = *std::move(sim);
   DiagnoseOptions options;
   options.input = path;
@@ -31,6 +26,23 @@ void SimulateAndDiagnose(const SimulationConfig& config, int64_t duration_ns,
   unlink(path.c_str());
   ASSERT_TRUE(run.ok()) << run.status();
   out.run = *std::move(run);
+}
+
+SimulationConfig PacedAckEvery16Path(const std::string& spec, int64_t rate_bps,
+                                     int64_t base_rtt_ns, uint64_t buffer_bytes,
+                                     int64_t ce_threshold_ns) {
+  SimulationConfig config;
+  config.rate_bps = rate_bps;
+  config.base_rtt_ns = base_rtt_ns;
+  config.buffer_bytes = buffer_bytes;
+  config.ce_sojourn_threshold_ns = ce_threshold_ns;
+  config.sample_interval_ns = 10 * kMsNs;
+  FlowConfig flow;
+  flow.cc_spec = spec;
+  flow.pacing = true;
+  flow.ack_every = 16;
+  config.flows.push_back(flow);
+  return config;
 }
 
 const proto::Finding* FindingOf(const DiagnoseRun& run,

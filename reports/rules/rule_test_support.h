@@ -27,6 +27,13 @@ void SimulateAndDiagnose(const SimulationConfig& config, int64_t duration_ns,
                          const std::string& name, int flow, bool simulate,
                          SimulatedCapture& out);
 
+// One paced flow of `spec` acknowledged every 16 segments (a Prague
+// receiver's GRO), on a path of `rate_bps` and `base_rtt_ns` that marks CE
+// above `ce_threshold_ns` of sojourn; series sampled every 10 ms.
+SimulationConfig PacedAckEvery16Path(const std::string& spec, int64_t rate_bps,
+                                     int64_t base_rtt_ns, uint64_t buffer_bytes,
+                                     int64_t ce_threshold_ns);
+
 // The finding of `kind`, null when there is none.
 const proto::Finding* FindingOf(const DiagnoseRun& run,
                                 const std::string& kind);
