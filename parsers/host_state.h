@@ -120,6 +120,14 @@ struct QuicSenderEvents {
   uint64_t packets_received = 0;
 };
 
+// The first and last time of a trace's packets sent and ACKs received, in
+// µs; {INT64_MAX, INT64_MIN} when it has neither.
+struct QuicEventSpan {
+  int64_t start_us;
+  int64_t end_us;
+};
+QuicEventSpan SpanOf(const QuicSenderEvents& events);
+
 enum class HostStateSource { kSs, kTcpProbe, kQlog, kQuicly };
 enum class TraceVantage { kUnknown, kClient, kServer };
 

@@ -375,15 +375,7 @@ absl::StatusOr<ReplayResult> ReplayQuicTrace(const HostStateLog& log,
   if (!captured.ok()) return captured.status();
   captured->description = absl::StrCat("qlog ", qlog_path, " trace ", index);
 
-  int64_t start_us = INT64_MAX, end_us = INT64_MIN;
-  for (const QuicPacketSent& p : trace.quic_events.packets_sent) {
-    start_us = std::min(start_us, p.time_us);
-    end_us = std::max(end_us, p.time_us);
-  }
-  for (const QuicAckReceived& a : trace.quic_events.acks_received) {
-    start_us = std::min(start_us, a.time_us);
-    end_us = std::max(end_us, a.time_us);
-  }
+  const auto [start_us, end_us] = SpanOf(trace.quic_events);
   // QUIC ECN counts are packet counts, the form AccECN gives them.
   absl::StatusOr<ReplayEngine> engine =
       ReplayEngine::Create(options.specs, {EcnMode::kAccEcn, 0});

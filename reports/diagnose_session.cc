@@ -1,7 +1,6 @@
 #include "reports/diagnose_session.h"
 
 #include <algorithm>
-#include <limits>
 #include <memory>
 #include <utility>
 
@@ -124,15 +123,9 @@ absl::Status DiagnoseQuic(const DiagnoseOptions& options,
   if (!selected.ok()) return selected.status();
   const size_t index = *selected;
   const HostTrace& trace = log->traces[index];
-  int64_t start_us = std::numeric_limits<int64_t>::max(), end_us = 0;
-  for (const QuicPacketSent& s : trace.quic_events.packets_sent) {
-    start_us = std::min(start_us, s.time_us);
-    end_us = std::max(end_us, s.time_us);
-  }
-  for (const QuicAckReceived& a : trace.quic_events.acks_received) {
-    start_us = std::min(start_us, a.time_us);
-    end_us = std::max(end_us, a.time_us);
-  }
+  const QuicEventSpan span = SpanOf(trace.quic_events);
+  const int64_t start_us = span.start_us;
+  const int64_t end_us = std::max<int64_t>(span.end_us, 0);
   p->observer = std::make_unique<FlowObserver>(
       start_us * 1000, FlowObserver::Counting::kBytesAcked);
   FlowObserver* observer = p->observer.get();
