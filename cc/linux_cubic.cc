@@ -23,8 +23,6 @@ constexpr int64_t kHystartAckDeltaUs = 2000;
 constexpr uint8_t kHystartMinSamples = 8;
 constexpr uint32_t kHystartDelayMinUs = 4000;
 constexpr uint32_t kHystartDelayMaxUs = 16000;
-// sk_gso_max_size default (GSO_LEGACY_MAX_SIZE) for hystart_ack_delay().
-constexpr uint64_t kGsoMaxSizeBytes = 65536;
 
 int Fls64(uint64_t x) { return x == 0 ? 0 : 64 - __builtin_clzll(x); }
 
@@ -50,7 +48,11 @@ uint32_t LinuxCubicRoot(uint64_t a) {
 }
 
 LinuxCubic::LinuxCubic(const LinuxCubicOptions& options)
-    : LinuxTcpSender(options.base), hz_(options.hz), hystart_(options.hystart) {
+    : LinuxTcpSender(options.base),
+      hz_(options.hz),
+      hystart_(options.hystart),
+      paced_(options.paced),
+      gso_max_size_bytes_(options.gso_max_size_bytes) {
   Reset();
 }
 
@@ -177,16 +179,20 @@ void LinuxCubic::HystartUpdate(uint32_t delay_us) {
   if (delivered_bytes() > end_seq_bytes_) HystartReset();
   if (snd_cwnd_ < kHystartLowWindow) return;
 
-  // ACK train: hystart_ack_delay() = min(1 ms, 4 * gso_max_size / rate).
+  // ACK train (Linux 6.18 tcp_cubic.c hystart_update()):
+  // hystart_ack_delay() = min(1 ms, 4 * sk_gso_max_size / sk_pacing_rate);
+  // "Pacing might have delayed packets up to RTT/2 during slow start", so
+  // the threshold is halved only when the socket is not paced.
   const std::optional<double> rate_bps = pacing_rate_bps();
   uint32_t ack_delay_us = 0;
   if (rate_bps.has_value() && *rate_bps > 0) {
-    ack_delay_us = static_cast<uint32_t>(
-        std::min<double>(1000, kGsoMaxSizeBytes * 4 * 1e6 / (*rate_bps / 8)));
+    ack_delay_us = static_cast<uint32_t>(std::min<double>(
+        1000, uint64_t{gso_max_size_bytes_} * 4 * 1e6 / (*rate_bps / 8)));
   }
   if (now_us() - last_ack_us_ <= kHystartAckDeltaUs) {
     last_ack_us_ = now_us();
-    const uint32_t threshold = (delay_min_us_ + ack_delay_us) >> 1;
+    uint32_t threshold = delay_min_us_ + ack_delay_us;
+    if (!paced_) threshold >>= 1;
     if (now_us() - round_start_us_ > threshold) {
       found_ = true;
       snd_ssthresh_ = snd_cwnd_;

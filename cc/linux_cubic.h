@@ -10,8 +10,9 @@
 //   most 2 ms spanning more than delay_min/2 + ack_delay) and the delay
 //   heuristic (the minimum of 8 RTT samples above delay_min +
 //   clamp(delay_min/8, 4 ms, 16 ms)) set ssthresh = cwnd once cwnd >= 16;
-//   the sender is assumed unpaced (no fq), which halves the ACK-train
-//   threshold as the kernel does for SK_PACING_NONE;
+//   the ACK-train threshold is halved only for an unpaced socket
+//   (sk_pacing_status == SK_PACING_NONE), and its ack delay comes from the
+//   device's GSO size (hystart_update(), hystart_ack_delay());
 // - idle restart shifts epoch_start (CA_EVENT_TX_START).
 #ifndef CCREPLAY_CC_LINUX_CUBIC_H_
 #define CCREPLAY_CC_LINUX_CUBIC_H_
@@ -29,6 +30,14 @@ struct LinuxCubicOptions {
   // kernels, 250 on Debian's.
   uint32_t hz = 1000;
   bool hystart = true;
+  // Whether the socket is paced (sk_pacing_status != SK_PACING_NONE): set
+  // once any controller it had asked for pacing (bbr as the namespace
+  // default, then TCP_CONGESTION after connect(), as iperf3 does) or with
+  // SO_MAX_PACING_RATE; tcp_reinit_congestion_control() does not clear it.
+  bool paced = false;
+  // The device's gso_max_size (sk_gso_max_size): GSO_LEGACY_MAX_SIZE by
+  // default; 1500 on a veth with `gso_max_size 1500` (the lab's sender).
+  uint32_t gso_max_size_bytes = 65536;
 };
 
 // The kernel's cubic_root(): table lookup and one Newton-Raphson iteration
@@ -64,6 +73,8 @@ class LinuxCubic final : public LinuxTcpSender {
 
   uint32_t hz_;
   bool hystart_;
+  bool paced_;
+  uint32_t gso_max_size_bytes_;
   // struct bictcp
   uint32_t cnt_ = 0;
   uint32_t last_max_cwnd_ = 0;

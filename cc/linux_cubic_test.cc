@@ -62,8 +62,9 @@ TEST(LinuxCubicTest, FastConvergenceUsesBetaScale) {
 
 // Slow start from IW 10 with one-segment ACKs `spacing_us` apart, RTT
 // samples of 10 ms until cwnd reaches 24, then `later_rtt_us`.
-LinuxCubic SlowStartWithRtts(int64_t spacing_us, int64_t later_rtt_us) {
-  LinuxCubic cubic{LinuxCubicOptions{}};
+LinuxCubic SlowStartWithRtts(int64_t spacing_us, int64_t later_rtt_us,
+                             const LinuxCubicOptions& options = {}) {
+  LinuxCubic cubic{options};
   int64_t now_us = 0;
   for (int i = 0; i < 60 && !cubic.hystart_found(); ++i) {
     const int64_t rtt_us = cubic.snd_cwnd() < 24 ? 10000 : later_rtt_us;
@@ -96,6 +97,23 @@ TEST(LinuxCubicTest, HystartAckTrainExitsAfterHalfTheMinRtt) {
   EXPECT_TRUE(cubic.hystart_found());
   EXPECT_GE(cubic.snd_cwnd(), 16u);
   EXPECT_EQ(cubic.snd_ssthresh(), cubic.snd_cwnd());
+}
+
+TEST(LinuxCubicTest, PacedSocketsNeedATrainOfAFullMinRtt) {
+  // hystart_update() halves the ACK-train threshold only for an unpaced
+  // socket: a paced one leaves slow start once a train spans delay_min +
+  // ack_delay (here 10 ms + min(1 ms, 4 * 1500 B / rate)), not half that.
+  LinuxCubicOptions paced;
+  paced.paced = true;
+  paced.gso_max_size_bytes = 1500;
+  const LinuxCubic unpaced_exit = SlowStartWithRtts(1000, 10000);
+  const LinuxCubic paced_exit = SlowStartWithRtts(1000, 10000, paced);
+  ASSERT_TRUE(paced_exit.hystart_found());
+  EXPECT_GT(paced_exit.snd_cwnd(), unpaced_exit.snd_cwnd());
+  // One-segment ACKs 1 ms apart: the unpaced threshold (~5.5 ms) is passed
+  // within the first 16-segment round, the paced one (~10.1 ms) not before
+  // 11 ACKs of a round, so cwnd has grown by at least 5 more segments.
+  EXPECT_GE(paced_exit.snd_cwnd(), unpaced_exit.snd_cwnd() + 5);
 }
 
 }  // namespace

@@ -138,6 +138,34 @@ ProfileDef PragueDef(PragueVersion version, absl::string_view spec,
   return {profile, make};
 }
 
+absl::StatusOr<bool> ParseSwitch(const OptionValues& values,
+                                 absl::string_view name) {
+  const std::string& text = values.at(std::string(name));
+  if (text != "0" && text != "1") return BadValue(name, text, "0 or 1");
+  return text == "1";
+}
+
+absl::StatusOr<std::unique_ptr<CongestionController>> MakeLinuxCubic(
+    const OptionValues& values) {
+  LinuxCubicOptions options;
+  absl::StatusOr<ControllerOptions> base = ParseBase(values);
+  if (!base.ok()) return base.status();
+  options.base = *base;
+  absl::StatusOr<uint32_t> hz = ParseCount(values, "hz", 1);
+  if (!hz.ok()) return hz.status();
+  options.hz = *hz;
+  absl::StatusOr<bool> hystart = ParseSwitch(values, "hystart");
+  if (!hystart.ok()) return hystart.status();
+  options.hystart = *hystart;
+  absl::StatusOr<bool> paced = ParseSwitch(values, "paced");
+  if (!paced.ok()) return paced.status();
+  options.paced = *paced;
+  absl::StatusOr<uint32_t> gso = ParseCount(values, "gso", 1);
+  if (!gso.ok()) return gso.status();
+  options.gso_max_size_bytes = *gso;
+  return std::make_unique<LinuxCubic>(options);
+}
+
 // long: the table of profiles, one entry each, in the order `controllers`
 // lists them.
 const std::vector<ProfileDef>& Profiles() {
@@ -164,24 +192,11 @@ const std::vector<ProfileDef>& Profiles() {
           auto options = BaseOptions(false);
           options.push_back({"hz", "1000"});
           options.push_back({"hystart", "1"});
+          options.push_back({"paced", "0"});
+          options.push_back({"gso", "65536"});
           return options;
         }()},
-       [](const OptionValues& values)
-           -> absl::StatusOr<std::unique_ptr<CongestionController>> {
-         LinuxCubicOptions options;
-         absl::StatusOr<ControllerOptions> base = ParseBase(values);
-         if (!base.ok()) return base.status();
-         options.base = *base;
-         absl::StatusOr<uint32_t> hz = ParseCount(values, "hz", 1);
-         if (!hz.ok()) return hz.status();
-         options.hz = *hz;
-         const std::string& hystart = values.at("hystart");
-         if (hystart != "0" && hystart != "1") {
-           return BadValue("hystart", hystart, "0 or 1");
-         }
-         options.hystart = hystart == "1";
-         return std::make_unique<LinuxCubic>(options);
-       }},
+       MakeLinuxCubic},
       {{"dctcp",
         "DCTCP: alpha EWMA g=1/16 from 1, cut cwnd*alpha/2 once per window",
         "Linux net/ipv4/tcp_dctcp.c (torvalds/linux @ 01581a21), RFC 8257",
