@@ -77,7 +77,6 @@ class ReplayDiff {
     for (size_t i = 0; i < engine_.size(); ++i) {
       before_previous_ack_[i] = Snapshot(i);
     }
-    previous_limited_ = limited;
     current_limited_ = limited;
     engine_.OnEvent(e);
     delivered_bytes_ += e.bytes_acked;
@@ -128,7 +127,9 @@ class ReplayDiff {
       const uint64_t captured_bytes = CapturedBytes(p);
       last_captured_bytes_ = captured_bytes;
       if (aligner_.shows_state_before_ack()) {
-        if (!previous_limited_) continue;
+        // A per-ACK truth (tcp_probe) is compared at every ACK: the kernel
+        // holds cwnd when it is not cwnd-limited (tcp_is_cwnd_limited()),
+        // and so must the model (issue 14).
         for (size_t i = 0; i < engine_.size(); ++i) {
           trackers_[i].Add(p.time_us, before_previous_ack_[i].cwnd_bytes,
                            captured_bytes, before_previous_ack_[i].phase,
@@ -208,7 +209,6 @@ class ReplayDiff {
   int64_t bucket_us_;  // 0: every ACK.
   std::vector<DivergenceTracker> trackers_;
   std::vector<ControllerSnapshot> before_previous_ack_;
-  bool previous_limited_ = false;
   bool current_limited_ = false;
   uint32_t mss_bytes_ = 0;
   int64_t srtt_us_ = 0;
