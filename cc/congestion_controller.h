@@ -54,6 +54,11 @@ struct AckEvent {
   int64_t min_rtt_us = 0;
   // Bytes still in flight after this ACK was processed (before new sends).
   uint64_t bytes_in_flight = 0;
+  // Whether this ACK advanced the cumulative ACK over data (Linux
+  // FLAG_DATA_ACKED). Linux raises cwnd only then (tcp_may_raise_cwnd(),
+  // tcp_input.c, 6.18): an ACK that only SACKs, such as the duplicate ACKs
+  // that reveal a loss, does not grow it. QUIC has no such rule.
+  bool data_acked = true;
   // Whether the sender was limited by cwnd (RFC 7661; Linux
   // tcp_is_cwnd_limited()) rather than by the application or the receiver.
   bool cwnd_limited = true;

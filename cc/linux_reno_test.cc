@@ -27,6 +27,20 @@ LinuxReno InCongestionAvoidance(uint32_t normalize_bytes, int64_t* now_us) {
   return reno;
 }
 
+TEST(LinuxRenoTest, AnAckThatOnlySacksDoesNotGrowCwnd) {
+  // tcp_cong_control() raises cwnd only if tcp_may_raise_cwnd(): with
+  // normal reordering, only on FLAG_DATA_ACKED (snd_una moved over data).
+  ControllerOptions options;
+  options.mss_bytes = kMss;
+  LinuxReno reno(options);
+  AckEvent sack_only = SegmentAck(1000, 1, kMss, 10 * kMss);
+  sack_only.data_acked = false;
+  reno.OnAck(sack_only);
+  EXPECT_EQ(reno.snd_cwnd(), 10u);
+  reno.OnAck(SegmentAck(2000, 1, kMss, 10 * kMss));
+  EXPECT_EQ(reno.snd_cwnd(), 11u);  // tcp_slow_start(): +1 per segment
+}
+
 TEST(LinuxRenoTest, SlowStartCountsEverySegmentOfAStretchAck) {
   LinuxReno reno(ControllerOptions{});
   reno.OnAck(SegmentAck(1, 16, 1448, 0));

@@ -35,7 +35,9 @@ void LinuxTcpSender::OnAck(const AckEvent& ack) {
     CongControl(ack, acked, ce);
   } else if (ca_state_ == CaState::kCwr || ca_state_ == CaState::kRecovery) {
     ApplyReductionBound(acked);
-  } else if (acked > 0 && ack.cwnd_limited) {
+  } else if (acked > 0 && ack.cwnd_limited && ack.data_acked) {
+    // tcp_cong_control(): tcp_may_raise_cwnd() (FLAG_DATA_ACKED), then the
+    // module's tcp_is_cwnd_limited() check.
     CongAvoid(ack, acked);
   }
 }

@@ -17,6 +17,7 @@ AckEvent ToAckEvent(const TimelineEvent& event, const ReplayFlowFacts& facts,
                         ? delivered_with_sack - prior_sacked_bytes
                         : 0;
   ack.packets_delivered = event.packets_delivered;
+  ack.data_acked = event.bytes_acked > 0;
   switch (facts.ecn) {
     case EcnMode::kNone:
       break;
