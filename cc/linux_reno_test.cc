@@ -41,6 +41,20 @@ TEST(LinuxRenoTest, AnAckThatOnlySacksDoesNotGrowCwnd) {
   EXPECT_EQ(reno.snd_cwnd(), 11u);  // tcp_slow_start(): +1 per segment
 }
 
+TEST(LinuxRenoTest, TheAckThatRevealsALossDoesNotGrowCwnd) {
+  // tcp_ack() runs tcp_fastretrans_alert() (entering Recovery) before
+  // tcp_cong_control(), so the revealing ACK reduces instead of growing;
+  // the timeline reports the fast retransmit just after that ACK.
+  ControllerOptions options;
+  options.mss_bytes = kMss;
+  options.initial_window_segments = 11;
+  LinuxReno reno(options);
+  reno.OnAck(SegmentAck(1000, 1, kMss, 10 * kMss));
+  ASSERT_EQ(reno.snd_cwnd(), 12u);
+  reno.OnLoss(FastRetransmit(1000, 10 * kMss));
+  EXPECT_EQ(reno.snd_ssthresh(), 5u);  // 11 / 2, not 12 / 2
+}
+
 TEST(LinuxRenoTest, SlowStartCountsEverySegmentOfAStretchAck) {
   LinuxReno reno(ControllerOptions{});
   reno.OnAck(SegmentAck(1, 16, 1448, 0));

@@ -10,6 +10,7 @@ LinuxTcpSender::LinuxTcpSender(const ControllerOptions& options)
       mss_bytes_(options.mss_bytes) {}
 
 void LinuxTcpSender::OnAck(const AckEvent& ack) {
+  before_growth_.reset();
   now_us_ = ack.time_us;
   if (ack.mss_bytes > 0) mss_bytes_ = ack.mss_bytes;
   if (ack.srtt_us > 0) srtt_us_ = ack.srtt_us;
@@ -38,8 +39,10 @@ void LinuxTcpSender::OnAck(const AckEvent& ack) {
   } else if (acked > 0 && ack.cwnd_limited && ack.data_acked) {
     // tcp_cong_control(): tcp_may_raise_cwnd() (FLAG_DATA_ACKED), then the
     // module's tcp_is_cwnd_limited() check.
+    before_growth_ = {snd_cwnd_, snd_cwnd_cnt_};
     CongAvoid(ack, acked);
   }
+  last_acked_ = acked;
 }
 
 void LinuxTcpSender::EnterCwr() {
@@ -91,7 +94,16 @@ void LinuxTcpSender::OnLoss(const LossEvent& loss) {
   if (loss.kind == LossEvent::Kind::kFastRetransmit) {
     // tcp_enter_recovery(): the reduction already running in CWR continues.
     if (ca_state_ == CaState::kRecovery || ca_state_ == CaState::kLoss) return;
-    if (ca_state_ == CaState::kOpen) {
+    // The kernel enters Recovery on the ACK that reveals the loss
+    // (tcp_fastretrans_alert() runs before tcp_cong_control() in tcp_ack()),
+    // so that ACK did not grow cwnd but already ran the reduction; the
+    // timeline reports the retransmission after it.
+    const bool was_open = ca_state_ == CaState::kOpen;
+    if (was_open) {
+      if (before_growth_.has_value()) {
+        snd_cwnd_ = before_growth_->cwnd;
+        snd_cwnd_cnt_ = before_growth_->cnt;
+      }
       snd_cwnd_cnt_ = 0;
       prior_cwnd_ = snd_cwnd_;
       prr_delivered_ = 0;
@@ -100,6 +112,8 @@ void LinuxTcpSender::OnLoss(const LossEvent& loss) {
     high_mark_bytes_ = delivered_bytes() + bytes_in_flight_;
     SetState(CaState::kRecovery);
     ca_state_ = CaState::kRecovery;
+    if (was_open) ApplyReductionBound(last_acked_);
+    before_growth_.reset();
     return;
   }
   // tcp_enter_loss(): ssthresh is recomputed unless a reduction is running.

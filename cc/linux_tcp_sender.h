@@ -106,6 +106,15 @@ class LinuxTcpSender : public CongestionController {
   void EndReductionIfDone();
   void ApplyReductionBound(uint32_t acked);
 
+  // cwnd and snd_cwnd_cnt before the growth of the last ACK, if it grew
+  // cwnd; undone when that ACK turns out to have revealed a loss.
+  struct CwndBeforeGrowth {
+    uint32_t cwnd;
+    uint64_t cnt;
+  };
+  std::optional<CwndBeforeGrowth> before_growth_;
+  uint32_t last_acked_ = 0;  // Packets the last ACK delivered.
+
   ControllerOptions options_;
   uint32_t mss_bytes_;
   // tp->snd_cwnd_cnt, in segments x growth bytes (see the header comment).
