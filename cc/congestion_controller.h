@@ -61,7 +61,15 @@ struct AckEvent {
   bool data_acked = true;
   // Whether the sender was limited by cwnd (RFC 7661; Linux
   // tcp_is_cwnd_limited()) rather than by the application or the receiver.
+  // Used when the sequence state below is unknown.
   bool cwnd_limited = true;
+  // TCP sequence state, in bytes from the start of the stream (0: unknown,
+  // e.g. QUIC): the cumulative ACK after this ACK (snd_una) and the end of
+  // the highest data sent before it arrived (snd_nxt). With them a Linux
+  // controller decides cwnd-limitation itself, from its own cwnd, as
+  // tcp_cwnd_validate() does at each send.
+  uint64_t snd_una_bytes = 0;
+  uint64_t snd_nxt_bytes = 0;
   // The sender's MSS (TCP) or max UDP payload (QUIC) at this ACK.
   uint32_t mss_bytes = 0;
 };

@@ -55,6 +55,39 @@ TEST(LinuxRenoTest, TheAckThatRevealsALossDoesNotGrowCwnd) {
   EXPECT_EQ(reno.snd_ssthresh(), 5u);  // 11 / 2, not 12 / 2
 }
 
+// A receive-window-limited sender: every ACK of one segment is answered by
+// one new segment, so `out` segments stay outstanding (snd_nxt - snd_una)
+// and the capture calls the sender not cwnd-limited.
+AckEvent RwndLimitedAck(int64_t time_us, uint64_t acked_segments,
+                        uint32_t out) {
+  AckEvent ack = SegmentAck(time_us, 1, kMss, (out - 1) * kMss);
+  ack.cwnd_limited = false;
+  ack.snd_una_bytes = 1 + acked_segments * kMss;
+  ack.snd_nxt_bytes = ack.snd_una_bytes + (out - 1) * kMss;
+  return ack;
+}
+
+TEST(LinuxRenoTest, SlowStartGrowsToTwiceThePacketsOutWhenNotCwndLimited) {
+  // tcp_is_cwnd_limited() (include/net/tcp.h, 6.18): not cwnd-limited, but
+  // in slow start cwnd grows while cwnd < 2 * max_packets_out
+  // (tcp_cwnd_validate(), tcp_output.c). With 8 segments out: 10 -> 16.
+  ControllerOptions options;
+  options.mss_bytes = kMss;
+  LinuxReno reno(options);
+  for (uint64_t i = 1; i <= 20; ++i) reno.OnAck(RwndLimitedAck(i * 100, i, 8));
+  EXPECT_EQ(reno.snd_cwnd(), 16u);
+}
+
+TEST(LinuxRenoTest, CongestionAvoidanceHoldsCwndWhenNotCwndLimited) {
+  int64_t now_us = 0;
+  LinuxReno reno = InCongestionAvoidance(0, &now_us);
+  ASSERT_EQ(reno.snd_cwnd(), 100u);
+  for (uint64_t i = 1; i <= 300; ++i) {
+    reno.OnAck(RwndLimitedAck(++now_us, 1000 + i, 60));
+  }
+  EXPECT_EQ(reno.snd_cwnd(), 100u);  // 300 segments acked: Reno would be 103
+}
+
 TEST(LinuxRenoTest, SlowStartCountsEverySegmentOfAStretchAck) {
   LinuxReno reno(ControllerOptions{});
   reno.OnAck(SegmentAck(1, 16, 1448, 0));

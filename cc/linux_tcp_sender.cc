@@ -11,6 +11,7 @@ LinuxTcpSender::LinuxTcpSender(const ControllerOptions& options)
 
 void LinuxTcpSender::OnAck(const AckEvent& ack) {
   before_growth_.reset();
+  ValidateCwnd(ack);
   now_us_ = ack.time_us;
   if (ack.mss_bytes > 0) mss_bytes_ = ack.mss_bytes;
   if (ack.srtt_us > 0) srtt_us_ = ack.srtt_us;
@@ -36,13 +37,55 @@ void LinuxTcpSender::OnAck(const AckEvent& ack) {
     CongControl(ack, acked, ce);
   } else if (ca_state_ == CaState::kCwr || ca_state_ == CaState::kRecovery) {
     ApplyReductionBound(acked);
-  } else if (acked > 0 && ack.cwnd_limited && ack.data_acked) {
+  } else if (acked > 0 && IsCwndLimited(ack) && ack.data_acked) {
     // tcp_cong_control(): tcp_may_raise_cwnd() (FLAG_DATA_ACKED), then the
     // module's tcp_is_cwnd_limited() check.
     before_growth_ = {snd_cwnd_, snd_cwnd_cnt_};
     CongAvoid(ack, acked);
   }
   last_acked_ = acked;
+}
+
+void LinuxTcpSender::ValidateCwnd(const AckEvent& ack) {
+  if (ack.snd_nxt_bytes == 0) return;
+  const uint64_t mss = std::max<uint32_t>(mss_bytes_, 1);
+  // The sends since the previous ACK, summarized by the last one (packets
+  // out and in flight only grow between ACKs): snd_nxt then, in flight
+  // then (what is in flight after this ACK plus what it delivered), and
+  // tcp_write_xmit()'s is_cwnd_limited |= in_flight >= cwnd.
+  const bool sent = ack.snd_nxt_bytes > snd_nxt_bytes_;
+  const uint64_t in_flight =
+      (ack.bytes_in_flight + ack.bytes_acked + mss - 1) / mss;
+  // The capture's own evidence that the real sender filled its window
+  // (AckEvent::cwnd_limited) counts too: a model a segment ahead of the
+  // kernel would otherwise call the kernel's full window "not limited".
+  const bool limited = ack.cwnd_limited || in_flight >= snd_cwnd_;
+  // Before the first ACK, snd_una was where this ACK started.
+  const uint64_t snd_una =
+      snd_una_bytes_ > 0
+          ? snd_una_bytes_
+          : ack.snd_una_bytes - std::min(ack.bytes_acked, ack.snd_una_bytes);
+  if (sent || limited) {
+    const auto packets_out =
+        static_cast<uint32_t>((ack.snd_nxt_bytes - snd_una + mss - 1) / mss);
+    // tcp_cwnd_validate() (tcp_output.c, 6.18).
+    if (snd_una >= cwnd_usage_seq_ || limited ||
+        (!is_cwnd_limited_ && packets_out > max_packets_out_)) {
+      is_cwnd_limited_ = limited;
+      max_packets_out_ = packets_out;
+      cwnd_usage_seq_ = ack.snd_nxt_bytes;
+    }
+  }
+  snd_una_bytes_ = ack.snd_una_bytes;
+  snd_nxt_bytes_ = ack.snd_nxt_bytes;
+}
+
+bool LinuxTcpSender::IsCwndLimited(const AckEvent& ack) const {
+  if (ack.snd_nxt_bytes == 0) return ack.cwnd_limited;
+  // tcp_is_cwnd_limited() (include/net/tcp.h, 6.18): "If in slow start,
+  // ensure cwnd grows to twice what was ACKed."
+  if (is_cwnd_limited_) return true;
+  return InSlowStart() && snd_cwnd_ < 2 * max_packets_out_;
 }
 
 void LinuxTcpSender::EnterCwr() {

@@ -102,6 +102,10 @@ class LinuxTcpSender : public CongestionController {
   uint32_t snd_ssthresh_ = kInfiniteSsthreshSegments;
 
  private:
+  // tcp_cwnd_validate() for the sends since the previous ACK, and
+  // tcp_is_cwnd_limited() with its result.
+  void ValidateCwnd(const AckEvent& ack);
+  bool IsCwndLimited(const AckEvent& ack) const;
   void EnterCwr();
   void EndReductionIfDone();
   void ApplyReductionBound(uint32_t acked);
@@ -114,6 +118,13 @@ class LinuxTcpSender : public CongestionController {
   };
   std::optional<CwndBeforeGrowth> before_growth_;
   uint32_t last_acked_ = 0;  // Packets the last ACK delivered.
+  // tp->is_cwnd_limited, tp->max_packets_out, tp->cwnd_usage_seq, and the
+  // snd_una / snd_nxt the previous ACK left (bytes; 0 = unknown).
+  bool is_cwnd_limited_ = false;
+  uint32_t max_packets_out_ = 0;
+  uint64_t cwnd_usage_seq_ = 0;
+  uint64_t snd_una_bytes_ = 0;
+  uint64_t snd_nxt_bytes_ = 0;
 
   ControllerOptions options_;
   uint32_t mss_bytes_;

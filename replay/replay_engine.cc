@@ -39,6 +39,10 @@ AckEvent ToAckEvent(const TimelineEvent& event, const ReplayFlowFacts& facts,
   // which lets cwnd grow, so those count as limited.
   ack.cwnd_limited =
       event.limit != SendLimit::kApp && event.limit != SendLimit::kRwnd;
+  if (event.ack > 0) {
+    ack.snd_una_bytes = static_cast<uint64_t>(event.ack);
+    ack.snd_nxt_bytes = ack.snd_una_bytes + event.outstanding_bytes;
+  }
   // The timeline reports the sender's MSS from the handshake on and follows
   // its changes (Prague v0.7 lowers it); the handshake value covers events
   // before the timeline knew it.
