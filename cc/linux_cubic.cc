@@ -164,6 +164,14 @@ void LinuxCubic::OnTxStart(int64_t idle_us) {
 }
 
 void LinuxCubic::PktsAcked(const AckEvent& ack) {
+  // In Recovery and Loss the kernel gives the module almost no samples:
+  // an ACK over retransmitted data has none (FLAG_RETRANS_DATA_ACKED), and
+  // one that also SACKs feeds srtt from the SACK but leaves rs->rtt_us at
+  // -1 (tcp_clean_rtx_queue(), tcp_ack_update_rtt(), tcp_input.c, 6.18),
+  // so neither delay_min nor HyStart move there.
+  if (ca_state() == CaState::kRecovery || ca_state() == CaState::kLoss) {
+    return;
+  }
   // cubictcp_acked(). Discard samples right after a reduction.
   if (epoch_start_ != 0 && static_cast<int32_t>(Jiffies() - epoch_start_) <
                                static_cast<int32_t>(hz_)) {

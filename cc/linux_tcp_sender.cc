@@ -36,7 +36,7 @@ void LinuxTcpSender::OnAck(const AckEvent& ack) {
   if (HasCongControl()) {
     CongControl(ack, acked, ce);
   } else if (ca_state_ == CaState::kCwr || ca_state_ == CaState::kRecovery) {
-    ApplyReductionBound(acked);
+    CwndReduction(acked, ack.data_acked, packets_in_flight());
   } else if (acked > 0 && IsCwndLimited(ack) && ack.data_acked) {
     // tcp_cong_control(): tcp_may_raise_cwnd() (FLAG_DATA_ACKED), then the
     // module's tcp_is_cwnd_limited() check.
@@ -44,6 +44,7 @@ void LinuxTcpSender::OnAck(const AckEvent& ack) {
     CongAvoid(ack, acked);
   }
   last_acked_ = acked;
+  last_data_acked_ = ack.data_acked;
 }
 
 void LinuxTcpSender::ValidateCwnd(const AckEvent& ack) {
@@ -88,13 +89,19 @@ bool LinuxTcpSender::IsCwndLimited(const AckEvent& ack) const {
   return InSlowStart() && snd_cwnd_ < 2 * max_packets_out_;
 }
 
-void LinuxTcpSender::EnterCwr() {
-  // tcp_enter_cwr() -> tcp_init_cwnd_reduction().
+void LinuxTcpSender::InitCwndReduction() {
+  // tcp_init_cwnd_reduction().
   high_mark_bytes_ = delivered_bytes() + bytes_in_flight_;
   snd_cwnd_cnt_ = 0;
   prior_cwnd_ = snd_cwnd_;
   prr_delivered_ = 0;
+  prr_out_ = 0;
   snd_ssthresh_ = Ssthresh();
+}
+
+void LinuxTcpSender::EnterCwr() {
+  // tcp_enter_cwr().
+  InitCwndReduction();
   SetState(CaState::kCwr);
   ca_state_ = CaState::kCwr;
 }
@@ -121,18 +128,41 @@ void LinuxTcpSender::EndReductionIfDone() {
   ca_state_ = CaState::kOpen;
 }
 
-void LinuxTcpSender::ApplyReductionBound(uint32_t acked) {
+void LinuxTcpSender::CwndReduction(uint32_t acked, bool una_advanced,
+                                   uint64_t in_flight) {
+  // tcp_cwnd_reduction() (tcp_input.c, 6.18; RFC 6937 PRR): while more
+  // than ssthresh is in flight, send ssthresh/prior_cwnd of what is
+  // delivered (PRR-SSRB's proportional part); below it, as much as is
+  // delivered (+1 when snd_una advanced), up to ssthresh. newly_lost is
+  // taken as 0. prr_out counts what the sender may send: a bulk sender
+  // sends all of sndcnt before the next ACK.
+  if (acked == 0 || prior_cwnd_ == 0) return;
   prr_delivered_ += acked;
-  if (prior_cwnd_ <= snd_ssthresh_) return;
-  const uint64_t excess = prior_cwnd_ - snd_ssthresh_;
-  const uint64_t reduction =
-      std::min<uint64_t>(prr_delivered_ * excess / prior_cwnd_, excess);
-  snd_cwnd_ = std::min<uint32_t>(
-      snd_cwnd_, prior_cwnd_ - static_cast<uint32_t>(reduction));
+  const int64_t delta =
+      int64_t{snd_ssthresh_} - static_cast<int64_t>(in_flight);
+  int64_t sndcnt = 0;
+  if (delta < 0) {
+    const uint64_t dividend =
+        uint64_t{snd_ssthresh_} * prr_delivered_ + prior_cwnd_ - 1;
+    sndcnt = static_cast<int64_t>(dividend / prior_cwnd_) -
+             static_cast<int64_t>(prr_out_);
+  } else {
+    sndcnt = std::max<int64_t>(
+        static_cast<int64_t>(prr_delivered_) - static_cast<int64_t>(prr_out_),
+        acked);
+    if (una_advanced) ++sndcnt;
+    sndcnt = std::min(delta, sndcnt);
+  }
+  // "Force a fast retransmit upon entering fast recovery".
+  sndcnt = std::max<int64_t>(sndcnt, prr_out_ > 0 ? 0 : 1);
+  snd_cwnd_ = static_cast<uint32_t>(
+      std::max<int64_t>(static_cast<int64_t>(in_flight) + sndcnt, 1));
+  prr_out_ += static_cast<uint64_t>(std::max<int64_t>(sndcnt, 0));
 }
 
 void LinuxTcpSender::OnLoss(const LossEvent& loss) {
   now_us_ = loss.time_us;
+  const uint64_t in_flight_after_ack = packets_in_flight();
   if (loss.bytes_in_flight > 0) bytes_in_flight_ = loss.bytes_in_flight;
   if (loss.kind == LossEvent::Kind::kFastRetransmit) {
     // tcp_enter_recovery(): the reduction already running in CWR continues.
@@ -147,15 +177,15 @@ void LinuxTcpSender::OnLoss(const LossEvent& loss) {
         snd_cwnd_ = before_growth_->cwnd;
         snd_cwnd_cnt_ = before_growth_->cnt;
       }
-      snd_cwnd_cnt_ = 0;
-      prior_cwnd_ = snd_cwnd_;
-      prr_delivered_ = 0;
-      snd_ssthresh_ = Ssthresh();
+      InitCwndReduction();
+    } else {
+      high_mark_bytes_ = delivered_bytes() + bytes_in_flight_;
     }
-    high_mark_bytes_ = delivered_bytes() + bytes_in_flight_;
     SetState(CaState::kRecovery);
     ca_state_ = CaState::kRecovery;
-    if (was_open) ApplyReductionBound(last_acked_);
+    if (was_open) {
+      CwndReduction(last_acked_, last_data_acked_, in_flight_after_ack);
+    }
     before_growth_.reset();
     return;
   }

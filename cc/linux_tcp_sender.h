@@ -106,9 +106,11 @@ class LinuxTcpSender : public CongestionController {
   // tcp_is_cwnd_limited() with its result.
   void ValidateCwnd(const AckEvent& ack);
   bool IsCwndLimited(const AckEvent& ack) const;
+  void InitCwndReduction();
   void EnterCwr();
   void EndReductionIfDone();
-  void ApplyReductionBound(uint32_t acked);
+  // tcp_cwnd_reduction(): PRR with `in_flight` packets after the ACK.
+  void CwndReduction(uint32_t acked, bool una_advanced, uint64_t in_flight);
 
   // cwnd and snd_cwnd_cnt before the growth of the last ACK, if it grew
   // cwnd; undone when that ACK turns out to have revealed a loss.
@@ -117,7 +119,8 @@ class LinuxTcpSender : public CongestionController {
     uint64_t cnt;
   };
   std::optional<CwndBeforeGrowth> before_growth_;
-  uint32_t last_acked_ = 0;  // Packets the last ACK delivered.
+  uint32_t last_acked_ = 0;       // Packets the last ACK delivered...
+  bool last_data_acked_ = false;  // ...and whether it moved snd_una.
   // tp->is_cwnd_limited, tp->max_packets_out, tp->cwnd_usage_seq, and the
   // snd_una / snd_nxt the previous ACK left (bytes; 0 = unknown).
   bool is_cwnd_limited_ = false;
@@ -135,6 +138,7 @@ class LinuxTcpSender : public CongestionController {
   uint64_t high_mark_bytes_ = 0;
   uint32_t prior_cwnd_ = 0;
   uint64_t prr_delivered_ = 0;
+  uint64_t prr_out_ = 0;
   uint64_t delivered_packets_ = 0;
   uint64_t delivered_ce_packets_ = 0;
   uint64_t bytes_in_flight_ = 0;
