@@ -160,6 +160,14 @@ struct ControllerOptions {
   // MTU normalization (RFC 7141 section 2.3, quicly PR #686): the reference
   // packet size congestion-avoidance growth is computed with, 0 = off.
   uint32_t normalize_bytes = 0;
+  // Linux controllers: what decides whether the sender was cwnd-limited
+  // (tcp_is_cwnd_limited()). false ("capture"): the capture's evidence
+  // (AckEvent::cwnd_limited) or the model's own window filled, so a
+  // counterfactual controller grows wherever the real sender was not held
+  // by the application or receiver. true ("flight"): only the model's own
+  // window filled by the captured flight, as tcp_cwnd_validate() does:
+  // the kernel's behaviour when the model is the sender's own controller.
+  bool cwnd_limit_from_flight = false;
 };
 
 // Packets this ACK newly delivered and newly reported CE-marked (see the

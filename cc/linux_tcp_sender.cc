@@ -57,10 +57,8 @@ void LinuxTcpSender::ValidateCwnd(const AckEvent& ack) {
   const bool sent = ack.snd_nxt_bytes > snd_nxt_bytes_;
   const uint64_t in_flight =
       (ack.bytes_in_flight + ack.bytes_acked + mss - 1) / mss;
-  // The capture's own evidence that the real sender filled its window
-  // (AckEvent::cwnd_limited) counts too: a model a segment ahead of the
-  // kernel would otherwise call the kernel's full window "not limited".
-  const bool limited = ack.cwnd_limited || in_flight >= snd_cwnd_;
+  const bool limited = in_flight >= snd_cwnd_ ||
+                       (!options_.cwnd_limit_from_flight && ack.cwnd_limited);
   // Before the first ACK, snd_una was where this ACK started.
   const uint64_t snd_una =
       snd_una_bytes_ > 0

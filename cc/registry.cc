@@ -57,6 +57,13 @@ absl::StatusOr<ControllerOptions> ParseBase(const OptionValues& values) {
   absl::StatusOr<uint32_t> iw = ParseCount(values, "iw", 1);
   if (!iw.ok()) return iw.status();
   options.initial_window_segments = *iw;
+  auto limited = values.find("limited");
+  if (limited != values.end()) {
+    if (limited->second != "capture" && limited->second != "flight") {
+      return BadValue("limited", limited->second, "capture or flight");
+    }
+    options.cwnd_limit_from_flight = limited->second == "flight";
+  }
   auto it = values.find("normalize");
   if (it != values.end() && it->second != "off") {
     uint32_t reference = 0;
@@ -85,6 +92,14 @@ std::vector<std::pair<std::string, std::string>> BaseOptions(bool normalize) {
   std::vector<std::pair<std::string, std::string>> options = {{"mss", "1448"},
                                                               {"iw", "10"}};
   if (normalize) options.push_back({"normalize", "off"});
+  return options;
+}
+
+// Options of the Linux controllers: the base ones and `limited`.
+std::vector<std::pair<std::string, std::string>> LinuxOptions(bool normalize) {
+  std::vector<std::pair<std::string, std::string>> options =
+      BaseOptions(normalize);
+  options.push_back({"limited", "capture"});
   return options;
 }
 
@@ -177,7 +192,7 @@ const std::vector<ProfileDef>& Profiles() {
       {{"reno:linux",
         "Linux Reno: segment counting as tcp_reno_cong_avoid(), what ss shows",
         "Linux 6.18 net/ipv4/tcp_cong.c tcp_reno_cong_avoid/tcp_slow_start",
-        BaseOptions(true)},
+        LinuxOptions(true)},
        MakeSimple<LinuxReno>},
       {{"cubic",
         "CUBIC as specified: W_cubic, K, Reno-friendly W_est, 1.5x clamp, "
@@ -194,13 +209,14 @@ const std::vector<ProfileDef>& Profiles() {
           options.push_back({"hystart", "1"});
           options.push_back({"paced", "0"});
           options.push_back({"gso", "65536"});
+          options.push_back({"limited", "capture"});
           return options;
         }()},
        MakeLinuxCubic},
       {{"dctcp",
         "DCTCP: alpha EWMA g=1/16 from 1, cut cwnd*alpha/2 once per window",
         "Linux net/ipv4/tcp_dctcp.c (torvalds/linux @ 01581a21), RFC 8257",
-        BaseOptions(false)},
+        LinuxOptions(false)},
        MakeSimple<LinuxDctcp>},
       PragueDef(PragueVersion::kV05, "prague:v05",
                 "TCP Prague 2020: T=10ms, 100 rounds, cwnd_cnt backlog",

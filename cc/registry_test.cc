@@ -31,7 +31,9 @@ TEST(RegistryTest, EverySpecOfTheIssueParses) {
        {"reno", "reno:linux", "reno:normalize=1462", "cubic", "cubic:linux",
         "dctcp", "prague:v05", "prague:v06", "prague:v07",
         "prague:v05,rtt_scaling=none", "prague:v06,target=10ms,transition=100",
-        "cubic:mss=1280,normalize=off"}) {
+        "cubic:mss=1280,normalize=off", "reno:linux,limited=flight",
+        "cubic:linux,hz=250,paced=1,gso=1500,limited=flight",
+        "dctcp:limited=capture"}) {
     absl::StatusOr<std::unique_ptr<CongestionController>> controller =
         MakeController(spec);
     EXPECT_TRUE(controller.ok()) << spec << ": " << controller.status();
@@ -108,7 +110,8 @@ TEST(RegistryTest, BadValuesAreErrors) {
   for (const char* spec :
        {"reno:normalize=big", "reno:mss=0", "prague:v05,target=10",
         "prague:v05,rtt_scaling=fast", "prague:v07,rtt_scaling=scalable",
-        "cubic:linux,hystart=2", "dctcp:iw=-1"}) {
+        "cubic:linux,hystart=2", "dctcp:iw=-1", "reno:linux,limited=app",
+        "cubic:linux,paced=2", "cubic:linux,gso=0"}) {
     auto controller = MakeController(spec);
     EXPECT_EQ(controller.status().code(), absl::StatusCode::kInvalidArgument)
         << spec;
