@@ -40,13 +40,35 @@ uint64_t SequenceSanity::WindowBytes(const Direction& d, const Direction& peer,
          << (scaled ? std::min<uint8_t>(d.wscale_shift, 14) : 0);
 }
 
+void SequenceSanity::Lookup(const TcpSegment& s, Direction** d,
+                            Direction** peer) {
+  // Compared field by field, without building keys: this runs per packet.
+  const Key& k = last_key_;
+  if (last_ != nullptr && s.src_port == k.src_port &&
+      s.dst_port == k.dst_port && s.src == k.src && s.dst == k.dst) {
+    *d = last_;
+    *peer = last_peer_;
+    return;
+  }
+  if (last_ != nullptr && s.src_port == k.dst_port &&
+      s.dst_port == k.src_port && s.src == k.dst && s.dst == k.src) {
+    *d = last_peer_;
+    *peer = last_;
+    return;
+  }
+  *d = &directions_[Key{s.src, s.dst, s.src_port, s.dst_port}];
+  *peer = &directions_[Key{s.dst, s.src, s.dst_port, s.src_port}];
+  last_key_ = Key{s.src, s.dst, s.src_port, s.dst_port};
+  last_ = *d;
+  last_peer_ = *peer;
+}
+
 std::string SequenceSanity::Check(const TcpSegment& s) {
-  const Key key{s.src, s.dst, s.src_port, s.dst_port};
-  // Both entries exist before either reference is taken: an insertion may
-  // move the others.
-  directions_[key];
-  Direction& peer = directions_[Key{s.dst, s.src, s.dst_port, s.src_port}];
-  Direction& d = directions_[key];
+  Direction* d_state;
+  Direction* peer_state;
+  Lookup(s, &d_state, &peer_state);
+  Direction& d = *d_state;
+  Direction& peer = *peer_state;
   const bool syn = s.flags & kTcpSyn;
   const bool has_ack = s.flags & kTcpAck;
   if (syn) {

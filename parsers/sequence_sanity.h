@@ -18,7 +18,7 @@
 #include <cstdint>
 #include <string>
 
-#include "absl/container/flat_hash_map.h"
+#include "absl/container/node_hash_map.h"
 #include "parsers/tcp_segment.h"
 
 namespace ccreplay {
@@ -36,7 +36,11 @@ class SequenceSanity {
   // otherwise why not (the field and the distance), for a warning.
   std::string Check(const TcpSegment& segment);
   // Forget every connection (the reader starts over).
-  void Reset() { directions_.clear(); }
+  void Reset() {
+    directions_.clear();
+    last_ = nullptr;
+    last_peer_ = nullptr;
+  }
 
  private:
   // One 32-bit number (sequence or acknowledgment) of one direction.
@@ -76,7 +80,18 @@ class SequenceSanity {
   static uint64_t WindowBytes(const Direction& d, const Direction& peer,
                               const TcpSegment& s);
 
-  absl::flat_hash_map<Key, Direction> directions_;
+  // This direction's and its peer's state: from the cache when the segment
+  // belongs to the previous segment's connection (either way round), else
+  // from the map, inserting both.
+  void Lookup(const TcpSegment& s, Direction** d, Direction** peer);
+
+  // A node map: the cache below keeps pointers into it across insertions.
+  absl::node_hash_map<Key, Direction> directions_;
+  // The previous segment's connection (most segments follow one of their
+  // own connection): its key, its direction's and its peer's state.
+  Key last_key_;
+  Direction* last_ = nullptr;
+  Direction* last_peer_ = nullptr;
 };
 
 }  // namespace ccreplay
