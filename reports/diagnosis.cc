@@ -683,7 +683,7 @@ proto::Diagnosis ResultProto(const DiagnosisInput& in, const PathEstimates& est,
 // rules' findings (timeline, then replay), the page, the JSON.
 Diagnosis Diagnose(const DiagnosisInput& in) {
   const FlowObserver& obs = *in.observed;
-  const PathEstimates est = EstimatePath(obs);
+  const PathEstimates est = EstimatePath(obs, in.summary.goodput_bps);
   const ReplayStage replay = FitReplay(in, est);
   const double end_s =
       std::max(in.summary.duration_s, obs.bins().size() * obs.bin_width_s());

@@ -86,7 +86,7 @@ void AddNotes(double typical_rtt_s, PathEstimates* estimates) {
 
 }  // namespace
 
-PathEstimates EstimatePath(const FlowObserver& observed) {
+PathEstimates EstimatePath(const FlowObserver& observed, double goodput_bps) {
   PathEstimates e;
   const std::vector<ObservationBin>& bins = observed.bins();
   e.base_rtt_s = observed.min_rtt_us() * 1e-6;
@@ -110,6 +110,8 @@ PathEstimates EstimatePath(const FlowObserver& observed) {
     for (double r : rates)
       e.bottleneck_rate_bps = std::max(e.bottleneck_rate_bps, r);
   }
+  if (std::isfinite(goodput_bps))
+    e.bottleneck_rate_bps = std::max(e.bottleneck_rate_bps, goodput_bps);
   std::vector<double> busy;
   const int64_t base_us = observed.min_rtt_us();
   for (size_t i = window_bins - 1; i < rates.size() && i < bins.size(); ++i) {

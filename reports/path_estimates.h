@@ -34,7 +34,11 @@ struct PathEstimates {
 // at the bottleneck), or it carried loss or CE feedback.
 bool BinIsBusy(const ObservationBin& bin, int64_t base_rtt_us);
 
-PathEstimates EstimatePath(const FlowObserver& observed);
+// `goodput_bps` is the flow's unique payload rate over its data phase: the
+// path carried that much, so the bottleneck estimate is never below it (a
+// flow shorter than one rate window would otherwise spread its bytes over
+// empty time and "show" a path slower than what it delivered).
+PathEstimates EstimatePath(const FlowObserver& observed, double goodput_bps);
 
 // Delivery rate of each bin, averaged over `window_bins` bins ending there.
 std::vector<double> SmoothedDeliveryRateBps(const FlowObserver& observed,
