@@ -117,6 +117,11 @@ void CheckDiagnosis(const std::string& input, const proto::Diagnosis& d) {
   SCOPED_TRACE(input);
   if (d.has_utilization()) EXPECT_LE(d.utilization(), 1.0);
   if (d.has_utilization_at_most()) EXPECT_LE(d.utilization_at_most(), 1.0);
+  // The path carried the flow's own goodput: an estimate below it would be
+  // a claim the capture itself contradicts (a capped utilization hides it).
+  if (d.has_estimates() && d.estimates().bottleneck_rate_bps() > 0) {
+    EXPECT_GE(d.estimates().bottleneck_rate_bps(), d.goodput_bps() * 0.999);
+  }
   const proto::EvidenceQuality& e = d.evidence();
   const bool short_flow = e.data_packets() < 50 || !e.has_flow_rtts() ||
                           e.flow_rtts() < 4 || !e.both_directions();
