@@ -8,6 +8,7 @@
 #include "cli/common_flags.h"
 #include "cli/exit_codes.h"
 #include "parsers/flow_table.h"
+#include "parsers/input_stream.h"
 #include "parsers/pcap_reader.h"
 #include "replay/ack_timeline.h"
 #include "replay/flow_selection.h"
@@ -25,6 +26,12 @@ int RunTimeline(const Args& args) {
     return kExitUsage;
   }
   const std::string& path = args[0];
+  // Read twice: a pipe is spooled to a temporary file first.
+  absl::StatusOr<std::string> spooled = SpoolForRereading(path);
+  if (!spooled.ok()) return ReportFailure("timeline", spooled.status());
+  if (!spooled->empty()) {
+    std::fprintf(stderr, "ccreplay timeline: warning: %s\n", spooled->c_str());
+  }
   // Pass 1: the flows, to choose one and its sender.
   FlowTable table;
   absl::StatusOr<CaptureInfo> info = ReadCapture(path, table);

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -15,51 +16,78 @@ namespace {
 
 constexpr size_t kBufferBytes = 1 << 18;
 
-bool HasGzipMagic(int fd) {
-  unsigned char magic[2] = {0, 0};
-  ssize_t n = pread(fd, magic, 2, 0);
+bool HasGzipMagic(const unsigned char* magic, size_t n) {
   return n == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+}
+
+// The first two bytes, read without consuming them (the stream keeps them).
+size_t PeekMagic(int fd, InputStream* stream, unsigned char* magic) {
+  if (stream == nullptr) return std::max<ssize_t>(0, pread(fd, magic, 2, 0));
+  size_t filled = 0;
+  while (filled < 2) {
+    absl::StatusOr<size_t> n = stream->ReadAt(
+        filled, reinterpret_cast<char*>(magic) + filled, 2 - filled);
+    if (!n.ok() || *n == 0) break;
+    filled += *n;
+  }
+  return filled;
 }
 
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<InputFile>> InputFile::Open(
     const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    int err = errno;
-    std::string message = absl::StrCat(path, ": ", std::strerror(err));
-    if (err == ENOENT) return absl::NotFoundError(message);
-    if (err == EACCES) return absl::PermissionDeniedError(message);
-    return absl::UnavailableError(message);
+  absl::StatusOr<std::shared_ptr<InputStream>> stream =
+      InputStream::ForPath(path);
+  if (!stream.ok()) return stream.status();
+  int fd = -1;
+  if (*stream == nullptr) {
+    fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+      int err = errno;
+      std::string message = absl::StrCat(path, ": ", std::strerror(err));
+      if (err == ENOENT) return absl::NotFoundError(message);
+      if (err == EACCES) return absl::PermissionDeniedError(message);
+      return absl::UnavailableError(message);
+    }
+    struct stat st;
+    if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+      ::close(fd);
+      return absl::UnavailableError(absl::StrCat(path, ": is a directory"));
+    }
   }
-  struct stat st;
-  if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-    ::close(fd);
-    return absl::UnavailableError(absl::StrCat(path, ": is a directory"));
-  }
-  const bool gzip = HasGzipMagic(fd);
-  std::unique_ptr<InputFile> file(new InputFile(path, fd, gzip));
+  std::unique_ptr<InputFile> file(new InputFile(path, fd, *std::move(stream)));
+  unsigned char magic[2] = {0, 0};
+  file->gzip_ =
+      HasGzipMagic(magic, PeekMagic(fd, file->stream_.get(), magic));
+  if (!file->gzip_) return file;
+  file->compressed_.reset(new unsigned char[kBufferBytes]);
   // 16 + MAX_WBITS: a gzip wrapper, not a zlib one (zlib.h, inflateInit2).
-  if (gzip && inflateInit2(&file->stream_, 16 + MAX_WBITS) != Z_OK) {
+  if (inflateInit2(&file->zstream_, 16 + MAX_WBITS) != Z_OK) {
+    file->gzip_ = false;
     return absl::UnavailableError(
         absl::StrCat(path, ": cannot set up decompression"));
   }
   return file;
 }
 
-InputFile::InputFile(std::string path, int fd, bool gzip)
-    : path_(std::move(path)), fd_(fd), gzip_(gzip) {
-  if (gzip_) compressed_.reset(new unsigned char[kBufferBytes]);
-}
+InputFile::InputFile(std::string path, int fd,
+                     std::shared_ptr<InputStream> stream)
+    : path_(std::move(path)), fd_(fd), stream_(std::move(stream)) {}
 
 InputFile::~InputFile() {
-  if (gzip_) inflateEnd(&stream_);
-  ::close(fd_);
+  if (gzip_) inflateEnd(&zstream_);
+  if (fd_ >= 0) ::close(fd_);
 }
 
 absl::StatusOr<size_t> InputFile::ReadFd(char* buffer, size_t size) {
   while (true) {
+    if (stream_ != nullptr) {
+      absl::StatusOr<size_t> n =
+          stream_->ReadAt(compressed_read_, buffer, size);
+      if (!n.ok()) return n.status();
+      return *n;
+    }
     const ssize_t n = ::read(fd_, buffer, size);
     if (n >= 0) return static_cast<size_t>(n);
     if (errno == EINTR) continue;
@@ -94,11 +122,11 @@ absl::StatusOr<size_t> InputFile::Read(char* buffer, size_t size) {
 }
 
 size_t InputFile::Inflate(char* buffer, size_t size, absl::Status* error) {
-  stream_.next_out = reinterpret_cast<Bytef*>(buffer);
-  stream_.avail_out = static_cast<uInt>(std::min<size_t>(size, 1u << 30));
-  const uInt wanted = stream_.avail_out;
-  while (stream_.avail_out > 0) {
-    if (stream_.avail_in == 0) {
+  zstream_.next_out = reinterpret_cast<Bytef*>(buffer);
+  zstream_.avail_out = static_cast<uInt>(std::min<size_t>(size, 1u << 30));
+  const uInt wanted = zstream_.avail_out;
+  while (zstream_.avail_out > 0) {
+    if (zstream_.avail_in == 0) {
       absl::StatusOr<size_t> n =
           ReadFd(reinterpret_cast<char*>(compressed_.get()), kBufferBytes);
       if (!n.ok()) {
@@ -108,44 +136,44 @@ size_t InputFile::Inflate(char* buffer, size_t size, absl::Status* error) {
       if (*n == 0) {
         if (!member_ended_) {
           *error = CompressedError("compressed data cut short",
-                                   wanted - stream_.avail_out);
+                                   wanted - zstream_.avail_out);
         }
         break;
       }
       compressed_read_ += *n;
-      stream_.next_in = compressed_.get();
-      stream_.avail_in = static_cast<uInt>(*n);
+      zstream_.next_in = compressed_.get();
+      zstream_.avail_in = static_cast<uInt>(*n);
     }
     if (member_ended_) {
       // RFC 1952 §2.2: members may follow one another; anything else after
       // a member is ignored, as gzip(1) does with trailing zeros.
-      if (stream_.next_in[0] != 0x1f) {
-        stream_.avail_in = 0;
+      if (zstream_.next_in[0] != 0x1f) {
+        zstream_.avail_in = 0;
         continue;
       }
-      inflateReset(&stream_);
+      inflateReset(&zstream_);
       member_ended_ = false;
     }
-    const int rc = inflate(&stream_, Z_NO_FLUSH);
+    const int rc = inflate(&zstream_, Z_NO_FLUSH);
     if (rc == Z_STREAM_END) {
       member_ended_ = true;
     } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
       *error = CompressedError(
           absl::StrCat("corrupt compressed data (",
-                       stream_.msg != nullptr ? stream_.msg : "zlib error",
+                       zstream_.msg != nullptr ? zstream_.msg : "zlib error",
                        ")"),
-          wanted - stream_.avail_out);
+          wanted - zstream_.avail_out);
       break;
     }
   }
-  return wanted - stream_.avail_out;
+  return wanted - zstream_.avail_out;
 }
 
 absl::Status InputFile::CompressedError(absl::string_view reason,
                                         size_t produced) const {
   return absl::DataLossError(
       absl::StrCat(path_, ": ", reason, " at compressed byte offset ",
-                   compressed_read_ - stream_.avail_in, ", after ",
+                   compressed_read_ - zstream_.avail_in, ", after ",
                    offset_ + produced, " decompressed bytes"));
 }
 

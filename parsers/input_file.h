@@ -16,6 +16,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "parsers/input_stream.h"
 
 namespace ccreplay {
 
@@ -32,7 +33,9 @@ class InputFile {
   static constexpr uint64_t kMaxLineBreakGapBytes = uint64_t{1} << 30;
 
   // NotFound / PermissionDenied when the file cannot be opened, Unavailable
-  // when it is a directory or another I/O error stops it.
+  // when it is a directory or another I/O error stops it. "-" is stdin; it,
+  // a FIFO or a pipe is read through its InputStream (parsers/input_stream.h),
+  // so that opening it again starts from its first byte.
   static absl::StatusOr<std::unique_ptr<InputFile>> Open(
       const std::string& path);
   ~InputFile();
@@ -63,6 +66,8 @@ class InputFile {
   uint64_t offset() const { return offset_; }
   const std::string& path() const { return path_; }
   bool gzip() const { return gzip_; }
+  // A regular file (not stdin, a FIFO or a pipe): it may be opened again.
+  bool regular() const { return stream_ == nullptr; }
 
   // A read-only stdio view of the (decompressed) data, for libraries that
   // take a FILE* (libpcap's pcap_fopen_offline, which closes it). The caller
@@ -71,7 +76,7 @@ class InputFile {
   FILE* OpenStdio();
 
  private:
-  InputFile(std::string path, int fd, bool gzip);
+  InputFile(std::string path, int fd, std::shared_ptr<InputStream> stream);
   static ssize_t CookieRead(void* cookie, char* buffer, size_t size);
   static int CookieSeek(void* cookie, off64_t* position, int whence);
   static int CookieClose(void* cookie);
@@ -88,9 +93,10 @@ class InputFile {
   absl::Status CompressedError(absl::string_view reason, size_t produced) const;
 
   std::string path_;
-  int fd_;
-  bool gzip_;
-  z_stream stream_ = {};
+  int fd_;  // -1 when read through stream_.
+  std::shared_ptr<InputStream> stream_;
+  bool gzip_ = false;
+  z_stream zstream_ = {};
   std::unique_ptr<unsigned char[]> compressed_;  // Input to inflate.
   uint64_t compressed_read_ = 0;                 // Bytes read from fd_.
   bool member_ended_ = false;  // The last gzip member is complete.

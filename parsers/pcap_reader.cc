@@ -49,11 +49,12 @@ class FileSource : public ByteSource {
     absl::StatusOr<std::unique_ptr<InputFile>> file = InputFile::Open(path_);
     if (!file.ok()) return file.status();
     gzip_ = (*file)->gzip();
+    regular_ = (*file)->regular();
     return absl::OkStatus();
   }
 
   absl::StatusOr<FILE*> OpenStdio() override {
-    if (!gzip_) {
+    if (!gzip_ && regular_) {
       // Plain files go to libpcap through ordinary stdio: the fastest path.
       FILE* f = std::fopen(path_.c_str(), "rb");
       if (f == nullptr)
@@ -67,6 +68,8 @@ class FileSource : public ByteSource {
       std::setvbuf(f, stdio_buffer_.get(), _IOFBF, kStdioBufferBytes);
       return f;
     }
+    // gzip, or stdin / a FIFO / a pipe, whose InputStream hands the bytes
+    // format detection peeked at to this reader again.
     absl::StatusOr<std::unique_ptr<InputFile>> file = InputFile::Open(path_);
     if (!file.ok()) return file.status();
     file_ = std::move(*file);
@@ -93,6 +96,7 @@ class FileSource : public ByteSource {
  private:
   std::string path_;
   bool gzip_ = false;
+  bool regular_ = true;
   std::unique_ptr<InputFile> file_;
   std::unique_ptr<char[]> stdio_buffer_;  // A plain file's, for stdio.
 };

@@ -11,6 +11,7 @@
 #include "parsers/flow_table.h"
 #include "parsers/host_state_reader.h"
 #include "parsers/input_kind.h"
+#include "parsers/input_stream.h"
 #include "parsers/pcap_reader.h"
 #include "replay/ack_timeline.h"
 #include "replay/flow_selection.h"
@@ -246,6 +247,13 @@ uint32_t HandshakeMss(const FlowSummary& flow) {
 absl::StatusOr<TcpInput> ResolveTcpInput(const std::string& path,
                                          const std::string& host_state_path) {
   TcpInput input{path, host_state_path, "", {}};
+  // The capture is read twice (ScanTcpCapture, then ReplayTcpFlow's
+  // timeline): a pipe is spooled to a temporary file rather than every
+  // flow's timeline built in the first pass, which would hold the heavy
+  // per-flow state of all flows at once and change the single-flow path.
+  absl::StatusOr<std::string> spooled = SpoolForRereading(path);
+  if (!spooled.ok()) return spooled.status();
+  if (!spooled->empty()) input.warnings.push_back(*spooled);
   // What cannot be classified passes through: the capture reader reports
   // why it cannot be read.
   absl::StatusOr<InputClass> kind = ClassifyInput(path);
