@@ -1,0 +1,57 @@
+#!/bin/sh
+# Inputs read once, in order (issue 16): every capture in testdata gives the
+# same `flows --json` from stdin ("-"), through a FIFO and through bash's
+# process substitution as from its path, except for the "path" field, which
+# names what was given; `diagnose` reads stdin (spooling it, with a warning).
+# Usage: stream_inputs_test.sh SOURCE_DIR BINARY_DIR
+set -eu
+src=$1
+bin=$2/cli/ccreplay
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT INT TERM
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+# `flows --json` without its "path" line.
+strip_path() { grep -v '^    "path": ' "$1"; }
+
+count=0
+for f in $(find "$src/testdata" -name '*.pcap' -o -name '*.pcapng' \
+             -o -name '*.pcap.gz' -o -name '*.pcapng.gz' | sort); do
+  count=$((count + 1))
+  "$bin" flows "$f" --json > "$work/file.json" || fail "flows $f"
+  sh -c "cat '$f' | '$bin' flows - --json" > "$work/stdin.json" ||
+    fail "stdin: $f"
+  grep -q '^    "path": "-",$' "$work/stdin.json" || fail "path '-': $f"
+  strip_path "$work/file.json" > "$work/a"
+  strip_path "$work/stdin.json" > "$work/b"
+  cmp -s "$work/a" "$work/b" || fail "stdin differs: $f"
+done
+[ "$count" -ge 10 ] || fail "only $count captures found"
+
+lab="$src/testdata/lab/reno_ecn1_stepK60k_50mbit/sender.pcap.gz"
+"$bin" flows "$lab" --json | grep -v '^    "path": ' > "$work/lab.json"
+# Process substitution: /dev/fd/63, a pipe, opened by path.
+bash -c "'$bin' flows <(zcat '$lab') --json" | grep -v '^    "path": ' \
+  > "$work/procsub.json" || fail "process substitution"
+cmp -s "$work/lab.json" "$work/procsub.json" || fail "process substitution differs"
+# A FIFO, the decompressed capture written into it.
+mkfifo "$work/fifo"
+zcat "$lab" > "$work/fifo" &
+"$bin" flows "$work/fifo" --json | grep -v '^    "path": ' > "$work/fifo.json" ||
+  fail "fifo"
+wait
+cmp -s "$work/lab.json" "$work/fifo.json" || fail "fifo differs"
+
+# diagnose from stdin: the same diagnosis as from the file, a spool warning.
+"$bin" diagnose "$lab" --json --nosimulate | grep -v '^  "input": ' \
+  > "$work/diag_file.json" || fail "diagnose file"
+sh -c "cat '$lab' | '$bin' diagnose - --json --nosimulate" \
+  2> "$work/diag.err" | grep -v '^  "input": ' > "$work/diag_stdin.json" ||
+  fail "diagnose stdin"
+cmp -s "$work/diag_file.json" "$work/diag_stdin.json" || fail "diagnose differs"
+grep -q 'copied to a temporary file' "$work/diag.err" || fail "no spool warning"
+[ -s "$work/diag_file.json" ] || fail "empty diagnosis"
+
+echo "$count captures; $failures failures"
+[ "$failures" -eq 0 ]
