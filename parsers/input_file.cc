@@ -58,8 +58,7 @@ absl::StatusOr<std::unique_ptr<InputFile>> InputFile::Open(
   }
   std::unique_ptr<InputFile> file(new InputFile(path, fd, *std::move(stream)));
   unsigned char magic[2] = {0, 0};
-  file->gzip_ =
-      HasGzipMagic(magic, PeekMagic(fd, file->stream_.get(), magic));
+  file->gzip_ = HasGzipMagic(magic, PeekMagic(fd, file->stream_.get(), magic));
   if (!file->gzip_) return file;
   file->compressed_.reset(new unsigned char[kBufferBytes]);
   // 16 + MAX_WBITS: a gzip wrapper, not a zlib one (zlib.h, inflateInit2).

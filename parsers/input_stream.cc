@@ -72,8 +72,9 @@ absl::StatusOr<size_t> InputStream::ReadFd(char* buffer, size_t size) {
     const ssize_t n = ::read(fd_, buffer, size);
     if (n >= 0) return static_cast<size_t>(n);
     if (errno == EINTR) continue;
-    return absl::UnavailableError(absl::StrCat(
-        path_, ": read error after ", fd_read_, " bytes: ", std::strerror(errno)));
+    return absl::UnavailableError(
+        absl::StrCat(path_, ": read error after ", fd_read_,
+                     " bytes: ", std::strerror(errno)));
   }
 }
 
@@ -91,9 +92,10 @@ absl::StatusOr<size_t> InputStream::ReadAt(uint64_t position, char* buffer,
     return n;
   }
   if (position != fd_read_) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        path_, ": a pipe or FIFO can be read only once, and this command "
-               "needs its start again: give a file instead"));
+    return absl::FailedPreconditionError(
+        absl::StrCat(path_,
+                     ": a pipe or FIFO can be read only once, and this command "
+                     "needs its start again: give a file instead"));
   }
   absl::StatusOr<size_t> n = ReadFd(buffer, size);
   if (!n.ok()) return n.status();
@@ -120,9 +122,8 @@ absl::StatusOr<uint64_t> InputStream::Spool() {
   kept_whole_ = false;
   uint64_t total = 0;
   while (true) {
-    if (!chunk.empty() &&
-        ::write(*spool, chunk.data(), chunk.size()) !=
-            static_cast<ssize_t>(chunk.size())) {
+    if (!chunk.empty() && ::write(*spool, chunk.data(), chunk.size()) !=
+                              static_cast<ssize_t>(chunk.size())) {
       const int err = errno;
       ::close(*spool);
       return absl::UnavailableError(absl::StrCat(
@@ -151,8 +152,8 @@ absl::StatusOr<std::string> SpoolForRereading(const std::string& path) {
   if (!bytes.ok()) return bytes.status();
   if (*bytes == 0) return std::string();
   return absl::StrCat(path,
-                      ": not a regular file, and read twice (the flows, then "
-                      "the chosen flow): copied to a temporary file (",
+                      ": not a regular file, and this command reads it twice: "
+                      "copied to a temporary file (",
                       *bytes, " bytes)");
 }
 

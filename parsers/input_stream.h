@@ -53,7 +53,7 @@ class InputStream {
   const std::string path_;
   absl::Mutex mu_;
   int fd_ ABSL_GUARDED_BY(mu_);
-  std::string kept_ ABSL_GUARDED_BY(mu_);     // Bytes [0, kept_.size()).
+  std::string kept_ ABSL_GUARDED_BY(mu_);        // Bytes [0, kept_.size()).
   bool kept_whole_ ABSL_GUARDED_BY(mu_) = true;  // kept_ = all bytes read.
   uint64_t fd_read_ ABSL_GUARDED_BY(mu_) = 0;    // Bytes read from fd_.
   int spool_fd_ ABSL_GUARDED_BY(mu_) = -1;       // Set once spooled.

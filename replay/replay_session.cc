@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "parsers/bundle.h"
@@ -251,9 +252,14 @@ absl::StatusOr<TcpInput> ResolveTcpInput(const std::string& path,
   // timeline): a pipe is spooled to a temporary file rather than every
   // flow's timeline built in the first pass, which would hold the heavy
   // per-flow state of all flows at once and change the single-flow path.
-  absl::StatusOr<std::string> spooled = SpoolForRereading(path);
-  if (!spooled.ok()) return spooled.status();
-  if (!spooled->empty()) input.warnings.push_back(*spooled);
+  // diagnose reads a host-state log twice too (the controller it names,
+  // then the replay).
+  for (const std::string* reread : {&path, &host_state_path}) {
+    if (reread->empty()) continue;
+    absl::StatusOr<std::string> spooled = SpoolForRereading(*reread);
+    if (!spooled.ok()) return spooled.status();
+    if (!spooled->empty()) input.warnings.push_back(*spooled);
+  }
   // What cannot be classified passes through: the capture reader reports
   // why it cannot be read.
   absl::StatusOr<InputClass> kind = ClassifyInput(path);
@@ -286,25 +292,48 @@ absl::StatusOr<TcpCaptureScan> ScanTcpCapture(const std::string& capture_path,
   return scan;
 }
 
+namespace {
+
+// A host-state log's warnings and whether it was cut short: they make the
+// replay a partial result.
+struct HostStateNotes {
+  std::vector<std::string> warnings;
+  bool truncated = false;
+};
+
+// The sender's cwnd the replay compares with: from the host-state log at
+// `path`, or the flight size from the capture when there is none.
+absl::StatusOr<CapturedCwnd> CapturedCwndFor(const std::string& path,
+                                             const FlowSummary& summary,
+                                             HostStateNotes* notes) {
+  CapturedCwnd captured;
+  captured.description = "flight size from the capture (lower bound)";
+  if (path.empty()) return captured;
+  absl::StatusOr<HostStateLog> log = ReadHostState(path);
+  if (!log.ok()) return log.status();
+  for (const std::string& w : log->warnings) {
+    notes->warnings.push_back(
+        absl::StartsWith(w, path) ? w : absl::StrCat(path, ": ", w));
+  }
+  notes->truncated = log->truncated;
+  return CapturedCwndForTcpFlow(*log, summary.sender, summary.receiver);
+}
+
+}  // namespace
+
 absl::StatusOr<ReplayResult> ReplayTcpFlow(const TcpCaptureScan& scan,
                                            const ReplayOptions& options) {
   const Flow& flow = scan.table.flows()[scan.selected.index];
   const FlowSummary& summary = scan.summary;
-  CapturedCwnd captured;
-  captured.description = "flight size from the capture (lower bound)";
-  if (!options.host_state_path.empty()) {
-    absl::StatusOr<HostStateLog> log = ReadHostState(options.host_state_path);
-    if (!log.ok()) return log.status();
-    absl::StatusOr<CapturedCwnd> from_log =
-        CapturedCwndForTcpFlow(*log, summary.sender, summary.receiver);
-    if (!from_log.ok()) return from_log.status();
-    captured = *std::move(from_log);
-  }
+  HostStateNotes log_notes;
+  absl::StatusOr<CapturedCwnd> captured =
+      CapturedCwndFor(options.host_state_path, summary, &log_notes);
+  if (!captured.ok()) return captured.status();
 
   absl::StatusOr<ReplayEngine> engine = ReplayEngine::Create(
       options.specs, {summary.ecn_mode, HandshakeMss(summary)});
   if (!engine.ok()) return engine.status();
-  ReplayDiff diff(*std::move(engine), captured,
+  ReplayDiff diff(*std::move(engine), *std::move(captured),
                   scan.info.first_packet_time_ns / 1000, flow.last_ns / 1000,
                   options);
   AckTimelineBuilder builder(
@@ -321,11 +350,13 @@ absl::StatusOr<ReplayResult> ReplayTcpFlow(const TcpCaptureScan& scan,
   for (const std::string& w : result.timeline.warnings) {
     result.warnings.push_back(w);
   }
-  result.truncated = scan.info.truncated;
+  result.truncated = scan.info.truncated || log_notes.truncated;
   if (scan.info.truncated) {
     result.warnings.push_back(absl::StrCat(
         scan.info.path, ": truncated at byte ", scan.info.truncated_at_offset));
   }
+  result.warnings.insert(result.warnings.end(), log_notes.warnings.begin(),
+                         log_notes.warnings.end());
   return result;
 }
 

@@ -106,6 +106,9 @@ absl::Status DiagnoseTcp(const DiagnoseOptions& options, Pieces* p) {
   }
   if (!replayed.ok()) return replayed.status();
   p->replay = *std::move(replayed);
+  // A cut host-state log makes the diagnosis partial too (its warnings
+  // join run.warnings in DiagnoseInput).
+  p->run.truncated = p->run.truncated || p->replay.truncated;
   in.stats = p->replay.timeline;
   p->evidence.choices = choice.controllers;
   p->evidence.controller_named = choice.named;
