@@ -1,9 +1,11 @@
 #include "reports/diagnose_session.h"
 
 #include <algorithm>
+#include <iterator>
 #include <memory>
 #include <utility>
 
+#include "absl/algorithm/container.h"
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -67,8 +69,7 @@ absl::Status DiagnoseTcp(const DiagnoseOptions& options, Pieces* p) {
   const Flow& flow = s.table.flows()[s.selected.index];
   p->observer = std::make_unique<FlowObserver>(flow.first_ns);
   p->run.warnings = tcp_input->warnings;
-  p->run.warnings.insert(p->run.warnings.end(), s.info.warnings.begin(),
-                         s.info.warnings.end());
+  absl::c_copy(s.info.warnings, std::back_inserter(p->run.warnings));
   p->run.truncated = s.info.truncated;
   DiagnosisInput& in = p->input;
   in.flow = &flow;
@@ -106,9 +107,7 @@ absl::Status DiagnoseTcp(const DiagnoseOptions& options, Pieces* p) {
   }
   if (!replayed.ok()) return replayed.status();
   p->replay = *std::move(replayed);
-  // A cut host-state log makes the diagnosis partial too (its warnings
-  // join run.warnings in DiagnoseInput).
-  p->run.truncated = p->run.truncated || p->replay.truncated;
+  p->run.truncated |= p->replay.truncated;  // A cut host-state log too.
   in.stats = p->replay.timeline;
   p->evidence.choices = choice.controllers;
   p->evidence.controller_named = choice.named;
