@@ -67,6 +67,7 @@ int RunFlows(const Args& args) {
   // flow's sender alongside.
   AckTimelineBuilder builder;
   absl::StatusOr<CaptureInfo> info = ReadCapture(args[0], builder);
+  builder.Finish();
   if (!info.ok()) {
     return ReportFailure("flows", info.status());
   }

@@ -58,6 +58,7 @@ int RunTimeline(const Args& args) {
       selected->index, selected->sender_side,
       [&writer](const TimelineEvent& e) { writer.Write(e); });
   absl::StatusOr<CaptureInfo> second = ReadCapture(path, builder);
+  builder.Finish();
   if (!second.ok()) {
     return ReportFailure("timeline", second.status());
   }

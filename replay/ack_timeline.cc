@@ -18,6 +18,22 @@ constexpr uint32_t kDefaultMssBytes = 536;
 // sets, is detected: the window's largest segment, when it is below the
 // current MSS and at least half the window has exactly that size.
 constexpr uint32_t kMssWindowSegments = 64;
+// A new segment that left within this much of the previous one (and at
+// least kMinFollowGapNs, a quarter of the minimum RTT) followed it "at
+// once": the sender still had data queued when it sent the previous one,
+// so that one was full-sized whatever its length (Linux sends a segment
+// shorter than the MSS only from the tail of its write queue,
+// tcp_write_xmit() / tcp_nagle_test()). Back-to-back segments arrive
+// spaced by the bottleneck's serialization time, well under this.
+constexpr int64_t kMinFollowGapNs = 100000;
+constexpr int64_t kFollowGapRttDivisor = 4;
+// Before any RTT sample.
+constexpr int64_t kDefaultFollowGapNs = 1000000;
+// Full-sized lengths kept to estimate the full-size floor: their 10th and
+// 90th percentiles, recomputed when the window fills (and at 8, 16, 32
+// lengths, so short flows get one early), follow PMTU and option changes.
+constexpr size_t kFullSizeWindow = 64;
+constexpr size_t kMinFullSizeSamples = 8;
 
 }  // namespace
 
@@ -60,6 +76,14 @@ struct AckTimelineBuilder::Direction {
   uint32_t mss_window_count = 0;
   bool sent_new_since_ack = false;
   bool last_new_short = false;
+  // The last new segment: when it left and its length; and the lengths
+  // of new segments followed at once (full-sized), for the floor below
+  // which a segment is short (0: not known yet, use the MSS).
+  int64_t last_new_send_ns = -1;
+  uint32_t last_new_bytes = 0;
+  std::vector<uint32_t> full_sizes;
+  size_t full_sizes_total = 0;
+  uint32_t full_floor_bytes = 0;
   // Linux tp->lsndtime: when data last left (sender's clock); and a send
   // with nothing outstanding, for the next ACK's event to carry.
   int64_t last_send_ns = -1;
@@ -103,6 +127,9 @@ struct AckTimelineBuilder::FlowState {
   EcnMode ecn_mode = EcnMode::kNone;
   VantageDetector vantage;
   int64_t shift_ns[2] = {0, 0};  // Capture point to sender, per sender side.
+  // The receiver's ACKs not yet seen by the sender, per data sender side.
+  AckHold hold[2];
+  bool timestamps = false;  // Both SYNs carried the option.
   uint64_t syn_retransmissions[2] = {0, 0};
   bool released = false;  // ReleaseIfClosed() freed the scoreboards.
 };
@@ -147,14 +174,66 @@ void AckTimelineBuilder::OnSegment(const TcpSegment& s) {
                              side == flow->opener && !(s.flags & kTcpSyn) &&
                              (s.flags & kTcpAck);
   OnHandshake(*flow, side, s);
+  if (ReleaseHeldAcks(*flow, side, s)) return;
   // Checked here, not in the callees: most segments are pure ACKs or data
   // from the side whose ACKs nobody tracks, and calls cost.
   if (s.payload_bytes > 0 || (s.flags & kTcpFin)) OnData(*flow, side, s);
   if ((s.flags & kTcpAck) && !(s.flags & kTcpSyn) &&
       flow->direction[1 - side] != nullptr) {
-    OnAckFrom(*flow, side, s, handshake_ack);
+    OnAckFrom(*flow, side, s, handshake_ack,
+              s.time_ns + flow->shift_ns[1 - side]);
   }
   if (!flow->released) ReleaseIfClosed(*flow, table_.flows()[index]);
+}
+
+bool AckTimelineBuilder::ReleaseHeldAcks(FlowState& flow, int side,
+                                         const TcpSegment& s) {
+  for (int sender = 0; sender < 2; ++sender) {
+    AckHold& hold = flow.hold[sender];
+    if (!hold.active() || flow.direction[sender] == nullptr) continue;
+    // Whatever the sender sends echoes the last TSval it took.
+    const bool echo = side == sender && s.options.has_timestamps;
+    TcpSegment held;
+    while (hold.Pop(s.time_ns, echo, s.options.ts_ecr, false, &held))
+      TakeHeld(flow, sender, held);
+  }
+  // Everything the receiver sends after the handshake waits its turn
+  // behind its ACKs, its data and FIN included.
+  const int sender = 1 - side;
+  if ((s.flags & kTcpSyn) || !flow.hold[sender].active() ||
+      flow.direction[sender] == nullptr || !flow.handshake_done) {
+    return false;
+  }
+  flow.hold[sender].Push(s);
+  return true;
+}
+
+void AckTimelineBuilder::TakeHeld(FlowState& flow, int sender,
+                                  const TcpSegment& s) {
+  const int side = 1 - sender;
+  if (s.payload_bytes > 0 || (s.flags & kTcpFin)) OnData(flow, side, s);
+  // The way back from the receiver rarely queues: the sender got the ACK
+  // a handshake one-way trip after it passed.
+  if (s.flags & kTcpAck)
+    OnAckFrom(flow, side, s, false, s.time_ns + flow.shift_ns[sender]);
+}
+
+int64_t AckTimelineBuilder::FromSenderNs(const FlowState& flow, int sender) {
+  const AckHold& hold = flow.hold[sender];
+  if (!hold.active()) return flow.shift_ns[sender];
+  // The round trip the last echo measured, less the way back.
+  return std::max<int64_t>(0, hold.measured_ns() - flow.shift_ns[sender]);
+}
+
+void AckTimelineBuilder::Finish() {
+  for (const std::unique_ptr<FlowState>& flow : flows_) {
+    if (flow == nullptr) continue;
+    for (int sender = 0; sender < 2; ++sender) {
+      TcpSegment held;
+      while (flow->hold[sender].Pop(0, false, 0, true, &held))
+        TakeHeld(*flow, sender, held);
+    }
+  }
 }
 
 void AckTimelineBuilder::ReleaseIfClosed(FlowState& flow,
@@ -242,7 +321,10 @@ void AckTimelineBuilder::OnHandshake(FlowState& flow, int side,
     for (int sender = 0; sender < 2; ++sender) {
       flow.shift_ns[sender] =
           flow.vantage.SenderOneWayNs(flow.opener == sender);
+      flow.hold[sender].Start(2 * flow.shift_ns[sender]);
     }
+    flow.timestamps = flow.syn_options[0].has_timestamps &&
+                      flow.syn_options[1].has_timestamps;
   }
 }
 
@@ -301,7 +383,7 @@ void AckTimelineBuilder::OnData(FlowState& flow, int side,
         std::max(d.artefacts.largest_super_segment_bytes, s.payload_bytes);
   }
 
-  const int64_t send_ns = s.time_ns - flow.shift_ns[side];
+  const int64_t send_ns = s.time_ns - FromSenderNs(flow, side);
   const int64_t snd_nxt_before = d.board.snd_nxt();
   const uint64_t outstanding_before = d.board.outstanding_bytes();
   const SackScoreboard::SendResult sent =
@@ -322,7 +404,7 @@ void AckTimelineBuilder::OnData(FlowState& flow, int side,
     if (d.mss_limit_bytes == 0 || s.payload_bytes <= d.mss_limit_bytes)
       TrackMss(d, s.payload_bytes, outstanding_before > 0);
     d.sent_new_since_ack = true;
-    d.last_new_short = s.payload_bytes < d.current_mss();
+    OnNewSegment(d, send_ns, s.payload_bytes);
   }
   if (sent.resent_bytes == 0 || (sent.was_unseen && older_ts)) return;
 
@@ -364,7 +446,8 @@ void AckTimelineBuilder::OnData(FlowState& flow, int side,
 }
 
 void AckTimelineBuilder::OnAckFrom(FlowState& flow, int side,
-                                   const TcpSegment& s, bool handshake_ack) {
+                                   const TcpSegment& s, bool handshake_ack,
+                                   int64_t ack_ns) {
   const int sender = 1 - side;
   Direction& d = *flow.direction[sender];
   const uint32_t mss = d.current_mss();
@@ -373,20 +456,12 @@ void AckTimelineBuilder::OnAckFrom(FlowState& flow, int side,
   ++d.artefacts.acks;
   if (s.flags & kTcpEce) ++d.artefacts.ece_acks;
   if (ack > d.board.snd_nxt()) ++d.artefacts.acks_of_unseen_data;
-  const int64_t ack_ns = s.time_ns + flow.shift_ns[sender];
 
-  // What limited the sender before this ACK.
   const uint64_t outstanding_before = d.board.outstanding_bytes();
-  SendLimit limit = SendLimit::kUnknown;
-  if (outstanding_before == 0) {
-    limit = SendLimit::kApp;
-  } else if (d.rwnd_known && outstanding_before + mss > d.rwnd_bytes) {
-    limit = SendLimit::kRwnd;
-  } else if (d.last_new_short) {
-    limit = SendLimit::kApp;
-  } else if (d.sent_new_since_ack) {
-    limit = SendLimit::kCwnd;
-  }
+  const SendLimit limit =
+      flow.vantage.handshake_timed()
+          ? LimitBefore(d, ack_ns, mss)
+          : SendLimit::kUnknown;  // SenderWindow::kUnobservable.
   d.sent_new_since_ack = false;
 
   SackBlock blocks[4];
@@ -522,6 +597,60 @@ void AckTimelineBuilder::OnAckFrom(FlowState& flow, int side,
   Emit(flow, e);
 }
 
+SendLimit AckTimelineBuilder::LimitBefore(const Direction& d, int64_t ack_ns,
+                                          uint32_t mss) {
+  const uint64_t outstanding = d.board.outstanding_bytes();
+  if (outstanding == 0) return SendLimit::kApp;
+  if (d.rwnd_known && outstanding + mss > d.rwnd_bytes) return SendLimit::kRwnd;
+  // Application-limited: its last new segment was short and nothing
+  // followed it at once, so the write queue was empty. An ACK sooner than
+  // that cannot tell, and an ACK-clocked sender is taken as cwnd-limited.
+  if (d.last_new_short && ack_ns - d.last_new_send_ns >= FollowGapNs(d))
+    return SendLimit::kApp;
+  if (d.sent_new_since_ack) return SendLimit::kCwnd;
+  return SendLimit::kUnknown;
+}
+
+int64_t AckTimelineBuilder::FollowGapNs(const Direction& d) {
+  const int64_t min_rtt_us = d.rtt.min_rtt_us();
+  if (min_rtt_us <= 0) return kDefaultFollowGapNs;
+  return std::max(kMinFollowGapNs, min_rtt_us * 1000 / kFollowGapRttDivisor);
+}
+
+void AckTimelineBuilder::OnNewSegment(Direction& d, int64_t send_ns,
+                                      uint32_t payload_bytes) {
+  const bool super_segment =
+      d.mss_limit_bytes > 0 && d.last_new_bytes > d.mss_limit_bytes;
+  if (d.last_new_send_ns >= 0 && !super_segment &&
+      send_ns - d.last_new_send_ns < FollowGapNs(d)) {
+    d.full_sizes.push_back(d.last_new_bytes);
+    ++d.full_sizes_total;
+    const size_t n = d.full_sizes.size();
+    if (n == kFullSizeWindow ||
+        (d.full_sizes_total == n && n >= kMinFullSizeSamples &&
+         (n & (n - 1)) == 0)) {
+      d.full_floor_bytes = FullSizeFloor(d.full_sizes);
+      if (n == kFullSizeWindow) d.full_sizes.clear();
+    }
+  }
+  d.last_new_send_ns = send_ns;
+  d.last_new_bytes = payload_bytes;
+  const uint32_t floor =
+      d.full_floor_bytes > 0 ? d.full_floor_bytes : d.current_mss();
+  d.last_new_short = payload_bytes < floor;
+}
+
+uint32_t AckTimelineBuilder::FullSizeFloor(std::vector<uint32_t> sizes) {
+  // Below the full-size cluster by more than its own spread: the 10th
+  // percentile less (90th - 10th), so lengths that vary with options or
+  // the sender's writes (1,386 to 1,434 bytes) all count as full.
+  std::sort(sizes.begin(), sizes.end());
+  const uint32_t p10 = sizes[sizes.size() / 10];
+  const uint32_t p90 = sizes[sizes.size() * 9 / 10];
+  const uint32_t spread = p90 - p10;
+  return p10 > spread ? p10 - spread : 1;
+}
+
 void AckTimelineBuilder::StartReduction(const FlowState& flow, Direction& d) {
   d.reducing = true;
   d.awaiting_cwr = flow.ecn_mode == EcnMode::kRfc3168;
@@ -541,6 +670,9 @@ TimelineStats AckTimelineBuilder::Stats(uint32_t flow_index) const {
   const int sender = table_.flows()[flow_index].sender_side();
   const bool sender_opened = flow.opener == sender;
   out.vantage = flow.vantage.Decide(sender_opened);
+  out.sender_window = SenderWindowFor(out.vantage);
+  out.sender_window_reason = SenderWindowReason(
+      out.vantage, 2 * flow.shift_ns[sender], flow.timestamps);
   const Direction* d = flow.direction[sender].get();
   if (flow.ecn_mode == EcnMode::kAccEcn) out.ce_fed_back_packets = 0;
   if (d == nullptr) return out;
@@ -559,6 +691,7 @@ TimelineStats AckTimelineBuilder::Stats(uint32_t flow_index) const {
   out.ip_ce_data_packets = d->ip_ce_data_packets;
   out.bytes_acked = static_cast<uint64_t>(d->board.snd_una() - 1);
   out.acks = d->artefacts.acks;
+  out.full_segment_floor_bytes = d->full_floor_bytes;
 
   out.warnings = d->artefacts.Warnings(out.vantage == Vantage::kSender,
                                        flow.ecn_mode != EcnMode::kNone,

@@ -37,7 +37,8 @@ enum class SendLimit {
   kCwnd,     // It sent new data after the previous ACK and then stopped
              // with data in flight and window to spare: waiting for ACKs.
   kRwnd,     // The receive window was full.
-  kApp,      // Nothing in flight, or its last new segment was short (the
+  kApp,      // Nothing in flight, or its last new segment was shorter
+             // than full-sized ones and nothing followed it at once (the
              // application had no more to send).
 };
 const char* SendLimitName(SendLimit limit);  // "unknown", "cwnd", ...
@@ -122,6 +123,13 @@ struct TimelineStats {
   uint64_t bytes_acked = 0;  // Cumulatively acknowledged at the end.
   uint64_t acks = 0;
   Vantage vantage = Vantage::kUnknown;
+  // Whether the flight above (and any cwnd-limited share) is the
+  // sender's own, estimated, or not known; and how, in a sentence.
+  SenderWindow sender_window = SenderWindow::kUnobservable;
+  std::string sender_window_reason;
+  // Full-sized segments are at least this long (estimated from segments
+  // followed at once by another); 0 before enough were seen.
+  uint32_t full_segment_floor_bytes = 0;
   std::vector<std::string> warnings;
 };
 
@@ -136,6 +144,9 @@ class AckTimelineBuilder : public SegmentConsumer {
 
   void OnSegment(const TcpSegment& segment) override;
   void Restart() override;
+  // After the last segment: hands out the ACKs still held (AckHold) of
+  // downstream captures. Call once the reader is done, before Stats().
+  void Finish();
 
   const FlowTable& flow_table() const { return table_; }
   // The flow's figures, its sender taken as Flow::sender_side().
@@ -149,8 +160,27 @@ class AckTimelineBuilder : public SegmentConsumer {
   void OnData(FlowState& flow, int side, const TcpSegment& s);
   // `s` is an ACK, not a SYN, and the other side's data is tracked
   // (FlowState::direction[1 - side] is set).
+  // `ack_ns`: the ACK's time at the sender (estimated downstream).
   void OnAckFrom(FlowState& flow, int side, const TcpSegment& s,
-                 bool handshake_ack);
+                 bool handshake_ack, int64_t ack_ns);
+  // Before `s` is taken: the held segments of the receiver that the
+  // sender had seen by then are taken (TakeHeld). True when `s` itself is
+  // the receiver's and is held.
+  bool ReleaseHeldAcks(FlowState& flow, int side, const TcpSegment& s);
+  // A held segment of the receiver of `sender`'s data, now that the
+  // sender has it.
+  void TakeHeld(FlowState& flow, int sender, const TcpSegment& s);
+  // How long `sender`'s data took to reach the capture point: the
+  // handshake's one-way estimate, or downstream the last round trip an
+  // echo measured less the way back (so queueing counts).
+  static int64_t FromSenderNs(const FlowState& flow, int sender);
+  // What limited the sender before an ACK at `ack_ns` (SendLimit).
+  static SendLimit LimitBefore(const Direction& d, int64_t ack_ns,
+                               uint32_t mss);
+  static int64_t FollowGapNs(const Direction& d);
+  static void OnNewSegment(Direction& d, int64_t send_ns,
+                           uint32_t payload_bytes);
+  static uint32_t FullSizeFloor(std::vector<uint32_t> sizes);
   void OnHandshake(FlowState& flow, int side, const TcpSegment& s);
   bool Tracked(const FlowState& flow, int sender_side) const;
   // Frees the scoreboards of a flow closed both ways with nothing

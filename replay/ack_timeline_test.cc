@@ -42,6 +42,7 @@ Timeline Build(const std::string& path) {
       flow->index, flow->sender_side,
       [&t](const TimelineEvent& e) { t.events.push_back(e); });
   EXPECT_TRUE(ReadCapture(path, builder).ok());
+  builder.Finish();
   t.stats = builder.Stats(flow->index);
   return t;
 }
@@ -460,6 +461,7 @@ TEST(AckTimelineTest, MssFromTheHandshakeAndPragueLowering) {
       0, table.flows()[0].sender_side(),
       [&control](const TimelineEvent& e) { control.push_back(e); });
   ASSERT_TRUE(ReadCapture(lab, builder).ok());
+  builder.Finish();
   ASSERT_FALSE(control.empty());
   EXPECT_EQ(control[0].bytes_acked, 37u);
   EXPECT_EQ(control[0].mss_bytes, 1448u);
@@ -550,6 +552,7 @@ class Connection {
     AckTimelineBuilder builder(
         0, 0, [&t](const TimelineEvent& e) { t.events.push_back(e); });
     for (const TcpSegment& s : segments_) builder.OnSegment(s);
+    builder.Finish();
     t.stats = builder.Stats(0);
     return t;
   }

@@ -28,6 +28,7 @@ std::vector<TimelineEvent> Timeline(const std::string& path) {
       flow->index, flow->sender_side,
       [&events](const TimelineEvent& e) { events.push_back(e); });
   EXPECT_TRUE(ReadCapture(path, builder).ok());
+  builder.Finish();
   return events;
 }
 

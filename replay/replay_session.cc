@@ -340,6 +340,7 @@ absl::StatusOr<ReplayResult> ReplayTcpFlow(const TcpCaptureScan& scan,
       scan.selected.index, scan.selected.sender_side,
       [&diff](const TimelineEvent& e) { diff.OnEvent(e); });
   absl::StatusOr<CaptureInfo> second = ReadCapture(scan.info.path, builder);
+  builder.Finish();
   if (!second.ok()) return second.status();
   ReplayResult result = diff.Finish();
   result.flow_index = scan.selected.index;

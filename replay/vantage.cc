@@ -20,6 +20,78 @@ const char* VantageName(Vantage vantage) {
   return "unknown";
 }
 
+const char* SenderWindowName(SenderWindow window) {
+  switch (window) {
+    case SenderWindow::kObserved:
+      return "yes";
+    case SenderWindow::kEstimated:
+      return "estimated";
+    case SenderWindow::kUnobservable:
+      break;
+  }
+  return "no";
+}
+
+SenderWindow SenderWindowFor(Vantage vantage) {
+  switch (vantage) {
+    case Vantage::kSender:
+      return SenderWindow::kObserved;
+    case Vantage::kReceiver:
+    case Vantage::kMiddle:
+      return SenderWindow::kEstimated;
+    case Vantage::kUnknown:
+      break;
+  }
+  return SenderWindow::kUnobservable;
+}
+
+std::string SenderWindowReason(Vantage vantage, int64_t hold_ns,
+                               bool timestamps) {
+  switch (SenderWindowFor(vantage)) {
+    case SenderWindow::kObserved:
+      return "captured at the sender: flight is the sender's own";
+    case SenderWindow::kEstimated:
+      return absl::StrFormat(
+          "captured at the %s side: the sender's flight is estimated as data "
+          "seen minus the ACKs it had received, each ACK held %s",
+          VantageName(vantage),
+          timestamps
+              ? "until the sender's timestamp echo shows it seen (exact to "
+                "one timestamp tick)"
+              : absl::StrFormat("for the %.3f ms handshake round trip to the "
+                                "sender (no timestamps: a lower bound when "
+                                "queues build)",
+                                static_cast<double>(hold_ns) / 1e6));
+    case SenderWindow::kUnobservable:
+      break;
+  }
+  return "the handshake was not captured: where the capture sits is unknown, "
+         "so the sender's window cannot be told and no interval is "
+         "attributed to it";
+}
+
+bool AckHold::Pop(int64_t now_ns, bool echo, uint32_t ts_ecr, bool all,
+                  TcpSegment* segment) {
+  if (held_.empty()) return false;
+  const TcpSegment& front = held_.front();
+  const int64_t waited = now_ns - front.time_ns;
+  // An echo of a later tick proves this ACK seen (ACKs reach the sender in
+  // order); an echo of the same tick may be of an earlier ACK of that
+  // tick, so it counts only once the handshake round trip has passed (no
+  // answer comes sooner).
+  const int32_t ahead = static_cast<int32_t>(ts_ecr - front.options.ts_val);
+  const bool timestamps = front.options.has_timestamps;
+  const bool echoed =
+      echo && timestamps && (ahead > 0 || (ahead == 0 && waited >= hold_ns_));
+  const int64_t expiry =
+      timestamps ? std::max(hold_ns_, 2 * measured_ns_) : hold_ns_;
+  if (!echoed && !all && waited < expiry) return false;
+  if (echoed) measured_ns_ = waited;
+  *segment = front;
+  held_.pop_front();
+  return true;
+}
+
 void VantageDetector::OnHandshakeAck(int64_t time_ns) {
   if (syn_seen_ && syn_ack_seen_ && syn_ack_ns_ >= syn_ns_ &&
       time_ns >= syn_ack_ns_) {

@@ -7,13 +7,39 @@
 #define CCREPLAY_REPLAY_VANTAGE_H_
 
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <vector>
+
+#include "parsers/tcp_segment.h"
 
 namespace ccreplay {
 
 enum class Vantage { kUnknown, kSender, kReceiver, kMiddle };
 const char* VantageName(Vantage vantage);  // "unknown", "sender", ...
+
+// Whether the timeline's flight (and so any cwnd it implies) is the
+// sender's own. Reports use it to decide what may be compared with a
+// replayed cwnd and what may be called cwnd-limited.
+enum class SenderWindow {
+  // Captured at the sender: flight is snd_nxt - snd_una as it sent.
+  kObserved,
+  // Captured downstream with a timed handshake: the receiver's ACKs are
+  // held until the sender can have seen them (AckHold), so flight is the
+  // sender's as estimated, within the uncertainty SenderWindowReason gives.
+  kEstimated,
+  // Vantage unknown: flight is whatever passed the capture point; no
+  // interval is attributed to a window (SendLimit kUnknown throughout).
+  kUnobservable,
+};
+// "yes", "estimated", "no": the answer to "sender window observable?".
+const char* SenderWindowName(SenderWindow window);
+SenderWindow SenderWindowFor(Vantage vantage);
+// One sentence for a person: how the flight was obtained and how far off
+// it may be. `hold_ns`: the round trip from the capture point to the
+// sender (the default hold); `timestamps` as for AckHold.
+std::string SenderWindowReason(Vantage vantage, int64_t hold_ns,
+                               bool timestamps);
 
 class VantageDetector {
  public:
@@ -61,6 +87,47 @@ class VantageDetector {
   bool handshake_timed_ = false;
   uint64_t ce_marked_data_ = 0;
   uint64_t data_holes_ = 0;
+};
+
+// Puts a downstream capture's ACKs (from the receiver) back in the order
+// the sender met them among its own sends. An ACK captured at t reaches
+// the sender a one-way trip later, and the data the sender sends next
+// passes the capture point a round trip `hold` after t: data captured in
+// between left the sender before it saw the ACK. So an ACK is held until
+// - the sender echoes its TSval (RFC 7323 section 4.3: TSecr of the next
+//   segment is the TSval of the last ACK it took, Linux
+//   tcp_replace_ts_recent()); an echo of the same tick is ambiguous, so
+//   such an ACK waits at least the handshake round trip; or
+// - its hold expires: twice the last hold measured by an echo, at least
+//   the handshake round trip (a sender with nothing to send echoes
+//   nothing); without timestamps the handshake round trip itself, which
+//   is short of the true one by the queueing delay, so flight is then a
+//   lower bound.
+// Memory: the ACKs of one round trip.
+class AckHold {
+ public:
+  // `hold_ns`: the handshake round trip from the capture point to the
+  // sender; 0 (captured at the sender, or unknown) holds nothing.
+  void Start(int64_t hold_ns) { hold_ns_ = measured_ns_ = hold_ns; }
+  bool active() const { return hold_ns_ > 0; }
+  bool empty() const { return held_.empty(); }
+  void Push(const TcpSegment& ack) { held_.push_back(ack); }
+
+  // The next held segment that the sender had seen before a segment
+  // captured at `now_ns` (`echo`: that one is the sender's and echoes
+  // `ts_ecr`), or whose hold expired, or any when `all`.
+  bool Pop(int64_t now_ns, bool echo, uint32_t ts_ecr, bool all,
+           TcpSegment* segment);
+  // The last hold an echo measured (the handshake's before any): the
+  // round trip from the capture point to the sender and back, queueing
+  // on the way included; what it exceeds the handshake's by is queueing
+  // on the way from the sender.
+  int64_t measured_ns() const { return measured_ns_; }
+
+ private:
+  int64_t hold_ns_ = 0;
+  int64_t measured_ns_ = 0;
+  std::deque<TcpSegment> held_;
 };
 
 // Counts of capture artefacts for one flow, and the warnings they give.
