@@ -229,11 +229,17 @@ TEST(AckTimelineTest, ReceiverSideZeekTrace) {
     ASSERT_TRUE(f.size() == 3 && absl::SimpleAtoi(f[1], &seq)) << d;
     differ_seq.push_back(seq);
   }
+  // Since the receiver's segments are held until the sender can have seen
+  // them (AckHold), 508165-512419, 675520 and 698209 agree with Zeek and
+  // 128946, 139441, 140859, 350228-361572 and 513837 no longer do (Zeek
+  // classifies in capture order): 30 of 69 agree, 38 before. The notes
+  // above describe the capture-order timeline; not yet re-examined.
   const std::vector<int64_t> explained = {
-      109094, 110512, 110805, 116184, 148582, 148582, 228009, 229427,
-      343923, 482167, 483585, 484843, 486261, 487679, 490675, 491301,
-      508165, 509583, 511001, 512419, 675520, 680407, 681825, 683243,
-      684661, 686079, 687497, 688915, 690333, 691751, 698209};
+      109094, 110512, 110805, 116184, 128946, 139441, 140859, 139441,
+      148582, 148582, 228009, 229427, 343923, 350228, 351646, 353064,
+      350228, 354482, 357318, 358736, 360154, 361572, 482167, 483585,
+      484843, 486261, 487679, 490675, 491301, 513837, 680407, 681825,
+      683243, 684661, 686079, 687497, 688915, 690333, 691751};
   EXPECT_EQ(differ_seq, explained) << absl::StrJoin(differ, "\n");
 }
 
@@ -725,6 +731,60 @@ TEST(AckTimelineSyntheticTest, ClosedFlowKeepsItsStatistics) {
   EXPECT_DOUBLE_EQ(t.stats.rtt_max_ms, acks[0].rtt_sample_us / 1000.0);
   EXPECT_EQ(acks.back().outstanding_bytes, 0u);
   EXPECT_EQ(acks.back().ack, 2001);
+}
+
+}  // namespace
+}  // namespace ccreplay
+
+namespace ccreplay {
+namespace {
+
+// The median of (outstanding + newly acked) over the ACKs: the flight the
+// sender had when each ACK arrived.
+uint64_t MedianFlightBeforeAck(const Timeline& t) {
+  std::vector<uint64_t> flight;
+  for (const TimelineEvent& e : t.events) {
+    if (e.type == TimelineEvent::Type::kAck)
+      flight.push_back(e.outstanding_bytes + e.bytes_acked);
+  }
+  if (flight.empty()) return 0;
+  std::nth_element(flight.begin(), flight.begin() + flight.size() / 2,
+                   flight.end());
+  return flight[flight.size() / 2];
+}
+
+TEST(AckTimelineTest, ReceiverSideFlightIsTheSendersEstimated) {
+  // The same bulk flow captured at both ends. At the sender, tshark's
+  // flight: `tshark -r sender.pcap.gz -Y "tcp.analysis.bytes_in_flight &&
+  // tcp.srcport!=5201" -T fields -e tcp.analysis.bytes_in_flight`, median
+  // 121632 bytes. Before the ACKs were held, the receiver's view showed
+  // 0-1 segment in flight.
+  const std::string dir = "lab/cubic_noecn_droptail100_50mbit/";
+  Timeline rcv = Build(TestDataPath(dir + "receiver.pcap.gz"));
+  EXPECT_EQ(rcv.stats.vantage, Vantage::kReceiver);
+  EXPECT_EQ(rcv.stats.sender_window, SenderWindow::kEstimated);
+  EXPECT_STREQ(SenderWindowName(rcv.stats.sender_window), "estimated");
+  const double flight = static_cast<double>(MedianFlightBeforeAck(rcv));
+  EXPECT_NEAR(flight, 121632.0, 0.05 * 121632.0);
+  Timeline snd = Build(TestDataPath(dir + "sender.pcap.gz"));
+  EXPECT_EQ(snd.stats.sender_window, SenderWindow::kObserved);
+  EXPECT_NEAR(static_cast<double>(MedianFlightBeforeAck(snd)), 121632.0,
+              0.05 * 121632.0);
+}
+
+TEST(AckTimelineTest, UnknownVantageAttributesNoLimit) {
+  // No handshake in the capture: the sender's window cannot be told.
+  CCREPLAY_PATH_OR_SKIP(path, SharedTestData("wild/pcapplusplus_tls2.pcap.gz"));
+  Timeline t = Build(path);
+  EXPECT_EQ(t.stats.vantage, Vantage::kUnknown);
+  EXPECT_EQ(t.stats.sender_window, SenderWindow::kUnobservable);
+  size_t acks = 0;
+  for (const TimelineEvent& e : t.events) {
+    if (e.type != TimelineEvent::Type::kAck) continue;
+    ++acks;
+    EXPECT_EQ(e.limit, SendLimit::kUnknown);
+  }
+  EXPECT_GT(acks, 0u);
 }
 
 }  // namespace
