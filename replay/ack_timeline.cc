@@ -1,6 +1,7 @@
 #include "replay/ack_timeline.h"
 
 #include <algorithm>
+#include <deque>
 #include <utility>
 
 #include "absl/strings/str_format.h"
@@ -84,6 +85,15 @@ struct AckTimelineBuilder::Direction {
   std::vector<uint32_t> full_sizes;
   size_t full_sizes_total = 0;
   uint32_t full_floor_bytes = 0;
+  // Downstream, the ACK events the sender has not seen yet (AckHold), in
+  // capture order; each with the flight before it and snd_nxt when it was
+  // captured, so the data sent until the sender saw it can be added.
+  struct HeldAck {
+    TimelineEvent event;
+    uint64_t outstanding_before = 0;
+    int64_t snd_nxt = 0;
+  };
+  std::deque<HeldAck> held_acks;
   // Linux tp->lsndtime: when data last left (sender's clock); and a send
   // with nothing outstanding, for the next ACK's event to carry.
   int64_t last_send_ns = -1;
@@ -127,7 +137,7 @@ struct AckTimelineBuilder::FlowState {
   EcnMode ecn_mode = EcnMode::kNone;
   VantageDetector vantage;
   int64_t shift_ns[2] = {0, 0};  // Capture point to sender, per sender side.
-  // The receiver's ACKs not yet seen by the sender, per data sender side.
+  // When the sender saw the receiver's ACKs, per data sender side.
   AckHold hold[2];
   bool timestamps = false;  // Both SYNs carried the option.
   uint64_t syn_retransmissions[2] = {0, 0};
@@ -174,7 +184,7 @@ void AckTimelineBuilder::OnSegment(const TcpSegment& s) {
                              side == flow->opener && !(s.flags & kTcpSyn) &&
                              (s.flags & kTcpAck);
   OnHandshake(*flow, side, s);
-  if (ReleaseHeldAcks(*flow, side, s)) return;
+  ReleaseHeldAcks(*flow, side, s);
   // Checked here, not in the callees: most segments are pure ACKs or data
   // from the side whose ACKs nobody tracks, and calls cost.
   if (s.payload_bytes > 0 || (s.flags & kTcpFin)) OnData(*flow, side, s);
@@ -186,52 +196,43 @@ void AckTimelineBuilder::OnSegment(const TcpSegment& s) {
   if (!flow->released) ReleaseIfClosed(*flow, table_.flows()[index]);
 }
 
-bool AckTimelineBuilder::ReleaseHeldAcks(FlowState& flow, int side,
+void AckTimelineBuilder::ReleaseHeldAcks(FlowState& flow, int side,
                                          const TcpSegment& s) {
   for (int sender = 0; sender < 2; ++sender) {
     AckHold& hold = flow.hold[sender];
     if (!hold.active() || flow.direction[sender] == nullptr) continue;
     // Whatever the sender sends echoes the last TSval it took.
     const bool echo = side == sender && s.options.has_timestamps;
-    TcpSegment held;
-    while (hold.Pop(s.time_ns, echo, s.options.ts_ecr, false, &held))
-      TakeHeld(flow, sender, held);
+    while (hold.Pop(s.time_ns, echo, s.options.ts_ecr, false))
+      ReleaseAck(flow, sender);
   }
-  // Everything the receiver sends after the handshake waits its turn
-  // behind its ACKs, its data and FIN included.
-  const int sender = 1 - side;
-  if ((s.flags & kTcpSyn) || !flow.hold[sender].active() ||
-      flow.direction[sender] == nullptr || !flow.handshake_done) {
-    return false;
-  }
-  flow.hold[sender].Push(s);
-  return true;
 }
 
-void AckTimelineBuilder::TakeHeld(FlowState& flow, int sender,
-                                  const TcpSegment& s) {
-  const int side = 1 - sender;
-  if (s.payload_bytes > 0 || (s.flags & kTcpFin)) OnData(flow, side, s);
-  // The way back from the receiver rarely queues: the sender got the ACK
-  // a handshake one-way trip after it passed.
-  if (s.flags & kTcpAck)
-    OnAckFrom(flow, side, s, false, s.time_ns + flow.shift_ns[sender]);
-}
-
-int64_t AckTimelineBuilder::FromSenderNs(const FlowState& flow, int sender) {
-  const AckHold& hold = flow.hold[sender];
-  if (!hold.active()) return flow.shift_ns[sender];
-  // The round trip the last echo measured, less the way back.
-  return std::max<int64_t>(0, hold.measured_ns() - flow.shift_ns[sender]);
+void AckTimelineBuilder::ReleaseAck(FlowState& flow, int sender) {
+  Direction& d = *flow.direction[sender];
+  if (d.held_acks.empty()) return;
+  Direction::HeldAck held = std::move(d.held_acks.front());
+  d.held_acks.pop_front();
+  // New data captured after the ACK and before the sender saw it left the
+  // sender before the ACK arrived: it was in flight then.
+  const uint64_t sent_since = static_cast<uint64_t>(
+      std::max<int64_t>(0, d.board.snd_nxt() - held.snd_nxt));
+  TimelineEvent& e = held.event;
+  e.outstanding_bytes += sent_since;
+  e.pipe_bytes += sent_since;
+  e.limit = DecideLimit(flow, d, e.time_ns,
+                        held.outstanding_before + sent_since, e.mss_bytes);
+  if (sink_) Emit(flow, e);
 }
 
 void AckTimelineBuilder::Finish() {
   for (const std::unique_ptr<FlowState>& flow : flows_) {
     if (flow == nullptr) continue;
     for (int sender = 0; sender < 2; ++sender) {
-      TcpSegment held;
-      while (flow->hold[sender].Pop(0, false, 0, true, &held))
-        TakeHeld(*flow, sender, held);
+      while (flow->direction[sender] != nullptr &&
+             flow->hold[sender].Pop(0, false, 0, true)) {
+        ReleaseAck(*flow, sender);
+      }
     }
   }
 }
@@ -383,7 +384,7 @@ void AckTimelineBuilder::OnData(FlowState& flow, int side,
         std::max(d.artefacts.largest_super_segment_bytes, s.payload_bytes);
   }
 
-  const int64_t send_ns = s.time_ns - FromSenderNs(flow, side);
+  const int64_t send_ns = s.time_ns - flow.shift_ns[side];
   const int64_t snd_nxt_before = d.board.snd_nxt();
   const uint64_t outstanding_before = d.board.outstanding_bytes();
   const SackScoreboard::SendResult sent =
@@ -458,11 +459,6 @@ void AckTimelineBuilder::OnAckFrom(FlowState& flow, int side,
   if (ack > d.board.snd_nxt()) ++d.artefacts.acks_of_unseen_data;
 
   const uint64_t outstanding_before = d.board.outstanding_bytes();
-  const SendLimit limit =
-      flow.vantage.handshake_timed()
-          ? LimitBefore(d, ack_ns, mss)
-          : SendLimit::kUnknown;  // SenderWindow::kUnobservable.
-  d.sent_new_since_ack = false;
 
   SackBlock blocks[4];
   const int block_count = s.options.sack_block_count;
@@ -556,7 +552,6 @@ void AckTimelineBuilder::OnAckFrom(FlowState& flow, int side,
     StartReduction(flow, d);
   }
 
-  if (!sink_) return;
   TimelineEvent e;
   e.type = TimelineEvent::Type::kAck;
   e.time_ns = ack_ns;
@@ -586,7 +581,6 @@ void AckTimelineBuilder::OnAckFrom(FlowState& flow, int side,
   e.lost_bytes = d.board.lost_bytes();
   e.pipe_bytes = d.board.pipe_bytes();
   e.rwnd_bytes = d.rwnd_bytes;
-  e.limit = limit;
   e.mss_bytes = mss;
   e.spurious_retransmissions = static_cast<uint32_t>(spurious);
   if (d.idle_restart_ns != 0 && d.idle_restart_ns <= ack_ns) {
@@ -594,12 +588,29 @@ void AckTimelineBuilder::OnAckFrom(FlowState& flow, int side,
     e.idle_restart_idle_us = d.idle_restart_idle_ns / 1000;
     d.idle_restart_ns = 0;
   }
-  Emit(flow, e);
+  AckHold& hold = flow.hold[sender];
+  if (hold.active()) {
+    // The limit, flight and emission wait until the sender has the ACK.
+    hold.Push(s.time_ns, has_ts, s.options.ts_val);
+    d.held_acks.push_back({e, outstanding_before, d.board.snd_nxt()});
+    return;
+  }
+  e.limit = DecideLimit(flow, d, ack_ns, outstanding_before, mss);
+  if (sink_) Emit(flow, e);
+}
+
+SendLimit AckTimelineBuilder::DecideLimit(const FlowState& flow, Direction& d,
+                                          int64_t ack_ns, uint64_t outstanding,
+                                          uint32_t mss) {
+  const SendLimit limit = flow.vantage.handshake_timed()
+                              ? LimitBefore(d, ack_ns, outstanding, mss)
+                              : SendLimit::kUnknown;  // Unobservable window.
+  d.sent_new_since_ack = false;
+  return limit;
 }
 
 SendLimit AckTimelineBuilder::LimitBefore(const Direction& d, int64_t ack_ns,
-                                          uint32_t mss) {
-  const uint64_t outstanding = d.board.outstanding_bytes();
+                                          uint64_t outstanding, uint32_t mss) {
   if (outstanding == 0) return SendLimit::kApp;
   if (d.rwnd_known && outstanding + mss > d.rwnd_bytes) return SendLimit::kRwnd;
   // Application-limited: its last new segment was short and nothing

@@ -163,20 +163,20 @@ class AckTimelineBuilder : public SegmentConsumer {
   // `ack_ns`: the ACK's time at the sender (estimated downstream).
   void OnAckFrom(FlowState& flow, int side, const TcpSegment& s,
                  bool handshake_ack, int64_t ack_ns);
-  // Before `s` is taken: the held segments of the receiver that the
-  // sender had seen by then are taken (TakeHeld). True when `s` itself is
-  // the receiver's and is held.
-  bool ReleaseHeldAcks(FlowState& flow, int side, const TcpSegment& s);
-  // A held segment of the receiver of `sender`'s data, now that the
-  // sender has it.
-  void TakeHeld(FlowState& flow, int sender, const TcpSegment& s);
-  // How long `sender`'s data took to reach the capture point: the
-  // handshake's one-way estimate, or downstream the last round trip an
-  // echo measured less the way back (so queueing counts).
-  static int64_t FromSenderNs(const FlowState& flow, int sender);
-  // What limited the sender before an ACK at `ack_ns` (SendLimit).
-  static SendLimit LimitBefore(const Direction& d, int64_t ack_ns,
+  // Before `s` is taken: emits the held ACK events (AckHold) that the
+  // sender had seen by then.
+  void ReleaseHeldAcks(FlowState& flow, int side, const TcpSegment& s);
+  // The oldest held ACK event of `sender`'s data: its flight gains the
+  // data sent since it was captured; its limit is decided; emitted.
+  void ReleaseAck(FlowState& flow, int sender);
+  // What limited the sender before an ACK at `ack_ns` with `outstanding`
+  // bytes in flight (SendLimit); kUnknown when the vantage is. Starts the
+  // next interval.
+  static SendLimit DecideLimit(const FlowState& flow, Direction& d,
+                               int64_t ack_ns, uint64_t outstanding,
                                uint32_t mss);
+  static SendLimit LimitBefore(const Direction& d, int64_t ack_ns,
+                               uint64_t outstanding, uint32_t mss);
   static int64_t FollowGapNs(const Direction& d);
   static void OnNewSegment(Direction& d, int64_t send_ns,
                            uint32_t payload_bytes);

@@ -229,17 +229,11 @@ TEST(AckTimelineTest, ReceiverSideZeekTrace) {
     ASSERT_TRUE(f.size() == 3 && absl::SimpleAtoi(f[1], &seq)) << d;
     differ_seq.push_back(seq);
   }
-  // Since the receiver's segments are held until the sender can have seen
-  // them (AckHold), 508165-512419, 675520 and 698209 agree with Zeek and
-  // 128946, 139441, 140859, 350228-361572 and 513837 no longer do (Zeek
-  // classifies in capture order): 30 of 69 agree, 38 before. The notes
-  // above describe the capture-order timeline; not yet re-examined.
   const std::vector<int64_t> explained = {
-      109094, 110512, 110805, 116184, 128946, 139441, 140859, 139441,
-      148582, 148582, 228009, 229427, 343923, 350228, 351646, 353064,
-      350228, 354482, 357318, 358736, 360154, 361572, 482167, 483585,
-      484843, 486261, 487679, 490675, 491301, 513837, 680407, 681825,
-      683243, 684661, 686079, 687497, 688915, 690333, 691751};
+      109094, 110512, 110805, 116184, 148582, 148582, 228009, 229427,
+      343923, 482167, 483585, 484843, 486261, 487679, 490675, 491301,
+      508165, 509583, 511001, 512419, 675520, 680407, 681825, 683243,
+      684661, 686079, 687497, 688915, 690333, 691751, 698209};
   EXPECT_EQ(differ_seq, explained) << absl::StrJoin(differ, "\n");
 }
 

@@ -70,24 +70,21 @@ std::string SenderWindowReason(Vantage vantage, int64_t hold_ns,
          "attributed to it";
 }
 
-bool AckHold::Pop(int64_t now_ns, bool echo, uint32_t ts_ecr, bool all,
-                  TcpSegment* segment) {
+bool AckHold::Pop(int64_t now_ns, bool echo, uint32_t ts_ecr, bool all) {
   if (held_.empty()) return false;
-  const TcpSegment& front = held_.front();
+  const Held& front = held_.front();
   const int64_t waited = now_ns - front.time_ns;
   // An echo of a later tick proves this ACK seen (ACKs reach the sender in
   // order); an echo of the same tick may be of an earlier ACK of that
   // tick, so it counts only once the handshake round trip has passed (no
   // answer comes sooner).
-  const int32_t ahead = static_cast<int32_t>(ts_ecr - front.options.ts_val);
-  const bool timestamps = front.options.has_timestamps;
-  const bool echoed =
-      echo && timestamps && (ahead > 0 || (ahead == 0 && waited >= hold_ns_));
+  const int32_t ahead = static_cast<int32_t>(ts_ecr - front.ts_val);
+  const bool echoed = echo && front.has_timestamps &&
+                      (ahead > 0 || (ahead == 0 && waited >= hold_ns_));
   const int64_t expiry =
-      timestamps ? std::max(hold_ns_, 2 * measured_ns_) : hold_ns_;
+      front.has_timestamps ? std::max(hold_ns_, 2 * measured_ns_) : hold_ns_;
   if (!echoed && !all && waited < expiry) return false;
   if (echoed) measured_ns_ = waited;
-  *segment = front;
   held_.pop_front();
   return true;
 }

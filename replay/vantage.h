@@ -11,8 +11,6 @@
 #include <string>
 #include <vector>
 
-#include "parsers/tcp_segment.h"
-
 namespace ccreplay {
 
 enum class Vantage { kUnknown, kSender, kReceiver, kMiddle };
@@ -89,11 +87,11 @@ class VantageDetector {
   uint64_t data_holes_ = 0;
 };
 
-// Puts a downstream capture's ACKs (from the receiver) back in the order
-// the sender met them among its own sends. An ACK captured at t reaches
-// the sender a one-way trip later, and the data the sender sends next
-// passes the capture point a round trip `hold` after t: data captured in
-// between left the sender before it saw the ACK. So an ACK is held until
+// Times a downstream capture's ACKs (from the receiver) at the sender:
+// an ACK captured at t reaches the sender a one-way trip later, and the
+// data the sender sends next passes the capture point a round trip `hold`
+// after t, so data captured in between left the sender before it saw the
+// ACK. An ACK is released (the sender has it) when
 // - the sender echoes its TSval (RFC 7323 section 4.3: TSecr of the next
 //   segment is the TSval of the last ACK it took, Linux
 //   tcp_replace_ts_recent()); an echo of the same tick is ambiguous, so
@@ -103,7 +101,9 @@ class VantageDetector {
 //   nothing); without timestamps the handshake round trip itself, which
 //   is short of the true one by the queueing delay, so flight is then a
 //   lower bound.
-// Memory: the ACKs of one round trip.
+// It keeps only the ACKs' times and TSvals; the caller keeps whatever it
+// defers in a queue of its own, in the same order. Memory: the ACKs of
+// one round trip.
 class AckHold {
  public:
   // `hold_ns`: the handshake round trip from the capture point to the
@@ -111,13 +111,14 @@ class AckHold {
   void Start(int64_t hold_ns) { hold_ns_ = measured_ns_ = hold_ns; }
   bool active() const { return hold_ns_ > 0; }
   bool empty() const { return held_.empty(); }
-  void Push(const TcpSegment& ack) { held_.push_back(ack); }
+  void Push(int64_t time_ns, bool has_timestamps, uint32_t ts_val) {
+    held_.push_back({time_ns, has_timestamps, ts_val});
+  }
 
-  // The next held segment that the sender had seen before a segment
-  // captured at `now_ns` (`echo`: that one is the sender's and echoes
-  // `ts_ecr`), or whose hold expired, or any when `all`.
-  bool Pop(int64_t now_ns, bool echo, uint32_t ts_ecr, bool all,
-           TcpSegment* segment);
+  // Drops the oldest held ACK and returns true when the sender had seen
+  // it before a segment captured at `now_ns` (`echo`: that one is the
+  // sender's and echoes `ts_ecr`), or its hold expired, or with `all`.
+  bool Pop(int64_t now_ns, bool echo, uint32_t ts_ecr, bool all);
   // The last hold an echo measured (the handshake's before any): the
   // round trip from the capture point to the sender and back, queueing
   // on the way included; what it exceeds the handshake's by is queueing
@@ -125,9 +126,14 @@ class AckHold {
   int64_t measured_ns() const { return measured_ns_; }
 
  private:
+  struct Held {
+    int64_t time_ns;
+    bool has_timestamps;
+    uint32_t ts_val;
+  };
   int64_t hold_ns_ = 0;
   int64_t measured_ns_ = 0;
-  std::deque<TcpSegment> held_;
+  std::deque<Held> held_;
 };
 
 // Counts of capture artefacts for one flow, and the warnings they give.
