@@ -38,8 +38,8 @@ enum class SendLimit {
              // with data in flight and window to spare: waiting for ACKs.
   kRwnd,     // The receive window was full.
   kApp,      // Nothing in flight, or its last new segment was shorter
-             // than full-sized ones and nothing followed it at once (the
-             // application had no more to send).
+             // than the largest common length of segments followed at once
+             // (the application had no more to send).
 };
 const char* SendLimitName(SendLimit limit);  // "unknown", "cwnd", ...
 
@@ -169,14 +169,13 @@ class AckTimelineBuilder : public SegmentConsumer {
   // The oldest held ACK event of `sender`'s data: its flight gains the
   // data sent since it was captured; its limit is decided; emitted.
   void ReleaseAck(FlowState& flow, int sender);
-  // What limited the sender before an ACK at `ack_ns` with `outstanding`
+  // What limited the sender before an ACK, with `outstanding`
   // bytes in flight (SendLimit); kUnknown when the vantage is. Starts the
   // next interval.
   static SendLimit DecideLimit(const FlowState& flow, Direction& d,
-                               int64_t ack_ns, uint64_t outstanding,
-                               uint32_t mss);
-  static SendLimit LimitBefore(const Direction& d, int64_t ack_ns,
                                uint64_t outstanding, uint32_t mss);
+  static SendLimit LimitBefore(const Direction& d, uint64_t outstanding,
+                               uint32_t mss);
   static int64_t FollowGapNs(const Direction& d);
   static void OnNewSegment(Direction& d, int64_t send_ns,
                            uint32_t payload_bytes);
