@@ -46,6 +46,7 @@ proto::AckTimelineSummary AckTimelineSummaryProto(const TimelineStats& s) {
   out.set_bytes_acked(s.bytes_acked);
   out.set_acks(s.acks);
   out.set_vantage(VantageName(s.vantage));
+  out.set_sender_window(SenderWindowName(s.sender_window));
   for (const std::string& warning : s.warnings) out.add_warnings(warning);
   return out;
 }
