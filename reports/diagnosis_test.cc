@@ -235,3 +235,40 @@ TEST(DiagnosisTest, ShippedSimCaptureShowsRttScalingSlowGrowth) {
 
 }  // namespace
 }  // namespace ccreplay
+
+namespace ccreplay {
+namespace {
+
+double ShareOf(const Diagnosis& d, const std::string& limiter) {
+  for (const proto::LimiterShare& l : d.result.limiters()) {
+    if (l.limiter() == limiter) return l.time_fraction();
+  }
+  return 0;
+}
+
+// Issue 15's done-when: the same bulk flow captured at the receiver gets
+// the sender side's diagnosis. meta.json: HTB 20mbit, pfifo 50 packets,
+// 20 ms TUN delay line on the ACK path; 6 drops at the bottleneck. The
+// data flow's frames: `tshark -r sender.pcap.gz -q -z conv,tcp` gives
+// 7,612 kB in 3.1355 s (19.4 Mb/s with headers), so the path ran at its
+// 20 Mb/s HTB rate: both estimates must be within 10 % of it and of each
+// other, and each limiter's share within 10 % of the flow.
+TEST(DiagnosisTest, ReceiverSideLabMatchesTheSenderSide) {
+  const std::string dir = "lab/cubic_noecn_pfifo50_20mbit_20ms_3s/";
+  const Diagnosis snd = DiagnoseFile(TestDataPath(dir + "sender.pcap.gz"));
+  const Diagnosis rcv = DiagnoseFile(TestDataPath(dir + "receiver.pcap.gz"));
+  EXPECT_EQ(snd.result.vantage(), "sender");
+  EXPECT_EQ(rcv.result.vantage(), "receiver");
+  const double snd_rate = snd.result.estimates().bottleneck_rate_bps();
+  const double rcv_rate = rcv.result.estimates().bottleneck_rate_bps();
+  EXPECT_NEAR(snd_rate, 19.4e6, 0.1 * 19.4e6);
+  EXPECT_NEAR(rcv_rate, snd_rate, 0.1 * snd_rate);
+  // A bulk flow: cwnd-limited most of the time (0.95 on the sender side).
+  EXPECT_GT(ShareOf(snd, "cwnd"), 0.8);
+  for (const char* limiter : {"cwnd", "rwnd", "app", "recovery", "unknown"}) {
+    EXPECT_NEAR(ShareOf(rcv, limiter), ShareOf(snd, limiter), 0.10) << limiter;
+  }
+}
+
+}  // namespace
+}  // namespace ccreplay
