@@ -19,22 +19,6 @@ constexpr uint32_t kDefaultMssBytes = 536;
 // sets, is detected: the window's largest segment, when it is below the
 // current MSS and at least half the window has exactly that size.
 constexpr uint32_t kMssWindowSegments = 64;
-// A new segment that left within this much of the previous one (and at
-// least kMinFollowGapNs, a quarter of the minimum RTT) followed it "at
-// once": the sender still had data queued when it sent the previous one,
-// so that one was full-sized whatever its length (Linux sends a segment
-// shorter than the MSS only from the tail of its write queue,
-// tcp_write_xmit() / tcp_nagle_test()). Back-to-back segments arrive
-// spaced by the bottleneck's serialization time, well under this.
-constexpr int64_t kMinFollowGapNs = 100000;
-constexpr int64_t kFollowGapRttDivisor = 4;
-// Before any RTT sample.
-constexpr int64_t kDefaultFollowGapNs = 1000000;
-// Full-sized lengths kept to estimate the full-size floor: their 10th and
-// 90th percentiles, recomputed when the window fills (and at 8, 16, 32
-// lengths, so short flows get one early), follow PMTU and option changes.
-constexpr size_t kFullSizeWindow = 64;
-constexpr size_t kMinFullSizeSamples = 8;
 
 }  // namespace
 
@@ -77,14 +61,6 @@ struct AckTimelineBuilder::Direction {
   uint32_t mss_window_count = 0;
   bool sent_new_since_ack = false;
   bool last_new_short = false;
-  // The last new segment: when it left and its length; and the lengths
-  // of new segments followed at once (full-sized), for the floor below
-  // which a segment is short (0: not known yet, use the MSS).
-  int64_t last_new_send_ns = -1;
-  uint32_t last_new_bytes = 0;
-  std::vector<uint32_t> full_sizes;
-  size_t full_sizes_total = 0;
-  uint32_t full_floor_bytes = 0;
   // Downstream, the ACK events the sender has not seen yet (AckHold), in
   // capture order; each with the flight before it and snd_nxt when it was
   // captured, so the data sent until the sender saw it can be added.
@@ -405,7 +381,7 @@ void AckTimelineBuilder::OnData(FlowState& flow, int side,
     if (d.mss_limit_bytes == 0 || s.payload_bytes <= d.mss_limit_bytes)
       TrackMss(d, s.payload_bytes, outstanding_before > 0);
     d.sent_new_since_ack = true;
-    OnNewSegment(d, send_ns, s.payload_bytes);
+    d.last_new_short = s.payload_bytes < d.current_mss();
   }
   if (sent.resent_bytes == 0 || (sent.was_unseen && older_ts)) return;
 
@@ -612,51 +588,9 @@ SendLimit AckTimelineBuilder::LimitBefore(const Direction& d,
                                           uint64_t outstanding, uint32_t mss) {
   if (outstanding == 0) return SendLimit::kApp;
   if (d.rwnd_known && outstanding + mss > d.rwnd_bytes) return SendLimit::kRwnd;
-  // Application-limited: its last new segment before the ACK was shorter
-  // than the full size its sender writes (FullSizeFloor), so the write
-  // queue was empty.
   if (d.last_new_short) return SendLimit::kApp;
   if (d.sent_new_since_ack) return SendLimit::kCwnd;
   return SendLimit::kUnknown;
-}
-
-int64_t AckTimelineBuilder::FollowGapNs(const Direction& d) {
-  const int64_t min_rtt_us = d.rtt.min_rtt_us();
-  if (min_rtt_us <= 0) return kDefaultFollowGapNs;
-  return std::max(kMinFollowGapNs, min_rtt_us * 1000 / kFollowGapRttDivisor);
-}
-
-void AckTimelineBuilder::OnNewSegment(Direction& d, int64_t send_ns,
-                                      uint32_t payload_bytes) {
-  const bool super_segment =
-      d.mss_limit_bytes > 0 && d.last_new_bytes > d.mss_limit_bytes;
-  if (d.last_new_send_ns >= 0 && !super_segment &&
-      send_ns - d.last_new_send_ns < FollowGapNs(d)) {
-    d.full_sizes.push_back(d.last_new_bytes);
-    ++d.full_sizes_total;
-    const size_t n = d.full_sizes.size();
-    if (n == kFullSizeWindow ||
-        (d.full_sizes_total == n && n >= kMinFullSizeSamples &&
-         (n & (n - 1)) == 0)) {
-      d.full_floor_bytes = FullSizeFloor(d.full_sizes);
-      if (n == kFullSizeWindow) d.full_sizes.clear();
-    }
-  }
-  d.last_new_send_ns = send_ns;
-  d.last_new_bytes = payload_bytes;
-  const uint32_t floor =
-      d.full_floor_bytes > 0 ? d.full_floor_bytes : d.current_mss();
-  d.last_new_short = payload_bytes < floor;
-}
-
-uint32_t AckTimelineBuilder::FullSizeFloor(std::vector<uint32_t> sizes) {
-  // The largest common length of segments followed at once: the 90th
-  // percentile, so a few super-segments or odd lengths above it do not
-  // raise it. A floor below the cluster (10th percentile less the spread)
-  // took senders that write odd-sized chunks (zeek-tcprs_comp008: 1,434,
-  // 1,402, 1,260 bytes) for cwnd-limited at 2.5 % utilization.
-  std::sort(sizes.begin(), sizes.end());
-  return sizes[sizes.size() * 9 / 10];
 }
 
 void AckTimelineBuilder::StartReduction(const FlowState& flow, Direction& d) {
@@ -699,7 +633,6 @@ TimelineStats AckTimelineBuilder::Stats(uint32_t flow_index) const {
   out.ip_ce_data_packets = d->ip_ce_data_packets;
   out.bytes_acked = static_cast<uint64_t>(d->board.snd_una() - 1);
   out.acks = d->artefacts.acks;
-  out.full_segment_floor_bytes = d->full_floor_bytes;
 
   out.warnings = d->artefacts.Warnings(out.vantage == Vantage::kSender,
                                        flow.ecn_mode != EcnMode::kNone,

@@ -37,9 +37,8 @@ enum class SendLimit {
   kCwnd,     // It sent new data after the previous ACK and then stopped
              // with data in flight and window to spare: waiting for ACKs.
   kRwnd,     // The receive window was full.
-  kApp,      // Nothing in flight, or its last new segment was shorter
-             // than the largest common length of segments followed at once
-             // (the application had no more to send).
+  kApp,      // Nothing in flight, or its last new segment was short (the
+             // application had no more to send).
 };
 const char* SendLimitName(SendLimit limit);  // "unknown", "cwnd", ...
 
@@ -127,9 +126,6 @@ struct TimelineStats {
   // sender's own, estimated, or not known; and how, in a sentence.
   SenderWindow sender_window = SenderWindow::kUnobservable;
   std::string sender_window_reason;
-  // Full-sized segments are at least this long (estimated from segments
-  // followed at once by another); 0 before enough were seen.
-  uint32_t full_segment_floor_bytes = 0;
   std::vector<std::string> warnings;
 };
 
@@ -176,10 +172,6 @@ class AckTimelineBuilder : public SegmentConsumer {
                                uint64_t outstanding, uint32_t mss);
   static SendLimit LimitBefore(const Direction& d, uint64_t outstanding,
                                uint32_t mss);
-  static int64_t FollowGapNs(const Direction& d);
-  static void OnNewSegment(Direction& d, int64_t send_ns,
-                           uint32_t payload_bytes);
-  static uint32_t FullSizeFloor(std::vector<uint32_t> sizes);
   void OnHandshake(FlowState& flow, int side, const TcpSegment& s);
   bool Tracked(const FlowState& flow, int sender_side) const;
   // Frees the scoreboards of a flow closed both ways with nothing
