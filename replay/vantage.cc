@@ -53,14 +53,14 @@ std::string SenderWindowReason(Vantage vantage, int64_t hold_ns,
     case SenderWindow::kEstimated:
       return absl::StrFormat(
           "captured at the %s side: the sender's flight is estimated as data "
-          "seen minus the ACKs it had received, each ACK held %s",
+          "seen minus the ACKs it had received, %s",
           VantageName(vantage),
           timestamps
-              ? "until the sender's timestamp echo shows it seen (exact to "
-                "one timestamp tick)"
-              : absl::StrFormat("for the %.3f ms handshake round trip to the "
-                                "sender (no timestamps: a lower bound when "
-                                "queues build)",
+              ? "each ACK held until the sender's timestamp echo shows it seen "
+                "(exact to one timestamp tick)"
+              : absl::StrFormat("in capture order (no timestamps show when "
+                                "the sender took an ACK; a lower bound by up "
+                                "to the %.3f ms handshake round trip's data)",
                                 static_cast<double>(hold_ns) / 1e6));
     case SenderWindow::kUnobservable:
       break;

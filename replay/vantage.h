@@ -98,9 +98,10 @@ class VantageDetector {
 //   such an ACK waits at least the handshake round trip; or
 // - its hold expires: twice the last hold measured by an echo, at least
 //   the handshake round trip (a sender with nothing to send echoes
-//   nothing); without timestamps the handshake round trip itself, which
-//   is short of the true one by the queueing delay, so flight is then a
-//   lower bound.
+//   nothing). AckTimelineBuilder starts it only when both SYNs carry
+//   timestamps: without them the path's round trip, which may shrink or
+//   grow from the handshake's, shows nowhere, and ACKs stay in capture
+//   order.
 // It keeps only the ACKs' times and TSvals; the caller keeps whatever it
 // defers in a queue of its own, in the same order. Memory: the ACKs of
 // one round trip.
