@@ -2,6 +2,7 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <fstream>
@@ -779,6 +780,33 @@ TEST(AckTimelineTest, UnknownVantageAttributesNoLimit) {
     EXPECT_EQ(e.limit, SendLimit::kUnknown);
   }
   EXPECT_GT(acks, 0u);
+}
+
+TEST(AckTimelineTest, ReceiverSideWithoutTimestampsKeepsCaptureOrder) {
+  // Captured at the TLS client; the server's SYN-ACK has no timestamps.
+  // `tshark -r FILE -T fields -e frame.number -e frame.time_relative -e
+  // tcp.srcport -e tcp.seq -e tcp.ack -e tcp.len`: frame 7 (0.049050 s)
+  // acks the server's 4356 B, frame 8 (0.050151) brings 913 B more,
+  // frame 14 (0.064941) 51 B. The handshake round trip is 15.957 ms, yet
+  // frame 13 acks the client's frame 10 (0.051397) 13.544 ms after it:
+  // held for the handshake's, ACK 7 would count frame 14, sent after the
+  // server had it, as in flight. So without timestamps ACK 7 stays as
+  // captured: nothing in flight, and cwnd-limited (frame 6 was 4356 B).
+  CCREPLAY_PATH_OR_SKIP(path,
+                        GopacketTestData("pcapgo/tests/le/test301.pcapng"));
+  Timeline t = Build(path);
+  EXPECT_EQ(t.stats.vantage, Vantage::kReceiver);
+  EXPECT_EQ(t.stats.sender_window, SenderWindow::kEstimated);
+  EXPECT_NE(t.stats.sender_window_reason.find("in capture order"),
+            std::string::npos)
+      << t.stats.sender_window_reason;
+  const std::vector<TimelineEvent> acks = Acks(t);
+  auto ack7 = std::find_if(
+      acks.begin(), acks.end(),
+      [](const TimelineEvent& e) { return e.bytes_acked == 4356; });
+  ASSERT_NE(ack7, acks.end());
+  EXPECT_EQ(ack7->outstanding_bytes, 0u);
+  EXPECT_EQ(ack7->limit, SendLimit::kCwnd);
 }
 
 }  // namespace
