@@ -247,7 +247,7 @@ uint32_t HandshakeMss(const FlowSummary& flow) {
 
 absl::StatusOr<TcpInput> ResolveTcpInput(const std::string& path,
                                          const std::string& host_state_path) {
-  TcpInput input{path, host_state_path, "", {}};
+  TcpInput input{path, host_state_path, "", {}, std::nullopt};
   // The capture is read twice (ScanTcpCapture, then ReplayTcpFlow's
   // timeline): a pipe is spooled to a temporary file rather than every
   // flow's timeline built in the first pass, which would hold the heavy
@@ -269,6 +269,7 @@ absl::StatusOr<TcpInput> ResolveTcpInput(const std::string& path,
   input.capture = bundle->sender_capture;
   if (input.host_state.empty()) input.host_state = bundle->host_state();
   input.controller = bundle->controller();
+  input.bundle_sender = bundle->meta.sender();
   if (!bundle->complete())
     input.warnings.push_back(IncompleteBundleWarning(*bundle));
   return input;

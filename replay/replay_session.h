@@ -22,6 +22,7 @@
 #include "parsers/flow_table.h"
 #include "parsers/host_state.h"
 #include "parsers/pcap_reader.h"
+#include "proto/bundle.pb.h"
 #include "replay/ack_timeline.h"
 #include "replay/captured_cwnd.h"
 #include "replay/divergence.h"
@@ -90,6 +91,9 @@ struct TcpInput {
   std::string controller;  // The bundle's; empty for a capture file.
   // About the bundle (an incomplete one); empty for a capture file.
   std::vector<std::string> warnings;
+  // The bundle's meta.json sender facts (GSO size, HZ, pacing); nullopt
+  // for a capture file.
+  std::optional<proto::BundleSender> bundle_sender;
 };
 absl::StatusOr<TcpInput> ResolveTcpInput(const std::string& path,
                                          const std::string& host_state_path);
