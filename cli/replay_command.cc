@@ -14,6 +14,7 @@
 #include "cli/exit_codes.h"
 #include "parsers/input_kind.h"
 #include "replay/replay_session.h"
+#include "replay/sender_config_fit.h"
 #include "reports/replay_report.h"
 
 ABSL_FLAG(bool, full, false,
@@ -43,10 +44,11 @@ std::optional<std::vector<std::string>> ControllerSpecs() {
 }
 
 // A qlog is known by its content, whatever its name; anything else is a
-// capture or a bundle directory (ResolveTcpInput).
+// capture or a bundle directory (ResolveTcpInput), whose Linux specs are
+// replayed with the sender's configuration fitted into `sender_config`.
 absl::StatusOr<ReplayResult> ReplayInput(const std::string& input,
-                                         bool qlog_flag,
-                                         ReplayOptions options) {
+                                         bool qlog_flag, ReplayOptions options,
+                                         SenderConfigReport& sender_config) {
   absl::StatusOr<InputClass> kind = ClassifyInput(input);
   if (!kind.ok()) return kind.status();
   if (qlog_flag || IsQlog(kind->kind)) return ReplayQuicLog(input, options);
@@ -54,7 +56,15 @@ absl::StatusOr<ReplayResult> ReplayInput(const std::string& input,
       ResolveTcpInput(input, options.host_state_path);
   if (!tcp.ok()) return tcp.status();
   options.host_state_path = tcp->host_state;
-  absl::StatusOr<ReplayResult> result = ReplayTcpCapture(tcp->capture, options);
+  absl::StatusOr<TcpCaptureScan> scan =
+      ScanTcpCapture(tcp->capture, options.flow);
+  if (!scan.ok()) return scan.status();
+  absl::StatusOr<SenderConfigReport> fit =
+      FitTcpSender(*scan, options, options.specs, tcp->bundle_sender);
+  if (!fit.ok()) return fit.status();
+  sender_config = *std::move(fit);
+  options.specs = sender_config.ReplayedSpecs();
+  absl::StatusOr<ReplayResult> result = ReplayTcpFlow(*scan, options);
   if (result.ok()) {
     result->warnings.insert(result->warnings.begin(), tcp->warnings.begin(),
                             tcp->warnings.end());
@@ -85,14 +95,15 @@ int RunReplay(const Args& args) {
   options.flow = absl::GetFlag(FLAGS_flow);
   options.full_series = absl::GetFlag(FLAGS_full);
   options.host_state_path = !ss.empty() ? ss : probe;
-  absl::StatusOr<ReplayResult> result =
-      ReplayInput(qlog.empty() ? args[0] : qlog, !qlog.empty(), options);
+  SenderConfigReport sender_config;
+  absl::StatusOr<ReplayResult> result = ReplayInput(
+      qlog.empty() ? args[0] : qlog, !qlog.empty(), options, sender_config);
   if (!result.ok()) return Fail(result.status());
 
-  const std::string text = absl::GetFlag(FLAGS_json) ? ReplayReportJson(*result)
-                           : absl::GetFlag(FLAGS_csv)
-                               ? ReplayReportCsv(*result)
-                               : ReplayReportText(*result);
+  const std::string text =
+      absl::GetFlag(FLAGS_json)  ? ReplayReportJson(*result, &sender_config)
+      : absl::GetFlag(FLAGS_csv) ? ReplayReportCsv(*result)
+                                 : ReplayReportText(*result, &sender_config);
   const std::string out_path = absl::GetFlag(FLAGS_o);
   FILE* out = out_path.empty() ? stdout : std::fopen(out_path.c_str(), "w");
   if (out == nullptr) {

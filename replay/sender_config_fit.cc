@@ -306,4 +306,62 @@ std::string DescribeFit(const SenderConfigFit& fit) {
                       absl::StrJoin(parts, ", "));
 }
 
+std::vector<std::string> SenderConfigReport::ReplayedSpecs() const {
+  std::vector<std::string> specs;
+  for (const SenderConfigFit& f : fits) specs.push_back(f.replayed_spec);
+  return specs;
+}
+
+absl::StatusOr<SenderConfigReport> FitTcpSender(
+    const TcpCaptureScan& scan, const ReplayOptions& base,
+    const std::vector<std::string>& specs,
+    const std::optional<proto::BundleSender>& bundle_sender) {
+  SenderConfigReport report;
+  if (std::none_of(specs.begin(), specs.end(), FitsSenderConfig)) {
+    for (const std::string& s : specs) report.fits.push_back({s, s, {}, {}});
+    return report;
+  }
+  absl::StatusOr<DepartureGaps> gaps = MeasureDepartureGaps(scan);
+  if (!gaps.ok()) return gaps.status();
+  report.gaps = *gaps;
+  const RecordedSenderConfig recorded = bundle_sender.has_value()
+                                            ? RecordedFromBundle(*bundle_sender)
+                                            : RecordedSenderConfig{};
+  report.recorded_note = recorded.paced_reason;
+  absl::StatusOr<std::vector<SenderConfigFit>> fits =
+      FitSenderConfig(scan, base, specs, recorded, report.gaps);
+  if (!fits.ok()) return fits.status();
+  report.fits = *std::move(fits);
+  return report;
+}
+
+std::vector<std::string> DescribeSenderConfig(const SenderConfigReport& r) {
+  std::vector<std::string> lines;
+  if (std::none_of(r.fits.begin(), r.fits.end(), [](const SenderConfigFit& f) {
+        return !f.settings.empty();
+      })) {
+    return lines;
+  }
+  lines.push_back(
+      r.gaps.back_to_back_fraction.has_value()
+          ? absl::StrFormat(
+                "sender pacing from the capture: %.1f%% of %d slow-start "
+                "departure gaps back to back (under %.1f of srtt / (2 * "
+                "flight)): %s",
+                100 * *r.gaps.back_to_back_fraction, r.gaps.gaps,
+                kBackToBackRatio, *r.gaps.paced ? "paced" : "unpaced")
+          : absl::StrFormat(
+                "sender pacing from the capture: n/a (%d slow-start gaps, "
+                "or no handshake RTT)",
+                r.gaps.gaps));
+  if (!r.recorded_note.empty())
+    lines.push_back(
+        absl::StrCat("sender pacing as recorded: ", r.recorded_note));
+  for (const SenderConfigFit& f : r.fits) {
+    if (!f.settings.empty())
+      lines.push_back(absl::StrCat("sender configuration ", DescribeFit(f)));
+  }
+  return lines;
+}
+
 }  // namespace ccreplay

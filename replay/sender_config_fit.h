@@ -92,6 +92,26 @@ absl::StatusOr<std::vector<SenderConfigFit>> FitSenderConfig(
     const std::vector<std::string>& specs, const RecordedSenderConfig& recorded,
     const DepartureGaps& gaps);
 
+// The whole fit of one TCP flow: the gaps, then each spec fitted, with a
+// bundle's meta.json sender facts as recorded values (nullopt: a capture).
+struct SenderConfigReport {
+  DepartureGaps gaps;
+  std::vector<SenderConfigFit> fits;  // One per spec, in order.
+  std::string recorded_note;          // Why a recorded pacing was believed.
+  // The replayed specs, in order: what the replay runs.
+  std::vector<std::string> ReplayedSpecs() const;
+};
+// When no spec FitsSenderConfig(), the capture is not read again and the
+// report has the specs unchanged.
+absl::StatusOr<SenderConfigReport> FitTcpSender(
+    const TcpCaptureScan& scan, const ReplayOptions& base,
+    const std::vector<std::string>& specs,
+    const std::optional<proto::BundleSender>& bundle_sender);
+
+// Lines for "How this was computed": the gaps, the recorded facts, and a
+// DescribeFit() line per fitted spec.
+std::vector<std::string> DescribeSenderConfig(const SenderConfigReport& r);
+
 // One line for people: "cubic:linux: paced=1 (replay, +31.2 pp over 0),
 // hz=250 (recorded), limited=flight (default)".
 std::string DescribeFit(const SenderConfigFit& fit);

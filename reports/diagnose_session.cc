@@ -14,6 +14,7 @@
 #include "replay/ack_timeline.h"
 #include "replay/quic_timeline.h"
 #include "replay/replay_session.h"
+#include "replay/sender_config_fit.h"
 #include "reports/controller_choice.h"
 #include "reports/replay_summary.h"
 
@@ -39,6 +40,36 @@ ReplayOptions WithSpecs(const ControllerChoice& choice, ReplayOptions options) {
   for (const ReplayChoice& c : choice.controllers)
     options.specs.push_back(c.spec);
   return options;
+}
+
+// Replays the flow through `chosen`, its claimed specs with the sender's
+// configuration fitted (replay/sender_config_fit.h: limited=flight and the
+// fitted pacing, HZ, GSO size) into `choice` and `fit`. Counterfactuals
+// keep their specs, limited=capture: they ask what another controller
+// would have done, and the real flight is capped by the real controller's
+// window, so it must not cap theirs.
+absl::StatusOr<ReplayResult> FitAndReplay(
+    const TcpCaptureScan& scan, const ReplayOptions& replay,
+    const std::optional<proto::BundleSender>& bundle_sender,
+    const ControllerChoice& chosen, ControllerChoice& choice,
+    SenderConfigReport& fit) {
+  choice = chosen;
+  std::vector<std::string> claimed;
+  for (const ReplayChoice& c : choice.controllers)
+    if (c.role == ReplayRole::kClaimed) claimed.push_back(c.spec);
+  absl::StatusOr<SenderConfigReport> fitted =
+      FitTcpSender(scan, replay, claimed, bundle_sender);
+  if (!fitted.ok()) return fitted.status();
+  fit = *std::move(fitted);
+  size_t i = 0;
+  for (ReplayChoice& c : choice.controllers) {
+    if (c.role != ReplayRole::kClaimed) continue;
+    const std::string& spec = fit.fits[i++].replayed_spec;
+    for (ReplayChoice& other : choice.controllers)
+      if (other.base_spec == c.spec) other.base_spec = spec;
+    c.spec = spec;
+  }
+  return ReplayTcpFlow(scan, WithSpecs(choice, replay));
 }
 
 // Everything Diagnose() needs that outlives this function's locals.
@@ -87,14 +118,17 @@ absl::Status DiagnoseTcp(const DiagnoseOptions& options, Pieces* p) {
   facts.ect0_packets = in.summary.ect0_packets;
   facts.ect1_packets = in.summary.ect1_packets;
   facts.packet_bytes = in.summary.max_payload_bytes;
-  const ControllerChoice choice = ChooseControllers(facts, options.specs);
-  in.controller_reason = choice.reason;
+  const ControllerChoice chosen = ChooseControllers(facts, options.specs);
+  in.controller_reason = chosen.reason;
   ReplayOptions replay;
   replay.host_state_path = host_state;
   FlowObserver* observer = p->observer.get();
   replay.tap = [observer](const TimelineEvent& e) { observer->Add(e); };
+  ControllerChoice choice;
+  SenderConfigReport fit;
+  const std::optional<proto::BundleSender>& bundle = tcp_input->bundle_sender;
   absl::StatusOr<ReplayResult> replayed =
-      ReplayTcpFlow(s, WithSpecs(choice, replay));
+      FitAndReplay(s, replay, bundle, chosen, choice, fit);
   if (!replayed.ok() && !host_state.empty() &&
       absl::IsFailedPrecondition(replayed.status())) {
     // The log has no trace of this flow (found before the capture is read
@@ -103,11 +137,12 @@ absl::Status DiagnoseTcp(const DiagnoseOptions& options, Pieces* p) {
         absl::StrCat(replayed.status().message(),
                      "; comparing with the flight size instead"));
     replay.host_state_path.clear();
-    replayed = ReplayTcpFlow(s, WithSpecs(choice, replay));
+    replayed = FitAndReplay(s, replay, bundle, chosen, choice, fit);
   }
   if (!replayed.ok()) return replayed.status();
   p->replay = *std::move(replayed);
   p->run.truncated |= p->replay.truncated;  // A cut host-state log too.
+  in.sender_config = DescribeSenderConfig(fit);
   in.stats = p->replay.timeline;
   p->evidence.choices = choice.controllers;
   p->evidence.controller_named = choice.named;

@@ -34,6 +34,9 @@ struct DiagnosisInput {
   // The replay, and why these controllers; null: timeline findings only.
   const ReplayEvidence* replay = nullptr;
   std::string controller_reason;
+  // How the sender's configuration was fitted for the claimed controllers
+  // (replay/sender_config_fit.h DescribeSenderConfig()); empty: not fitted.
+  std::vector<std::string> sender_config;
   // Run closed-loop simulations of the fitted path as evidence.
   bool simulate = true;
   // The capture's snaplen (absent when the file does not say) and the TCP

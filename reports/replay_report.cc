@@ -27,9 +27,32 @@ const std::vector<SeriesSample>& Points(const ReplayResult& result) {
                                     : result.controllers[0].series.samples;
 }
 
+void SetSenderConfig(const SenderConfigReport& r, proto::SenderConfig* out) {
+  proto::DepartureGapStats* gaps = out->mutable_departure_gaps();
+  gaps->set_gaps(r.gaps.gaps);
+  if (r.gaps.back_to_back_fraction)
+    gaps->set_back_to_back_fraction(*r.gaps.back_to_back_fraction);
+  if (r.gaps.paced) gaps->set_paced(*r.gaps.paced);
+  for (const SenderConfigFit& f : r.fits) {
+    proto::SenderConfigFit* fit = out->add_fits();
+    fit->set_given_spec(f.given_spec);
+    fit->set_replayed_spec(f.replayed_spec);
+    if (f.median_abs_err_pct)
+      fit->set_median_abs_err_pct(*f.median_abs_err_pct);
+    for (const FittedSetting& s : f.settings) {
+      proto::FittedSenderSetting* setting = fit->add_settings();
+      setting->set_option(s.option);
+      setting->set_value(s.value);
+      setting->set_source(s.source);
+      if (s.margin_pct) setting->set_margin_pct(*s.margin_pct);
+    }
+  }
+}
+
 }  // namespace
 
-std::string ReplayReportJson(const ReplayResult& result) {
+std::string ReplayReportJson(const ReplayResult& result,
+                             const SenderConfigReport* sender_config) {
   proto::ReplayReport report;
   proto::ReplayFlow* flow = report.mutable_flow();
   flow->set_index(result.flow_index);
@@ -64,6 +87,10 @@ std::string ReplayReportJson(const ReplayResult& result) {
       point->add_cwnd_bytes(c.series.samples[row].cwnd_bytes);
     }
   }
+  if (sender_config != nullptr &&
+      !DescribeSenderConfig(*sender_config).empty()) {
+    SetSenderConfig(*sender_config, report.mutable_sender_config());
+  }
   return PrintJson(report);
 }
 
@@ -88,7 +115,8 @@ std::string ReplayReportCsv(const ReplayResult& result) {
   return out;
 }
 
-std::string ReplayReportText(const ReplayResult& result) {
+std::string ReplayReportText(const ReplayResult& result,
+                             const SenderConfigReport* sender_config) {
   std::string out = absl::StrFormat(
       "flow %u  %s -> %s  %u ACKs replayed\ncaptured cwnd: %s (%s)\n\n",
       result.flow_index, result.sender, result.receiver, result.acks,
@@ -111,6 +139,10 @@ std::string ReplayReportText(const ReplayResult& result) {
       "\nErrors: |model - captured| / captured over the samples where the "
       "sender was\ncwnd-limited; by phase of the model. 'diverge': first time "
       "the model left a\n+/-25% band for more than 4 RTTs (and 50 ms).\n";
+  if (sender_config != nullptr) {
+    for (const std::string& line : DescribeSenderConfig(*sender_config))
+      absl::StrAppend(&out, line, "\n");
+  }
   return out;
 }
 
