@@ -401,7 +401,13 @@ TEST(CliTest, ReplayJsonContractOnALabBundle) {
   EXPECT_EQ(doc.captured_source(), "ss");
   ASSERT_EQ(doc.controllers_size(), 3);  // The list parsed to three specs.
   const proto::ReplayControllerFit& linux_reno = doc.controllers(0);
-  EXPECT_EQ(linux_reno.spec(), "reno:linux");
+  // Replayed with the sender's configuration fitted: limited=flight, the
+  // one fitted option reno:linux takes (replay/sender_config_fit.h).
+  EXPECT_EQ(linux_reno.spec(), "reno:linux,limited=flight");
+  ASSERT_EQ(doc.sender_config().fits_size(), 3);
+  EXPECT_EQ(doc.sender_config().fits(0).given_spec(), "reno:linux");
+  EXPECT_EQ(doc.sender_config().fits(2).replayed_spec(),
+            "prague:v05,rtt_scaling=none");  // Not a Linux TCP spec.
   // 230 ss samples carry the data socket (grep -c 'ESTAB.*:42408' ss.log);
   // 229 of them fall while the sender was cwnd-limited: at the first, after
   // iperf3's 37-byte cookie, ss itself says app_limited.
