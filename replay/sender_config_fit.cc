@@ -161,8 +161,10 @@ double MedianOr(const ReplayedController& c, double missing) {
 }
 
 // The candidate with the lowest median error, and for each open option
-// the margin to the best candidate with another value of it.
-void PickByReplay(const std::vector<ReplayedController>& replayed, Plan& p) {
+// the margin to the best candidate with another value of it; pacing that
+// ties goes to the departure gaps.
+void PickByReplay(const std::vector<ReplayedController>& replayed,
+                  const DepartureGaps& gaps, Plan& p) {
   constexpr double kNone = std::numeric_limits<double>::infinity();
   size_t best = 0;
   for (size_t i = 1; i < p.candidates.size(); ++i) {
@@ -171,7 +173,7 @@ void PickByReplay(const std::vector<ReplayedController>& replayed, Plan& p) {
       best = i;
     }
   }
-  const ControllerSpec& chosen = p.candidates[best];
+  ControllerSpec chosen = p.candidates[best];
   const double best_err = MedianOr(replayed[p.first + best], kNone);
   for (const std::string& option : p.open) {
     double other = kNone;
@@ -181,6 +183,11 @@ void PickByReplay(const std::vector<ReplayedController>& replayed, Plan& p) {
     }
     FittedSetting s{option, *chosen.Value(option), "replay", std::nullopt};
     if (other != kNone && best_err != kNone) s.margin_pct = other - best_err;
+    // A tie on pacing (HyStart never decided the slow start): the gaps.
+    if (option == "paced" && s.margin_pct == 0.0 && gaps.paced.has_value()) {
+      s = {option, *gaps.paced ? "1" : "0", "gaps", std::nullopt};
+      chosen = *chosen.With(option, s.value);
+    }
     p.fit.settings.push_back(std::move(s));
   }
   p.fixed = chosen;
@@ -281,7 +288,7 @@ absl::StatusOr<std::vector<SenderConfigFit>> FitSenderConfig(
   std::vector<SenderConfigFit> fits;
   for (Plan& p : plans) {
     if (!p.open.empty() && !replayed.empty()) {
-      PickByReplay(replayed, p);
+      PickByReplay(replayed, gaps, p);
     } else {
       PickWithoutReplay(gaps, p);
     }
