@@ -156,30 +156,38 @@ Plan MakePlan(const ControllerSpec& spec, const RecordedSenderConfig& r) {
   return p;
 }
 
-double MedianOr(const ReplayedController& c, double missing) {
-  return c.divergence.median_abs_err_pct.value_or(missing);
+// A candidate's errors in the order the fit ranks them: the 95th
+// percentile, then the median; a missing figure ranks last.
+std::pair<double, double> Rank(const ReplayedController& c) {
+  constexpr double kNone = std::numeric_limits<double>::infinity();
+  return {c.divergence.p95_abs_err_pct.value_or(kNone),
+          c.divergence.median_abs_err_pct.value_or(kNone)};
 }
 
-// The candidate with the lowest median error, and for each open option
-// the margin to the best candidate with another value of it; pacing that
-// ties goes to the departure gaps.
+// The index of the best-ranked candidate of `p`.
+size_t BestCandidate(const std::vector<ReplayedController>& replayed,
+                     const Plan& p) {
+  size_t best = 0;
+  for (size_t i = 1; i < p.candidates.size(); ++i) {
+    if (Rank(replayed[p.first + i]) < Rank(replayed[p.first + best])) best = i;
+  }
+  return best;
+}
+
+// The best-ranked candidate, and for each open option the p95 margin to
+// the best candidate with another value of it; pacing that ties goes to
+// the departure gaps.
 void PickByReplay(const std::vector<ReplayedController>& replayed,
                   const DepartureGaps& gaps, Plan& p) {
   constexpr double kNone = std::numeric_limits<double>::infinity();
-  size_t best = 0;
-  for (size_t i = 1; i < p.candidates.size(); ++i) {
-    if (MedianOr(replayed[p.first + i], kNone) <
-        MedianOr(replayed[p.first + best], kNone)) {
-      best = i;
-    }
-  }
+  const size_t best = BestCandidate(replayed, p);
   ControllerSpec chosen = p.candidates[best];
-  const double best_err = MedianOr(replayed[p.first + best], kNone);
+  const double best_err = Rank(replayed[p.first + best]).first;
   for (const std::string& option : p.open) {
     double other = kNone;
     for (size_t i = 0; i < p.candidates.size(); ++i) {
       if (p.candidates[i].Value(option) != chosen.Value(option))
-        other = std::min(other, MedianOr(replayed[p.first + i], kNone));
+        other = std::min(other, Rank(replayed[p.first + i]).first);
     }
     FittedSetting s{option, *chosen.Value(option), "replay", std::nullopt};
     if (other != kNone && best_err != kNone) s.margin_pct = other - best_err;
@@ -191,7 +199,22 @@ void PickByReplay(const std::vector<ReplayedController>& replayed,
     p.fit.settings.push_back(std::move(s));
   }
   p.fixed = chosen;
-  if (best_err != kNone) p.fit.median_abs_err_pct = best_err;
+}
+
+// The errors of the chosen spec and of the given one, from the fit's pass.
+void RecordErrors(const std::vector<ReplayedController>& replayed,
+                  const Plan& p, SenderConfigFit& fit) {
+  const std::string chosen = p.fixed.ToString();
+  for (size_t i = 0; i < p.candidates.size(); ++i) {
+    if (p.candidates[i].ToString() != chosen) continue;
+    fit.median_abs_err_pct =
+        replayed[p.first + i].divergence.median_abs_err_pct;
+    fit.p95_abs_err_pct = replayed[p.first + i].divergence.p95_abs_err_pct;
+  }
+  const DivergenceSummary& given =
+      replayed[p.first + p.candidates.size()].divergence;
+  fit.given_median_abs_err_pct = given.median_abs_err_pct;
+  fit.given_p95_abs_err_pct = given.p95_abs_err_pct;
 }
 
 // Without a replay to choose by: pacing from the gaps, the rest at the
@@ -274,10 +297,10 @@ absl::StatusOr<std::vector<SenderConfigFit>> FitSenderConfig(
     }
     Plan& p = plans.back();
     p.first = options.specs.size();
-    if (p.candidates.size() > 1) {
-      for (const ControllerSpec& c : p.candidates)
-        options.specs.push_back(c.ToString());
-    }
+    // Every candidate, then the spec as given: the fit must beat it.
+    for (const ControllerSpec& c : p.candidates)
+      options.specs.push_back(c.ToString());
+    if (!p.candidates.empty()) options.specs.push_back(text);
   }
   std::vector<ReplayedController> replayed;
   if (!options.specs.empty() && !base.host_state_path.empty()) {
@@ -292,11 +315,22 @@ absl::StatusOr<std::vector<SenderConfigFit>> FitSenderConfig(
     } else {
       PickWithoutReplay(gaps, p);
     }
+    if (!p.candidates.empty() && !replayed.empty())
+      RecordErrors(replayed, p, p.fit);
     if (FitsSenderConfig(p.fit.given_spec)) ReportPacing(gaps, p);
     p.fit.replayed_spec = p.fixed.ToString();
     fits.push_back(std::move(p.fit));
   }
   return fits;
+}
+
+bool SenderConfigFit::NoWorseThanGiven() const {
+  const auto worse = [](const std::optional<double>& fitted,
+                        const std::optional<double>& given) {
+    return given.has_value() && (!fitted.has_value() || *fitted > *given);
+  };
+  return !worse(median_abs_err_pct, given_median_abs_err_pct) &&
+         !worse(p95_abs_err_pct, given_p95_abs_err_pct);
 }
 
 std::string DescribeFit(const SenderConfigFit& fit) {
@@ -325,7 +359,10 @@ absl::StatusOr<SenderConfigReport> FitTcpSender(
     const std::optional<proto::BundleSender>& bundle_sender) {
   SenderConfigReport report;
   if (std::none_of(specs.begin(), specs.end(), FitsSenderConfig)) {
-    for (const std::string& s : specs) report.fits.push_back({s, s, {}, {}});
+    for (const std::string& s : specs) {
+      SenderConfigFit& f = report.fits.emplace_back();
+      f.given_spec = f.replayed_spec = s;
+    }
     return report;
   }
   absl::StatusOr<DepartureGaps> gaps = MeasureDepartureGaps(scan);

@@ -6,9 +6,10 @@
 // Three sources, strongest first: options the spec sets itself (the user
 // typed them), values a lab bundle's meta.json recorded, and the fit. The
 // fit replays every candidate in one pass and keeps the one with the
-// lowest median per-ACK error against the captured cwnd (tcp_probe or
-// ss); without a captured cwnd, pacing comes from the capture's
-// inter-departure gaps in slow start: a paced socket sends about
+// lowest 95th-percentile per-ACK error against the captured cwnd
+// (tcp_probe or ss), ties broken by the median: a fit must not buy a
+// better median with a worse tail; without a captured cwnd, pacing comes from
+// the capture's inter-departure gaps in slow start: a paced socket sends about
 // srtt / (2 * cwnd) apart (tcp_update_pacing_rate(), tcp_output.c,
 // Linux 6.18: sk_pacing_rate = 2 * cwnd * mss / srtt in slow start), an
 // unpaced one in back-to-back bursts as ACKs release them.
@@ -49,10 +50,11 @@ struct FittedSetting {
   std::string option;  // "paced", "hz", "gso", "limited".
   std::string value;   // As typed in a spec: "1", "250", "flight".
   // "given" (the spec sets it), "recorded" (the bundle's meta.json),
-  // "replay" (lowest median error), "gaps" (departure gaps), "default"
-  // (the model's fixed choice: limited=flight, or nothing could tell).
+  // "replay" (lowest p95 error, then median), "gaps" (departure gaps),
+  // "default" (the model's fixed choice: limited=flight, or nothing could
+  // tell).
   std::string source;
-  // For "replay": the best median error of a candidate with another value
+  // For "replay": the best p95 error of a candidate with another value
   // of this option minus the fitted one's, percentage points: how sure.
   std::optional<double> margin_pct;
 };
@@ -62,9 +64,15 @@ struct SenderConfigFit {
   std::string given_spec;     // As the caller gave it.
   std::string replayed_spec;  // With the fitted settings added.
   std::vector<FittedSetting> settings;
-  // The replayed spec's median per-ACK error in the fit; nullopt without
-  // a captured cwnd.
+  // The replayed spec's per-ACK errors in the fit, and the given spec's
+  // replayed as typed (the same pass); nullopt without a captured cwnd.
   std::optional<double> median_abs_err_pct;
+  std::optional<double> p95_abs_err_pct;
+  std::optional<double> given_median_abs_err_pct;
+  std::optional<double> given_p95_abs_err_pct;
+  // Whether the fitted spec's replay is no worse than the given spec's on
+  // both the median and the 95th percentile (true when nothing compared).
+  bool NoWorseThanGiven() const;
 };
 
 // The sender facts a bundle's meta.json recorded (parsers/bundle.h).

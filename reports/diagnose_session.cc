@@ -9,6 +9,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "parsers/host_state_reader.h"
 #include "parsers/input_kind.h"
 #include "replay/ack_timeline.h"
@@ -42,34 +43,79 @@ ReplayOptions WithSpecs(const ControllerChoice& choice, ReplayOptions options) {
   return options;
 }
 
+// The line saying why `fit`'s spec was not used: its replay is worse
+// than the given spec's on the median or the 95th percentile.
+std::string KeptGivenLine(const SenderConfigFit& fit) {
+  const auto pct = [](const std::optional<double>& v) {
+    return v.has_value() ? absl::StrFormat("%.1f%%", *v) : std::string("n/a");
+  };
+  return absl::StrCat(
+      "kept ", fit.given_spec, " as given: the fitted ", fit.replayed_spec,
+      " replays worse (median ", pct(fit.median_abs_err_pct), ", p95 ",
+      pct(fit.p95_abs_err_pct), " against ", pct(fit.given_median_abs_err_pct),
+      ", ", pct(fit.given_p95_abs_err_pct), ")");
+}
+
 // Replays the flow through `chosen`, its claimed specs with the sender's
 // configuration fitted (replay/sender_config_fit.h: limited=flight and the
-// fitted pacing, HZ, GSO size) into `choice` and `fit`. Counterfactuals
-// keep their specs, limited=capture: they ask what another controller
-// would have done, and the real flight is capped by the real controller's
-// window, so it must not cap theirs.
+// fitted pacing, HZ, GSO size) into `choice` and `fit`, each only where its
+// replay is no worse than the given spec's on both the median and the
+// 95th percentile. Counterfactuals keep their specs, limited=capture: they
+// ask what another controller would have done, and the real flight is
+// capped by the real controller's window, so it must not cap theirs. The
+// method lines saying so go to `lines`.
 absl::StatusOr<ReplayResult> FitAndReplay(
     const TcpCaptureScan& scan, const ReplayOptions& replay,
     const std::optional<proto::BundleSender>& bundle_sender,
     const ControllerChoice& chosen, ControllerChoice& choice,
-    SenderConfigReport& fit) {
+    std::vector<std::string>& lines) {
   choice = chosen;
   std::vector<std::string> claimed;
   for (const ReplayChoice& c : choice.controllers)
     if (c.role == ReplayRole::kClaimed) claimed.push_back(c.spec);
-  absl::StatusOr<SenderConfigReport> fitted =
+  absl::StatusOr<SenderConfigReport> fit =
       FitTcpSender(scan, replay, claimed, bundle_sender);
-  if (!fitted.ok()) return fitted.status();
-  fit = *std::move(fitted);
+  if (!fit.ok()) return fit.status();
+  lines = DescribeSenderConfig(*fit);
+  bool fitted = false;
   size_t i = 0;
   for (ReplayChoice& c : choice.controllers) {
     if (c.role != ReplayRole::kClaimed) continue;
-    const std::string& spec = fit.fits[i++].replayed_spec;
+    const SenderConfigFit& f = fit->fits[i++];
+    if (!f.NoWorseThanGiven()) {
+      lines.push_back(KeptGivenLine(f));
+      continue;
+    }
+    fitted |= f.replayed_spec != f.given_spec;
     for (ReplayChoice& other : choice.controllers)
-      if (other.base_spec == c.spec) other.base_spec = spec;
-    c.spec = spec;
+      if (other.base_spec == c.spec) other.base_spec = f.replayed_spec;
+    c.spec = f.replayed_spec;
+  }
+  if (fitted) {
+    lines.push_back(
+        "claimed controllers replayed with limited=flight and the fitted "
+        "values; counterfactuals with limited=capture, so that the real "
+        "flight, capped by the real window, does not cap theirs");
   }
   return ReplayTcpFlow(scan, WithSpecs(choice, replay));
+}
+
+// The controllers to replay for `flow`: the stack's (an ss log's name for
+// the sender socket wins over `stack_name`), or `specs` when given.
+ControllerChoice ChooseFor(const FlowSummary& flow, std::string stack_name,
+                           const std::string& host_state,
+                           const std::vector<std::string>& specs) {
+  if (!host_state.empty()) {
+    const std::string named = HostStateControllerName(host_state, flow);
+    if (!named.empty()) stack_name = named;
+  }
+  ControllerChoiceFacts facts;
+  facts.stack_name = stack_name;
+  facts.ecn = flow.ecn_mode;
+  facts.ect0_packets = flow.ect0_packets;
+  facts.ect1_packets = flow.ect1_packets;
+  facts.packet_bytes = flow.max_payload_bytes;
+  return ChooseControllers(facts, specs);
 }
 
 // Everything Diagnose() needs that outlives this function's locals.
@@ -92,7 +138,6 @@ absl::Status DiagnoseTcp(const DiagnoseOptions& options, Pieces* p) {
   if (!tcp_input.ok()) return tcp_input.status();
   const std::string& capture = tcp_input->capture;
   const std::string& host_state = tcp_input->host_state;
-  std::string stack_name = tcp_input->controller;
   absl::StatusOr<TcpCaptureScan> scan = ScanTcpCapture(capture, options.flow);
   if (!scan.ok()) return scan.status();
   p->scan = std::make_unique<TcpCaptureScan>(*std::move(scan));
@@ -108,27 +153,17 @@ absl::Status DiagnoseTcp(const DiagnoseOptions& options, Pieces* p) {
   if (s.info.snaplen_bytes > 0) in.snaplen_bytes = s.info.snaplen_bytes;
   in.snaplen_cut_packets = s.info.snaplen_cut_packets;
 
-  if (!host_state.empty()) {
-    const std::string named = HostStateControllerName(host_state, in.summary);
-    if (!named.empty()) stack_name = named;
-  }
-  ControllerChoiceFacts facts;
-  facts.stack_name = stack_name;
-  facts.ecn = in.summary.ecn_mode;
-  facts.ect0_packets = in.summary.ect0_packets;
-  facts.ect1_packets = in.summary.ect1_packets;
-  facts.packet_bytes = in.summary.max_payload_bytes;
-  const ControllerChoice chosen = ChooseControllers(facts, options.specs);
+  const ControllerChoice chosen =
+      ChooseFor(in.summary, tcp_input->controller, host_state, options.specs);
   in.controller_reason = chosen.reason;
   ReplayOptions replay;
   replay.host_state_path = host_state;
   FlowObserver* observer = p->observer.get();
   replay.tap = [observer](const TimelineEvent& e) { observer->Add(e); };
   ControllerChoice choice;
-  SenderConfigReport fit;
   const std::optional<proto::BundleSender>& bundle = tcp_input->bundle_sender;
   absl::StatusOr<ReplayResult> replayed =
-      FitAndReplay(s, replay, bundle, chosen, choice, fit);
+      FitAndReplay(s, replay, bundle, chosen, choice, in.sender_config);
   if (!replayed.ok() && !host_state.empty() &&
       absl::IsFailedPrecondition(replayed.status())) {
     // The log has no trace of this flow (found before the capture is read
@@ -137,12 +172,12 @@ absl::Status DiagnoseTcp(const DiagnoseOptions& options, Pieces* p) {
         absl::StrCat(replayed.status().message(),
                      "; comparing with the flight size instead"));
     replay.host_state_path.clear();
-    replayed = FitAndReplay(s, replay, bundle, chosen, choice, fit);
+    replayed =
+        FitAndReplay(s, replay, bundle, chosen, choice, in.sender_config);
   }
   if (!replayed.ok()) return replayed.status();
   p->replay = *std::move(replayed);
   p->run.truncated |= p->replay.truncated;  // A cut host-state log too.
-  in.sender_config = DescribeSenderConfig(fit);
   in.stats = p->replay.timeline;
   p->evidence.choices = choice.controllers;
   p->evidence.controller_named = choice.named;

@@ -566,12 +566,6 @@ std::vector<std::string> MethodLines(const DiagnosisInput& in,
         absl::StrCat("replayed controllers: ", in.controller_reason,
                      "; counterfactuals added for the causes they test"));
     for (const std::string& line : in.sender_config) method.push_back(line);
-    if (!in.sender_config.empty()) {
-      method.push_back(
-          "claimed controllers replayed with limited=flight and the fitted "
-          "values; counterfactuals with limited=capture, so that the real "
-          "flight, capped by the real window, does not cap theirs");
-    }
     for (const ReplayedController& c : r.controllers) {
       const DivergenceSummary& d = c.divergence;
       method.push_back(absl::StrFormat(
