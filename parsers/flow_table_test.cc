@@ -118,6 +118,15 @@ INSTANTIATE_TEST_SUITE_P(Captures, FlowFactsTest, ::testing::Values(
   // (12 data packets carry 131,109 bytes).
   Expected{"pcap-format/ccreplay_sll2_ipv6.pcap", 1, "[fd77::1]:49064", "[fd77::2]:5302",
            12, 11, 131109, 0, 3, 0, 9, 0, 0, 0, 0, "rfc3168", 1440, 96928372},
+  // Zeek's mpls-in-vlan.pcap: flow 0 is plain VLAN; flows 1 and 2 are
+  // behind one and two MPLS labels (`tshark -r F -T fields -e tcp.stream
+  // -e tcp.srcport -e tcp.dstport -e tcp.len -e mpls.label`: stream 1
+  // 80->32828 1448 bytes label 16106; stream 2 61193->80 658 bytes labels
+  // 254,99), as in its .facts.json: not-ECT, no ACK direction.
+  Expected{"shared:wild/zeek_mpls-in-vlan.pcap", 1, "65.65.65.65:80", "65.65.65.65:32828",
+           1, 0, 1448, 0, 1, 0, 0, 0, 0, 0, 0, "none", 0, 0},
+  Expected{"shared:wild/zeek_mpls-in-vlan.pcap", 2, "65.65.65.65:61193", "65.65.65.65:80",
+           1, 0, 658, 0, 1, 0, 0, 0, 0, 0, 0, "none", 0, 0},
   Expected{"gopacket:pcap/test_loopback.pcap", 0, "[::1]:8080", "[::1]:58799",
            11, 9, 54866, 0, 11, 0, 0, 0, 0, 0, 0, "none", 0, 9336918}
 ));

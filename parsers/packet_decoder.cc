@@ -13,6 +13,9 @@ constexpr uint16_t kEtherTypeIpv6 = 0x86DD;
 constexpr uint16_t kEtherTypeVlan = 0x8100;
 constexpr uint16_t kEtherTypeQinQ = 0x88A8;
 constexpr uint16_t kEtherTypeQinQOld = 0x9100;
+// MPLS unicast and multicast (RFC 3032 §5, RFC 5332 §4).
+constexpr uint16_t kEtherTypeMpls = 0x8847;
+constexpr uint16_t kEtherTypeMplsMulticast = 0x8848;
 constexpr uint8_t kIpProtoTcp = 6;
 
 inline uint16_t Be16(const uint8_t* p) {
@@ -269,11 +272,36 @@ DecodeResult DecodeIp(const uint8_t* p, uint32_t captured, uint32_t wire,
   }
 }
 
+// An MPLS label stack (RFC 3032 §2.1: 4-byte entries, the S bit, the
+// lowest bit of the third byte, marks the bottom). The stack does not say
+// what it carries; as tcpdump and Wireshark do, the first nibble after it
+// tells IPv4 (4) from IPv6 (6). Anything else (a pseudowire control word,
+// RFC 4385 §3, or Ethernet over MPLS) is not decoded, and is counted.
+DecodeResult DecodeMpls(const uint8_t* p, uint32_t captured, uint32_t wire,
+                        TcpSegment* s) {
+  uint32_t offset = 0;
+  for (int labels = 0;; ++labels) {
+    if (labels == kMaxMplsLabels) return DecodeResult::kMplsPayloadNotIp;
+    if (captured < offset + 4 || wire < offset + 4)
+      return DecodeResult::kTruncated;
+    const bool bottom_of_stack = (p[offset + 2] & 1) != 0;
+    offset += 4;
+    if (bottom_of_stack) break;
+  }
+  if (captured <= offset) return DecodeResult::kTruncated;
+  const int ip_version = p[offset] >> 4;
+  if (ip_version != 4 && ip_version != 6)
+    return DecodeResult::kMplsPayloadNotIp;
+  return DecodeIp(p + offset, captured - offset, wire - offset, s);
+}
+
 DecodeResult DecodeByEtherType(uint16_t ether_type, const uint8_t* p,
                                uint32_t captured, uint32_t wire,
                                TcpSegment* s) {
   if (ether_type == kEtherTypeIpv4) return DecodeIpv4(p, captured, wire, s);
   if (ether_type == kEtherTypeIpv6) return DecodeIpv6(p, captured, wire, s);
+  if (ether_type == kEtherTypeMpls || ether_type == kEtherTypeMplsMulticast)
+    return DecodeMpls(p, captured, wire, s);
   return DecodeResult::kNotTcp;
 }
 

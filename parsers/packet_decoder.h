@@ -1,5 +1,6 @@
 // Decodes one captured frame down to its TCP header: link layer (Ethernet
-// with 802.1Q/802.1ad tags, Linux SLL and SLL2, BSD loopback, raw IP), IPv4
+// with 802.1Q/802.1ad tags, Linux SLL and SLL2, BSD loopback, raw IP), MPLS
+// label stacks carrying IP, IPv4
 // with options, IPv6 with extension headers, and every TCP option ccreplay
 // needs. Never reads past the captured bytes.
 #ifndef CCREPLAY_PARSERS_PACKET_DECODER_H_
@@ -41,7 +42,15 @@ enum class DecodeResult {
   // An IPv6 packet with more than kMaxIpv6ExtensionHeaders extension
   // headers before its upper-layer header: not decoded, counted.
   kTooManyExtensionHeaders,
+  // An MPLS label stack followed by something other than IPv4 or IPv6 (a
+  // pseudowire, Ethernet over MPLS), or deeper than kMaxMplsLabels: not
+  // decoded, counted.
+  kMplsPayloadNotIp,
 };
+
+// Label stacks seen in practice hold 1-4 entries (transport, service, entropy
+// label and its indicator, RFC 6790 §4); 16 bounds the walk generously.
+constexpr int kMaxMplsLabels = 16;
 
 // RFC 8200 §4.1 recommends at most one of each extension header (about 8
 // kinds); 16 leaves room for repeats and still bounds the walk.

@@ -130,6 +130,56 @@ TEST(PacketDecoderTest, VlanAndQinQTags) {
   EXPECT_EQ(s.ip_ecn, kEct0);
 }
 
+// MPLS label stack entries (RFC 3032 §2.1): label 20 bits, TC 3, S 1, TTL 8.
+Bytes MplsLabel(uint32_t label, bool bottom_of_stack) {
+  return {static_cast<uint8_t>(label >> 12), static_cast<uint8_t>(label >> 4),
+          static_cast<uint8_t>((label & 0xf) << 4 | (bottom_of_stack ? 1 : 0)),
+          64};
+}
+
+TEST(PacketDecoderTest, MplsLabelStacksCarryingIp) {
+  TcpSegment s;
+  // One label, then IPv4, on the unicast EtherType 0x8847.
+  Bytes one = MplsLabel(16, true);
+  Append(&one, Ipv4(Tcp(kTcpAck, {}, 30), kEct0));
+  ASSERT_EQ(Decode(kLinkEthernet, Ethernet(0x8847, {}, one), &s),
+            DecodeResult::kTcp);
+  EXPECT_EQ(s.payload_bytes, 30u);
+  EXPECT_EQ(s.src.ToString(), "192.0.2.1");
+  // Three labels (S set only on the last) behind a VLAN tag, multicast
+  // EtherType 0x8848.
+  Bytes three = MplsLabel(1000, false);
+  Append(&three, MplsLabel(7, false));
+  Append(&three, MplsLabel(299776, true));
+  Append(&three, Ipv4(Tcp(kTcpAck, {}, 40), kCe));
+  ASSERT_EQ(Decode(kLinkEthernet,
+                   Ethernet(0x8848, {0x81, 0x00, 0x00, 0x64}, three), &s),
+            DecodeResult::kTcp);
+  EXPECT_EQ(s.payload_bytes, 40u);
+  EXPECT_EQ(s.ip_ecn, kCe);
+  // Cut inside the stack: truncated, not misread.
+  Bytes cut = Ethernet(0x8847, {}, three);
+  EXPECT_EQ(Decode(kLinkEthernet, cut, &s, 14 + 6), DecodeResult::kTruncated);
+}
+
+TEST(PacketDecoderTest, MplsPayloadThatIsNotIpIsCounted) {
+  TcpSegment s;
+  // A pseudowire control word (RFC 4385 §3: first nibble 0) after the
+  // stack: Ethernet over MPLS, which the decoder does not follow.
+  Bytes pseudowire = MplsLabel(100, true);
+  Append(&pseudowire, {0, 0, 0, 1});
+  Append(&pseudowire, Ethernet(0x0800, {}, Ipv4(Tcp(kTcpAck, {}, 1), 0)));
+  EXPECT_EQ(Decode(kLinkEthernet, Ethernet(0x8847, {}, pseudowire), &s),
+            DecodeResult::kMplsPayloadNotIp);
+  // A stack that never sets the S bit within kMaxMplsLabels entries.
+  Bytes endless;
+  for (int i = 0; i < kMaxMplsLabels + 1; ++i)
+    Append(&endless, MplsLabel(16, false));
+  Append(&endless, Ipv4(Tcp(kTcpAck, {}, 1), 0));
+  EXPECT_EQ(Decode(kLinkEthernet, Ethernet(0x8847, {}, endless), &s),
+            DecodeResult::kMplsPayloadNotIp);
+}
+
 TEST(PacketDecoderTest, Ipv4OptionsAreSkipped) {
   TcpSegment s;
   // Record Route (RFC 791): type 7, length 7, pointer 4, one empty slot,

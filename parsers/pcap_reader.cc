@@ -20,6 +20,7 @@ namespace {
 // Capture times are ns since 1970 below 2^62 (year 2116), so that every
 // difference of two of them fits in int64. pcap's 32-bit seconds all do.
 constexpr int64_t kMaxTimeNs = int64_t{1} << 62;
+constexpr int64_t kNsPerSecond = 1000000000;
 
 // Size of the classic pcap file header and per-record header.
 constexpr uint64_t kPcapFileHeaderBytes = 24;
@@ -180,8 +181,16 @@ inline void HandleFrame(int link_type, int64_t time_ns, const uint8_t* data,
     ++info->bad_time_packets;
     return;
   }
-  if (info->packets - info->bad_time_packets == 1)
+  if (info->packets - info->bad_time_packets == 1) {
     info->first_packet_time_ns = time_ns;
+  } else if (time_ns < info->last_packet_time_ns) {
+    // Capture time never runs backwards downstream: a record stamped
+    // before the one preceding it (a merged or corrupt capture) takes that
+    // record's time, so no duration or RTT comes out negative.
+    ++info->backwards_time_packets;
+    time_ns = info->last_packet_time_ns;
+  }
+  info->last_packet_time_ns = time_ns;
   DecodeResult result = DecodeFrame(link_type, data, captured, wire, segment);
   if (result == DecodeResult::kTcp) {
     segment->time_ns = time_ns;
@@ -192,9 +201,23 @@ inline void HandleFrame(int link_type, int64_t time_ns, const uint8_t* data,
     consumer.OnSegment(*segment);
   } else if (result == DecodeResult::kTooManyExtensionHeaders) {
     ++info->extension_chain_packets;
+  } else if (result == DecodeResult::kMplsPayloadNotIp) {
+    ++info->mpls_not_ip_packets;
   } else if (result != DecodeResult::kNotTcp) {
     ++info->undecodable_packets;
   }
+}
+
+// The record's sub-second field in ns (opened with
+// PCAP_TSTAMP_PRECISION_NANO, libpcap passes a nanosecond file's field
+// through and scales a microsecond file's by 1000, checking neither). A
+// field of a second or more is invalid (pcap-savefile(5): "the number of
+// nanoseconds ... since that second"): counted, and taken as the last
+// nanosecond of its second.
+int64_t SubSecondNs(int64_t field, CaptureInfo* info) {
+  if (field >= 0 && field < kNsPerSecond) return field;
+  ++info->bad_subsecond_packets;
+  return field < 0 ? 0 : kNsPerSecond - 1;
 }
 
 // What the libpcap callback needs. pcap_loop() runs libpcap's read loop
@@ -216,8 +239,8 @@ struct LibpcapLoop {
     const bool plausible =
         header->ts.tv_sec >= 0 && header->ts.tv_sec < kMaxTimeNs / 1000000000;
     const int64_t time_ns =
-        plausible ? static_cast<int64_t>(header->ts.tv_sec) * 1000000000 +
-                        static_cast<int64_t>(header->ts.tv_usec)
+        plausible ? static_cast<int64_t>(header->ts.tv_sec) * kNsPerSecond +
+                        SubSecondNs(header->ts.tv_usec, loop.info)
                   : -1;
     HandleFrame(loop.link_type, time_ns, data, header->caplen, header->len,
                 loop.info, loop.segment, *loop.consumer);
@@ -252,6 +275,18 @@ void AddSummaryWarnings(CaptureInfo* info) {
                      " packets had a timestamp outside 1970-2116 and were "
                      "skipped"));
   }
+  if (info->bad_subsecond_packets > 0) {
+    info->warnings.push_back(absl::StrCat(
+        info->bad_subsecond_packets,
+        " packets had an invalid sub-second timestamp field (a second or "
+        "more): taken as the last nanosecond of their second"));
+  }
+  if (info->backwards_time_packets > 0) {
+    info->warnings.push_back(absl::StrCat(
+        info->backwards_time_packets,
+        " packets were timestamped before the packet preceding them: taken "
+        "as that packet's time"));
+  }
   if (info->undecodable_packets > 0) {
     info->warnings.push_back(
         absl::StrCat(info->undecodable_packets,
@@ -266,6 +301,12 @@ void AddSummaryWarnings(CaptureInfo* info) {
     info->warnings.push_back(absl::StrCat(
         info->extension_chain_packets, " IPv6 packets had more than ",
         kMaxIpv6ExtensionHeaders, " extension headers and were skipped"));
+  }
+  if (info->mpls_not_ip_packets > 0) {
+    info->warnings.push_back(absl::StrCat(
+        info->mpls_not_ip_packets,
+        " MPLS packets carried neither IPv4 nor IPv6 after their label stack "
+        "(a pseudowire or Ethernet over MPLS?) and were skipped"));
   }
 }
 

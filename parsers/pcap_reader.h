@@ -30,9 +30,19 @@ struct CaptureInfo {
   uint64_t big_tcp_packets = 0;      // IP length 0: length from capture.
   uint64_t undecodable_packets = 0;  // Headers cut or inconsistent.
   uint64_t bad_time_packets = 0;     // Timestamp outside 1970-2116: skipped.
+  int64_t last_packet_time_ns = 0;   // Of the last record not skipped.
+  // Records whose sub-second field is a second or more (invalid in pcap):
+  // taken as the last nanosecond of their second.
+  uint64_t bad_subsecond_packets = 0;
+  // Records stamped before the record preceding them: given that record's
+  // time, so that capture time never runs backwards downstream.
+  uint64_t backwards_time_packets = 0;
   // IPv6 packets with more extension headers than the decoder walks
   // (kMaxIpv6ExtensionHeaders): skipped, not guessed.
   uint64_t extension_chain_packets = 0;
+  // MPLS packets whose label stack is followed by neither IPv4 nor IPv6, or
+  // is deeper than kMaxMplsLabels: skipped.
+  uint64_t mpls_not_ip_packets = 0;
   // TCP packets dropped because a sequence, acknowledgment or SACK number
   // was implausibly far from the connection's (SequenceSanity): corrupt.
   uint64_t corrupt_packets = 0;

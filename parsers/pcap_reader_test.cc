@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "parsers/flow_table.h"
 #include "proto/testing/test_data.h"
 
 namespace ccreplay {
@@ -136,6 +137,137 @@ TEST(PcapReaderTest, TimestampOutOfRangeIsSkippedWithAWarning) {
   EXPECT_EQ(collector.segments[0].time_ns, 1000000000000000000);
   EXPECT_THAT(info->warnings,
               ElementsAre(HasSubstr("1 packets had a timestamp outside")));
+}
+
+// A classic pcap file (pcap-savefile(5)), little-endian, with nanosecond
+// timestamps (magic 0xa1b23c4d) and link type Ethernet.
+std::vector<uint8_t> NanosecondPcapHeader() {
+  std::vector<uint8_t> out;
+  for (uint32_t w : {0xa1b23c4du, 0x00040002u, 0u, 0u, 65535u, 1u})
+    out.insert(out.end(), reinterpret_cast<const uint8_t*>(&w),
+               reinterpret_cast<const uint8_t*>(&w) + 4);
+  return out;
+}
+
+// One record: seconds, the sub-second field as written, the frame.
+void AppendRecord(uint32_t seconds, uint32_t subsecond,
+                  const std::vector<uint8_t>& frame,
+                  std::vector<uint8_t>* out) {
+  const uint32_t length = static_cast<uint32_t>(frame.size());
+  for (uint32_t w : {seconds, subsecond, length, length})
+    out->insert(out->end(), reinterpret_cast<const uint8_t*>(&w),
+                reinterpret_cast<const uint8_t*>(&w) + 4);
+  out->insert(out->end(), frame.begin(), frame.end());
+}
+
+// Ethernet (EtherType 0x0800), IPv4 10.0.0.1 -> 10.0.0.2, TCP 1000 -> 2000
+// ACK with `payload` bytes at sequence `seq`.
+std::vector<uint8_t> TcpFrame(uint32_t seq, uint8_t payload) {
+  std::vector<uint8_t> frame(12, 0);
+  const uint8_t total = static_cast<uint8_t>(40 + payload);
+  const uint8_t rest[] = {0x08,
+                          0x00,
+                          0x45,
+                          0,
+                          0,
+                          total,
+                          0,
+                          0,
+                          0,
+                          0,
+                          64,
+                          6,
+                          0,
+                          0,
+                          10,
+                          0,
+                          0,
+                          1,
+                          10,
+                          0,
+                          0,
+                          2,
+                          0x03,
+                          0xE8,
+                          0x07,
+                          0xD0,
+                          static_cast<uint8_t>(seq >> 24),
+                          static_cast<uint8_t>(seq >> 16),
+                          static_cast<uint8_t>(seq >> 8),
+                          static_cast<uint8_t>(seq),
+                          0,
+                          0,
+                          0,
+                          1,
+                          0x50,
+                          0x10,
+                          0xFF,
+                          0xFF,
+                          0,
+                          0,
+                          0,
+                          0};
+  frame.insert(frame.end(), std::begin(rest), std::end(rest));
+  frame.resize(frame.size() + payload, 0xab);
+  return frame;
+}
+
+// Issue 15: a nanosecond pcap whose sub-second field reached 1.5e9 and
+// whose times then ran backwards gave a flow a duration of -1.5 s. tshark
+// reads the same records as (`tshark -r F -T fields -e frame.time_epoch -e
+// frame.time_delta`) 100.5, 100.1500000000 (+0.1000000000), 100.6 (-0.9),
+// 99.0 (-1.6): the second field is invalid, the last two go backwards.
+TEST(PcapReaderTest, InvalidAndBackwardsNanosecondTimesAreClampedAndCounted) {
+  std::vector<uint8_t> bytes = NanosecondPcapHeader();
+  AppendRecord(100, 500000000, TcpFrame(1, 100), &bytes);
+  AppendRecord(100, 1500000000, TcpFrame(101, 100), &bytes);
+  AppendRecord(100, 600000000, TcpFrame(201, 100), &bytes);
+  AppendRecord(99, 0, TcpFrame(301, 100), &bytes);
+  Collector c;
+  absl::StatusOr<CaptureInfo> info =
+      ReadCaptureFromMemory("t", bytes.data(), bytes.size(), c);
+  ASSERT_TRUE(info.ok()) << info.status();
+  ASSERT_EQ(c.segments.size(), 4u);
+  EXPECT_EQ(c.segments[0].time_ns, 100500000000);
+  EXPECT_EQ(c.segments[1].time_ns, 100999999999);
+  EXPECT_EQ(c.segments[2].time_ns, 100999999999);
+  EXPECT_EQ(c.segments[3].time_ns, 100999999999);
+  EXPECT_EQ(info->bad_subsecond_packets, 1u);
+  EXPECT_EQ(info->backwards_time_packets, 2u);
+  EXPECT_THAT(info->warnings,
+              ElementsAre(HasSubstr("1 packets had an invalid sub-second"),
+                          HasSubstr("2 packets were timestamped before")));
+  // Nothing downstream sees a negative duration.
+  FlowTable table;
+  ASSERT_TRUE(
+      ReadCaptureFromMemory("t", bytes.data(), bytes.size(), table).ok());
+  ASSERT_EQ(table.flows().size(), 1u);
+  EXPECT_NEAR(
+      SummarizeFlow(table.flows()[0], info->first_packet_time_ns).duration_s,
+      0.499999999, 1e-12);
+}
+
+// An MPLS label stack followed by a pseudowire control word (RFC 4385 §3)
+// and an Ethernet frame: not decoded, and said so by name.
+TEST(PcapReaderTest, MplsPayloadThatIsNotIpIsWarnedAbout) {
+  std::vector<uint8_t> inner = TcpFrame(1, 10);
+  std::vector<uint8_t> frame(12, 0);
+  // EtherType 0x8847, one label (16, S set, TTL 64), control word 0.
+  for (uint8_t b : {0x88, 0x47, 0x00, 0x01, 0x01, 0x40, 0, 0, 0, 0})
+    frame.push_back(b);
+  frame.insert(frame.end(), inner.begin(), inner.end());
+  std::vector<uint8_t> bytes = NanosecondPcapHeader();
+  AppendRecord(100, 0, frame, &bytes);
+  AppendRecord(101, 0, inner, &bytes);
+  Collector c;
+  absl::StatusOr<CaptureInfo> info =
+      ReadCaptureFromMemory("t", bytes.data(), bytes.size(), c);
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_EQ(info->tcp_packets, 1u);
+  EXPECT_EQ(info->mpls_not_ip_packets, 1u);
+  EXPECT_THAT(info->warnings,
+              ElementsAre(HasSubstr("1 MPLS packets carried neither IPv4 nor "
+                                    "IPv6")));
 }
 
 TEST(PcapReaderTest, MixedLinkTypesGoThroughTheWalker) {
