@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -447,6 +448,34 @@ TEST(AckTimelineTest, AccEcnCePacketsPragueAndCubic) {
 }
 
 // ---- The sender's MSS -----------------------------------------------------
+
+// The TSO/GSO warning needs segments of two MSS or more. The zeek-tcprs
+// servers send full segments above the client's MSS option (`tshark -r F
+// -Y 'tcp.len>1380' -T fields -e tcp.len | sort | uniq -c`: fast011 105 of
+// 1446 bytes against an MSS option of 1400, comp002 117 of 1446 against
+// 1380): a sender whose full segments run over, not super-segments, so no
+// warning (before, "105 segments larger than the MSS"). The lab's SLL2
+// capture was taken with TSO on (`tshark -r F -Y 'tcp.stream==1 &&
+// tcp.len>=2856'`: 7 segments of 2 x 1428 bytes or more, the largest
+// 47124): warned about, with that count.
+TEST(AckTimelineTest, SuperSegmentWarningNeedsTwoMss) {
+  const auto warns_of_super_segments = [](const Timeline& t) {
+    for (const std::string& w : t.stats.warnings) {
+      if (absl::StrContains(w, "super-segments")) return w;
+    }
+    return std::string();
+  };
+  for (const char* file :
+       {"wild/zeek-tcprs_fast011.pcap", "wild/zeek-tcprs_comp002.pcap"}) {
+    CCREPLAY_PATH_OR_SKIP(path, SharedTestData(file));
+    EXPECT_EQ(warns_of_super_segments(Build(path)), "") << file;
+  }
+  CCREPLAY_PATH_OR_SKIP(tso,
+                        FindTestData("pcap-format/ccreplay_sll2_ipv6.pcap"));
+  EXPECT_THAT(warns_of_super_segments(Build(tso)),
+              ::testing::StartsWith("7 segments larger than the MSS (up to "
+                                    "47124 bytes): TSO/GSO super-segments"));
+}
 
 TEST(AckTimelineTest, MssFromTheHandshakeAndPragueLowering) {
   // iperf3's control connection (flow 0) sends a 37-byte cookie first:
