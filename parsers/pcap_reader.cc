@@ -21,6 +21,10 @@ namespace {
 // difference of two of them fits in int64. pcap's 32-bit seconds all do.
 constexpr int64_t kMaxTimeNs = int64_t{1} << 62;
 constexpr int64_t kNsPerSecond = 1000000000;
+// How far a record may be stamped before its predecessor and still be taken
+// as reordering (queues of one capture, merged captures): one second, far
+// beyond any capture path's reordering.
+constexpr int64_t kMaxBackwardsStepNs = kNsPerSecond;
 
 // Size of the classic pcap file header and per-record header.
 constexpr uint64_t kPcapFileHeaderBytes = 24;
@@ -183,10 +187,11 @@ inline void HandleFrame(int link_type, int64_t time_ns, const uint8_t* data,
   }
   if (info->packets - info->bad_time_packets == 1) {
     info->first_packet_time_ns = time_ns;
-  } else if (time_ns < info->last_packet_time_ns) {
-    // Capture time never runs backwards downstream: a record stamped
-    // before the one preceding it (a merged or corrupt capture) takes that
-    // record's time, so no duration or RTT comes out negative.
+  } else if (time_ns < info->last_packet_time_ns - kMaxBackwardsStepNs) {
+    // A record stamped far before the one preceding it is a corrupt time,
+    // not reordering: it takes that record's time, so no duration comes
+    // out negative. Small steps back (multi-queue capture, merged files,
+    // the simulator's export) are real order and are kept.
     ++info->backwards_time_packets;
     time_ns = info->last_packet_time_ns;
   }
@@ -284,8 +289,8 @@ void AddSummaryWarnings(CaptureInfo* info) {
   if (info->backwards_time_packets > 0) {
     info->warnings.push_back(absl::StrCat(
         info->backwards_time_packets,
-        " packets were timestamped before the packet preceding them: taken "
-        "as that packet's time"));
+        " packets were timestamped more than a second before the packet "
+        "preceding them: taken as that packet's time"));
   }
   if (info->undecodable_packets > 0) {
     info->warnings.push_back(

@@ -34,8 +34,8 @@ struct CaptureInfo {
   // Records whose sub-second field is a second or more (invalid in pcap):
   // taken as the last nanosecond of their second.
   uint64_t bad_subsecond_packets = 0;
-  // Records stamped before the record preceding them: given that record's
-  // time, so that capture time never runs backwards downstream.
+  // Records stamped more than a second before the record preceding them
+  // (corrupt, not reordered): given that record's time.
   uint64_t backwards_time_packets = 0;
   // IPv6 packets with more extension headers than the decoder walks
   // (kMaxIpv6ExtensionHeaders): skipped, not guessed.
