@@ -172,10 +172,15 @@ TEST(CliTest, LogFollowedByGibibytesOfNulsKeepsItsSamples) {
 TEST(CliTest, DirectoryIsNamedByItsPath) {
   const std::string dir = ::testing::TempDir() + "/a_directory";
   mkdir(dir.c_str(), 0755);
-  CommandResult run = Ccreplay("flows " + dir);
-  EXPECT_NE(run.exit_code, 0);
-  EXPECT_THAT(run.err, HasSubstr(dir + ": "));
-  EXPECT_THAT(run.err, Not(HasSubstr("<fd:")));
+  // Issue 16: a directory that is not a lab bundle cannot be read as an
+  // input: exit 3 (README's table), from every command that takes one.
+  for (const char* command :
+       {"flows ", "diagnose ", "timeline ", "convert ", "replay --cc reno "}) {
+    CommandResult run = Ccreplay(command + dir);
+    EXPECT_EQ(run.exit_code, 3) << command;
+    EXPECT_THAT(run.err, HasSubstr(dir + ": ")) << command;
+    EXPECT_THAT(run.err, Not(HasSubstr("<fd:"))) << command;
+  }
 }
 
 // Issue 16: a /proc/net/tcpprobe line with 12 fields indexed past the

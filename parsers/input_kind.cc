@@ -101,7 +101,14 @@ InputKind ClassifyBytes(absl::string_view first_bytes) {
 absl::StatusOr<InputClass> ClassifyInput(const std::string& path) {
   std::error_code error;
   if (std::filesystem::is_directory(path, error)) {
-    return InputClass{InputKind::kBundleDirectory, false};
+    // A directory is an input only as a lab bundle, which meta.json marks
+    // (parsers/bundle.h); any other directory cannot be read as one.
+    if (std::filesystem::exists(std::filesystem::path(path) / "meta.json",
+                                error)) {
+      return InputClass{InputKind::kBundleDirectory, false};
+    }
+    return absl::NotFoundError(absl::StrCat(
+        path, ": is a directory, and not a lab bundle (it has no meta.json)"));
   }
   absl::StatusOr<std::unique_ptr<InputFile>> file = InputFile::Open(path);
   if (!file.ok()) return file.status();

@@ -79,6 +79,20 @@ TEST(ClassifyInput, QlogWithAMisleadingName) {
   EXPECT_EQ(ClassifyInput(named_qlog)->kind, InputKind::kPcap);
 }
 
+// A directory is a bundle only with meta.json; any other cannot be read
+// (exit 3, as a missing file), and the message names it.
+TEST(ClassifyInput, DirectoryWithoutMetaJsonIsNotABundle) {
+  const std::string dir = ::testing::TempDir() + "/not-a-bundle";
+  std::filesystem::create_directories(dir);
+  absl::StatusOr<InputClass> input = ClassifyInput(dir);
+  ASSERT_FALSE(input.ok());
+  EXPECT_EQ(input.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_NE(input.status().message().find(dir + ": is a directory"),
+            std::string::npos);
+  EXPECT_EQ(ClassifyInput(TestDataPath("lab/reno_ecn1_stepK60k_50mbit"))->kind,
+            InputKind::kBundleDirectory);
+}
+
 TEST(ClassifyInput, MissingFileIsNotFound) {
   EXPECT_EQ(ClassifyInput(TestDataPath("missing")).status().code(),
             absl::StatusCode::kNotFound);

@@ -1,7 +1,9 @@
 #include "replay/replay_session.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <memory>
+#include <system_error>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -263,6 +265,11 @@ absl::StatusOr<TcpInput> ResolveTcpInput(const std::string& path,
   // What cannot be classified passes through: the capture reader reports
   // why it cannot be read.
   absl::StatusOr<InputClass> kind = ClassifyInput(path);
+  // A directory that is not a bundle is refused here, by ClassifyInput's
+  // reason; anything else unclassified passes on to the capture reader.
+  std::error_code not_a_directory;
+  if (!kind.ok() && std::filesystem::is_directory(path, not_a_directory))
+    return kind.status();
   if (!kind.ok() || kind->kind != InputKind::kBundleDirectory) return input;
   absl::StatusOr<Bundle> bundle = ReadBundle(path);
   if (!bundle.ok()) return bundle.status();
