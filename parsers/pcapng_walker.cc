@@ -111,48 +111,117 @@ int64_t PcapngWalker::TimestampNs(const Interface& interface,
   return static_cast<int64_t>(ns);
 }
 
+absl::StatusOr<bool> PcapngWalker::ReadBlockHeader(uint8_t* header) {
+  block_offset_ = offset_;
+  absl::StatusOr<size_t> first = read_(reinterpret_cast<char*>(header), 8);
+  if (!first.ok()) return first.status();
+  if (*first == 0) return false;  // Clean end between blocks.
+  offset_ += *first;
+  if (*first < 8) {
+    absl::Status rest = ReadExactly(header + *first, 8 - *first);
+    if (!rest.ok()) return rest;
+  }
+  return true;
+}
+
+absl::Status PcapngWalker::ReadSectionHeader(const uint8_t* header) {
+  // The byte-order magic decides how to read this section, including
+  // this block's own length.
+  uint8_t magic[4];
+  absl::Status s = ReadExactly(magic, 4);
+  if (!s.ok()) return s;
+  uint32_t magic_le = uint32_t{magic[3]} << 24 | uint32_t{magic[2]} << 16 |
+                      uint32_t{magic[1]} << 8 | magic[0];
+  if (magic_le == kByteOrderMagic) {
+    big_endian_ = false;
+  } else if (magic_le == 0x4D3C2B1A) {
+    big_endian_ = true;
+  } else {
+    return absl::InvalidArgumentError(
+        absl::StrCat("bad byte-order magic in section header at byte offset ",
+                     block_offset_));
+  }
+  uint32_t total = Get32(header + 4);
+  if (total < 28 || total % 4 != 0 || total > kMaxBlockBytes) {
+    return absl::InvalidArgumentError(absl::StrCat("bad section header length ",
+                                                   total, " at byte offset ",
+                                                   block_offset_));
+  }
+  block_.resize(total - 8);
+  std::copy(magic, magic + 4, block_.begin());
+  s = ReadExactly(block_.data() + 4, total - 12);
+  if (!s.ok()) return s;
+  return ParseSectionHeader(block_.data(), total - 12);
+}
+
+absl::Status PcapngWalker::ReadBlockBody(const uint8_t* header,
+                                         uint32_t* total) {
+  *total = Get32(header + 4);
+  if (*total < 12 || *total % 4 != 0 || *total > kMaxBlockBytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "bad block length ", *total, " at byte offset ", block_offset_));
+  }
+  block_.resize(*total - 8);
+  return ReadExactly(block_.data(), *total - 8);
+}
+
+absl::Status PcapngWalker::FillFromPacketBlock(uint32_t type,
+                                               const uint8_t* body, size_t size,
+                                               PcapngPacket* packet) {
+  if (size < 20) return absl::InvalidArgumentError("packet block too short");
+  uint32_t id = type == kEnhancedPacketBlock ? Get32(body) : Get16(body);
+  if (id >= interfaces_.size()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("packet block at byte offset ", block_offset_,
+                     " names unknown interface ", id));
+  }
+  uint32_t captured = Get32(body + 12);
+  if (captured > size - 20) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("packet block at byte offset ", block_offset_,
+                     " claims more data than it holds"));
+  }
+  const Interface& interface = interfaces_[id];
+  packet->link_type = interface.link_type;
+  packet->interface_id = id;
+  packet->time_ns =
+      TimestampNs(interface, uint64_t{Get32(body + 4)} << 32 | Get32(body + 8));
+  packet->captured_bytes = captured;
+  packet->wire_bytes = Get32(body + 16);
+  packet->data = body + 20;
+  return absl::OkStatus();
+}
+
+absl::Status PcapngWalker::FillFromSimplePacketBlock(const uint8_t* body,
+                                                     size_t size,
+                                                     PcapngPacket* packet) {
+  if (size < 4 || interfaces_.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("simple packet block at byte offset ", block_offset_,
+                     " without an interface"));
+  }
+  const Interface& interface = interfaces_[0];
+  uint32_t wire = Get32(body);
+  uint32_t captured = std::min<uint32_t>(wire, static_cast<uint32_t>(size - 4));
+  if (interface.snaplen != 0) captured = std::min(captured, interface.snaplen);
+  packet->link_type = interface.link_type;
+  packet->interface_id = 0;
+  packet->time_ns = 0;  // SPBs carry no timestamp (§4.4).
+  packet->captured_bytes = captured;
+  packet->wire_bytes = wire;
+  packet->data = body + 4;
+  return absl::OkStatus();
+}
+
 absl::StatusOr<bool> PcapngWalker::Next(PcapngPacket* packet) {
   while (true) {
-    block_offset_ = offset_;
     uint8_t header[8];
-    absl::StatusOr<size_t> first = read_(reinterpret_cast<char*>(header), 8);
-    if (!first.ok()) return first.status();
-    if (*first == 0) return false;  // Clean end between blocks.
-    offset_ += *first;
-    if (*first < 8) {
-      absl::Status rest = ReadExactly(header + *first, 8 - *first);
-      if (!rest.ok()) return rest;
-    }
+    absl::StatusOr<bool> more = ReadBlockHeader(header);
+    if (!more.ok() || !*more) return more;
     uint32_t type_le = uint32_t{header[3]} << 24 | uint32_t{header[2]} << 16 |
                        uint32_t{header[1]} << 8 | header[0];
     if (type_le == kSectionHeaderBlock) {
-      // The byte-order magic decides how to read this section, including
-      // this block's own length.
-      uint8_t magic[4];
-      absl::Status s = ReadExactly(magic, 4);
-      if (!s.ok()) return s;
-      uint32_t magic_le = uint32_t{magic[3]} << 24 | uint32_t{magic[2]} << 16 |
-                          uint32_t{magic[1]} << 8 | magic[0];
-      if (magic_le == kByteOrderMagic) {
-        big_endian_ = false;
-      } else if (magic_le == 0x4D3C2B1A) {
-        big_endian_ = true;
-      } else {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "bad byte-order magic in section header at byte offset ",
-            block_offset_));
-      }
-      uint32_t total = Get32(header + 4);
-      if (total < 28 || total % 4 != 0 || total > kMaxBlockBytes) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("bad section header length ", total,
-                         " at byte offset ", block_offset_));
-      }
-      block_.resize(total - 8);
-      std::copy(magic, magic + 4, block_.begin());
-      s = ReadExactly(block_.data() + 4, total - 12);
-      if (!s.ok()) return s;
-      s = ParseSectionHeader(block_.data(), total - 12);
+      absl::Status s = ReadSectionHeader(header);
       if (!s.ok()) return s;
       continue;
     }
@@ -161,13 +230,8 @@ absl::StatusOr<bool> PcapngWalker::Next(PcapngPacket* packet) {
           "not a pcapng file: no section header block first");
     }
     uint32_t type = Get32(header);
-    uint32_t total = Get32(header + 4);
-    if (total < 12 || total % 4 != 0 || total > kMaxBlockBytes) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "bad block length ", total, " at byte offset ", block_offset_));
-    }
-    block_.resize(total - 8);
-    absl::Status s = ReadExactly(block_.data(), total - 8);
+    uint32_t total = 0;
+    absl::Status s = ReadBlockBody(header, &total);
     if (!s.ok()) return s;
     const uint8_t* body = block_.data();
     size_t size = total - 12;  // Without the trailing length copy.
@@ -177,51 +241,14 @@ absl::StatusOr<bool> PcapngWalker::Next(PcapngPacket* packet) {
         if (!s.ok()) return s;
         continue;
       case kEnhancedPacketBlock:
-      case kObsoletePacketBlock: {
-        if (size < 20)
-          return absl::InvalidArgumentError("packet block too short");
-        uint32_t id = type == kEnhancedPacketBlock ? Get32(body) : Get16(body);
-        if (id >= interfaces_.size()) {
-          return absl::InvalidArgumentError(
-              absl::StrCat("packet block at byte offset ", block_offset_,
-                           " names unknown interface ", id));
-        }
-        uint32_t captured = Get32(body + 12);
-        if (captured > size - 20) {
-          return absl::InvalidArgumentError(
-              absl::StrCat("packet block at byte offset ", block_offset_,
-                           " claims more data than it holds"));
-        }
-        const Interface& interface = interfaces_[id];
-        packet->link_type = interface.link_type;
-        packet->interface_id = id;
-        packet->time_ns = TimestampNs(
-            interface, uint64_t{Get32(body + 4)} << 32 | Get32(body + 8));
-        packet->captured_bytes = captured;
-        packet->wire_bytes = Get32(body + 16);
-        packet->data = body + 20;
+      case kObsoletePacketBlock:
+        s = FillFromPacketBlock(type, body, size, packet);
+        if (!s.ok()) return s;
         return true;
-      }
-      case kSimplePacketBlock: {
-        if (size < 4 || interfaces_.empty()) {
-          return absl::InvalidArgumentError(
-              absl::StrCat("simple packet block at byte offset ", block_offset_,
-                           " without an interface"));
-        }
-        const Interface& interface = interfaces_[0];
-        uint32_t wire = Get32(body);
-        uint32_t captured =
-            std::min<uint32_t>(wire, static_cast<uint32_t>(size - 4));
-        if (interface.snaplen != 0)
-          captured = std::min(captured, interface.snaplen);
-        packet->link_type = interface.link_type;
-        packet->interface_id = 0;
-        packet->time_ns = 0;  // SPBs carry no timestamp (§4.4).
-        packet->captured_bytes = captured;
-        packet->wire_bytes = wire;
-        packet->data = body + 4;
+      case kSimplePacketBlock:
+        s = FillFromSimplePacketBlock(body, size, packet);
+        if (!s.ok()) return s;
         return true;
-      }
       default:
         continue;  // Name resolution, statistics, secrets, custom: skipped.
     }

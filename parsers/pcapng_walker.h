@@ -57,6 +57,16 @@ class PcapngWalker {
   absl::Status ParseSectionHeader(const uint8_t* body, size_t size);
   absl::Status ParseInterface(const uint8_t* body, size_t size);
   int64_t TimestampNs(const Interface& interface, uint64_t units) const;
+  // Steps of Next(): the 8-byte block header (false at a clean end), a
+  // Section Header Block after its header, another block's body into
+  // block_, and a packet from an Enhanced/obsolete or Simple Packet Block.
+  absl::StatusOr<bool> ReadBlockHeader(uint8_t* header);
+  absl::Status ReadSectionHeader(const uint8_t* header);
+  absl::Status ReadBlockBody(const uint8_t* header, uint32_t* total);
+  absl::Status FillFromPacketBlock(uint32_t type, const uint8_t* body,
+                                   size_t size, PcapngPacket* packet);
+  absl::Status FillFromSimplePacketBlock(const uint8_t* body, size_t size,
+                                         PcapngPacket* packet);
 
   ReadFn read_;
   uint64_t offset_ = 0;        // Bytes consumed.
