@@ -362,6 +362,68 @@ bool LibpcapRefusesInterfaces(absl::string_view message) {
          absl::StrContains(message, "no Interface Description Blocks");
 }
 
+// libpcap could not open the capture: read it with the walker when libpcap
+// refuses its interfaces, otherwise say why it is not readable. `info` is
+// the one the consumer counts into.
+absl::StatusOr<CaptureInfo> ReadUnopened(const std::string& name,
+                                         ByteSource& source,
+                                         absl::string_view message,
+                                         CaptureInfo* info,
+                                         SegmentConsumer& consumer) {
+  if (LibpcapRefusesInterfaces(message)) {
+    info->format = "pcapng";
+    absl::Status s = ReadWithWalker(source, info, consumer);
+    if (!s.ok())
+      return absl::Status(s.code(), absl::StrCat(name, ": ", s.message()));
+    AddSummaryWarnings(info);
+    return std::move(*info);
+  }
+  if (absl::StrContains(message, "major version")) {
+    return absl::UnimplementedError(absl::StrCat(name, ": ", message));
+  }
+  if (absl::StrContains(message, "unknown file format")) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        name, ": not a pcap or pcapng capture (unknown file format)"));
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat(name, ": not a readable capture: ", message));
+}
+
+// pcap_loop stopped on an error after the records before `good_offset`:
+// start over with the walker when libpcap refuses a later interface (closing
+// libpcap's handle first), otherwise keep those records and say why reading
+// stopped.
+absl::Status HandleLoopFailure(
+    const std::string& name, ByteSource& source, bool pcapng,
+    uint64_t good_offset, std::unique_ptr<pcap_t, void (*)(pcap_t*)>& closer,
+    CaptureInfo* info, SegmentConsumer& consumer) {
+  absl::string_view message = pcap_geterr(closer.get());
+  if (pcapng && LibpcapRefusesInterfaces(message)) {
+    // Start over with the walker; the consumer forgets what it got.
+    consumer.Restart();
+    CaptureInfo fresh;
+    fresh.path = name;
+    fresh.gzip = info->gzip;
+    fresh.format = "pcapng";
+    *info = std::move(fresh);
+    closer.reset();
+    absl::Status s = ReadWithWalker(source, info, consumer);
+    if (!s.ok())
+      return absl::Status(s.code(), absl::StrCat(name, ": ", s.message()));
+  } else if (absl::StrContains(message, "major version")) {
+    // A later section of an unsupported version: keep what came before.
+    info->truncated = true;
+    info->truncated_at_offset = good_offset;
+    info->warnings.push_back(absl::StrCat("reading stopped at byte offset ",
+                                          good_offset, ": ", message,
+                                          "; the flows before it are kept"));
+  } else {
+    const absl::Status stream = source.stream_status();
+    MarkTruncated(info, good_offset, stream.ok() ? message : stream.message());
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<CaptureInfo> Read(const std::string& name, ByteSource& source,
                                  SegmentConsumer& all_segments) {
   CaptureInfo info;
@@ -375,24 +437,7 @@ absl::StatusOr<CaptureInfo> Read(const std::string& name, ByteSource& source,
       *stdio, PCAP_TSTAMP_PRECISION_NANO, errbuf);
   if (pcap == nullptr) {
     std::fclose(*stdio);
-    absl::string_view message = errbuf;
-    if (LibpcapRefusesInterfaces(message)) {
-      info.format = "pcapng";
-      absl::Status s = ReadWithWalker(source, &info, consumer);
-      if (!s.ok())
-        return absl::Status(s.code(), absl::StrCat(name, ": ", s.message()));
-      AddSummaryWarnings(&info);
-      return info;
-    }
-    if (absl::StrContains(message, "major version")) {
-      return absl::UnimplementedError(absl::StrCat(name, ": ", message));
-    }
-    if (absl::StrContains(message, "unknown file format")) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          name, ": not a pcap or pcapng capture (unknown file format)"));
-    }
-    return absl::InvalidArgumentError(
-        absl::StrCat(name, ": not a readable capture: ", message));
+    return ReadUnopened(name, source, errbuf, &info, consumer);
   }
   std::unique_ptr<pcap_t, void (*)(pcap_t*)> closer(pcap, pcap_close);
   // libpcap reports a pcapng file's byte-order magic as its "major version"
@@ -419,33 +464,10 @@ absl::StatusOr<CaptureInfo> Read(const std::string& name, ByteSource& source,
   // 0 at the end of the file, -1 on an error, after the records before it.
   const int rc = pcap_loop(pcap, -1, &LibpcapLoop::OnRecord,
                            reinterpret_cast<u_char*>(&loop));
-  const uint64_t good_offset = loop.good_offset;
   if (rc != 0) {
-    absl::string_view message = pcap_geterr(pcap);
-    if (pcapng && LibpcapRefusesInterfaces(message)) {
-      // Start over with the walker; the consumer forgets what it got.
-      consumer.Restart();
-      CaptureInfo fresh;
-      fresh.path = name;
-      fresh.gzip = info.gzip;
-      fresh.format = "pcapng";
-      info = std::move(fresh);
-      closer.reset();
-      absl::Status s = ReadWithWalker(source, &info, consumer);
-      if (!s.ok())
-        return absl::Status(s.code(), absl::StrCat(name, ": ", s.message()));
-    } else if (absl::StrContains(message, "major version")) {
-      // A later section of an unsupported version: keep what came before.
-      info.truncated = true;
-      info.truncated_at_offset = good_offset;
-      info.warnings.push_back(absl::StrCat("reading stopped at byte offset ",
-                                           good_offset, ": ", message,
-                                           "; the flows before it are kept"));
-    } else {
-      const absl::Status stream = source.stream_status();
-      MarkTruncated(&info, good_offset,
-                    stream.ok() ? message : stream.message());
-    }
+    absl::Status s = HandleLoopFailure(name, source, pcapng, loop.good_offset,
+                                       closer, &info, consumer);
+    if (!s.ok()) return s;
   }
   AddSummaryWarnings(&info);
   return info;

@@ -45,8 +45,6 @@ MARKER = "long:"
 # reported on each run; one that no longer occurs is reported, not failed.
 KNOWN = {
     "parsers/json_stream.cc:JsonStream::CaptureValue",
-    "parsers/pcap_reader.cc:Read",
-    "parsers/pcapng_walker.cc:PcapngWalker::Next",
     "parsers/quicly_log.cc:Handle",
     "replay/ack_timeline.cc:AckTimelineBuilder::OnData",
     "replay/ack_timeline.cc:AckTimelineBuilder::OnAckFrom",
