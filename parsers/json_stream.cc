@@ -17,6 +17,56 @@ bool IsJsonSpace(char c) {
   return c == ' ' || c == '\n' || c == '\r' || c == '\t';
 }
 
+// CaptureValue's scan over one JSON value, a byte at a time: nesting depth,
+// whether inside a string (and after a backslash there), and whether the
+// value is a bare number / true / false / null.
+struct ValueScanner {
+  // The value goes on, ends with this byte, ended just before it (a
+  // scalar's terminator), or this byte closes a bracket never opened.
+  enum Step { kMore, kEndsAfter, kEndsBefore, kUnexpectedClose };
+
+  Step Next(char c) {
+    if (in_string) return InString(c);
+    if (scalar) {
+      return IsJsonSpace(c) || c == ',' || c == ']' || c == '}' ? kEndsBefore
+                                                                : kMore;
+    }
+    switch (c) {
+      case '"':
+        in_string = true;
+        return kMore;
+      case '{':
+      case '[':
+        ++depth;
+        return kMore;
+      case '}':
+      case ']':
+        if (depth == 0) return kUnexpectedClose;
+        return --depth == 0 ? kEndsAfter : kMore;
+      default:
+        if (depth == 0) scalar = true;
+        return kMore;
+    }
+  }
+
+  Step InString(char c) {
+    if (escaped) {
+      escaped = false;
+    } else if (c == '\\') {
+      escaped = true;
+    } else if (c == '"') {
+      in_string = false;
+      if (depth == 0) return kEndsAfter;
+    }
+    return kMore;
+  }
+
+  int depth = 0;
+  bool in_string = false;
+  bool escaped = false;
+  bool scalar = false;
+};
+
 }  // namespace
 
 JsonStream::JsonStream(InputFile* file)
@@ -104,69 +154,29 @@ absl::Status JsonStream::CaptureValue(std::string* value) {
     return Error(absl::StatusCode::kDataLoss,
                  "data ends where a value was expected");
   }
-  int depth = 0;
-  bool in_string = false;
-  bool escaped = false;
-  bool scalar = false;  // a number / true / false / null at the top
+  ValueScanner scan;
   while (Refill()) {
     const char* begin = buffer_.get() + position_;
     const char* end = buffer_.get() + end_;
     const char* p = begin;
     bool done = false;
     for (; p < end; ++p) {
-      char c = *p;
-      if (c == kRecordSeparator) {
+      if (*p == kRecordSeparator) {
         value->append(begin, p - begin);
         position_ += p - begin;
         return Error(absl::StatusCode::kDataLoss,
                      "record cut short by a record separator");
       }
-      if (in_string) {
-        if (escaped) {
-          escaped = false;
-        } else if (c == '\\') {
-          escaped = true;
-        } else if (c == '"') {
-          in_string = false;
-          if (depth == 0) {
-            ++p;
-            done = true;
-            break;
-          }
-        }
-        continue;
+      const ValueScanner::Step step = scan.Next(*p);
+      if (step == ValueScanner::kUnexpectedClose) {
+        return Error(absl::StatusCode::kInvalidArgument,
+                     absl::StrCat("unexpected '", std::string(1, *p), "'"));
       }
-      if (scalar) {
-        if (IsJsonSpace(c) || c == ',' || c == ']' || c == '}') {
-          done = true;
-          break;
-        }
-        continue;
+      if (step == ValueScanner::kEndsAfter) ++p;
+      if (step != ValueScanner::kMore) {
+        done = true;
+        break;
       }
-      switch (c) {
-        case '"':
-          in_string = true;
-          break;
-        case '{':
-        case '[':
-          ++depth;
-          break;
-        case '}':
-        case ']':
-          if (depth == 0) {
-            return Error(absl::StatusCode::kInvalidArgument,
-                         absl::StrCat("unexpected '", std::string(1, c), "'"));
-          }
-          if (--depth == 0) {
-            ++p;
-            done = true;
-          }
-          break;
-        default:
-          if (depth == 0) scalar = true;
-          break;
-      }
-      if (done) break;
     }
     value->append(begin, p - begin);
     position_ += p - begin;
@@ -177,7 +187,7 @@ absl::Status JsonStream::CaptureValue(std::string* value) {
     }
   }
   if (!status_.ok()) return status_;
-  if (scalar && depth == 0) return absl::OkStatus();
+  if (scan.scalar && scan.depth == 0) return absl::OkStatus();
   return Error(absl::StatusCode::kDataLoss,
                "data ends inside a value (file cut short?)");
 }
