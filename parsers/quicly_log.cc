@@ -196,36 +196,14 @@ class QuiclyReader {
     } else if (type == "ack_block_received" || type == "packet_acked") {
       AddAckedPackets(event, pending);
     } else if (type == "cc_ack_received") {
-      QuicAckReceived ack;
-      ack.time_us = t;
-      ack.space = pending.space;
-      ack.acked_ranges = std::move(pending.ranges);
-      ack.ce_packets = pending.ce_count;
-      quic.acks_received.push_back(std::move(ack));
-      pending.ranges.clear();
-      pending.ranges_from_blocks = false;
-      AddCwnd(trace, t, event.Get("cwnd"), event.Get("inflight"));
-      if (std::optional<double> acked = event.Get("bytes_acked")) {
-        series.other["bytes_acked"].push_back({t, *acked});
-      }
+      AddAckReceived(event, t, pending, trace);
     } else if (type == "packet_lost") {
-      std::optional<uint64_t> pn =
-          Unsigned(event, "pn", kMaxQuicPacketNumber, /*required=*/true);
-      if (!pn.has_value()) return;
-      quic.packets_lost.push_back(
-          {t, SpaceOfEpoch(event.Get("packet_type").value_or(3)), *pn, ""});
+      AddPacketLost(event, t, quic);
     } else if (type == "cc_congestion") {
       AddCwnd(trace, t, event.Get("cwnd"), event.Get("flight"));
       series.congestion_states.push_back({t, "recovery", "cc_congestion"});
     } else if (type == "ecn_congestion") {
-      if (event.numbers.contains("ce_count")) {
-        std::optional<uint64_t> ce =
-            Unsigned(event, "ce_count", kMaxQuicPacketNumber,
-                     /*required=*/true);
-        if (!ce.has_value()) return;
-        pending.ce_count = *ce;
-        series.other["ce_count"].push_back({t, static_cast<double>(*ce)});
-      }
+      AddEcnCongestion(event, t, pending, series);
     } else if (type == "pto") {
       AddCwnd(trace, t, event.Get("cwnd"), event.Get("inflight"));
       if (std::optional<double> count = event.Get("pto_count")) {
@@ -236,6 +214,45 @@ class QuiclyReader {
         series.other[absl::StrCat("conn_stats.", key)].push_back({t, value});
       }
     }
+  }
+
+  // cc_ack_received: the ACK frame the pending ranges and CE count make up,
+  // and the window after it.
+  void AddAckReceived(const QuiclyEvent& event, int64_t t, PendingAck& pending,
+                      HostTrace& trace) {
+    QuicAckReceived ack;
+    ack.time_us = t;
+    ack.space = pending.space;
+    ack.acked_ranges = std::move(pending.ranges);
+    ack.ce_packets = pending.ce_count;
+    trace.quic_events.acks_received.push_back(std::move(ack));
+    pending.ranges.clear();
+    pending.ranges_from_blocks = false;
+    AddCwnd(trace, t, event.Get("cwnd"), event.Get("inflight"));
+    if (std::optional<double> acked = event.Get("bytes_acked")) {
+      trace.series.other["bytes_acked"].push_back({t, *acked});
+    }
+  }
+
+  void AddPacketLost(const QuiclyEvent& event, int64_t t,
+                     QuicSenderEvents& quic) {
+    std::optional<uint64_t> pn =
+        Unsigned(event, "pn", kMaxQuicPacketNumber, /*required=*/true);
+    if (!pn.has_value()) return;
+    quic.packets_lost.push_back(
+        {t, SpaceOfEpoch(event.Get("packet_type").value_or(3)), *pn, ""});
+  }
+
+  // ecn_congestion: the CE count the next cc_ack_received carries.
+  void AddEcnCongestion(const QuiclyEvent& event, int64_t t,
+                        PendingAck& pending, CapturedSeries& series) {
+    if (!event.numbers.contains("ce_count")) return;
+    std::optional<uint64_t> ce =
+        Unsigned(event, "ce_count", kMaxQuicPacketNumber,
+                 /*required=*/true);
+    if (!ce.has_value()) return;
+    pending.ce_count = *ce;
+    series.other["ce_count"].push_back({t, static_cast<double>(*ce)});
   }
 
   void AddPacketSent(const QuiclyEvent& event, int64_t t,
