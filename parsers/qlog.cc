@@ -242,23 +242,8 @@ class QlogReader {
   }
 
   absl::Status ReadTraces() {
-    if (absl::Status s = stream_.Expect('[', "the traces array"); !s.ok())
-      return s;
-    if (stream_.PeekToken() == ']') {
-      stream_.Consume();
-      return absl::OkStatus();
-    }
-    while (true) {
-      if (absl::Status s = ReadTrace(); !s.ok()) return s;
-      if (truncated_) return absl::OkStatus();
-      int next = stream_.PeekToken();
-      stream_.Consume();
-      if (next == ']') return absl::OkStatus();
-      if (next != ',') {
-        return stream_.Error(absl::StatusCode::kInvalidArgument,
-                             "expected ',' or ']' in the traces array");
-      }
-    }
+    return ReadArray("the traces array", /*cut_at_end=*/false,
+                     [this] { return ReadTrace(); });
   }
 
   absl::Status ReadTrace() {
@@ -292,29 +277,27 @@ class QlogReader {
     }
   }
 
-  absl::Status ReadEventsArray(size_t trace_index) {
-    if (absl::Status s = stream_.Expect('[', "the events array"); !s.ok())
-      return s;
+  // A JSON array, `name` its description ("the events array"): '[', then
+  // elements that `read_element` reads (setting truncated_ to stop early),
+  // separated by ',' up to ']'. With `cut_at_end`, the data ending where ','
+  // or ']' was expected is a cut (a warning and truncated_), not an error.
+  template <typename ReadElement>
+  absl::Status ReadArray(const char* name, bool cut_at_end,
+                         ReadElement read_element) {
+    if (absl::Status s = stream_.Expect('[', name); !s.ok()) return s;
     if (stream_.PeekToken() == ']') {
       stream_.Consume();
       return absl::OkStatus();
     }
     while (true) {
-      uint64_t offset = stream_.offset();
-      absl::Status s = stream_.CaptureValue(&event_);
-      if (s.code() == absl::StatusCode::kDataLoss) {
-        warnings_.Add(std::string(s.message()));
-        truncated_ = true;
-        return absl::OkStatus();
-      }
-      if (!s.ok()) return s;
-      HandleEvent(trace_index, offset);
+      if (absl::Status s = read_element(); !s.ok()) return s;
+      if (truncated_) return absl::OkStatus();
       int next = stream_.PeekToken();
-      if (next < 0) {
+      if (next < 0 && cut_at_end) {
         if (!stream_.status().ok()) return stream_.status();
-        warnings_.Add(absl::StrCat(
-            log_.path, ": byte offset ", stream_.offset(),
-            ": the file ends inside the events array (cut short?)"));
+        warnings_.Add(absl::StrCat(log_.path, ": byte offset ",
+                                   stream_.offset(), ": the file ends inside ",
+                                   name, " (cut short?)"));
         truncated_ = true;
         return absl::OkStatus();
       }
@@ -322,9 +305,29 @@ class QlogReader {
       if (next == ']') return absl::OkStatus();
       if (next != ',') {
         return stream_.Error(absl::StatusCode::kInvalidArgument,
-                             "expected ',' or ']' in the events array");
+                             absl::StrCat("expected ',' or ']' in ", name));
       }
     }
+  }
+
+  absl::Status ReadEventsArray(size_t trace_index) {
+    return ReadArray("the events array", /*cut_at_end=*/true,
+                     [&] { return ReadEvent(trace_index); });
+  }
+
+  // One element of the events array; a value cut short ends the reading
+  // with a warning (truncated_).
+  absl::Status ReadEvent(size_t trace_index) {
+    uint64_t offset = stream_.offset();
+    absl::Status s = stream_.CaptureValue(&event_);
+    if (s.code() == absl::StatusCode::kDataLoss) {
+      warnings_.Add(std::string(s.message()));
+      truncated_ = true;
+      return absl::OkStatus();
+    }
+    if (!s.ok()) return s;
+    HandleEvent(trace_index, offset);
+    return absl::OkStatus();
   }
 
   // JSON-SEQ / NDJSON: one event per record after the header.
