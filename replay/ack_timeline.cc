@@ -319,16 +319,7 @@ void AckTimelineBuilder::OnData(FlowState& flow, int side,
   std::unique_ptr<Direction>& slot = flow.direction[side];
   if (slot == nullptr) {
     if (s.payload_bytes == 0) return;  // A FIN alone starts nothing.
-    slot = std::make_unique<Direction>();
-    // The ISN from the SYN; without it data starts where the capture does.
-    const uint32_t isn =
-        flow.syn_seen[side] ? flow.isn[side] : s.seq - (syn ? 0 : 1);
-    slot->data_sequence.Start(isn);
-    slot->ack_sequence.Start(isn);
-    slot->board.Reset(1);
-    slot->mss_limit_bytes = HandshakeMss(flow, side, /*own_option=*/false);
-    slot->mss_bytes = HandshakeMss(flow, side, /*own_option=*/true);
-    if (flow.handshake_done) slot->accecn.StartAtHandshake();
+    slot = NewDirection(flow, side, s);
   }
   Direction& d = *slot;
   const int64_t start = d.data_sequence.Unwrap(s.seq) + (syn ? 1 : 0);
@@ -349,14 +340,7 @@ void AckTimelineBuilder::OnData(FlowState& flow, int side,
   }
   const bool has_ts = s.options.has_timestamps;
   const uint32_t ts_val = has_ts ? s.options.ts_val : 0;
-  // An older timestamp than one already sent: this packet left the sender
-  // before others the capture saw first (reordered, not resent).
-  const bool older_ts =
-      has_ts && d.ts_seen && static_cast<int32_t>(ts_val - d.max_ts_val) < 0;
-  if (has_ts && (!d.ts_seen || !older_ts)) {
-    d.ts_seen = true;
-    d.max_ts_val = ts_val;
-  }
+  const bool older_ts = TakeTimestamp(d, has_ts, ts_val);
   // A super-segment is at least two segments' worth (a full MSS over): a
   // payload a few bytes over the MSS is a sender whose full segments vary
   // (options, PMTU), not TSO/GRO.
@@ -367,6 +351,46 @@ void AckTimelineBuilder::OnData(FlowState& flow, int side,
   }
 
   const int64_t send_ns = s.time_ns - flow.shift_ns[side];
+  const uint64_t outstanding_before = d.board.outstanding_bytes();
+  const SackScoreboard::SendResult sent =
+      RecordSend(flow, d, s, start, end, send_ns, ts_val);
+  if (sent.resent_bytes == 0 || (sent.was_unseen && older_ts)) return;
+  OnRetransmission(flow, side, d, s, start, end, send_ns, outstanding_before,
+                   sent);
+}
+
+std::unique_ptr<AckTimelineBuilder::Direction> AckTimelineBuilder::NewDirection(
+    const FlowState& flow, int side, const TcpSegment& s) {
+  const bool syn = s.flags & kTcpSyn;
+  auto d = std::make_unique<Direction>();
+  // The ISN from the SYN; without it data starts where the capture does.
+  const uint32_t isn =
+      flow.syn_seen[side] ? flow.isn[side] : s.seq - (syn ? 0 : 1);
+  d->data_sequence.Start(isn);
+  d->ack_sequence.Start(isn);
+  d->board.Reset(1);
+  d->mss_limit_bytes = HandshakeMss(flow, side, /*own_option=*/false);
+  d->mss_bytes = HandshakeMss(flow, side, /*own_option=*/true);
+  if (flow.handshake_done) d->accecn.StartAtHandshake();
+  return d;
+}
+
+bool AckTimelineBuilder::TakeTimestamp(Direction& d, bool has_ts,
+                                       uint32_t ts_val) {
+  // An older timestamp than one already sent: this packet left the sender
+  // before others the capture saw first (reordered, not resent).
+  const bool older_ts =
+      has_ts && d.ts_seen && static_cast<int32_t>(ts_val - d.max_ts_val) < 0;
+  if (has_ts && (!d.ts_seen || !older_ts)) {
+    d.ts_seen = true;
+    d.max_ts_val = ts_val;
+  }
+  return older_ts;
+}
+
+SackScoreboard::SendResult AckTimelineBuilder::RecordSend(
+    FlowState& flow, Direction& d, const TcpSegment& s, int64_t start,
+    int64_t end, int64_t send_ns, uint32_t ts_val) {
   const int64_t snd_nxt_before = d.board.snd_nxt();
   const uint64_t outstanding_before = d.board.outstanding_bytes();
   const SackScoreboard::SendResult sent =
@@ -389,11 +413,17 @@ void AckTimelineBuilder::OnData(FlowState& flow, int side,
     d.sent_new_since_ack = true;
     d.last_new_short = s.payload_bytes < d.current_mss();
   }
-  if (sent.resent_bytes == 0 || (sent.was_unseen && older_ts)) return;
+  return sent;
+}
 
+void AckTimelineBuilder::OnRetransmission(
+    const FlowState& flow, int side, Direction& d, const TcpSegment& s,
+    int64_t start, int64_t end, int64_t send_ns, uint64_t outstanding_before,
+    const SackScoreboard::SendResult& sent) {
+  const bool has_ts = s.options.has_timestamps;
   const RetransmissionClassifier::Result c = d.classifier.Classify(
       send_ns, start, end, sent, d.rtt, d.board.snd_una(), d.board.snd_nxt(),
-      outstanding_before, d.current_mss(), ts_val,
+      outstanding_before, d.current_mss(), has_ts ? s.options.ts_val : 0,
       has_ts ? s.options.ts_ecr : 0);
   ++d.retransmissions[static_cast<int>(c.kind)];
   if (c.kind == RetransmissionKind::kFast) d.board.MarkLost(start, end);
@@ -434,29 +464,73 @@ void AckTimelineBuilder::OnAckFrom(FlowState& flow, int side,
   const int sender = 1 - side;
   Direction& d = *flow.direction[sender];
   const uint32_t mss = d.current_mss();
-  int64_t ack = d.ack_sequence.Unwrap(s.ack);
-  if (d.fin_sent && ack == d.fin_end) --ack;  // The FIN's sequence number.
-  ++d.artefacts.acks;
-  if (s.flags & kTcpEce) ++d.artefacts.ece_acks;
-  if (ack > d.board.snd_nxt()) ++d.artefacts.acks_of_unseen_data;
-
+  const int64_t ack = CountAck(d, s);
   const uint64_t outstanding_before = d.board.outstanding_bytes();
-
-  SackBlock blocks[4];
   const int block_count = s.options.sack_block_count;
-  for (int k = 0; k < block_count; ++k) {
-    blocks[k].start = d.ack_sequence.Unwrap(s.options.sack_left[k]);
-    blocks[k].end = d.ack_sequence.Unwrap(s.options.sack_right[k]);
-  }
   const int64_t old_una = d.board.snd_una();
-  const SackScoreboard::AckResult r =
-      d.board.OnAck(ack, blocks, block_count, mss);
+  const SackScoreboard::AckResult r = ApplyAck(d, s, ack, mss);
   const bool advanced = r.bytes_acked > 0;
   const bool window_changed =
       d.has_last_ack && s.window_raw != d.last_window_raw;
   const bool duplicate = !advanced && ack == old_una && s.payload_bytes == 0 &&
                          !(s.flags & kTcpFin) && outstanding_before > 0 &&
                          (!window_changed || block_count > 0);
+  TakeWindow(flow, side, d, s);
+  const int64_t rtt_sample_us = TakeRttSample(d, s, r, ack_ns);
+
+  const bool has_ts = s.options.has_timestamps;
+  d.classifier.OnAck(ack_ns, advanced, duplicate, d.board.sacked_bytes() > 0,
+                     d.board.snd_una(), has_ts ? s.options.ts_val : 0);
+  int spurious = 0;
+  if (r.bytes_dsacked > 0) spurious += d.classifier.OnDsack(r.dsack);
+  if (advanced) {
+    spurious += d.classifier.OnCumulativeAck(d.board.snd_una(), has_ts,
+                                             s.options.ts_ecr);
+  }
+  d.spurious += static_cast<uint64_t>(spurious);
+
+  TimelineEvent e;
+  TakeEcnFeedback(flow, d, s, r, handshake_ack, duplicate, e);
+  FillAckEvent(flow, sender, d, r, ack_ns, e);
+  e.duplicate = duplicate;
+  e.rtt_sample_us = rtt_sample_us;
+  e.mss_bytes = mss;
+  e.spurious_retransmissions = static_cast<uint32_t>(spurious);
+  AckHold& hold = flow.hold[sender];
+  if (hold.active()) {
+    // The limit, flight and emission wait until the sender has the ACK.
+    hold.Push(s.time_ns, has_ts, s.options.ts_val);
+    d.held_acks.push_back({e, outstanding_before, d.board.snd_nxt()});
+    return;
+  }
+  e.limit = DecideLimit(flow, d, outstanding_before, mss);
+  if (sink_) Emit(flow, e);
+}
+
+int64_t AckTimelineBuilder::CountAck(Direction& d, const TcpSegment& s) {
+  int64_t ack = d.ack_sequence.Unwrap(s.ack);
+  if (d.fin_sent && ack == d.fin_end) --ack;  // The FIN's sequence number.
+  ++d.artefacts.acks;
+  if (s.flags & kTcpEce) ++d.artefacts.ece_acks;
+  if (ack > d.board.snd_nxt()) ++d.artefacts.acks_of_unseen_data;
+  return ack;
+}
+
+SackScoreboard::AckResult AckTimelineBuilder::ApplyAck(Direction& d,
+                                                       const TcpSegment& s,
+                                                       int64_t ack,
+                                                       uint32_t mss) {
+  SackBlock blocks[4];
+  const int block_count = s.options.sack_block_count;
+  for (int k = 0; k < block_count; ++k) {
+    blocks[k].start = d.ack_sequence.Unwrap(s.options.sack_left[k]);
+    blocks[k].end = d.ack_sequence.Unwrap(s.options.sack_right[k]);
+  }
+  return d.board.OnAck(ack, blocks, block_count, mss);
+}
+
+void AckTimelineBuilder::TakeWindow(const FlowState& flow, int side,
+                                    Direction& d, const TcpSegment& s) {
   d.has_last_ack = true;
   d.last_window_raw = s.window_raw;
   // RFC 7323 section 2.2: the window is scaled once both SYNs carried the
@@ -468,7 +542,11 @@ void AckTimelineBuilder::OnAckFrom(FlowState& flow, int side,
                    << (scaled ? flow.syn_options[side].wscale_shift : 0);
     d.rwnd_known = true;
   }
+}
 
+int64_t AckTimelineBuilder::TakeRttSample(Direction& d, const TcpSegment& s,
+                                          const SackScoreboard::AckResult& r,
+                                          int64_t ack_ns) {
   // RTT sample from the segment holding the highest newly acknowledged
   // byte (as tshark's ack_rtt and Linux's ca_rtt_us). If any newly
   // acknowledged byte was retransmitted, Karn's rule (RFC 6298 section 3;
@@ -477,7 +555,7 @@ void AckTimelineBuilder::OnAckFrom(FlowState& flow, int side,
   const bool has_ts = s.options.has_timestamps;
   const uint32_t ecr = s.options.ts_ecr;
   int64_t sent_ns = 0;
-  if (advanced && r.has_acked_segment && !r.acked_segment_unseen) {
+  if (r.bytes_acked > 0 && r.has_acked_segment && !r.acked_segment_unseen) {
     if (!r.retransmitted_data_acked) {
       sent_ns = r.acked_segment_sent_ns;
     } else if (has_ts &&
@@ -496,16 +574,14 @@ void AckTimelineBuilder::OnAckFrom(FlowState& flow, int side,
     d.rtt.AddSample(rtt_sample_us);
     d.rtt_summary.Add(rtt_sample_us);
   }
+  return rtt_sample_us;
+}
 
-  d.classifier.OnAck(ack_ns, advanced, duplicate, d.board.sacked_bytes() > 0,
-                     d.board.snd_una(), has_ts ? s.options.ts_val : 0);
-  int spurious = 0;
-  if (r.bytes_dsacked > 0) spurious += d.classifier.OnDsack(r.dsack);
-  if (advanced)
-    spurious += d.classifier.OnCumulativeAck(d.board.snd_una(), has_ts, ecr);
-  d.spurious += static_cast<uint64_t>(spurious);
-
-  // ECN feedback.
+void AckTimelineBuilder::TakeEcnFeedback(const FlowState& flow, Direction& d,
+                                         const TcpSegment& s,
+                                         const SackScoreboard::AckResult& r,
+                                         bool handshake_ack, bool duplicate,
+                                         TimelineEvent& e) {
   const bool accecn = flow.ecn_mode == EcnMode::kAccEcn;
   AccEcnFeedback::Update ce;
   bool signal = false;
@@ -516,7 +592,8 @@ void AckTimelineBuilder::OnAckFrom(FlowState& flow, int side,
       // A duplicate ACK without SACK stands for one delivered segment, as
       // Linux counts it (tcp_add_reno_sack()).
       const uint64_t packets =
-          r.packets_delivered + ((duplicate && block_count == 0) ? 1 : 0);
+          r.packets_delivered +
+          ((duplicate && s.options.sack_block_count == 0) ? 1 : 0);
       ce = d.accecn.OnAck(s.ace(), packets, r.bytes_acked + r.bytes_sacked,
                           s.options.accecn);
       signal = ce.ce_packets > 0;
@@ -533,8 +610,18 @@ void AckTimelineBuilder::OnAckFrom(FlowState& flow, int side,
     ++d.ece_episodes;
     StartReduction(flow, d);
   }
+  e.ece = !accecn && (s.flags & kTcpEce);
+  e.ce_packets = ce.ce_packets;
+  e.ce_bytes = ce.ce_bytes;
+  e.ect0_bytes = ce.ect0_bytes;
+  e.ect1_bytes = ce.ect1_bytes;
+  e.congestion_episode = episode;
+}
 
-  TimelineEvent e;
+void AckTimelineBuilder::FillAckEvent(const FlowState& flow, int sender,
+                                      Direction& d,
+                                      const SackScoreboard::AckResult& r,
+                                      int64_t ack_ns, TimelineEvent& e) {
   e.type = TimelineEvent::Type::kAck;
   e.time_ns = ack_ns;
   e.time_estimated = flow.shift_ns[sender] != 0;
@@ -543,42 +630,23 @@ void AckTimelineBuilder::OnAckFrom(FlowState& flow, int side,
   e.bytes_sacked = r.bytes_sacked;
   e.bytes_dsacked = r.bytes_dsacked;
   e.packets_delivered = r.packets_delivered;
-  e.duplicate = duplicate;
   e.reneged = r.reneged;
-  e.rtt_sample_us = rtt_sample_us;
   e.srtt_us = d.rtt.srtt_us();
   e.rttvar_us = d.rtt.rttvar_us();
   e.min_rtt_us = d.rtt.min_rtt_us();
   e.rto_us = d.rtt.rto_us();
-  e.ece = !accecn && (s.flags & kTcpEce);
-  e.ce_packets = ce.ce_packets;
   e.ce_packets_total = d.accecn.ce_packets();
-  e.ce_bytes = ce.ce_bytes;
-  e.ect0_bytes = ce.ect0_bytes;
-  e.ect1_bytes = ce.ect1_bytes;
-  e.congestion_episode = episode;
   e.ip_ce_data_packets = d.ip_ce_data_packets;
   e.outstanding_bytes = d.board.outstanding_bytes();
   e.sacked_bytes = d.board.sacked_bytes();
   e.lost_bytes = d.board.lost_bytes();
   e.pipe_bytes = d.board.pipe_bytes();
   e.rwnd_bytes = d.rwnd_bytes;
-  e.mss_bytes = mss;
-  e.spurious_retransmissions = static_cast<uint32_t>(spurious);
   if (d.idle_restart_ns != 0 && d.idle_restart_ns <= ack_ns) {
     e.idle_restart_time_ns = d.idle_restart_ns;
     e.idle_restart_idle_us = d.idle_restart_idle_ns / 1000;
     d.idle_restart_ns = 0;
   }
-  AckHold& hold = flow.hold[sender];
-  if (hold.active()) {
-    // The limit, flight and emission wait until the sender has the ACK.
-    hold.Push(s.time_ns, has_ts, s.options.ts_val);
-    d.held_acks.push_back({e, outstanding_before, d.board.snd_nxt()});
-    return;
-  }
-  e.limit = DecideLimit(flow, d, outstanding_before, mss);
-  if (sink_) Emit(flow, e);
 }
 
 SendLimit AckTimelineBuilder::DecideLimit(const FlowState& flow, Direction& d,

@@ -154,11 +154,57 @@ class AckTimelineBuilder : public SegmentConsumer {
 
   // `s` carries payload or a FIN.
   void OnData(FlowState& flow, int side, const TcpSegment& s);
+  // The steps of OnData, in the order a data segment meets them.
+  // `side`'s data, first seen in `s`: sequence numbers start at the ISN
+  // and the MSS at the handshake's.
+  static std::unique_ptr<Direction> NewDirection(const FlowState& flow,
+                                                 int side, const TcpSegment& s);
+  // Records the segment's TSval; true when it is older than one already
+  // sent (the packet was reordered before the capture, not resent).
+  static bool TakeTimestamp(Direction& d, bool has_ts, uint32_t ts_val);
+  // [start, end) sent at `send_ns` (sender's clock): the scoreboard, a hole
+  // before it, a send from idle and the MSS.
+  static SackScoreboard::SendResult RecordSend(FlowState& flow, Direction& d,
+                                               const TcpSegment& s,
+                                               int64_t start, int64_t end,
+                                               int64_t send_ns,
+                                               uint32_t ts_val);
+  // [start, end) was sent again: classified, counted, and emitted.
+  void OnRetransmission(const FlowState& flow, int side, Direction& d,
+                        const TcpSegment& s, int64_t start, int64_t end,
+                        int64_t send_ns, uint64_t outstanding_before,
+                        const SackScoreboard::SendResult& sent);
   // `s` is an ACK, not a SYN, and the other side's data is tracked
   // (FlowState::direction[1 - side] is set).
   // `ack_ns`: the ACK's time at the sender (estimated downstream).
   void OnAckFrom(FlowState& flow, int side, const TcpSegment& s,
                  bool handshake_ack, int64_t ack_ns);
+  // The steps of OnAckFrom, in the order an ACK meets them.
+  // The cumulative ACK, unwrapped (a FIN's counted as its sequence number),
+  // and counted for the capture's artefacts.
+  static int64_t CountAck(Direction& d, const TcpSegment& s);
+  // The ACK and its SACK blocks applied to the scoreboard.
+  static SackScoreboard::AckResult ApplyAck(Direction& d, const TcpSegment& s,
+                                            int64_t ack, uint32_t mss);
+  // The receive window the ACK advertises, scaled.
+  static void TakeWindow(const FlowState& flow, int side, Direction& d,
+                         const TcpSegment& s);
+  // The RTT sample the ACK gives (0: none), added to the estimators.
+  static int64_t TakeRttSample(Direction& d, const TcpSegment& s,
+                               const SackScoreboard::AckResult& r,
+                               int64_t ack_ns);
+  // ECN feedback: ECE or AccECN counters, a new congestion episode; sets
+  // the event's ECN fields.
+  static void TakeEcnFeedback(const FlowState& flow, Direction& d,
+                              const TcpSegment& s,
+                              const SackScoreboard::AckResult& r,
+                              bool handshake_ack, bool duplicate,
+                              TimelineEvent& e);
+  // The ACK event's time, acknowledgement, RTT state, flight, window and a
+  // pending restart after idle (taken).
+  static void FillAckEvent(const FlowState& flow, int sender, Direction& d,
+                           const SackScoreboard::AckResult& r, int64_t ack_ns,
+                           TimelineEvent& e);
   // Before `s` is taken: emits the held ACK events (AckHold) that the
   // sender had seen by then.
   void ReleaseHeldAcks(FlowState& flow, int side, const TcpSegment& s);

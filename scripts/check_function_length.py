@@ -44,8 +44,6 @@ MARKER = "long:"
 # other work is changing at the same time, to be split there. An entry is
 # reported on each run; one that no longer occurs is reported, not failed.
 KNOWN = {
-    "replay/ack_timeline.cc:AckTimelineBuilder::OnData",
-    "replay/ack_timeline.cc:AckTimelineBuilder::OnAckFrom",
     "replay/quic_timeline.cc:OnAck",
     "replay/retransmission_classifier.cc:RetransmissionClassifier::Classify",
 }
