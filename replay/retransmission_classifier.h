@@ -93,6 +93,36 @@ class RetransmissionClassifier {
     bool sacked_above = false;
   };
   static constexpr size_t kRecentAcks = 16;
+  // The loss signals as the sender saw them: as of the last ACK it had
+  // processed (named by the echoed timestamp), else as of the last one the
+  // capture saw.
+  struct SenderView {
+    int64_t last_ack_ns = 0;
+    uint32_t duplicate_acks = 0;
+    bool sacked_above = false;
+    // Capture-time gap from that ACK to the next one (-1: unknown).
+    int64_t next_ack_gap_ns = -1;
+  };
+  // What the silence, the timer and the ACKs say about a retransmission.
+  struct Signals {
+    bool timed_out = false;
+    bool in_episode = false;
+    bool ack_detected = false;
+    bool probe_delay = false;
+    bool ack_triggered = false;
+  };
+  SenderView ViewAsOf(uint32_t ts_ecr) const;
+  Signals Observe(int64_t time_ns, const SenderView& view,
+                  const SackScoreboard::SendResult& sent,
+                  const RttEstimator& rtt, int64_t snd_una,
+                  uint64_t outstanding_bytes, uint32_t mss_bytes) const;
+  RetransmissionKind Decide(const Signals& signals,
+                            const SackScoreboard::SendResult& sent,
+                            uint32_t duplicate_acks) const;
+  // Opens a recovery episode where `kind` starts one; true if it did.
+  bool MaybeStartEpisode(RetransmissionKind kind, const Signals& signals,
+                         int64_t time_ns, int64_t snd_nxt);
+  void Remember(int64_t start, int64_t end, uint32_t ts_val);
 
   int64_t timer_start_ns_ = 0;
   int backoff_ = 0;

@@ -45,7 +45,6 @@ MARKER = "long:"
 # reported on each run; one that no longer occurs is reported, not failed.
 KNOWN = {
     "replay/quic_timeline.cc:OnAck",
-    "replay/retransmission_classifier.cc:RetransmissionClassifier::Classify",
 }
 
 CONTAINER = re.compile(r"\b(namespace|class|struct|union)\b[^()=]*$|"
