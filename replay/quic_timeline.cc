@@ -56,64 +56,18 @@ class Builder {
   void OnAck(const QuicAckReceived& a) {
     if (a.space != PacketNumberSpace::kApplication) return;
     TimelineEvent e;
-    uint64_t largest = 0;
-    for (const AckRange& range : a.acked_ranges) {
-      largest = std::max(largest, range.last);
-    }
-    std::optional<SentPacket> largest_newly_acked;
-    for (const AckRange& range : a.acked_ranges) {
-      auto it = sent_.lower_bound(range.first);
-      while (it != sent_.end() && it->first <= range.last) {
-        if (it->first == largest) largest_newly_acked = it->second;
-        if (it->second.in_flight) {
-          e.bytes_acked += it->second.size_bytes;
-          ++e.packets_delivered;
-          in_flight_bytes_ -= it->second.size_bytes;
-        }
-        if (!largest_sent_time_acked_.has_value() ||
-            it->second.time_us > *largest_sent_time_acked_) {
-          largest_sent_time_acked_ = it->second.time_us;
-        }
-        it = sent_.erase(it);
-      }
-    }
+    const uint64_t largest = LargestAcked(a);
+    const std::optional<SentPacket> largest_newly_acked =
+        RemoveAcked(a, largest, e);
     if (largest_newly_acked.has_value() &&
         largest_newly_acked->time_us <= a.time_us) {
       e.rtt_sample_us = a.time_us - largest_newly_acked->time_us;
       rtt_.OnSample(e.rtt_sample_us,
                     static_cast<int64_t>(a.ack_delay_us.value_or(0)));
     }
-    if (a.ce_packets.has_value()) {
-      stats_.ecn_counts = true;
-      if (*a.ce_packets > ce_packets_total_) {
-        e.ce_packets = *a.ce_packets - ce_packets_total_;
-        ce_packets_total_ = *a.ce_packets;
-        // RFC 9002 appendix B.7: a CE increase is a congestion event if
-        // the largest acknowledged packet was sent after recovery began.
-        if (largest_sent_time_acked_.value_or(0) > recovery_start_us_) {
-          e.congestion_episode = true;
-          recovery_start_us_ = a.time_us;
-          ++stats_.congestion_events;
-        }
-      }
-    }
+    CountCe(a, e);
     if (e.bytes_acked == 0 && e.ce_packets == 0) return;
-    e.type = TimelineEvent::Type::kAck;
-    e.time_ns = a.time_us * 1000;
-    e.ack = static_cast<int64_t>(largest);
-    e.srtt_us = rtt_.smoothed_us();
-    e.rttvar_us = rtt_.rttvar_us();
-    e.min_rtt_us = rtt_.min_rtt_us();
-    e.ce_packets_total = ce_packets_total_;
-    e.outstanding_bytes = in_flight_bytes_;
-    e.pipe_bytes = in_flight_bytes_;
-    // The log does not say what limited the sender, and ngtcp2 and quicly
-    // grow cwnd on every ACK outside recovery (no RFC 7661 check in their
-    // Reno/CUBIC), so every ACK counts as cwnd-limited.
-    e.limit = SendLimit::kCwnd;
-    ++stats_.acks;
-    stats_.bytes_acked += e.bytes_acked;
-    sink_(e);
+    EmitAck(a, largest, e);
   }
 
   void OnLost(const QuicPacketLost& l) {
@@ -139,6 +93,74 @@ class Builder {
   }
 
  private:
+  static uint64_t LargestAcked(const QuicAckReceived& a) {
+    uint64_t largest = 0;
+    for (const AckRange& range : a.acked_ranges) {
+      largest = std::max(largest, range.last);
+    }
+    return largest;
+  }
+
+  // Removes the packets `a` acknowledges from sent_, counting the in-flight
+  // ones into `e`; returns the largest acknowledged if it was newly acked.
+  std::optional<SentPacket> RemoveAcked(const QuicAckReceived& a,
+                                        uint64_t largest, TimelineEvent& e) {
+    std::optional<SentPacket> largest_newly_acked;
+    for (const AckRange& range : a.acked_ranges) {
+      auto it = sent_.lower_bound(range.first);
+      while (it != sent_.end() && it->first <= range.last) {
+        if (it->first == largest) largest_newly_acked = it->second;
+        if (it->second.in_flight) {
+          e.bytes_acked += it->second.size_bytes;
+          ++e.packets_delivered;
+          in_flight_bytes_ -= it->second.size_bytes;
+        }
+        if (!largest_sent_time_acked_.has_value() ||
+            it->second.time_us > *largest_sent_time_acked_) {
+          largest_sent_time_acked_ = it->second.time_us;
+        }
+        it = sent_.erase(it);
+      }
+    }
+    return largest_newly_acked;
+  }
+
+  // The ECN-CE count newly reported by `a`, and whether it starts a
+  // congestion episode.
+  void CountCe(const QuicAckReceived& a, TimelineEvent& e) {
+    if (!a.ce_packets.has_value()) return;
+    stats_.ecn_counts = true;
+    if (*a.ce_packets <= ce_packets_total_) return;
+    e.ce_packets = *a.ce_packets - ce_packets_total_;
+    ce_packets_total_ = *a.ce_packets;
+    // RFC 9002 appendix B.7: a CE increase is a congestion event if
+    // the largest acknowledged packet was sent after recovery began.
+    if (largest_sent_time_acked_.value_or(0) > recovery_start_us_) {
+      e.congestion_episode = true;
+      recovery_start_us_ = a.time_us;
+      ++stats_.congestion_events;
+    }
+  }
+
+  void EmitAck(const QuicAckReceived& a, uint64_t largest, TimelineEvent& e) {
+    e.type = TimelineEvent::Type::kAck;
+    e.time_ns = a.time_us * 1000;
+    e.ack = static_cast<int64_t>(largest);
+    e.srtt_us = rtt_.smoothed_us();
+    e.rttvar_us = rtt_.rttvar_us();
+    e.min_rtt_us = rtt_.min_rtt_us();
+    e.ce_packets_total = ce_packets_total_;
+    e.outstanding_bytes = in_flight_bytes_;
+    e.pipe_bytes = in_flight_bytes_;
+    // The log does not say what limited the sender, and ngtcp2 and quicly
+    // grow cwnd on every ACK outside recovery (no RFC 7661 check in their
+    // Reno/CUBIC), so every ACK counts as cwnd-limited.
+    e.limit = SendLimit::kCwnd;
+    ++stats_.acks;
+    stats_.bytes_acked += e.bytes_acked;
+    sink_(e);
+  }
+
   const TimelineSink& sink_;
   QuicTimelineStats& stats_;
   std::map<uint64_t, SentPacket> sent_;

@@ -44,7 +44,6 @@ MARKER = "long:"
 # other work is changing at the same time, to be split there. An entry is
 # reported on each run; one that no longer occurs is reported, not failed.
 KNOWN = {
-    "replay/quic_timeline.cc:OnAck",
 }
 
 CONTAINER = re.compile(r"\b(namespace|class|struct|union)\b[^()=]*$|"
