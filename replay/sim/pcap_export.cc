@@ -100,7 +100,7 @@ EcnNegotiation NegotiationFlags(EcnFeedback feedback) {
 // A SYN's options in Linux's layout: MSS, SACK permitted, timestamps, NOP,
 // window scale. Returns their length.
 uint8_t WriteSynOptions(uint32_t mss_bytes, uint32_t tsval, uint32_t tsecr,
-                        uint8_t* out) {
+                        uint8_t window_scale, uint8_t* out) {
   OptionWriter options(out);
   uint8_t* p = options.cursor();
   // The MSS option counts no TCP options (RFC 9293 section 3.7.1), so a
@@ -119,9 +119,18 @@ uint8_t WriteSynOptions(uint32_t mss_bytes, uint32_t tsval, uint32_t tsecr,
   p = options.cursor();
   p[0] = 3;  // window scale
   p[1] = 3;
-  p[2] = kWindowScale;
+  p[2] = window_scale;
   options.Advance(3);
   return options.size();
+}
+
+// The window scale a receiver advertising `window_bytes` chooses, as Linux's
+// tcp_select_initial_window(): the smallest shift (at most 14, RFC 7323
+// section 2.3) under which the window fits the 16-bit field.
+uint8_t WindowScaleFor(uint64_t window_bytes) {
+  uint8_t shift = 0;
+  while (shift < 14 && (window_bytes >> shift) > 0xffff) ++shift;
+  return shift;
 }
 
 }  // namespace
@@ -203,7 +212,7 @@ void PcapExporter::Write(uint32_t flow, const Segment& s) {
   tcp[12] =
       static_cast<uint8_t>((tcp_bytes / 4) << 4) | ((s.flags & kTcpAe) ? 1 : 0);
   tcp[13] = static_cast<uint8_t>(s.flags & 0xff);
-  Put16(tcp + 14, 0xffff);
+  Put16(tcp + 14, s.window);
   std::memcpy(tcp + 20, s.options, s.options_bytes);
 
   pcap_pkthdr header;
@@ -224,6 +233,15 @@ void PcapExporter::OnFlowStart(uint32_t flow, int64_t now_ns,
   const int64_t rtt_ns =
       config.base_rtt_ns >= 0 ? config.base_rtt_ns : config_.base_rtt_ns;
 
+  // Without a receive window the receiver advertises the largest window
+  // (0xffff at scale 7); with one, that window at the scale that fits it.
+  const uint64_t rwnd = config.receive_window_bytes;
+  const uint8_t receiver_scale = rwnd > 0 ? WindowScaleFor(rwnd) : kWindowScale;
+  if (rwnd > 0) {
+    state.receiver_window_raw = static_cast<uint16_t>(
+        std::min<uint64_t>(rwnd >> receiver_scale, 0xffff));
+  }
+
   const EcnNegotiation ecn = NegotiationFlags(feedback);
   for (int i = 0; i < 2; ++i) {
     const bool from_sender = i == 0;
@@ -236,7 +254,12 @@ void PcapExporter::OnFlowStart(uint32_t flow, int64_t now_ns,
         from_sender ? (kTcpSyn | ecn.syn) : (kTcpSyn | kTcpAck | ecn.syn_ack);
     syn.options_bytes = WriteSynOptions(
         config.packet_bytes + kTimestampOptionBytes, TsVal(syn.time_ns),
-        from_sender ? 0 : TsVal(now_ns - rtt_ns), syn.options);
+        from_sender ? 0 : TsVal(now_ns - rtt_ns),
+        from_sender ? kWindowScale : receiver_scale, syn.options);
+    // A SYN's window is never scaled (RFC 7323 section 2.2).
+    if (!from_sender && rwnd > 0) {
+      syn.window = static_cast<uint16_t>(std::min<uint64_t>(rwnd, 0xffff));
+    }
     Write(flow, syn);
   }
   state.last_receiver_tsval = TsVal(now_ns);
@@ -282,6 +305,7 @@ void PcapExporter::OnAckReceived(const SimAck& ack) {
   s.seq = state.receiver_isn + 1;
   s.ack = state.sender_isn + 1 + static_cast<uint32_t>(ack.cumulative_ack);
   s.flags = kTcpAck;
+  s.window = state.receiver_window_raw;
   state.last_receiver_tsval = TsVal(ack.sent_ns);
   OptionWriter options(s.options);
   options.Timestamps(state.last_receiver_tsval, TsVal(ack.echo_sent_ns));

@@ -59,6 +59,9 @@ class PcapExporter : public PacketObserver {
     uint16_t sender_ip_id = 0;
     uint16_t receiver_ip_id = 0;
     uint32_t last_receiver_tsval = 0;
+    // The window field of the receiver's ACKs: the flow's receive window
+    // shifted right by the scale its SYN-ACK advertised.
+    uint16_t receiver_window_raw = 0xffff;
   };
   // One packet: TCP header fields beyond the ports and addresses.
   struct Segment {
@@ -68,6 +71,7 @@ class PcapExporter : public PacketObserver {
     uint32_t seq = 0;
     uint32_t ack = 0;
     uint16_t flags = 0;  // parsers/tcp_segment.h TcpFlag bits
+    uint16_t window = 0xffff;
     uint32_t payload_bytes = 0;
     uint8_t options[40] = {};
     uint8_t options_bytes = 0;
