@@ -228,6 +228,19 @@ TEST(QlogTest, CurrentDraftSequentialWithRecordSeparators) {
   EXPECT_EQ(trace.series.congestion_states[0].trigger, "ecn");
 }
 
+// An NDJSON qlog (the h2o/quicly adapter's form) of `version` with one
+// server trace and one lost 1-RTT packet, number 7, at 1600000000123 ms.
+std::string NdjsonWithOneLoss(const std::string& version) {
+  return "{\"qlog_format\":\"NDJSON\",\"qlog_version\":\"" + version +
+         "\",\"title\":\"h2o/quicly qlog\","
+         "\"trace\":{\"vantage_point\":{\"type\":\"server\"},"
+         "\"common_fields\":{\"protocol_type\":\"QUIC_HTTP3\","
+         "\"time_format\":\"absolute\"}}}\n"
+         "{\"time\":1600000000123,\"name\":\"recovery:packet_lost\","
+         "\"data\":{\"header\":{\"packet_type\":\"1rtt\","
+         "\"packet_number\":7}}}\n";
+}
+
 // Issue 16: a congestion_window of 1e308 reached the summary, whose cast to
 // uint64_t is undefined (UBSan "is outside the range of representable
 // values"). A window that is not a byte count is skipped with a warning.
@@ -272,16 +285,8 @@ TEST(QlogTest, CurrentDraftContainedAndNdjsonLegacy) {
   EXPECT_EQ(contained->traces[0].series.min_rtt_us[0].value, 500);
 
   // quicly's qlog-adapter.py header (NDJSON, draft-02, absolute times).
-  absl::StatusOr<HostStateLog> ndjson = ParseQlog(
-      WriteTemp("adapter.qlog",
-                "{\"qlog_format\":\"NDJSON\",\"qlog_version\":\"draft-02\","
-                "\"title\":\"h2o/quicly qlog\","
-                "\"trace\":{\"vantage_point\":{\"type\":\"server\"},\"common_"
-                "fields\":{\"protocol_type\":"
-                "\"QUIC_HTTP3\",\"time_format\":\"absolute\"}}}\n"
-                "{\"time\":1600000000123,\"name\":\"recovery:packet_lost\","
-                "\"data\":{\"header\":"
-                "{\"packet_type\":\"1rtt\",\"packet_number\":7}}}\n"));
+  absl::StatusOr<HostStateLog> ndjson =
+      ParseQlog(WriteTemp("adapter.qlog", NdjsonWithOneLoss("draft-02")));
   ASSERT_TRUE(ndjson.ok()) << ndjson.status();
   ASSERT_EQ(ndjson->traces.size(), 1u);
   ASSERT_EQ(ndjson->traces[0].quic_events.packets_lost.size(), 1u);
@@ -294,15 +299,8 @@ TEST(QlogTest, CurrentDraftContainedAndNdjsonLegacy) {
 // qvis's and pcap2qlog's "draft-02-wip" (draft-02 while it was written) is
 // read as draft-02 is; "7.0" below stays refused.
 TEST(QlogTest, Draft02WipIsReadAsDraft02) {
-  absl::StatusOr<HostStateLog> wip = ParseQlog(
-      WriteTemp("wip.qlog",
-                "{\"qlog_format\":\"NDJSON\",\"qlog_version\":\"draft-02-wip\","
-                "\"trace\":{\"vantage_point\":{\"type\":\"server\"},\"common_"
-                "fields\":{\"protocol_type\":"
-                "\"QUIC_HTTP3\",\"time_format\":\"absolute\"}}}\n"
-                "{\"time\":1600000000123,\"name\":\"recovery:packet_lost\","
-                "\"data\":{\"header\":"
-                "{\"packet_type\":\"1rtt\",\"packet_number\":7}}}\n"));
+  absl::StatusOr<HostStateLog> wip =
+      ParseQlog(WriteTemp("wip.qlog", NdjsonWithOneLoss("draft-02-wip")));
   ASSERT_TRUE(wip.ok()) << wip.status();
   ASSERT_EQ(wip->traces.size(), 1u);
   ASSERT_EQ(wip->traces[0].quic_events.packets_lost.size(), 1u);

@@ -108,8 +108,8 @@ TEST(SenderConfigFitTest, ReplayFitsCubicPacingAgainstTcpProbe) {
   EXPECT_LE(*paced.replay.divergence.p95_abs_err_pct, 2.0);
   EXPECT_EQ(paced.replay.divergence.samples, 1780u);
 
-  const Fitted unpaced = Fit("k618_cubic_40ms_unpaced_20mbit_pfifo50",
-                             "cubic:linux", true, false);
+  const Fitted unpaced =
+      Fit("k618_cubic_40ms_unpaced_20mbit_pfifo50", "cubic:linux", true, false);
   ExpectSetting(unpaced.fit, "paced", "0", "replay");
   EXPECT_GT(*Find(unpaced.fit, "paced")->margin_pct, 5.0);
   EXPECT_LE(*unpaced.replay.divergence.median_abs_err_pct, 0.5);
@@ -136,8 +136,8 @@ TEST(SenderConfigFitTest, RecordedValuesAreUsedAndFitMeetsFidelityBounds) {
        0.5},
       {"k618_cubic_20ms_paced_20mbit_pfifo50", "cubic:linux", "1", "replay",
        2.0},
-      {"k618_cubic_40ms_unpaced_20mbit_pfifo50", "cubic:linux", "0",
-       "recorded", 1.5}};
+      {"k618_cubic_40ms_unpaced_20mbit_pfifo50", "cubic:linux", "0", "recorded",
+       1.5}};
   for (const auto& c : kCases) {
     SCOPED_TRACE(c.bundle);
     const Fitted f = Fit(c.bundle, c.spec, true, true);
@@ -152,9 +152,9 @@ TEST(SenderConfigFitTest, RecordedValuesAreUsedAndFitMeetsFidelityBounds) {
 
 // Options the spec sets win over the bundle and the fit.
 TEST(SenderConfigFitTest, GivenOptionsOverride) {
-  const Fitted f = Fit("k618_cubic_20ms_paced_20mbit_pfifo50",
-                       "cubic:linux,paced=0,hz=1000,limited=capture", true,
-                       true);
+  const Fitted f =
+      Fit("k618_cubic_20ms_paced_20mbit_pfifo50",
+          "cubic:linux,paced=0,hz=1000,limited=capture", true, true);
   ExpectSetting(f.fit, "paced", "0", "given");
   ExpectSetting(f.fit, "hz", "1000", "given");
   ExpectSetting(f.fit, "limited", "capture", "given");
