@@ -155,6 +155,15 @@ void Sender::MarkAcked(const SimAck& ack, int64_t now_ns, uint64_t* bytes_acked,
   UpdateRtt(now_ns - newest.sent_ns);
 }
 
+uint64_t Sender::SenderLimitBytes() const {
+  uint64_t limit = std::numeric_limits<uint64_t>::max();
+  if (config_.receive_window_bytes > 0) limit = config_.receive_window_bytes;
+  if (config_.cwnd_clamp_bytes > 0) {
+    limit = std::min(limit, config_.cwnd_clamp_bytes);
+  }
+  return limit;
+}
+
 AckEvent Sender::MakeAckEvent(int64_t now_ns, uint64_t bytes_acked,
                               uint64_t packets_acked) const {
   AckEvent event;
@@ -165,11 +174,9 @@ AckEvent Sender::MakeAckEvent(int64_t now_ns, uint64_t bytes_acked,
   event.srtt_us = srtt_ns_ / 1000;
   event.min_rtt_us = min_rtt_ns_ / 1000;
   event.bytes_in_flight = bytes_in_flight_;
-  // A bulk sender always has data: only the receive window can hold it
-  // back before cwnd does.
-  event.cwnd_limited =
-      config_.receive_window_bytes == 0 ||
-      controller_->cwnd_bytes() <= config_.receive_window_bytes;
+  // A bulk sender always has data: only the receive window or the clamp
+  // can hold it back before cwnd does.
+  event.cwnd_limited = controller_->cwnd_bytes() <= SenderLimitBytes();
   event.mss_bytes = config_.packet_bytes;
   return event;
 }

@@ -8,6 +8,11 @@
 //   told the flow was cwnd-limited when cwnd <= the receive window (Linux
 //   tcp_is_cwnd_limited(); its slow-start refinement, cwnd < 2 *
 //   max_packets_out, is not modelled).
+// - An optional clamp caps the window as the receive window does, and
+//   above it the controller is told it is not cwnd-limited: the kernel's
+//   snd_cwnd_clamp (tcp_slow_start() and tcp_cong_avoid_ai(), Linux 6.18,
+//   never raise snd_cwnd past it). Unlike the kernel, the controller's
+//   own cwnd is not lowered to the clamp, only held where it passed it.
 // - Pacing: the controller's rate where it defines one (Linux
 //   tcp_update_pacing_rate(), Prague), else 1.25 * cwnd / srtt (RFC 9002
 //   section 7.7); each packet's earliest departure is the previous one's
@@ -45,6 +50,8 @@ struct SenderConfig {
   EcnFeedback feedback = EcnFeedback::kNone;
   // The receiver's advertised window in bytes; 0: unlimited.
   uint64_t receive_window_bytes = 0;
+  // The window clamp in bytes (FlowConfig::cwnd_clamp_packets); 0: none.
+  uint64_t cwnd_clamp_bytes = 0;
 };
 
 // Counters of one flow, as the sender sees them.
@@ -78,8 +85,7 @@ class Sender {
   // Whether the window allows another packet (pacing aside).
   bool CanSend() const {
     return bytes_in_flight_ < controller_->cwnd_bytes() &&
-           (config_.receive_window_bytes == 0 ||
-            bytes_in_flight_ < config_.receive_window_bytes);
+           bytes_in_flight_ < SenderLimitBytes();
   }
   // Earliest departure of the next packet under pacing (unused otherwise).
   int64_t next_send_ns() const { return next_send_ns_; }
@@ -111,6 +117,8 @@ class Sender {
     uint32_t bytes = 0;
   };
 
+  // The smaller of the receive window and the clamp; UINT64_MAX: neither.
+  uint64_t SenderLimitBytes() const;
   void UpdateRtt(int64_t sample_ns);
   int64_t LossDelayNs() const;
   void DetectLosses(int64_t now_ns);

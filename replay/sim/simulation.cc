@@ -123,6 +123,8 @@ SenderConfig FlowSender(uint32_t index, const FlowConfig& flow,
   sender.packet_bytes = flow.packet_bytes;
   sender.pacing = flow.pacing;
   sender.receive_window_bytes = flow.receive_window_bytes;
+  sender.cwnd_clamp_bytes =
+      uint64_t{flow.cwnd_clamp_packets} * flow.packet_bytes;
   sender.feedback =
       flow.feedback.value_or(DefaultFeedback(flow.cc_spec, path_marks));
   return sender;
@@ -156,6 +158,7 @@ absl::StatusOr<std::unique_ptr<Simulation>> Simulation::Create(
     Flow& f = sim->flows_.back();
     f.feedback = sender.feedback;
     f.start_ns = flow.start_ns;
+    f.stop_ns = flow.stop_ns;
     const int64_t rtt_ns =
         flow.base_rtt_ns >= 0 ? flow.base_rtt_ns : config.base_rtt_ns;
     f.forward_delay_ns = rtt_ns / 2;
@@ -246,6 +249,7 @@ void Simulation::Dispatch(const SimEvent& event) {
 void Simulation::TrySend(uint32_t i) {
   Flow& flow = flows_[i];
   if (!flow.started) return;
+  if (flow.stop_ns >= 0 && now_ns_ >= flow.stop_ns) return;
   while (flow.sender.CanSend()) {
     if (flow.sender.config().pacing && flow.sender.next_send_ns() > now_ns_) {
       const int64_t at_ns = flow.sender.next_send_ns();

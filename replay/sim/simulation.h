@@ -40,6 +40,10 @@ struct FlowConfig {
   uint32_t packet_bytes = 1448;
   bool pacing = false;
   int64_t start_ns = 0;
+  // When the sender stops: from then on it sends nothing, new data or
+  // retransmission (the application closed; in-flight packets are still
+  // delivered and acknowledged). -1: never.
+  int64_t stop_ns = -1;
   int64_t base_rtt_ns = -1;  // -1: the path's
   // Unset: AccECN for Prague, DCTCP feedback for DCTCP, otherwise RFC 3168
   // when the bottleneck marks CE and no ECN when it does not.
@@ -50,6 +54,12 @@ struct FlowConfig {
   // The receiver's advertised window; 0: unlimited (a bulk sender is then
   // bounded by cwnd alone).
   uint64_t receive_window_bytes = 0;
+  // A cap on the sender's window in packets, as the Linux sender's
+  // snd_cwnd_clamp set from a locked route metric (`ip route ... cwnd N
+  // lock`; net/ipv4/tcp_metrics.c tcp_init_metrics(), Linux 6.18). 0: none.
+  // Applied by the sender, not the controller (sender.h), so a replay of
+  // the same controller does not know about it.
+  uint32_t cwnd_clamp_packets = 0;
 };
 
 struct SimulationConfig {
@@ -156,6 +166,7 @@ class Simulation {
     SenderJitter jitter;
     EcnFeedback feedback = EcnFeedback::kNone;
     int64_t start_ns = 0;
+    int64_t stop_ns = -1;  // FlowConfig::stop_ns
     int64_t forward_delay_ns = 0;
     int64_t return_delay_ns = 0;
     int64_t delayed_ack_ns = 0;

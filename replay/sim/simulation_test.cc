@@ -1,5 +1,6 @@
 #include "replay/sim/simulation.h"
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <vector>
@@ -193,6 +194,52 @@ TEST(Simulation, PragueV05WithoutCeLeavesSlowStartOnlyUnderAReceiveWindow) {
   EXPECT_LE(sane.bytes_in_flight(), 1'000'000u);
   EXPECT_LT((*bounded)->flow_stats(0).sender.retransmissions,
             (*unbounded)->flow_stats(0).sender.retransmissions / 10);
+}
+
+// A flow with a stop time sends nothing from then on: its counters freeze
+// once what it had in flight is acknowledged, while a second flow goes on.
+TEST(Simulation, AStoppedFlowSendsNothingMore) {
+  // 10 Mbit/s, 20 ms, a buffer no window reaches before 1 s.
+  SimulationConfig config =
+      OneFlow("reno", 10'000'000, 20 * kMs, 10'000'000, 1000, 2);
+  config.flows.push_back(config.flows[0]);
+  config.flows[0].stop_ns = 500 * kMs;
+  auto sim = Simulation::Create(config);
+  ASSERT_TRUE(sim.ok());
+  (*sim)->RunUntil(500 * kMs);
+  const uint64_t sent_at_stop = (*sim)->flow_stats(0).sender.packets_sent;
+  const uint64_t other_at_stop = (*sim)->flow_stats(1).sender.packets_sent;
+  EXPECT_GT(sent_at_stop, 100u);
+  (*sim)->RunUntil(2 * kS);
+  const FlowStats stopped = (*sim)->flow_stats(0);
+  EXPECT_EQ(stopped.sender.packets_sent, sent_at_stop);
+  EXPECT_EQ(stopped.sender.bytes_acked, stopped.sender.bytes_sent);
+  EXPECT_EQ((*sim)->sender(0).bytes_in_flight(), 0u);
+  // 1.5 s more at 10 Mbit/s is ~1,875 packets of 1000 bytes for the other.
+  EXPECT_GT((*sim)->flow_stats(1).sender.packets_sent, other_at_stop + 1500);
+}
+
+// The clamp (Linux snd_cwnd_clamp) holds the flight at N packets on a path
+// whose BDP is twice that, without loss; the controller stops growing once
+// past it (it is not cwnd-limited there).
+TEST(Simulation, ACwndClampHoldsTheFlight) {
+  // 10 Mbit/s, 40 ms: a BDP of 50 packets of 1000 bytes.
+  SimulationConfig config =
+      OneFlow("cubic:linux", 10'000'000, 40 * kMs, 10'000'000, 1000, 2);
+  config.flows[0].cwnd_clamp_packets = 25;
+  auto sim = Simulation::Create(config);
+  ASSERT_TRUE(sim.ok());
+  uint64_t most_in_flight = 0;
+  for (int64_t t = kMs; t <= 3 * kS; t += kMs) {
+    (*sim)->RunUntil(t);
+    most_in_flight =
+        std::max(most_in_flight, (*sim)->sender(0).bytes_in_flight());
+  }
+  EXPECT_EQ(most_in_flight, 25'000u);
+  EXPECT_EQ((*sim)->flow_stats(0).sender.retransmissions, 0u);
+  EXPECT_LT((*sim)->sender(0).controller().cwnd_bytes(), 2 * 25'000u);
+  // Half the link: ~3 s x 10 Mbit/s / 2 = 1.9 MB, less the first RTTs.
+  EXPECT_NEAR((*sim)->flow_stats(0).sender.bytes_acked, 1'800'000, 150'000);
 }
 
 TEST(Simulation, RejectsBadConfigurations) {
