@@ -97,6 +97,11 @@ class Sender {
   int64_t timer_deadline_ns() const;
   void OnTimer(int64_t now_ns);
 
+  // Sets (or, with 0, lifts) the window clamp.
+  void set_cwnd_clamp_bytes(uint64_t bytes) {
+    config_.cwnd_clamp_bytes = bytes;
+  }
+
   const CongestionController& controller() const { return *controller_; }
   const SenderStats& stats() const { return stats_; }
   const SenderConfig& config() const { return config_; }

@@ -123,8 +123,10 @@ SenderConfig FlowSender(uint32_t index, const FlowConfig& flow,
   sender.packet_bytes = flow.packet_bytes;
   sender.pacing = flow.pacing;
   sender.receive_window_bytes = flow.receive_window_bytes;
-  sender.cwnd_clamp_bytes =
-      uint64_t{flow.cwnd_clamp_packets} * flow.packet_bytes;
+  if (flow.cwnd_clamp_from_ns <= 0) {
+    sender.cwnd_clamp_bytes =
+        uint64_t{flow.cwnd_clamp_packets} * flow.packet_bytes;
+  }
   sender.feedback =
       flow.feedback.value_or(DefaultFeedback(flow.cc_spec, path_marks));
   return sender;
@@ -165,6 +167,9 @@ absl::StatusOr<std::unique_ptr<Simulation>> Simulation::Create(
     f.return_delay_ns = rtt_ns - rtt_ns / 2;
     f.delayed_ack_ns = flow.delayed_ack_ns;
     sim->Schedule(flow.start_ns, kFlowStart, i);
+    if (flow.cwnd_clamp_packets > 0 && flow.cwnd_clamp_from_ns > 0) {
+      sim->Schedule(flow.cwnd_clamp_from_ns, kCwndClamp, i);
+    }
     if (config.sample_interval_ns > 0) {
       sim->series_.push_back({flow.cc_spec, {}});
     }
@@ -238,6 +243,11 @@ void Simulation::Dispatch(const SimEvent& event) {
         flows_[i].pacing_event_ns = Sender::kNever;
       }
       TrySend(i);
+      break;
+    case kCwndClamp:
+      flows_[i].sender.set_cwnd_clamp_bytes(
+          uint64_t{config_.flows[i].cwnd_clamp_packets} *
+          config_.flows[i].packet_bytes);
       break;
     case kSample:
       Sample();

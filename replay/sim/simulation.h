@@ -55,11 +55,15 @@ struct FlowConfig {
   // bounded by cwnd alone).
   uint64_t receive_window_bytes = 0;
   // A cap on the sender's window in packets, as the Linux sender's
-  // snd_cwnd_clamp set from a locked route metric (`ip route ... cwnd N
-  // lock`; net/ipv4/tcp_metrics.c tcp_init_metrics(), Linux 6.18). 0: none.
+  // snd_cwnd_clamp, from `cwnd_clamp_from_ns` on. A locked route metric
+  // (`ip route ... cwnd N lock`) sets it when the connection starts
+  // (net/ipv4/tcp_metrics.c tcp_init_metrics(), Linux 6.18); a sock_ops
+  // BPF program may set it at any time (bpf_setsockopt()
+  // TCP_BPF_SNDCWND_CLAMP, net/core/filter.c, Linux 6.18). 0: none.
   // Applied by the sender, not the controller (sender.h), so a replay of
   // the same controller does not know about it.
   uint32_t cwnd_clamp_packets = 0;
+  int64_t cwnd_clamp_from_ns = 0;
 };
 
 struct SimulationConfig {
@@ -153,6 +157,7 @@ class Simulation {
     kSenderTimer,
     kPacing,
     kSample,
+    kCwndClamp,
   };
   struct Flow {
     Flow(const SenderConfig& sender_config,

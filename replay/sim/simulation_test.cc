@@ -242,6 +242,28 @@ TEST(Simulation, ACwndClampHoldsTheFlight) {
   EXPECT_NEAR((*sim)->flow_stats(0).sender.bytes_acked, 1'800'000, 150'000);
 }
 
+// Set mid-flow (a sock_ops program), the clamp takes effect at once: the
+// flight, above it before, never exceeds it once an RTT has passed.
+TEST(Simulation, ACwndClampSetMidFlow) {
+  // 10 Mbit/s, 40 ms: a BDP of 50 packets of 1000 bytes, as much buffer
+  // (the RTT stays within 80 ms).
+  SimulationConfig config =
+      OneFlow("cubic:linux", 10'000'000, 40 * kMs, 50'000, 1000, 2);
+  config.flows[0].cwnd_clamp_packets = 20;
+  config.flows[0].cwnd_clamp_from_ns = 2 * kS;
+  auto sim = Simulation::Create(config);
+  ASSERT_TRUE(sim.ok());
+  uint64_t most_before = 0, most_after = 0;
+  for (int64_t t = kMs; t <= 4 * kS; t += kMs) {
+    (*sim)->RunUntil(t);
+    const uint64_t flight = (*sim)->sender(0).bytes_in_flight();
+    if (t < 2 * kS) most_before = std::max(most_before, flight);
+    if (t > 2 * kS + 160 * kMs) most_after = std::max(most_after, flight);
+  }
+  EXPECT_GT(most_before, 40'000u);
+  EXPECT_EQ(most_after, 20'000u);
+}
+
 TEST(Simulation, RejectsBadConfigurations) {
   SimulationConfig config =
       OneFlow("nosuchcc", 1'000'000, kMs, 10'000, 1000, 2);
