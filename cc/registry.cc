@@ -17,7 +17,13 @@
 #include "cc/linux_dctcp.h"
 #include "cc/linux_reno.h"
 #include "cc/prague_sender.h"
+#include "cc/quicly_cuback.h"
+#include "cc/quicly_cubic.h"
+#include "cc/quicly_cubic_legacy.h"
+#include "cc/quicly_pico.h"
+#include "cc/quicly_reno.h"
 #include "cc/reno_sender.h"
+#include "cc/rfc9002_newreno.h"
 
 namespace ccreplay {
 namespace {
@@ -102,6 +108,23 @@ std::vector<std::pair<std::string, std::string>> LinuxOptions(bool normalize) {
   options.push_back({"limited", "capture"});
   return options;
 }
+
+// Options of the quicly profiles. mss defaults to quicly's own transport
+// parameter max_udp_payload_size (1472, lib/defaults.c), from which it
+// computes the initial window; the trace's packet size replaces it for
+// growth. normalize defaults to on (1462): normalize_cc_mtu is "enabled in
+// the default contexts" (include/quicly.h @ 01aa5e7c).
+std::vector<std::pair<std::string, std::string>> QuiclyOptions(bool normalize) {
+  std::vector<std::pair<std::string, std::string>> options = {{"mss", "1472"},
+                                                              {"iw", "10"}};
+  if (normalize) {
+    options.push_back({"normalize", absl::StrCat(kReferenceMtuBytes)});
+  }
+  return options;
+}
+
+constexpr absl::string_view kQuiclyNewSource =
+    "h2o/quicly @ 01aa5e7c lib/cc-pico.c (after PRs #678, #686)";
 
 template <typename T>
 absl::StatusOr<std::unique_ptr<CongestionController>> MakeSimple(
@@ -218,6 +241,38 @@ const std::vector<ProfileDef>& Profiles() {
         "Linux net/ipv4/tcp_dctcp.c (torvalds/linux @ 01581a21), RFC 8257",
         LinuxOptions(false)},
        MakeSimple<LinuxDctcp>},
+      {{"rfc9002:newreno",
+        "QUIC NewReno: IW min(10 mds, max(14720, 2 mds)), beta 0.5, one "
+        "reduction per recovery period, persistent congestion to 2 mds",
+        "RFC 9002 section 7 and appendix B",
+        {{"mss", "1200"}, {"iw", "10"}}},
+       MakeSimple<Rfc9002NewReno>},
+      {{"quicly:reno",
+        "quicly Reno: +1 MTU per cwnd (normalized: cwnd*mtu/1462) acked, "
+        "beta 0.5 for loss and CE",
+        std::string(kQuiclyNewSource), QuiclyOptions(true)},
+       MakeSimple<QuiclyReno>},
+      {{"quicly:cubic",
+        "quicly CUBIC: RFC 9438 with K=0 after slow start, W_est in whole "
+        "MTUs, beta 0.7 (0.85 on CE), clock only while cwnd-limited",
+        std::string(kQuiclyNewSource), QuiclyOptions(true)},
+       MakeSimple<QuiclyCubic>},
+      {{"quicly:cuback",
+        "quicly Cuback: CUBIC's curves indexed by bytes acked (bandwidth at "
+        "the last congestion event), +1 MTU per computed interval",
+        std::string(kQuiclyNewSource), QuiclyOptions(true)},
+       MakeSimple<QuiclyCuback>},
+      {{"quicly:pico",
+        "quicly Pico: Reno byte counting at a CUBIC-like RTT-aware "
+        "interval, beta 0.7 (0.85 on CE); not normalized",
+        std::string(kQuiclyNewSource), QuiclyOptions(false)},
+       MakeSimple<QuiclyPico>},
+      {{"quicly:cubic-legacy",
+        "quicly CUBIC before PR #678: RFC 8312 time-based W_est, per-ACK "
+        "MTU steps, beta 0.7; not normalized",
+        "h2o/quicly @ b11d3634 lib/cc-cubic.c (last changed bd1b26e2)",
+        QuiclyOptions(false)},
+       MakeSimple<QuiclyCubicLegacy>},
       PragueDef(PragueVersion::kV05, "prague:v05",
                 "TCP Prague 2020: T=10ms, 100 rounds, cwnd_cnt backlog",
                 "L4STeam/l4steam.github.io @ 0125ddd7 tcp_prague.c "
