@@ -27,6 +27,21 @@ inline AckEvent SegmentAck(int64_t time_us, uint32_t segments,
   return ack;
 }
 
+// An ACK (frame) of `bytes` newly acknowledged bytes, as quicly's
+// cc_on_acked() takes it; `in_flight_bytes` remain outstanding afterwards.
+inline AckEvent BytesAck(int64_t time_us, uint64_t bytes, uint32_t mss_bytes,
+                         uint64_t in_flight_bytes, int64_t srtt_us = 0,
+                         bool cwnd_limited = true) {
+  AckEvent ack;
+  ack.time_us = time_us;
+  ack.bytes_acked = bytes;
+  ack.srtt_us = srtt_us;
+  ack.bytes_in_flight = in_flight_bytes;
+  ack.cwnd_limited = cwnd_limited;
+  ack.mss_bytes = mss_bytes;
+  return ack;
+}
+
 // A fast-retransmit loss with `in_flight_bytes` outstanding.
 inline LossEvent FastRetransmit(int64_t time_us, uint64_t in_flight_bytes) {
   LossEvent loss;

@@ -87,7 +87,6 @@ void QuiclyCuback::OnCongestion(const CongestionEvent& event) {
   curve_.by_ecn = event.ecn;
   const double srtt_ms = static_cast<double>(srtt_us_) / 1000;
   curve_.bandwidth_bytes_per_s = srtt_ms > 0 ? bdp * 1000 / srtt_ms : 0;
-  bytes_to_mtu_increase_ = 0;
 }
 
 }  // namespace ccreplay

@@ -100,7 +100,6 @@ void QuiclyCubic::OnCongestion(const CongestionEvent& event) {
   const double bdp = static_cast<double>(event.bdp_bytes);
   fast_convergence_ = cwnd_prior_bytes_ != 0 && bdp < previous_w_max;
   cwnd_prior_bytes_ = bdp;
-  bytes_to_mtu_increase_ = 0;
 }
 
 void QuiclyCubic::OnIdleRestart(const IdleRestartEvent& idle) {

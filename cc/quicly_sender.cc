@@ -87,6 +87,7 @@ void QuiclySender::OnCongestionSignal(bool ecn, uint64_t flight_bytes) {
   cwnd_bytes_ =
       std::max(static_cast<uint64_t>(static_cast<double>(cwnd_bytes_) * factor),
                min_cwnd);
+  bytes_to_mtu_increase_ = 0;  // recomputed at the next ACK, as in quicly
   OnCongestion(event);
   ssthresh_bytes_ = cwnd_bytes_;
   last_signal_ecn_ = ecn;

@@ -241,6 +241,18 @@ const std::vector<ProfileDef>& Profiles() {
         "Linux net/ipv4/tcp_dctcp.c (torvalds/linux @ 01581a21), RFC 8257",
         LinuxOptions(false)},
        MakeSimple<LinuxDctcp>},
+      PragueDef(PragueVersion::kV05, "prague:v05",
+                "TCP Prague 2020: T=10ms, 100 rounds, cwnd_cnt backlog",
+                "L4STeam/l4steam.github.io @ 0125ddd7 tcp_prague.c "
+                "(MODULE_VERSION 0.5)"),
+      PragueDef(PragueVersion::kV06, "prague:v06",
+                "TCP Prague 2020-2023: T=25ms, 500 rounds, cwnd_cnt backlog",
+                "ij1/linux-accecn @ 06e9a045 net/ipv4/tcp_prague.c "
+                "(MODULE_VERSION 0.6)"),
+      PragueDef(PragueVersion::kV07, "prague:v07",
+                "TCP Prague 2024: T=25ms, 4 rounds, frac_cwnd, alpha from 0",
+                "L4STeam/linux @ 893e1479 net/ipv4/tcp_prague.c "
+                "(MODULE_VERSION 0.7), window mode"),
       {{"rfc9002:newreno",
         "QUIC NewReno: IW min(10 mds, max(14720, 2 mds)), beta 0.5, one "
         "reduction per recovery period, persistent congestion to 2 mds",
@@ -273,18 +285,6 @@ const std::vector<ProfileDef>& Profiles() {
         "h2o/quicly @ b11d3634 lib/cc-cubic.c (last changed bd1b26e2)",
         QuiclyOptions(false)},
        MakeSimple<QuiclyCubicLegacy>},
-      PragueDef(PragueVersion::kV05, "prague:v05",
-                "TCP Prague 2020: T=10ms, 100 rounds, cwnd_cnt backlog",
-                "L4STeam/l4steam.github.io @ 0125ddd7 tcp_prague.c "
-                "(MODULE_VERSION 0.5)"),
-      PragueDef(PragueVersion::kV06, "prague:v06",
-                "TCP Prague 2020-2023: T=25ms, 500 rounds, cwnd_cnt backlog",
-                "ij1/linux-accecn @ 06e9a045 net/ipv4/tcp_prague.c "
-                "(MODULE_VERSION 0.6)"),
-      PragueDef(PragueVersion::kV07, "prague:v07",
-                "TCP Prague 2024: T=25ms, 4 rounds, frac_cwnd, alpha from 0",
-                "L4STeam/linux @ 893e1479 net/ipv4/tcp_prague.c "
-                "(MODULE_VERSION 0.7), window mode"),
   };
   return *kProfiles;
 }

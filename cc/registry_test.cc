@@ -121,7 +121,7 @@ TEST(RegistryTest, BadValuesAreErrors) {
 
 TEST(RegistryTest, ProfilesListSourcesAndDefaults) {
   const auto& profiles = ListControllerProfiles();
-  ASSERT_EQ(profiles.size(), 8u);
+  ASSERT_EQ(profiles.size(), 14u);
   for (const ControllerProfile& profile : profiles) {
     EXPECT_FALSE(profile.source.empty()) << profile.spec;
     EXPECT_TRUE(MakeController(profile.spec).ok()) << profile.spec;
@@ -215,6 +215,26 @@ TEST(ControllerSpecTest, TakesMatchesTheOptionTables) {
   EXPECT_FALSE(takes("cubic", "hystart"));
   EXPECT_FALSE(takes("reno", "Normalize"));
   EXPECT_FALSE((ControllerSpec{"bbr", "", {}}.Takes("mss")));
+}
+
+TEST(RegistryTest, StackProfilesOfIssue17) {
+  for (const char* spec :
+       {"quicly:reno", "quicly:cubic", "quicly:cuback", "quicly:pico",
+        "quicly:cubic-legacy", "rfc9002:newreno", "quicly:reno,normalize=off",
+        "quicly:cubic,mss=1280,normalize=1462",
+        "quicly:cuback,normalize=off"}) {
+    EXPECT_TRUE(MakeController(spec).ok()) << spec;
+  }
+  // quicly normalizes by default (include/quicly.h normalize_cc_mtu); Pico
+  // and cubic-legacy never read the flag, so they do not take it.
+  EXPECT_EQ(ControllerSpec::Parse("quicly:cubic")->Value("normalize"), "1462");
+  EXPECT_FALSE(MakeController("quicly:pico,normalize=off").ok());
+  EXPECT_FALSE(MakeController("quicly:cubic-legacy,normalize=1462").ok());
+  EXPECT_FALSE(MakeController("rfc9002:newreno,normalize=1462").ok());
+  // Initial windows: quicly max(10, 2) * min(1472, 1472) = 14720 B;
+  // RFC 9002 section 7.2 min(10 * 1200, max(14720, 2400)) = 12000 B.
+  EXPECT_EQ((*MakeController("quicly:reno"))->cwnd_bytes(), 14720u);
+  EXPECT_EQ((*MakeController("rfc9002:newreno"))->cwnd_bytes(), 12000u);
 }
 
 TEST(ControllerSpecTest, WithSetsOnlyOptionsTheProfileTakes) {
