@@ -37,8 +37,7 @@ double BytesSent(const QuiclyCuback::Curve& curve, const Epoch& e, double w) {
 }  // namespace
 
 QuiclyCuback::QuiclyCuback(const ControllerOptions& options)
-    : QuiclySender(options, InitialWindowBytes(options.initial_window_segments,
-                                               options.mss_bytes)) {}
+    : QuiclySender(options) {}
 
 uint64_t QuiclyCuback::BytesPerMtuIncrease(const Curve& curve,
                                            uint64_t cwnd_bytes,

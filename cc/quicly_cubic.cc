@@ -6,8 +6,7 @@
 namespace ccreplay {
 
 QuiclyCubic::QuiclyCubic(const ControllerOptions& options)
-    : QuiclySender(options, InitialWindowBytes(options.initial_window_segments,
-                                               options.mss_bytes)) {}
+    : QuiclySender(options) {}
 
 double QuiclyCubic::WMaxBytes() const {
   return fast_convergence_

@@ -5,8 +5,7 @@
 namespace ccreplay {
 
 QuiclyCubicLegacy::QuiclyCubicLegacy(const ControllerOptions& options)
-    : QuiclySender(options, InitialWindowBytes(options.initial_window_segments,
-                                               options.mss_bytes)) {}
+    : QuiclySender(options) {}
 
 double QuiclyCubicLegacy::WCubicBytes(double t_s) const {
   const double tk = t_s - k_s_;

@@ -13,8 +13,7 @@ constexpr double kMaxInterval = 4294967295.0;  // UINT32_MAX
 }  // namespace
 
 QuiclyPico::QuiclyPico(const ControllerOptions& options)
-    : QuiclySender(options, InitialWindowBytes(options.initial_window_segments,
-                                               options.mss_bytes)),
+    : QuiclySender(options),
       // pico_init_pico_state(): cwnd * QUICLY_BETA_LOSS, truncated.
       bytes_per_mtu_increase_(
           static_cast<uint64_t>(static_cast<double>(cwnd_bytes_) * kBetaLoss)) {

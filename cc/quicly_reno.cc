@@ -5,8 +5,7 @@
 namespace ccreplay {
 
 QuiclyReno::QuiclyReno(const ControllerOptions& options)
-    : QuiclySender(options, InitialWindowBytes(options.initial_window_segments,
-                                               options.mss_bytes)) {}
+    : QuiclySender(options) {}
 
 uint64_t QuiclyReno::CaBytesPerMtuIncrease() const {
   if (normalize_bytes_ == 0) return cwnd_bytes_;

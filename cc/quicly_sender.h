@@ -71,6 +71,11 @@ class QuiclySender : public CongestionController {
 
  protected:
   QuiclySender(const ControllerOptions& options, uint64_t initial_window_bytes);
+  // With quicly's initial window, InitialWindowBytes(iw, mss).
+  explicit QuiclySender(const ControllerOptions& options)
+      : QuiclySender(options,
+                     InitialWindowBytes(options.initial_window_segments,
+                                        options.mss_bytes)) {}
 
   // What one congestion event tells the profile; cwnd is already reduced.
   struct CongestionEvent {
