@@ -1,4 +1,5 @@
 // `ccreplay controllers [--json]`: the reference controller profiles.
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -32,16 +33,21 @@ std::string ProfilesJson(const std::vector<ControllerProfile>& profiles) {
 }
 
 std::string ProfilesTable(const std::vector<ControllerProfile>& profiles) {
+  // Names are padded to the longest spec so the descriptions line up.
+  int width = 0;
+  for (const ControllerProfile& profile : profiles) {
+    width = std::max(width, static_cast<int>(profile.spec.size()));
+  }
   std::string out;
   for (const ControllerProfile& profile : profiles) {
     std::vector<std::string> options;
     for (const auto& [name, default_value] : profile.options) {
       options.push_back(absl::StrCat(name, "=", default_value));
     }
-    absl::StrAppendFormat(&out,
-                          "%-12s %s\n%-12s source:  %s\n%-12s options: %s\n\n",
-                          profile.spec, profile.description, "", profile.source,
-                          "", absl::StrJoin(options, ","));
+    absl::StrAppendFormat(
+        &out, "%-*s %s\n%-*s source:  %s\n%-*s options: %s\n\n", width,
+        profile.spec, profile.description, width, "", profile.source, width, "",
+        absl::StrJoin(options, ","));
   }
   return out;
 }
