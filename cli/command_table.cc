@@ -13,6 +13,8 @@ constexpr FlagDoc kFlow = {"flow", "N|ADDR:PORT-ADDR:PORT", ""};
 constexpr FlagDoc kSs = {"ss", "LOG", ""};
 constexpr FlagDoc kProbe = {"probe", "LOG", ""};
 constexpr FlagDoc kQlog = {"qlog", "FILE", ""};
+constexpr FlagDoc kFilter = {"filter", "EXPR", ""};
+constexpr FlagDoc kQuiet = {"quiet", "", ""};
 constexpr FlagDoc kReplayCc = {
     "cc", "SPEC,SPEC...",
     "reference controllers (`ccreplay controllers`), separated by commas; an "
@@ -24,14 +26,14 @@ CommandSpec Flows() {
       "flows",
       RunFlows,
       "list the TCP flows of a capture",
-      "ccreplay flows CAPTURE [--json]",
+      "ccreplay flows CAPTURE [--json] [--filter EXPR] [--quiet]",
       "Lists every TCP connection in a pcap or pcapng capture (gzip is "
       "read transparently): endpoints, data direction, packets, unique "
       "bytes, retransmissions, handshake options, ECN mode and codepoint "
       "counts, goodput. An ss log, tcp_probe trace, qlog or quicly log "
       "gives one entry per connection or trace.",
       "ccreplay flows testdata/lab/reno_ecn1_stepK60k_50mbit/sender.pcap.gz",
-      {{"json", "", "write the flows as JSON to stdout."}}};
+      {{"json", "", "write the flows as JSON to stdout."}, kFilter, kQuiet}};
 }
 
 CommandSpec Diagnose() {
@@ -40,7 +42,7 @@ CommandSpec Diagnose() {
       RunDiagnose,
       "the main job: where cwnd growth fell short, and why",
       "ccreplay diagnose INPUT [--ss LOG | --probe LOG] [--flow N] [--cc LIST] "
-      "[-o report.html] [--json [report.json]]\n"
+      "[-o report.html] [--json [report.json]] [--filter EXPR] [--quiet]\n"
       "ccreplay diagnose --qlog FILE [...]",
       "Reconstructs the chosen flow's sender ACK by ACK, estimates the path "
       "(bottleneck rate, base RTT, BDP), attributes what limited the sender "
@@ -61,14 +63,17 @@ CommandSpec Diagnose() {
        {"json", "",
         "write the JSON diagnosis: to the path after INPUT, else to stdout "
         "(then without the terminal summary)."},
-       {"simulate", "", ""}}};
+       {"simulate", "", ""},
+       kFilter,
+       kQuiet}};
 }
 
 CommandSpec Convert() {
   return {"convert",
           RunConvert,
           "write an input as the proto trace (binary or JSON)",
-          "ccreplay convert INPUT [--flow N] [-o FILE] [--json]",
+          "ccreplay convert INPUT [--flow N] [-o FILE] [--json] "
+          "[--filter EXPR] [--quiet]",
           "Writes the normalized trace of proto/trace.proto: flow identity, "
           "handshake facts, per-packet events (unwrapped sequence numbers, "
           "scaled windows, SACK blocks, timestamps, ACE and AccECN option "
@@ -83,7 +88,9 @@ CommandSpec Convert() {
             "the index of the flow (or trace) to keep, as `ccreplay flows` "
             "numbers them. Default: all."},
            {"o", "FILE", "write to this file instead of stdout."},
-           {"json", "", "write protobuf JSON instead of binary."}}};
+           {"json", "", "write protobuf JSON instead of binary."},
+           kFilter,
+           kQuiet}};
 }
 
 CommandSpec Timeline() {
@@ -91,7 +98,7 @@ CommandSpec Timeline() {
           RunTimeline,
           "the per-ACK timeline of a flow's sender",
           "ccreplay timeline CAPTURE [--flow N|ADDR:PORT-ADDR:PORT] "
-          "[--csv|--json]",
+          "[--csv|--json] [--filter EXPR] [--quiet]",
           "Rebuilds what the data sender learned from every ACK: bytes acked "
           "cumulatively, SACKed and D-SACKed, RTT sample and RFC 6298 "
           "srtt/min RTT, ECN feedback (ECE, AccECN CE counts), pipe (RFC "
@@ -100,7 +107,7 @@ CommandSpec Timeline() {
           "ccreplay timeline "
           "testdata/lab/cubic_noecn_droptail100_50mbit/sender.pcap.gz --csv "
           "> t.csv",
-          {kFlow, kCsv, kJson}};
+          {kFlow, kCsv, kJson, kFilter, kQuiet}};
 }
 
 CommandSpec Replay() {
@@ -108,7 +115,8 @@ CommandSpec Replay() {
           RunReplay,
           "replay a flow's ACKs through reference controllers",
           "ccreplay replay CAPTURE|BUNDLE_DIR [--ss LOG | --probe LOG] "
-          "[--flow N] --cc LIST [--csv|--json] [--full] [-o FILE]\n"
+          "[--flow N] --cc LIST [--csv|--json] [--full] [-o FILE] "
+          "[--filter EXPR] [--quiet]\n"
           "ccreplay replay --qlog FILE --cc LIST [--csv|--json]",
           "Feeds every controller of LIST the flow's ACK timeline: bytes "
           "acked and SACKed, ECN feedback as negotiated, RTT, losses when the "
@@ -127,7 +135,9 @@ CommandSpec Replay() {
            kCsv,
            kJson,
            {"full", "", ""},
-           {"o", "FILE", "write to this file instead of stdout."}}};
+           {"o", "FILE", "write to this file instead of stdout."},
+           kFilter,
+           kQuiet}};
 }
 
 CommandSpec Controllers() {

@@ -6,6 +6,7 @@
 
 #include "absl/flags/flag.h"
 #include "absl/strings/numbers.h"
+#include "cli/capture_flags.h"
 #include "cli/commands.h"
 #include "cli/common_flags.h"
 #include "cli/exit_codes.h"
@@ -32,10 +33,11 @@ bool ParseFlowIndex(std::optional<uint32_t>* only_flow) {
 
 // A capture's trace (of one flow with --flow). Returns an exit code;
 // `partial` when the capture was cut short.
-int CaptureTrace(const std::string& path, std::optional<uint32_t> only_flow,
-                 proto::Trace* trace, bool* partial) {
+int CaptureTrace(const std::string& path, const CaptureReadOptions& options,
+                 std::optional<uint32_t> only_flow, proto::Trace* trace,
+                 bool* partial) {
   TraceBuilder builder(only_flow);
-  absl::StatusOr<CaptureInfo> info = ReadCapture(path, builder);
+  absl::StatusOr<CaptureInfo> info = ReadCapture(path, builder, options);
   if (!info.ok()) return ReportFailure("convert", info.status());
   if (only_flow.has_value() &&
       *only_flow >= builder.flow_table().flows().size()) {
@@ -97,9 +99,9 @@ int WriteTrace(const proto::Trace& trace) {
 
 int RunConvert(const Args& args) {
   if (args.size() != 1) {
-    std::fprintf(
-        stderr,
-        "usage: ccreplay convert INPUT [--flow N] [-o FILE] [--json]\n");
+    std::fprintf(stderr,
+                 "usage: ccreplay convert INPUT [--flow N] [-o FILE] [--json] "
+                 "[--filter EXPR]\n");
     return kExitUsage;
   }
   std::optional<uint32_t> only_flow;
@@ -109,13 +111,20 @@ int RunConvert(const Args& args) {
                  "flows`)\n");
     return kExitUsage;
   }
+  ProgressMeter meter = MeterFromFlags("convert");
+  CaptureReadOptions read_options;
+  const int flags =
+      CaptureOptionsFromFlags("convert", args[0], meter, &read_options);
+  if (flags != kExitOk) return flags;
   absl::StatusOr<InputClass> input = ClassifyInput(args[0]);
   if (!input.ok()) return ReportFailure("convert", input.status());
   proto::Trace trace;
   bool partial = false;
-  const int read = IsCapture(input->kind)
-                       ? CaptureTrace(args[0], only_flow, &trace, &partial)
-                       : HostStateTrace(args[0], only_flow, &trace, &partial);
+  const int read =
+      IsCapture(input->kind)
+          ? CaptureTrace(args[0], read_options, only_flow, &trace, &partial)
+          : HostStateTrace(args[0], only_flow, &trace, &partial);
+  meter.Finish();
   if (read != kExitOk) return read;
   for (const std::string& warning : trace.capture().warnings()) {
     std::fprintf(stderr, "ccreplay convert: warning: %s: %s\n", args[0].c_str(),

@@ -10,6 +10,7 @@
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "cc/registry.h"
+#include "cli/capture_flags.h"
 #include "cli/commands.h"
 #include "cli/common_flags.h"
 #include "cli/exit_codes.h"
@@ -102,7 +103,12 @@ int RunDiagnose(const Args& args) {
   DiagnoseOptions options;
   const int parsed = OptionsFromFlags(args, inputs, &options);
   if (parsed != kExitOk) return parsed;
+  ProgressMeter meter = MeterFromFlags("diagnose");
+  const int flags = CaptureOptionsFromFlags("diagnose", options.input, meter,
+                                            &options.capture);
+  if (flags != kExitOk) return flags;
   absl::StatusOr<DiagnoseRun> run = DiagnoseInput(options);
+  meter.Finish();
   if (!run.ok()) return ReportFailure("diagnose", run.status());
   for (const std::string& warning : run->warnings) {
     std::fprintf(stderr, "ccreplay diagnose: warning: %s\n", warning.c_str());

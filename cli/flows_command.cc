@@ -4,6 +4,7 @@
 
 #include "absl/flags/flag.h"
 #include "absl/strings/str_format.h"
+#include "cli/capture_flags.h"
 #include "cli/commands.h"
 #include "cli/common_flags.h"
 #include "cli/exit_codes.h"
@@ -54,9 +55,15 @@ int HostStateFlows(const std::string& path) {
 int RunFlows(const Args& args) {
   if (args.size() != 1) {
     std::fprintf(stderr,
-                 "usage: ccreplay flows INPUT [--json]  (see --help)\n");
+                 "usage: ccreplay flows INPUT [--json] [--filter EXPR]  (see "
+                 "--help)\n");
     return kExitUsage;
   }
+  ProgressMeter meter = MeterFromFlags("flows");
+  CaptureReadOptions read_options;
+  const int flags =
+      CaptureOptionsFromFlags("flows", args[0], meter, &read_options);
+  if (flags != kExitOk) return flags;
   absl::StatusOr<InputClass> input = ClassifyInput(args[0]);
   if (!input.ok()) {
     return ReportFailure("flows", input.status());
@@ -66,8 +73,10 @@ int RunFlows(const Args& args) {
   // One pass: the builder feeds its flow table and reconstructs every
   // flow's sender alongside.
   AckTimelineBuilder builder;
-  absl::StatusOr<CaptureInfo> info = ReadCapture(args[0], builder);
+  absl::StatusOr<CaptureInfo> info =
+      ReadCapture(args[0], builder, read_options);
   builder.Finish();
+  meter.Finish();
   if (!info.ok()) {
     return ReportFailure("flows", info.status());
   }

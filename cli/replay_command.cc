@@ -9,6 +9,7 @@
 #include "absl/flags/flag.h"
 #include "absl/status/statusor.h"
 #include "cc/registry.h"
+#include "cli/capture_flags.h"
 #include "cli/commands.h"
 #include "cli/common_flags.h"
 #include "cli/exit_codes.h"
@@ -45,9 +46,11 @@ std::optional<std::vector<std::string>> ControllerSpecs() {
 
 // A qlog is known by its content, whatever its name; anything else is a
 // capture or a bundle directory (ResolveTcpInput), whose Linux specs are
-// replayed with the sender's configuration fitted into `sender_config`.
+// replayed with the sender's configuration fitted into `sender_config`, the
+// capture read as `capture` says.
 absl::StatusOr<ReplayResult> ReplayInput(const std::string& input,
                                          bool qlog_flag, ReplayOptions options,
+                                         const CaptureReadOptions& capture,
                                          SenderConfigReport& sender_config) {
   absl::StatusOr<InputClass> kind = ClassifyInput(input);
   if (!kind.ok()) return kind.status();
@@ -57,7 +60,7 @@ absl::StatusOr<ReplayResult> ReplayInput(const std::string& input,
   if (!tcp.ok()) return tcp.status();
   options.host_state_path = tcp->host_state;
   absl::StatusOr<TcpCaptureScan> scan =
-      ScanTcpCapture(tcp->capture, options.flow);
+      ScanTcpCapture(tcp->capture, options.flow, capture);
   if (!scan.ok()) return scan.status();
   absl::StatusOr<SenderConfigReport> fit =
       FitTcpSender(*scan, options, options.specs, tcp->bundle_sender);
@@ -95,9 +98,16 @@ int RunReplay(const Args& args) {
   options.flow = absl::GetFlag(FLAGS_flow);
   options.full_series = absl::GetFlag(FLAGS_full);
   options.host_state_path = !ss.empty() ? ss : probe;
+  ProgressMeter meter = MeterFromFlags("replay");
+  CaptureReadOptions capture;
+  const int flags = CaptureOptionsFromFlags(
+      "replay", qlog.empty() ? args[0] : "", meter, &capture);
+  if (flags != kExitOk) return flags;
   SenderConfigReport sender_config;
-  absl::StatusOr<ReplayResult> result = ReplayInput(
-      qlog.empty() ? args[0] : qlog, !qlog.empty(), options, sender_config);
+  absl::StatusOr<ReplayResult> result =
+      ReplayInput(qlog.empty() ? args[0] : qlog, !qlog.empty(), options,
+                  capture, sender_config);
+  meter.Finish();
   if (!result.ok()) return Fail(result.status());
 
   const std::string text =

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "absl/flags/flag.h"
+#include "cli/capture_flags.h"
 #include "cli/commands.h"
 #include "cli/common_flags.h"
 #include "cli/exit_codes.h"
@@ -26,6 +27,11 @@ int RunTimeline(const Args& args) {
     return kExitUsage;
   }
   const std::string& path = args[0];
+  ProgressMeter meter = MeterFromFlags("timeline");
+  CaptureReadOptions read_options;
+  const int flags =
+      CaptureOptionsFromFlags("timeline", path, meter, &read_options);
+  if (flags != kExitOk) return flags;
   // Read twice: a pipe is spooled to a temporary file first.
   absl::StatusOr<std::string> spooled = SpoolForRereading(path);
   if (!spooled.ok()) return ReportFailure("timeline", spooled.status());
@@ -34,7 +40,7 @@ int RunTimeline(const Args& args) {
   }
   // Pass 1: the flows, to choose one and its sender.
   FlowTable table;
-  absl::StatusOr<CaptureInfo> info = ReadCapture(path, table);
+  absl::StatusOr<CaptureInfo> info = ReadCapture(path, table, read_options);
   if (!info.ok()) {
     return ReportFailure("timeline", info.status());
   }
@@ -57,8 +63,9 @@ int RunTimeline(const Args& args) {
   AckTimelineBuilder builder(
       selected->index, selected->sender_side,
       [&writer](const TimelineEvent& e) { writer.Write(e); });
-  absl::StatusOr<CaptureInfo> second = ReadCapture(path, builder);
+  absl::StatusOr<CaptureInfo> second = ReadCapture(path, builder, read_options);
   builder.Finish();
+  meter.Finish();
   if (!second.ok()) {
     return ReportFailure("timeline", second.status());
   }

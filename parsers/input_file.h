@@ -64,6 +64,8 @@ class InputFile {
 
   // Bytes of (decompressed) data consumed so far.
   uint64_t offset() const { return offset_; }
+  // Bytes of the input as stored (compressed, for gzip) read so far.
+  uint64_t raw_bytes_read() const { return compressed_read_; }
   const std::string& path() const { return path_; }
   bool gzip() const { return gzip_; }
   // A regular file (not stdin, a FIFO or a pipe): it may be opened again.

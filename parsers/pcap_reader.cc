@@ -1,6 +1,7 @@
 #include "parsers/pcap_reader.h"
 
 #include <pcap/pcap.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -31,6 +32,9 @@ constexpr uint64_t kPcapFileHeaderBytes = 24;
 constexpr uint64_t kPcapRecordHeaderBytes = 16;
 // The stdio buffer of a plain capture file, as InputFile uses for gzip.
 constexpr size_t kStdioBufferBytes = size_t{1} << 18;
+// Records between two progress reports: a few hundred a second at the
+// reader's rate of millions of records a second, few enough to cost nothing.
+constexpr uint64_t kProgressPackets = 4096;
 
 // Where the bytes come from: a file (possibly gzip) or memory. Each call of
 // OpenStdio / ReadFn starts from the first byte again.
@@ -44,6 +48,9 @@ class ByteSource {
   virtual bool gzip() const { return false; }
   // Why the byte stream itself failed, if it did (a cut gzip stream).
   virtual absl::Status stream_status() const { return absl::OkStatus(); }
+  // Bytes of the input as stored read so far, and its size (0: unknown).
+  virtual uint64_t raw_bytes_read() const { return 0; }
+  virtual uint64_t total_bytes() const { return 0; }
 };
 
 class FileSource : public ByteSource {
@@ -55,6 +62,8 @@ class FileSource : public ByteSource {
     if (!file.ok()) return file.status();
     gzip_ = (*file)->gzip();
     regular_ = (*file)->regular();
+    struct stat st = {};
+    if (regular_ && ::stat(path_.c_str(), &st) == 0) total_bytes_ = st.st_size;
     return absl::OkStatus();
   }
 
@@ -71,6 +80,7 @@ class FileSource : public ByteSource {
       // goes.
       stdio_buffer_ = std::make_unique<char[]>(kStdioBufferBytes);
       std::setvbuf(f, stdio_buffer_.get(), _IOFBF, kStdioBufferBytes);
+      plain_file_ = f;
       return f;
     }
     // gzip, or stdin / a FIFO / a pipe, whose InputStream hands the bytes
@@ -87,6 +97,7 @@ class FileSource : public ByteSource {
   absl::StatusOr<PcapngWalker::ReadFn> OpenReader() override {
     absl::StatusOr<std::unique_ptr<InputFile>> file = InputFile::Open(path_);
     if (!file.ok()) return file.status();
+    plain_file_ = nullptr;  // Closed with libpcap's handle, if it was open.
     file_ = std::move(*file);
     InputFile* raw = file_.get();
     return PcapngWalker::ReadFn(
@@ -97,11 +108,23 @@ class FileSource : public ByteSource {
   absl::Status stream_status() const override {
     return file_ ? file_->status() : absl::OkStatus();
   }
+  uint64_t raw_bytes_read() const override {
+    if (plain_file_ != nullptr) {
+      const long position = std::ftell(plain_file_);
+      return position > 0 ? static_cast<uint64_t>(position) : 0;
+    }
+    return file_ ? file_->raw_bytes_read() : 0;
+  }
+  uint64_t total_bytes() const override { return total_bytes_; }
 
  private:
   std::string path_;
   bool gzip_ = false;
   bool regular_ = true;
+  uint64_t total_bytes_ = 0;
+  // The plain file libpcap reads (libpcap owns and closes it); null when
+  // the bytes come through file_.
+  FILE* plain_file_ = nullptr;
   std::unique_ptr<InputFile> file_;
   std::unique_ptr<char[]> stdio_buffer_;  // A plain file's, for stdio.
 };
@@ -174,10 +197,36 @@ class SaneSegments : public SegmentConsumer {
   SequenceSanity sanity_;
 };
 
-// Decodes one frame and hands a TCP segment to the consumer.
+// Where every frame of one read goes: through the filter and the decoder
+// to the consumer, counted in `info`, its progress reported.
+struct FrameSink {
+  CaptureInfo* info;
+  SegmentConsumer* consumer;
+  FrameFilter* filter;
+  const ProgressCallback* progress;  // May hold no function.
+  const ByteSource* source;
+  TcpSegment segment;
+};
+
+void ReportProgress(const FrameSink& sink) {
+  if (!*sink.progress) return;
+  (*sink.progress)({sink.source->raw_bytes_read(), sink.source->total_bytes(),
+                    sink.info->packets + sink.info->filtered_out_packets});
+}
+
+// Filters and decodes one frame and hands a TCP segment to the consumer.
 inline void HandleFrame(int link_type, int64_t time_ns, const uint8_t* data,
-                        uint32_t captured, uint32_t wire, CaptureInfo* info,
-                        TcpSegment* segment, SegmentConsumer& consumer) {
+                        uint32_t captured, uint32_t wire, FrameSink& sink) {
+  CaptureInfo* info = sink.info;
+  if ((info->packets + info->filtered_out_packets + 1) % kProgressPackets ==
+      0) {
+    ReportProgress(sink);
+  }
+  if (!sink.filter->Matches(link_type, data, captured, wire)) {
+    ++info->filtered_out_packets;
+    return;
+  }
+  TcpSegment* segment = &sink.segment;
   ++info->packets;
   // Times outside [1970, 2116) are a corrupt record header: skipped, so
   // that every difference of two capture times downstream fits in int64.
@@ -203,7 +252,7 @@ inline void HandleFrame(int link_type, int64_t time_ns, const uint8_t* data,
     if (segment->captured_payload_bytes < segment->payload_bytes)
       ++info->snaplen_cut_packets;
     if (segment->length_from_capture) ++info->big_tcp_packets;
-    consumer.OnSegment(*segment);
+    sink.consumer->OnSegment(*segment);
   } else if (result == DecodeResult::kTooManyExtensionHeaders) {
     ++info->extension_chain_packets;
   } else if (result == DecodeResult::kMplsPayloadNotIp) {
@@ -232,9 +281,7 @@ struct LibpcapLoop {
   bool pcapng;
   FILE* file;
   uint64_t good_offset;  // End of the last complete record.
-  CaptureInfo* info;
-  TcpSegment* segment;
-  SegmentConsumer* consumer;
+  FrameSink* sink;
 
   static void OnRecord(u_char* user, const pcap_pkthdr* header,
                        const u_char* data) {
@@ -245,10 +292,10 @@ struct LibpcapLoop {
         header->ts.tv_sec >= 0 && header->ts.tv_sec < kMaxTimeNs / 1000000000;
     const int64_t time_ns =
         plausible ? static_cast<int64_t>(header->ts.tv_sec) * kNsPerSecond +
-                        SubSecondNs(header->ts.tv_usec, loop.info)
+                        SubSecondNs(header->ts.tv_usec, loop.sink->info)
                   : -1;
     HandleFrame(loop.link_type, time_ns, data, header->caplen, header->len,
-                loop.info, loop.segment, *loop.consumer);
+                *loop.sink);
     if (loop.pcapng) {
       loop.good_offset = static_cast<uint64_t>(std::ftell(loop.file));
     } else {
@@ -315,29 +362,39 @@ void AddSummaryWarnings(CaptureInfo* info) {
   }
 }
 
+// The interfaces the walker met since `*seen`: their link types noted, the
+// filter compiled for each one decoded.
+absl::Status NoteInterfaces(const PcapngWalker& walker, size_t* seen,
+                            FrameSink& sink) {
+  const std::vector<int>& link_types = walker.interface_link_types();
+  for (; *seen < link_types.size(); ++*seen) {
+    const int link_type = link_types[*seen];
+    AddLinkType(sink.info, link_type);
+    if (IsSupportedLinkType(link_type)) {
+      absl::Status prepared = sink.filter->Prepare(link_type);
+      if (!prepared.ok()) return prepared;
+      continue;
+    }
+    sink.info->warnings.push_back(absl::StrCat(
+        "interface ", *seen, " has link type ", LinkTypeName(link_type), " (",
+        link_type,
+        "), which ccreplay does not decode: its packets are skipped"));
+  }
+  return absl::OkStatus();
+}
+
 // The pcapng path of our own, for files libpcap refuses.
-absl::Status ReadWithWalker(ByteSource& source, CaptureInfo* info,
-                            SegmentConsumer& consumer) {
+absl::Status ReadWithWalker(ByteSource& source, FrameSink& sink) {
+  CaptureInfo* info = sink.info;
   absl::StatusOr<PcapngWalker::ReadFn> read = source.OpenReader();
   if (!read.ok()) return read.status();
   PcapngWalker walker(std::move(*read));
   PcapngPacket packet;
-  TcpSegment segment;
   size_t interfaces_seen = 0;
   while (true) {
     absl::StatusOr<bool> more = walker.Next(&packet);
-    const std::vector<int>& link_types = walker.interface_link_types();
-    for (; interfaces_seen < link_types.size(); ++interfaces_seen) {
-      int link_type = link_types[interfaces_seen];
-      AddLinkType(info, link_type);
-      if (!IsSupportedLinkType(link_type)) {
-        info->warnings.push_back(
-            absl::StrCat("interface ", interfaces_seen, " has link type ",
-                         LinkTypeName(link_type), " (", link_type,
-                         "), which ccreplay does not decode: its packets "
-                         "are skipped"));
-      }
-    }
+    absl::Status noted = NoteInterfaces(walker, &interfaces_seen, sink);
+    if (!noted.ok()) return noted;
     if (!more.ok()) {
       if (absl::IsDataLoss(more.status())) {
         MarkTruncated(info, walker.block_offset(), more.status().message());
@@ -352,8 +409,7 @@ absl::Status ReadWithWalker(ByteSource& source, CaptureInfo* info,
     }
     if (!*more) return absl::OkStatus();
     HandleFrame(packet.link_type, packet.time_ns, packet.data,
-                packet.captured_bytes, packet.wire_bytes, info, &segment,
-                consumer);
+                packet.captured_bytes, packet.wire_bytes, sink);
   }
 }
 
@@ -363,20 +419,15 @@ bool LibpcapRefusesInterfaces(absl::string_view message) {
 }
 
 // libpcap could not open the capture: read it with the walker when libpcap
-// refuses its interfaces, otherwise say why it is not readable. `info` is
-// the one the consumer counts into.
-absl::StatusOr<CaptureInfo> ReadUnopened(const std::string& name,
-                                         ByteSource& source,
-                                         absl::string_view message,
-                                         CaptureInfo* info,
-                                         SegmentConsumer& consumer) {
+// refuses its interfaces, otherwise say why it is not readable.
+absl::Status ReadUnopened(const std::string& name, ByteSource& source,
+                          absl::string_view message, FrameSink& sink) {
   if (LibpcapRefusesInterfaces(message)) {
-    info->format = "pcapng";
-    absl::Status s = ReadWithWalker(source, info, consumer);
+    sink.info->format = "pcapng";
+    absl::Status s = ReadWithWalker(source, sink);
     if (!s.ok())
       return absl::Status(s.code(), absl::StrCat(name, ": ", s.message()));
-    AddSummaryWarnings(info);
-    return std::move(*info);
+    return absl::OkStatus();
   }
   if (absl::StrContains(message, "major version")) {
     return absl::UnimplementedError(absl::StrCat(name, ": ", message));
@@ -396,18 +447,19 @@ absl::StatusOr<CaptureInfo> ReadUnopened(const std::string& name,
 absl::Status HandleLoopFailure(
     const std::string& name, ByteSource& source, bool pcapng,
     uint64_t good_offset, std::unique_ptr<pcap_t, void (*)(pcap_t*)>& closer,
-    CaptureInfo* info, SegmentConsumer& consumer) {
+    FrameSink& sink) {
+  CaptureInfo* info = sink.info;
   absl::string_view message = pcap_geterr(closer.get());
   if (pcapng && LibpcapRefusesInterfaces(message)) {
     // Start over with the walker; the consumer forgets what it got.
-    consumer.Restart();
+    sink.consumer->Restart();
     CaptureInfo fresh;
     fresh.path = name;
     fresh.gzip = info->gzip;
     fresh.format = "pcapng";
     *info = std::move(fresh);
     closer.reset();
-    absl::Status s = ReadWithWalker(source, info, consumer);
+    absl::Status s = ReadWithWalker(source, sink);
     if (!s.ok())
       return absl::Status(s.code(), absl::StrCat(name, ": ", s.message()));
   } else if (absl::StrContains(message, "major version")) {
@@ -424,22 +476,12 @@ absl::Status HandleLoopFailure(
   return absl::OkStatus();
 }
 
-absl::StatusOr<CaptureInfo> Read(const std::string& name, ByteSource& source,
-                                 SegmentConsumer& all_segments) {
-  CaptureInfo info;
-  SaneSegments consumer(all_segments, &info);
-  info.path = name;
-  info.gzip = source.gzip();
-  absl::StatusOr<FILE*> stdio = source.OpenStdio();
-  if (!stdio.ok()) return stdio.status();
-  char errbuf[PCAP_ERRBUF_SIZE] = {};
-  pcap_t* pcap = pcap_fopen_offline_with_tstamp_precision(
-      *stdio, PCAP_TSTAMP_PRECISION_NANO, errbuf);
-  if (pcap == nullptr) {
-    std::fclose(*stdio);
-    return ReadUnopened(name, source, errbuf, &info, consumer);
-  }
-  std::unique_ptr<pcap_t, void (*)(pcap_t*)> closer(pcap, pcap_close);
+// Reads the capture libpcap opened as `closer`.
+absl::Status ReadWithLibpcap(const std::string& name, ByteSource& source,
+                             std::unique_ptr<pcap_t, void (*)(pcap_t*)>& closer,
+                             FrameSink& sink) {
+  pcap_t* pcap = closer.get();
+  CaptureInfo& info = *sink.info;
   // libpcap reports a pcapng file's byte-order magic as its "major version"
   // 1; a classic pcap file has version 2.
   const bool pcapng = pcap_major_version(pcap) == 1;
@@ -452,23 +494,49 @@ absl::StatusOr<CaptureInfo> Read(const std::string& name, ByteSource& source,
         absl::StrCat(name, ": unsupported link type ", LinkTypeName(link_type),
                      " (", link_type, ")"));
   }
-  TcpSegment segment;
+  absl::Status prepared = sink.filter->Prepare(link_type);
+  if (!prepared.ok()) {
+    return absl::Status(prepared.code(),
+                        absl::StrCat(name, ": ", prepared.message()));
+  }
   LibpcapLoop loop;
   loop.link_type = link_type;
   loop.pcapng = pcapng;
   loop.file = pcap_file(pcap);
   loop.good_offset = kPcapFileHeaderBytes;
-  loop.info = &info;
-  loop.segment = &segment;
-  loop.consumer = &consumer;
+  loop.sink = &sink;
   // 0 at the end of the file, -1 on an error, after the records before it.
   const int rc = pcap_loop(pcap, -1, &LibpcapLoop::OnRecord,
                            reinterpret_cast<u_char*>(&loop));
-  if (rc != 0) {
-    absl::Status s = HandleLoopFailure(name, source, pcapng, loop.good_offset,
-                                       closer, &info, consumer);
-    if (!s.ok()) return s;
+  if (rc == 0) return absl::OkStatus();
+  return HandleLoopFailure(name, source, pcapng, loop.good_offset, closer,
+                           sink);
+}
+
+absl::StatusOr<CaptureInfo> Read(const std::string& name, ByteSource& source,
+                                 SegmentConsumer& all_segments,
+                                 const CaptureReadOptions& options) {
+  CaptureInfo info;
+  SaneSegments consumer(all_segments, &info);
+  FrameFilter filter(options.filter);
+  FrameSink sink{&info, &consumer, &filter, &options.progress, &source, {}};
+  info.path = name;
+  info.gzip = source.gzip();
+  absl::StatusOr<FILE*> stdio = source.OpenStdio();
+  if (!stdio.ok()) return stdio.status();
+  char errbuf[PCAP_ERRBUF_SIZE] = {};
+  pcap_t* pcap = pcap_fopen_offline_with_tstamp_precision(
+      *stdio, PCAP_TSTAMP_PRECISION_NANO, errbuf);
+  absl::Status read;
+  if (pcap == nullptr) {
+    std::fclose(*stdio);
+    read = ReadUnopened(name, source, errbuf, sink);
+  } else {
+    std::unique_ptr<pcap_t, void (*)(pcap_t*)> closer(pcap, pcap_close);
+    read = ReadWithLibpcap(name, source, closer, sink);
   }
+  if (!read.ok()) return read;
+  ReportProgress(sink);
   AddSummaryWarnings(&info);
   return info;
 }
@@ -476,11 +544,12 @@ absl::StatusOr<CaptureInfo> Read(const std::string& name, ByteSource& source,
 }  // namespace
 
 absl::StatusOr<CaptureInfo> ReadCapture(const std::string& path,
-                                        SegmentConsumer& consumer) {
+                                        SegmentConsumer& consumer,
+                                        const CaptureReadOptions& options) {
   FileSource source(path);
   absl::Status probe = source.Probe();
   if (!probe.ok()) return probe;
-  return Read(path, source, consumer);
+  return Read(path, source, consumer, options);
 }
 
 absl::StatusOr<CaptureInfo> ReadCaptureFromMemory(const std::string& name,
@@ -488,7 +557,7 @@ absl::StatusOr<CaptureInfo> ReadCaptureFromMemory(const std::string& name,
                                                   size_t size,
                                                   SegmentConsumer& consumer) {
   MemorySource source(data, size);
-  return Read(name, source, consumer);
+  return Read(name, source, consumer, CaptureReadOptions());
 }
 
 }  // namespace ccreplay

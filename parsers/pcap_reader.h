@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "parsers/capture_filter.h"
 #include "parsers/tcp_segment.h"
 
 namespace ccreplay {
@@ -20,10 +21,13 @@ struct CaptureInfo {
   std::string format;  // "pcap" or "pcapng".
   bool gzip = false;
   std::vector<std::string> link_types;  // Names, in order of appearance.
-  uint64_t packets = 0;                 // Every packet record read.
-  int64_t first_packet_time_ns = 0;     // Of the first record not skipped.
-  uint64_t tcp_packets = 0;             // Those decoded as TCP.
-  uint64_t snaplen_cut_packets = 0;     // TCP packets whose payload was cut.
+  // Every packet record read that the filter (CaptureReadOptions::filter)
+  // passed: all of them without a filter.
+  uint64_t packets = 0;
+  uint64_t filtered_out_packets = 0;  // Records the filter rejected.
+  int64_t first_packet_time_ns = 0;   // Of the first record not skipped.
+  uint64_t tcp_packets = 0;           // Those decoded as TCP.
+  uint64_t snaplen_cut_packets = 0;   // TCP packets whose payload was cut.
   // The file header's snaplen (libpcap's pcap_snapshot()); 0 when not
   // known (a pcapng file read by the block walker).
   uint32_t snaplen_bytes = 0;
@@ -65,10 +69,13 @@ class SegmentConsumer {
 
 // Errors: NotFound / PermissionDenied / Unavailable when the file cannot be
 // read, InvalidArgument when it is not a capture, Unimplemented for an
-// unsupported link type or pcapng version. A capture cut short is not an
-// error: the result has `truncated` set and a warning.
-absl::StatusOr<CaptureInfo> ReadCapture(const std::string& path,
-                                        SegmentConsumer& consumer);
+// unsupported link type or pcapng version, OutOfRange (a usage error) when
+// `options.filter` does not compile for the capture's link type. A capture
+// cut short is not an error: the result has `truncated` set and a warning.
+// A frame `options.filter` rejects is as if it were not in the capture.
+absl::StatusOr<CaptureInfo> ReadCapture(
+    const std::string& path, SegmentConsumer& consumer,
+    const CaptureReadOptions& options = CaptureReadOptions());
 
 // The same for a capture held in memory (fuzzing, tests).
 absl::StatusOr<CaptureInfo> ReadCaptureFromMemory(const std::string& name,

@@ -282,10 +282,13 @@ absl::StatusOr<TcpInput> ResolveTcpInput(const std::string& path,
   return input;
 }
 
-absl::StatusOr<TcpCaptureScan> ScanTcpCapture(const std::string& capture_path,
-                                              const std::string& flow) {
+absl::StatusOr<TcpCaptureScan> ScanTcpCapture(
+    const std::string& capture_path, const std::string& flow,
+    const CaptureReadOptions& read_options) {
   TcpCaptureScan scan;
-  absl::StatusOr<CaptureInfo> info = ReadCapture(capture_path, scan.table);
+  scan.read_options = read_options;
+  absl::StatusOr<CaptureInfo> info =
+      ReadCapture(capture_path, scan.table, read_options);
   if (!info.ok()) return info.status();
   scan.info = *std::move(info);
   absl::StatusOr<SelectedFlow> selected = SelectFlow(scan.table, flow);
@@ -347,7 +350,8 @@ absl::StatusOr<ReplayResult> ReplayTcpFlow(const TcpCaptureScan& scan,
   AckTimelineBuilder builder(
       scan.selected.index, scan.selected.sender_side,
       [&diff](const TimelineEvent& e) { diff.OnEvent(e); });
-  absl::StatusOr<CaptureInfo> second = ReadCapture(scan.info.path, builder);
+  absl::StatusOr<CaptureInfo> second =
+      ReadCapture(scan.info.path, builder, scan.read_options);
   builder.Finish();
   if (!second.ok()) return second.status();
   ReplayResult result = diff.Finish();

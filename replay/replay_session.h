@@ -102,12 +102,16 @@ absl::StatusOr<TcpInput> ResolveTcpInput(const std::string& path,
 // by `flow` (replay/flow_selection.h; errors name the capture).
 struct TcpCaptureScan {
   CaptureInfo info;  // info.path: the capture.
+  // How it was read (--filter, progress): every later pass reads it so, so
+  // that flow indices and segments stay those of the scan.
+  CaptureReadOptions read_options;
   FlowTable table;
   SelectedFlow selected;
   FlowSummary summary;  // Of the selected flow.
 };
-absl::StatusOr<TcpCaptureScan> ScanTcpCapture(const std::string& capture_path,
-                                              const std::string& flow);
+absl::StatusOr<TcpCaptureScan> ScanTcpCapture(
+    const std::string& capture_path, const std::string& flow,
+    const CaptureReadOptions& read_options = CaptureReadOptions());
 
 // The second pass: the scanned flow's timeline, replayed (`options.flow`
 // is not used: the scan chose). A host-state log without the flow is

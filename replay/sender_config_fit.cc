@@ -248,7 +248,8 @@ void ReportPacing(const DepartureGaps& gaps, Plan& p) {
 absl::StatusOr<DepartureGaps> MeasureDepartureGaps(const TcpCaptureScan& scan) {
   const Flow& flow = scan.table.flows()[scan.selected.index];
   GapCounter counter(flow, flow.handshake_rtt_ns);
-  absl::StatusOr<CaptureInfo> info = ReadCapture(scan.info.path, counter);
+  absl::StatusOr<CaptureInfo> info =
+      ReadCapture(scan.info.path, counter, scan.read_options);
   if (!info.ok()) return info.status();
   return counter.Result();
 }

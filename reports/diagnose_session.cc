@@ -138,7 +138,8 @@ absl::Status DiagnoseTcp(const DiagnoseOptions& options, Pieces* p) {
   if (!tcp_input.ok()) return tcp_input.status();
   const std::string& capture = tcp_input->capture;
   const std::string& host_state = tcp_input->host_state;
-  absl::StatusOr<TcpCaptureScan> scan = ScanTcpCapture(capture, options.flow);
+  absl::StatusOr<TcpCaptureScan> scan =
+      ScanTcpCapture(capture, options.flow, options.capture);
   if (!scan.ok()) return scan.status();
   p->scan = std::make_unique<TcpCaptureScan>(*std::move(scan));
   const TcpCaptureScan& s = *p->scan;

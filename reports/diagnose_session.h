@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "parsers/capture_filter.h"
 #include "reports/diagnosis.h"
 
 namespace ccreplay {
@@ -25,6 +26,8 @@ struct DiagnoseOptions {
   std::vector<std::string> specs;  // --cc; empty: chosen from the flow.
   // Closed-loop simulations of the fitted path as evidence.
   bool simulate = true;
+  // How the capture is read (--filter, progress).
+  CaptureReadOptions capture;
 };
 
 struct DiagnoseRun {
