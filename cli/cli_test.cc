@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <string>
 
 #include "absl/strings/str_replace.h"
@@ -390,6 +391,100 @@ TEST(CliTest, TimelineCsvAndJson) {
   CommandResult missing = Ccreplay("timeline --flow 9 " + fast019);
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_THAT(missing.err, HasSubstr("no flow 9"));
+}
+
+// Each TCP flow of `flows --json [--filter EXPR]` as tshark's `-z conv,tcp`
+// names it, "A:P <-> B:P" (the lower endpoint first), with its frames in
+// both directions.
+std::map<std::string, uint64_t> Conversations(const std::string& capture,
+                                              const std::string& filter) {
+  CommandResult run =
+      Ccreplay("flows --json " + capture + " --filter '" + filter + "'");
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  const auto doc = ParseOutput<proto::FlowsReport>(run.out);
+  std::map<std::string, uint64_t> conversations;
+  for (const proto::FlowReport& flow : doc.flows()) {
+    std::string a = flow.identity().sender().address() + ":" +
+                    std::to_string(flow.identity().sender().port());
+    std::string b = flow.identity().receiver().address() + ":" +
+                    std::to_string(flow.identity().receiver().port());
+    if (b < a) std::swap(a, b);
+    conversations[a + " <-> " + b] =
+        flow.summary().packets_data_dir() + flow.summary().packets_ack_dir();
+  }
+  return conversations;
+}
+
+// --filter keeps exactly the conversations, and their frames, that tshark
+// finds in the capture tcpdump's filter writes:
+//   tcpdump -r F -w - 'EXPR' | tshark -r - -q -z conv,tcp
+TEST(CliTest, FilterKeepsTheFlowsTsharkKeeps) {
+  using Map = std::map<std::string, uint64_t>;
+  const std::string lab =
+      TestDataPath("lab/reno_ecn1_stepK60k_50mbit/sender.pcap.gz");
+  // 27 and 18460 frames; every one of the 18487 (capinfos -c) is on 5201.
+  EXPECT_EQ(Conversations(lab, "tcp port 5201"),
+            (Map{{"10.99.1.1:42394 <-> 10.99.2.1:5201", 27},
+                 {"10.99.1.1:42408 <-> 10.99.2.1:5201", 18460}}));
+  EXPECT_EQ(Conversations(lab, "tcp port 42408"),
+            (Map{{"10.99.1.1:42408 <-> 10.99.2.1:5201", 18460}}));
+  EXPECT_EQ(Conversations(lab, "tcp port 443"), Map{});  // No conversation.
+
+  CCREPLAY_PATH_OR_SKIP(
+      bro, SharedTestData("wild/zeek_http_bro.org.pcap.gz"));  // 18 flows.
+  EXPECT_EQ(Conversations(bro, "tcp port 55080 or tcp port 55081"),
+            (Map{{"10.0.2.15:55080 <-> 192.150.187.43:80", 315},
+                 {"10.0.2.15:55081 <-> 192.150.187.43:80", 88}}));
+  EXPECT_EQ(Conversations(bro, "host 10.0.2.15 and port 55128"),
+            (Map{{"10.0.2.15:55128 <-> 192.150.187.43:80", 7}}));
+
+  // Both passes of a two-pass command read through the filter: flow 0 of
+  // the filtered capture is 55081 (flow 2 unfiltered), and its timeline
+  // has its 27 ACKs of data:
+  //   tshark -r F -Y "tcp.srcport==55081 && tcp.ack>1" | wc -l
+  CommandResult timeline =
+      Ccreplay("timeline --csv --filter 'tcp port 55081' " + bro);
+  ASSERT_EQ(timeline.exit_code, 0) << timeline.err;
+  size_t acks = 0, pos = 0;
+  while ((pos = timeline.out.find("\nack,", pos)) != std::string::npos)
+    ++acks, ++pos;
+  EXPECT_EQ(acks, 27u);
+}
+
+// A filter libpcap does not compile is a usage error with libpcap's
+// message; so is one for an input that is not a packet capture.
+TEST(CliTest, BadOrMisplacedFilterIsAUsageError) {
+  const std::string lab =
+      TestDataPath("lab/reno_ecn1_stepK60k_50mbit/sender.pcap.gz");
+  CommandResult syntax = Ccreplay("flows " + lab + " --filter 'tcp port'");
+  EXPECT_EQ(syntax.exit_code, 2);
+  EXPECT_THAT(syntax.err, HasSubstr("--filter 'tcp port': can't parse filter "
+                                    "expression: syntax error"));
+  EXPECT_EQ(syntax.out, "");
+  // Valid, but not for the capture's link type (Linux SLL2).
+  CommandResult link =
+      Ccreplay("flows " + TestDataPath("pcap-format/ccreplay_sll2_ipv6.pcap") +
+               " --filter 'ether host 00:11:22:33:44:55'");
+  EXPECT_EQ(link.exit_code, 2);
+  EXPECT_THAT(link.err, HasSubstr("ethernet addresses supported only on"));
+  EXPECT_THAT(link.err, HasSubstr("(for link type LINUX_SLL2)"));
+
+  CommandResult ss =
+      Ccreplay("flows " + TestDataPath("lab/reno_ecn1_stepK60k_50mbit/ss.log") +
+               " --filter tcp");
+  EXPECT_EQ(ss.exit_code, 2);
+  EXPECT_THAT(ss.err, HasSubstr("filters apply to packet captures"));
+  EXPECT_THAT(ss.err, HasSubstr("(ss log)"));
+  CommandResult qlog = Ccreplay(
+      "diagnose --qlog " +
+      TestDataPath("lab/reno_ecn1_stepK60k_50mbit/ss.log") + " --filter tcp");
+  EXPECT_EQ(qlog.exit_code, 2);
+  EXPECT_THAT(qlog.err, HasSubstr("filters apply to packet captures"));
+  CommandResult probe = Ccreplay(
+      "replay --cc reno --filter tcp " +
+      TestDataPath("lab/k618_reno_20ms_paced_20mbit_pfifo50/tcp_probe.txt.gz"));
+  EXPECT_EQ(probe.exit_code, 2);
+  EXPECT_THAT(probe.err, HasSubstr("(tcp_probe"));
 }
 
 TEST(CliTest, ReplayJsonContractOnALabBundle) {

@@ -2,7 +2,8 @@
 # Inputs read once, in order (issue 16): every capture in testdata gives the
 # same `flows --json` from stdin ("-"), through a FIFO and through bash's
 # process substitution as from its path, except for the "path" field, which
-# names what was given; `diagnose` reads stdin (spooling it, with a warning).
+# names what was given; `diagnose` reads stdin (spooling it, with a warning);
+# so do `timeline`, `replay`, `convert`, and `flows` of host-state logs.
 # Usage: stream_inputs_test.sh SOURCE_DIR BINARY_DIR
 set -eu
 src=$1
@@ -42,6 +43,28 @@ zcat "$lab" > "$work/fifo" &
   fail "fifo"
 wait
 cmp -s "$work/lab.json" "$work/fifo.json" || fail "fifo differs"
+
+# Every other command that takes an input reads "-" (issue 21): its output
+# from stdin equals its output from the path, the path itself aside.
+same_from_stdin() {  # INPUT ARGS...: `ARGS INPUT` vs `cat INPUT | ARGS -`
+  input=$1
+  shift
+  "$bin" "$@" "$input" 2>/dev/null | sed "s|$input|INPUT|g" > "$work/path.out" ||
+    fail "$* $input"
+  cat "$input" | "$bin" "$@" - 2>/dev/null |
+    sed 's|"-"|"INPUT"|g; s|^-:|INPUT:|' > "$work/stdin.out" || fail "$* -"
+  [ -s "$work/path.out" ] || fail "no output: $* $input"
+  cmp -s "$work/path.out" "$work/stdin.out" || fail "stdin differs: $* $input"
+}
+same_from_stdin "$lab" timeline --json
+same_from_stdin "$lab" replay --cc reno --json
+same_from_stdin "$lab" convert --json
+same_from_stdin "$lab" flows --json --filter 'tcp port 42408'
+# Host-state text: an ss log, a gzip'd tcp_probe trace.
+same_from_stdin "$src/testdata/lab/reno_ecn1_stepK60k_50mbit/ss.log" flows --json
+same_from_stdin \
+  "$src/testdata/lab/k618_reno_20ms_paced_20mbit_pfifo50/tcp_probe.txt.gz" \
+  flows --json
 
 # diagnose from stdin: the same diagnosis as from the file, a spool warning.
 "$bin" diagnose "$lab" --json --nosimulate | grep -v '^  "input": ' \
