@@ -286,6 +286,95 @@ TEST(PcapReaderTest, MixedLinkTypesGoThroughTheWalker) {
   EXPECT_EQ(info->packets, 5u);
 }
 
+// The filter is compiled for each interface's link type, Ethernet and BSD
+// loopback: `tshark -r F -T fields -e frame.interface_id -e udp.srcport`
+// puts the one packet from port 17500 on interface 1 (NULL), the two from
+// 67 on interface 0 (Ethernet).
+TEST(PcapReaderTest, FilterOnTheWalkersInterfaces) {
+  CCREPLAY_PATH_OR_SKIP(path,
+                        GopacketTestData("pcapgo/tests/le/test006.pcapng"));
+  for (const auto& [filter, passed] :
+       {std::pair<std::string, uint64_t>{"udp src port 17500", 1},
+        {"udp src port 67", 2},
+        {"tcp", 0}}) {
+    Collector c;
+    CaptureReadOptions options;
+    options.filter = filter;
+    absl::StatusOr<CaptureInfo> info = ReadCapture(path, c, options);
+    ASSERT_TRUE(info.ok()) << info.status();
+    EXPECT_EQ(info->packets, passed) << filter;
+    EXPECT_EQ(info->filtered_out_packets, 5 - passed) << filter;
+  }
+}
+
+// `tcpdump -r F -w - 'tcp port 42408' | capinfos -c -`: 18460 of the 18487
+// packets; their TCP segments all reach the consumer, and the capture's
+// start is the first that passed.
+TEST(PcapReaderTest, FilteredFramesAreAsIfNotInTheCapture) {
+  const std::string path =
+      TestDataPath("lab/reno_ecn1_stepK60k_50mbit/sender.pcap.gz");
+  Collector all;
+  absl::StatusOr<CaptureInfo> whole = ReadCapture(path, all);
+  ASSERT_TRUE(whole.ok()) << whole.status();
+  Collector c;
+  CaptureReadOptions options;
+  options.filter = "tcp port 42408";
+  absl::StatusOr<CaptureInfo> info = ReadCapture(path, c, options);
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_EQ(info->packets, 18460u);
+  EXPECT_EQ(info->tcp_packets, 18460u);
+  EXPECT_EQ(info->filtered_out_packets, 27u);
+  EXPECT_EQ(c.segments.size(), 18460u);
+  for (const TcpSegment& s : c.segments) {
+    ASSERT_TRUE(s.src_port == 42408 || s.dst_port == 42408);
+  }
+  // tshark -r F -Y 'tcp.port==42408' -T fields -e frame.time_relative | head
+  // -1: 0.003596 s after the capture's first packet.
+  EXPECT_EQ(info->first_packet_time_ns - whole->first_packet_time_ns, 3596000);
+}
+
+// A filter that compiles, but not for the capture's link type (Linux SLL2
+// has no Ethernet addresses): OutOfRange, a usage error, with libpcap's
+// words.
+TEST(PcapReaderTest, FilterForAnotherLinkTypeIsOutOfRange) {
+  Collector c;
+  CaptureReadOptions options;
+  options.filter = "ether src 00:11:22:33:44:55";
+  ASSERT_TRUE(CheckCaptureFilter(options.filter).ok());
+  absl::StatusOr<CaptureInfo> info = ReadCapture(
+      TestDataPath("pcap-format/ccreplay_sll2_ipv6.pcap"), c, options);
+  ASSERT_TRUE(absl::IsOutOfRange(info.status())) << info.status();
+  EXPECT_THAT(info.status().message(),
+              HasSubstr("ethernet addresses supported only on"));
+  EXPECT_THAT(CheckCaptureFilter("tcp prot 80").message(),
+              HasSubstr("syntax error"));
+}
+
+// Progress reports come every few thousand records and once at the end;
+// the bytes are the file's as stored (gzip), up to its size.
+TEST(PcapReaderTest, ProgressReachesTheFileSize) {
+  const std::string path =
+      TestDataPath("lab/reno_ecn1_stepK60k_50mbit/sender.pcap.gz");
+  std::vector<ReadProgress> reports;
+  CaptureReadOptions options;
+  options.progress = [&reports](const ReadProgress& p) {
+    reports.push_back(p);
+  };
+  Collector c;
+  ASSERT_TRUE(ReadCapture(path, c, options).ok());
+  const uint64_t size = ReadBytes(path).size();
+  // 18487 records: reports at 4096, 8192, 12288, 16384, and the last.
+  ASSERT_EQ(reports.size(), 5u);
+  for (size_t i = 0; i + 1 < reports.size(); ++i) {
+    EXPECT_EQ(reports[i].packets, 4095 + 4096 * i);
+    EXPECT_GT(reports[i].bytes_read, 0u);
+    EXPECT_LE(reports[i].bytes_read, reports[i + 1].bytes_read);
+    EXPECT_EQ(reports[i].total_bytes, size);
+  }
+  EXPECT_EQ(reports.back().packets, 18487u);
+  EXPECT_EQ(reports.back().bytes_read, size);
+}
+
 TEST(PcapReaderTest, TcpInPcapngWithSecretsBlock) {
   // test300 (le only): 32 TCP packets, `capinfos -c` and
   // `tshark -r F -Y tcp | wc -l`.
