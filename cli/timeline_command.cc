@@ -16,6 +16,28 @@
 #include "replay/timeline_writer.h"
 
 namespace ccreplay {
+namespace {
+
+TimelineWriter::Format FormatFromFlags() {
+  return absl::GetFlag(FLAGS_json)  ? TimelineWriter::Format::kJson
+         : absl::GetFlag(FLAGS_csv) ? TimelineWriter::Format::kCsv
+                                    : TimelineWriter::Format::kText;
+}
+
+// The capture's warnings, then the flow's.
+void PrintWarnings(const std::string& path, const CaptureInfo& info,
+                   const TimelineStats& stats, uint32_t flow_index) {
+  for (const std::string& warning : info.warnings) {
+    std::fprintf(stderr, "ccreplay timeline: warning: %s: %s\n", path.c_str(),
+                 warning.c_str());
+  }
+  for (const std::string& warning : stats.warnings) {
+    std::fprintf(stderr, "ccreplay timeline: warning: flow %u: %s\n",
+                 flow_index, warning.c_str());
+  }
+}
+
+}  // namespace
 
 int RunTimeline(const Args& args) {
   if (args.size() != 1 ||
@@ -23,7 +45,7 @@ int RunTimeline(const Args& args) {
     std::fprintf(
         stderr,
         "usage: ccreplay timeline CAPTURE [--flow N|ADDR:PORT-ADDR:PORT] "
-        "[--csv|--json]  (see --help)\n");
+        "[--csv|--json] [--filter EXPR]  (see --help)\n");
     return kExitUsage;
   }
   const std::string& path = args[0];
@@ -53,11 +75,7 @@ int RunTimeline(const Args& args) {
                ? kExitUsage
                : ExitCodeForStatus(selected.status());
   }
-  const TimelineWriter::Format format =
-      absl::GetFlag(FLAGS_json)  ? TimelineWriter::Format::kJson
-      : absl::GetFlag(FLAGS_csv) ? TimelineWriter::Format::kCsv
-                                 : TimelineWriter::Format::kText;
-  TimelineWriter writer(format, stdout, info->first_packet_time_ns);
+  TimelineWriter writer(FormatFromFlags(), stdout, info->first_packet_time_ns);
   writer.Begin(path, table.flows()[selected->index]);
   // Pass 2: the timeline, streamed to the writer.
   AckTimelineBuilder builder(
@@ -71,14 +89,7 @@ int RunTimeline(const Args& args) {
   }
   const TimelineStats stats = builder.Stats(selected->index);
   writer.End(stats);
-  for (const std::string& warning : info->warnings) {
-    std::fprintf(stderr, "ccreplay timeline: warning: %s: %s\n", path.c_str(),
-                 warning.c_str());
-  }
-  for (const std::string& warning : stats.warnings) {
-    std::fprintf(stderr, "ccreplay timeline: warning: flow %u: %s\n",
-                 selected->index, warning.c_str());
-  }
+  PrintWarnings(path, *info, stats, selected->index);
   return info->truncated ? kExitPartial : kExitOk;
 }
 
