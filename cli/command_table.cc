@@ -208,7 +208,7 @@ CommandSpec Experiment() {
           RunExperiment,
           "run a reference experiment in the simulator",
           "ccreplay experiment mtu-normalization [--controllers reno,cubic] "
-          "[--profile A,B] [--start_offsets 10] [--threads N] [--json]\n"
+          "[--profile A,B] [--runs 20] [--threads N] [--json]\n"
           "ccreplay experiment prague-rtt-scaling [--duration 10s] "
           "[--transition_rounds N] [--json]",
           "mtu-normalization: on each of the 15 path profiles, a 1462-byte and "
@@ -223,6 +223,9 @@ CommandSpec Experiment() {
            {"profile", "NAME,NAME...",
             "mtu-normalization: the path profiles to run (default all 15)."},
            {"start_offsets", "N", ""},
+           {"runs", "N", ""},
+           {"in_service", "dequeue_at_start|until_last_bit", ""},
+           {"recovery_acks", "on_new_gap|every_packet_while_hole", ""},
            {"max_sim_time", "TIME", ""},
            {"seed", "N", ""},
            {"sender_jitter", "off|service|TIME", ""},

@@ -28,6 +28,20 @@ ABSL_FLAG(std::vector<std::string>, controllers,
 ABSL_FLAG(int, start_offsets, 10,
           "experiment mtu-normalization: start offsets per flow order (runs "
           "per profile and setting = 2 x this).");
+ABSL_FLAG(int, runs, 0,
+          "experiment mtu-normalization: runs per profile and setting, an "
+          "even number (half as many start offsets, in both flow orders); 0 "
+          "keeps 2 x --start_offsets.");
+ABSL_FLAG(std::string, in_service, "dequeue_at_start",
+          "experiment mtu-normalization: the packet in service leaves the "
+          "buffer when its transmission starts (dequeue_at_start, quicly's "
+          "t/simulator.c) or when its last bit has left (until_last_bit, "
+          "ccreplay simulate's model).");
+ABSL_FLAG(std::string, recovery_acks, "on_new_gap",
+          "experiment mtu-normalization: while data is missing the receiver "
+          "ACKs at once only the packet that reveals a gap (on_new_gap, "
+          "quicly's record_receipt) or every packet (every_packet_while_hole, "
+          "ccreplay simulate's model).");
 ABSL_FLAG(
     absl::Duration, max_sim_time, absl::Hours(1),
     "experiment mtu-normalization: cap on simulated time per run (default "
@@ -55,10 +69,26 @@ int ReportError(const absl::Status& status) {
              : ExitCodeForStatus(status);
 }
 
-int RunMtu() {
+// The experiment's options from the flags.
+absl::StatusOr<MtuExperimentOptions> MtuOptionsFromFlags() {
   MtuExperimentOptions options;
   options.controllers = absl::GetFlag(FLAGS_controllers);
   options.start_offsets = absl::GetFlag(FLAGS_start_offsets);
+  if (const int runs = absl::GetFlag(FLAGS_runs); runs != 0) {
+    if (runs < 0 || runs % 2 != 0) {
+      return absl::InvalidArgumentError(
+          "--runs must be a positive even number (both flow orders)");
+    }
+    options.start_offsets = runs / 2;
+  }
+  absl::StatusOr<InServiceAccounting> in_service =
+      ParseInServiceAccounting(absl::GetFlag(FLAGS_in_service));
+  if (!in_service.ok()) return in_service.status();
+  options.in_service = *in_service;
+  absl::StatusOr<RecoveryAcks> recovery_acks =
+      ParseRecoveryAcks(absl::GetFlag(FLAGS_recovery_acks));
+  if (!recovery_acks.ok()) return recovery_acks.status();
+  options.recovery_acks = *recovery_acks;
   options.max_simulated_s =
       absl::ToDoubleSeconds(absl::GetFlag(FLAGS_max_sim_time));
   options.threads = absl::GetFlag(FLAGS_threads);
@@ -66,7 +96,7 @@ int RunMtu() {
   if (!absl::GetFlag(FLAGS_sender_jitter).empty()) {
     absl::StatusOr<SenderJitterSpec> jitter =
         ParseSenderJitter(absl::GetFlag(FLAGS_sender_jitter));
-    if (!jitter.ok()) return ReportError(jitter.status());
+    if (!jitter.ok()) return jitter.status();
     options.sender_jitter = *jitter;
   }
   if (!absl::GetFlag(FLAGS_profile).empty()) {
@@ -74,12 +104,18 @@ int RunMtu() {
     for (absl::string_view name :
          absl::StrSplit(absl::GetFlag(FLAGS_profile), ',')) {
       absl::StatusOr<PathProfile> profile = FindPathProfile(name);
-      if (!profile.ok()) return ReportError(profile.status());
+      if (!profile.ok()) return profile.status();
       options.profiles.push_back(*profile);
     }
   }
+  return options;
+}
+
+int RunMtu() {
+  absl::StatusOr<MtuExperimentOptions> options = MtuOptionsFromFlags();
+  if (!options.ok()) return ReportError(options.status());
   const auto start = std::chrono::steady_clock::now();
-  absl::StatusOr<MtuExperimentResult> result = RunMtuExperiment(options);
+  absl::StatusOr<MtuExperimentResult> result = RunMtuExperiment(*options);
   if (!result.ok()) return ReportError(result.status());
   const double wall_s = SecondsSince(start);
   std::fprintf(

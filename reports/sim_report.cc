@@ -177,11 +177,19 @@ std::string MtuExperimentJson(const MtuExperimentResult& result) {
     out->set_gsd_without(row.gsd_without);
     out->set_ratio_with(row.ratio_with);
     out->set_gsd_with(row.gsd_with);
+    out->set_bytes_ratio_without(row.bytes_ratio_without);
+    out->set_bytes_gsd_without(row.bytes_gsd_without);
+    out->set_bytes_ratio_with(row.bytes_ratio_with);
+    out->set_bytes_gsd_with(row.bytes_gsd_with);
     for (const MtuProfileResult& p : row.profiles) {
       proto::MtuProfileRow* profile = out->add_profiles();
       profile->set_name(p.name);
       profile->set_ratio_without(p.ratio_without);
       profile->set_ratio_with(p.ratio_with);
+      profile->set_stderr_without(p.stderr_without);
+      profile->set_stderr_with(p.stderr_with);
+      profile->set_bytes_ratio_without(p.bytes_ratio_without);
+      profile->set_bytes_ratio_with(p.bytes_ratio_with);
     }
   }
   return PrintJson(report);
@@ -193,14 +201,19 @@ std::string MtuExperimentTable(const MtuExperimentResult& result) {
     absl::StrAppendFormat(
         &out,
         "%s: T1280/T1462 without normalization %.4f (GSD %.4f), with %.4f "
-        "(GSD %.4f)\n  %-15s %9s %9s %8s %7s %12s\n",
+        "(GSD %.4f); bytes ratio without %.4f (GSD %.4f), with %.4f (GSD "
+        "%.4f)\n  %-15s %9s %7s %9s %7s %9s %9s %8s %7s %12s\n",
         row.controller, row.ratio_without, row.gsd_without, row.ratio_with,
-        row.gsd_with, "profile", "without", "with", "periods", "capped",
+        row.gsd_with, row.bytes_ratio_without, row.bytes_gsd_without,
+        row.bytes_ratio_with, row.bytes_gsd_with, "profile", "without", "se",
+        "with", "se", "bytes w/o", "bytes w/", "periods", "capped",
         "simulated s");
     for (const MtuProfileResult& p : row.profiles) {
       absl::StrAppendFormat(
-          &out, "  %-15s %9.4f %9.4f %8d %7d %12.0f\n", p.name, p.ratio_without,
-          p.ratio_with, p.min_measured_periods, p.capped_runs, p.simulated_s);
+          &out, "  %-15s %9.4f %7.4f %9.4f %7.4f %9.4f %9.4f %8d %7d %12.0f\n",
+          p.name, p.ratio_without, p.stderr_without, p.ratio_with,
+          p.stderr_with, p.bytes_ratio_without, p.bytes_ratio_with,
+          p.min_measured_periods, p.capped_runs, p.simulated_s);
     }
   }
   return out;

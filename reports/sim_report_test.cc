@@ -114,17 +114,25 @@ TEST(SimReport, MtuExperimentJsonContract) {
   row.gsd_without = 1.25;
   row.ratio_with = 1;
   row.gsd_with = 2;
+  row.bytes_ratio_without = 0.25;
+  row.bytes_gsd_without = 1.5;
   MtuProfileResult profile;
   profile.name = "DSL";
   profile.ratio_without = 0.75;
   profile.ratio_with = 0.875;
+  profile.stderr_without = 0.0625;
+  profile.bytes_ratio_without = 0.5;
   row.profiles.push_back(profile);
   result.rows.push_back(row);
   EXPECT_EQ(Compact<proto::MtuExperimentReport>(MtuExperimentJson(result)),
             "{\"rows\":[{\"controller\":\"reno\",\"ratio_without\":0.5,"
             "\"gsd_without\":1.25,\"ratio_with\":1,\"gsd_with\":2,"
             "\"profiles\":[{\"name\":\"DSL\",\"ratio_without\":0.75,"
-            "\"ratio_with\":0.875}]}]}\n");
+            "\"ratio_with\":0.875,\"stderr_without\":0.0625,"
+            "\"stderr_with\":0,\"bytes_ratio_without\":0.5,"
+            "\"bytes_ratio_with\":0}],\"bytes_ratio_without\":0.25,"
+            "\"bytes_gsd_without\":1.5,\"bytes_ratio_with\":0,"
+            "\"bytes_gsd_with\":0}]}\n");
 }
 
 TEST(SimReport, PragueExperimentJsonContract) {

@@ -2,9 +2,19 @@
 
 #include <algorithm>
 
+#include "absl/strings/str_cat.h"
 #include "parsers/tcp_segment.h"
 
 namespace ccreplay {
+
+absl::StatusOr<InServiceAccounting> ParseInServiceAccounting(
+    absl::string_view name) {
+  if (name == "until_last_bit") return InServiceAccounting::kUntilLastBit;
+  if (name == "dequeue_at_start") return InServiceAccounting::kDequeueAtStart;
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown in-service accounting '", name,
+                   "': expected until_last_bit or dequeue_at_start"));
+}
 
 bool Admits(AdmissionPolicy policy, uint64_t queued_bytes,
             uint32_t packet_bytes, uint64_t capacity_bytes,
@@ -27,8 +37,14 @@ void Bottleneck::MarkCe(SimPacket& packet) {
   ++ce_marks_;
 }
 
+uint64_t Bottleneck::admission_bytes() const {
+  return config_.in_service == InServiceAccounting::kDequeueAtStart
+             ? queued_bytes_ - in_service_bytes_
+             : queued_bytes_;
+}
+
 bool Bottleneck::Enqueue(const SimPacket& packet, int64_t now_ns) {
-  if (!Admits(config_.admission, queued_bytes_, packet.bytes,
+  if (!Admits(config_.admission, admission_bytes(), packet.bytes,
               config_.buffer_bytes, config_.largest_packet_bytes)) {
     ++drops_;
     return false;
@@ -48,6 +64,7 @@ bool Bottleneck::Enqueue(const SimPacket& packet, int64_t now_ns) {
 int64_t Bottleneck::StartTransmission(int64_t now_ns) {
   SimPacket& head = queue_.front();
   transmitting_ = true;
+  in_service_bytes_ = head.bytes;
   if (config_.ce_sojourn_threshold_ns >= 0 &&
       now_ns - head.arrival_ns > config_.ce_sojourn_threshold_ns) {
     MarkCe(head);
@@ -64,6 +81,7 @@ SimPacket Bottleneck::FinishTransmission() {
   queued_bytes_ -= packet.bytes;
   transmitted_bytes_ += packet.bytes;
   transmitting_ = false;
+  in_service_bytes_ = 0;
   return packet;
 }
 

@@ -8,8 +8,10 @@
 //   would need (RFC 7141 section 4.2.1.2, "aversion to lock-out of large
 //   packets"; quicly t/simulator.c admission_mtu);
 // - byte-fit tail drop: a packet enters if it fits (quicly `-B`).
-// The packet being transmitted occupies the buffer until its last bit has
-// left.
+// Whether the packet being transmitted still counts against the buffer is
+// an option (InServiceAccounting): ours keeps it until its last bit has left
+// (a link's transmit buffer), quicly's simulator dequeues it when its
+// transmission starts.
 //
 // CE marking (ECT packets only, like INET_ECN_set_ce()):
 // - by sojourn time, at dequeue, when now - enqueue time > threshold, as
@@ -21,6 +23,8 @@
 
 #include <cstdint>
 
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "replay/sim/ring_buffer.h"
 #include "replay/sim/sim_packet.h"
 
@@ -28,12 +32,31 @@ namespace ccreplay {
 
 enum class AdmissionPolicy { kPacketSizeNeutral, kByteFit };
 
+// What the buffer holds while a packet is on the wire.
+enum class InServiceAccounting {
+  // The packet in service occupies the buffer until its last bit has left
+  // (ccreplay's model; the default of `simulate`).
+  kUntilLastBit,
+  // The packet leaves the buffer when its transmission starts: h2o/quicly
+  // t/simulator.c @ b79ea471, net_bottleneck_run() detaches the head with
+  // net_queue_dequeue() before setting next_emit_at, and
+  // net_bottleneck_forward() compares queue.size, which no longer counts
+  // it, with the capacity. A 1280-byte arrival behind a 1462-byte packet
+  // in service then faces the whole buffer, not 1462 bytes less.
+  kDequeueAtStart,
+};
+
+// "until_last_bit" or "dequeue_at_start"; InvalidArgument otherwise.
+absl::StatusOr<InServiceAccounting> ParseInServiceAccounting(
+    absl::string_view name);
+
 struct BottleneckConfig {
   int64_t rate_bps = 0;
   uint64_t buffer_bytes = 0;
   AdmissionPolicy admission = AdmissionPolicy::kPacketSizeNeutral;
   // The largest packet any flow sends (the size-neutral reserve).
   uint32_t largest_packet_bytes = 0;
+  InServiceAccounting in_service = InServiceAccounting::kUntilLastBit;
   int64_t ce_sojourn_threshold_ns = -1;     // -1: off
   int64_t ce_backlog_threshold_bytes = -1;  // -1: off
 };
@@ -60,7 +83,10 @@ class Bottleneck {
   // The packet whose transmission just ended leaves the buffer.
   SimPacket FinishTransmission();
 
+  // Bytes in the buffer, the packet in service included.
   uint64_t queued_bytes() const { return queued_bytes_; }
+  // The bytes admission compares with the capacity (InServiceAccounting).
+  uint64_t admission_bytes() const;
   uint64_t transmitted_bytes() const { return transmitted_bytes_; }
   uint64_t drops() const { return drops_; }
   uint64_t ce_marks() const { return ce_marks_; }
@@ -73,6 +99,7 @@ class Bottleneck {
   RingBuffer<SimPacket> queue_;
   uint64_t queued_bytes_ = 0;
   bool transmitting_ = false;
+  uint32_t in_service_bytes_ = 0;
   // Serialization time is bytes * 8e9 / rate ns; the remainder is carried
   // so that the long-run rate is exact.
   int64_t serialization_remainder_ = 0;

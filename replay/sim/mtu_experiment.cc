@@ -16,6 +16,8 @@ constexpr int64_t kMaxAckDelayNs = 25'000'000;  // RFC 9000 section 18.2
 
 struct RunResult {
   double ratio = 0;
+  uint64_t small_bytes = 0;  // T1280 and T1462 over the measured window
+  uint64_t large_bytes = 0;
   int min_periods = 0;
   bool capped = false;
   double simulated_s = 0;
@@ -46,6 +48,7 @@ SimulationConfig RunConfig(const MtuExperimentOptions& options,
   config.base_rtt_ns = profile.base_rtt_us * 1000;
   config.buffer_bytes = profile.buffer_bytes();
   config.sender_jitter = options.sender_jitter;
+  config.in_service = options.in_service;
   config.seed = options.seed * 1'000'003 + static_cast<uint64_t>(run);
   const int offset = run % options.start_offsets;
   const bool small_first = run >= options.start_offsets;
@@ -61,6 +64,7 @@ SimulationConfig RunConfig(const MtuExperimentOptions& options,
   for (FlowConfig* flow : {&large, &small}) {
     flow->ack_every = 2;
     flow->delayed_ack_ns = kMaxAckDelayNs;
+    flow->recovery_acks = options.recovery_acks;
   }
   (small_first ? large : small).start_ns = offset_ns;
   // Flow 0 is the 1462-byte flow, flow 1 the 1280-byte one.
@@ -103,8 +107,10 @@ RunResult RunOne(const MtuExperimentOptions& options,
     if (done || t >= cap_ns) {
       result.capped = !done;
       result.min_periods = periods > 0 ? static_cast<int>(periods) - 1 : 0;
-      result.ratio = static_cast<double>(b.egress_bytes - bytes_at_warm[1]) /
-                     static_cast<double>(a.egress_bytes - bytes_at_warm[0]);
+      result.small_bytes = b.egress_bytes - bytes_at_warm[1];
+      result.large_bytes = a.egress_bytes - bytes_at_warm[0];
+      result.ratio = static_cast<double>(result.small_bytes) /
+                     static_cast<double>(result.large_bytes);
       result.packets = a.sender.packets_sent + b.sender.packets_sent;
       break;
     }
@@ -144,6 +150,35 @@ absl::Status CheckControllers(const MtuExperimentOptions& options) {
   return absl::OkStatus();
 }
 
+// Mean, standard error and bytes ratio of one profile under one setting.
+struct SettingSummary {
+  double mean = 0;
+  double standard_error = 0;
+  double bytes_ratio = 0;
+};
+
+SettingSummary SummarizeSetting(const RunResult* runs, size_t n) {
+  double sum = 0;
+  uint64_t small = 0, large = 0;
+  for (size_t r = 0; r < n; ++r) {
+    sum += runs[r].ratio;
+    small += runs[r].small_bytes;
+    large += runs[r].large_bytes;
+  }
+  SettingSummary summary;
+  summary.mean = sum / static_cast<double>(n);
+  double squares = 0;
+  for (size_t r = 0; r < n; ++r) {
+    squares += (runs[r].ratio - summary.mean) * (runs[r].ratio - summary.mean);
+  }
+  summary.standard_error =
+      n > 1 ? std::sqrt(squares / static_cast<double>(n - 1) /
+                        static_cast<double>(n))
+            : 0;
+  summary.bytes_ratio = static_cast<double>(small) / static_cast<double>(large);
+  return summary;
+}
+
 // Profile `p` of one controller, from that controller's results (ordered
 // by setting, profile, run).
 MtuProfileResult SummarizeProfile(const MtuExperimentOptions& options,
@@ -154,19 +189,36 @@ MtuProfileResult SummarizeProfile(const MtuExperimentOptions& options,
   profile.name = options.profiles[p].name;
   profile.min_measured_periods = options.measured_periods + 1;
   for (int setting = 0; setting < 2; ++setting) {
-    double sum = 0;
+    const RunResult* first = results + (setting * profiles + p) * runs;
     for (size_t r = 0; r < runs; ++r) {
-      const RunResult& run = results[(setting * profiles + p) * runs + r];
-      sum += run.ratio;
       profile.min_measured_periods =
-          std::min(profile.min_measured_periods, run.min_periods);
-      profile.capped_runs += run.capped ? 1 : 0;
-      profile.simulated_s += run.simulated_s;
+          std::min(profile.min_measured_periods, first[r].min_periods);
+      profile.capped_runs += first[r].capped ? 1 : 0;
+      profile.simulated_s += first[r].simulated_s;
     }
-    (setting == 0 ? profile.ratio_without : profile.ratio_with) =
-        sum / static_cast<double>(runs);
+    const SettingSummary summary = SummarizeSetting(first, runs);
+    (setting == 0 ? profile.ratio_without : profile.ratio_with) = summary.mean;
+    (setting == 0 ? profile.stderr_without : profile.stderr_with) =
+        summary.standard_error;
+    (setting == 0 ? profile.bytes_ratio_without : profile.bytes_ratio_with) =
+        summary.bytes_ratio;
   }
   return profile;
+}
+
+// The geometric statistics of one controller's profiles.
+void SummarizeController(MtuControllerResult& row) {
+  std::vector<double> without, with, bytes_without, bytes_with;
+  for (const MtuProfileResult& profile : row.profiles) {
+    without.push_back(profile.ratio_without);
+    with.push_back(profile.ratio_with);
+    bytes_without.push_back(profile.bytes_ratio_without);
+    bytes_with.push_back(profile.bytes_ratio_with);
+  }
+  GeometricStats(without, row.ratio_without, row.gsd_without);
+  GeometricStats(with, row.ratio_with, row.gsd_with);
+  GeometricStats(bytes_without, row.bytes_ratio_without, row.bytes_gsd_without);
+  GeometricStats(bytes_with, row.bytes_ratio_with, row.bytes_gsd_with);
 }
 
 }  // namespace
@@ -200,16 +252,11 @@ absl::StatusOr<MtuExperimentResult> RunMtuExperiment(
   for (size_t c = 0; c < options.controllers.size(); ++c) {
     MtuControllerResult row;
     row.controller = options.controllers[c];
-    std::vector<double> without, with;
     for (size_t p = 0; p < profiles; ++p) {
-      const MtuProfileResult profile =
-          SummarizeProfile(options, results.data() + c * per_controller, p);
-      without.push_back(profile.ratio_without);
-      with.push_back(profile.ratio_with);
-      row.profiles.push_back(profile);
+      row.profiles.push_back(
+          SummarizeProfile(options, results.data() + c * per_controller, p));
     }
-    GeometricStats(without, row.ratio_without, row.gsd_without);
-    GeometricStats(with, row.ratio_with, row.gsd_with);
+    SummarizeController(row);
     out.rows.push_back(row);
   }
   return out;

@@ -5,22 +5,27 @@
 //
 // For every profile of path_profile.h: two long-lived flows share the
 // bottleneck (packet-size-neutral tail drop, ACK every 2 packets, 25 ms
-// maximum ACK delay as RFC 9000 section 18.2's default, no pacing, as
-// quicly's simulator); twenty runs per profile and setting: ten start
-// offsets spread over one base RTT, in both flow orders. By default every
-// packet leaves its sender after a random delay uniform in [0, one
-// bottleneck service time of a 1462-byte packet] (sender_jitter.h: Floyd
-// and Jacobson's remedy for drop-tail phase effects, which otherwise decide
-// which flow loses at each overflow); run r of every profile, setting and
-// controller uses seed `seed` * 1000003 + r, so the two settings see the
-// same random streams (common random numbers). Each run measures
-// both flows' bottleneck egress from the moment both have had two complete
-// congestion-avoidance periods after slow start (their third congestion
-// episode) until each has had at least six more complete periods (seven
-// more episodes), capped at `max_simulated_s`. No run is filtered.
-// The profile's ratio is the arithmetic mean over its runs of
-// T1280 / T1462; per controller, the geometric mean over profiles and the
-// geometric standard deviation exp(sd(ln ratio)) (sample sd, n - 1).
+// maximum ACK delay as RFC 9000 section 18.2's default and quicly's
+// QUICLY_DELAYED_ACK_TIMEOUT, no pacing, as quicly's simulator); twenty runs
+// per profile and setting: ten start offsets spread over one base RTT, in
+// both flow orders. Where ccreplay's simulator and quicly's t/simulator.c
+// differ, the experiment takes quicly's side by default and keeps ours as
+// an option (MtuExperimentOptions): the packet in service leaves the buffer
+// when its transmission starts, the receiver ACKs at once only the packet
+// that reveals a gap, and senders have no jitter. Run r of every profile,
+// setting and controller uses seed `seed` * 1000003 + r, so the two
+// settings see the same random streams (common random numbers) when the
+// optional sender jitter (sender_jitter.h) is on.
+// Each run measures both flows' bottleneck egress from the moment both have
+// had two complete congestion-avoidance periods after slow start (their
+// third congestion episode) until each has had at least six more complete
+// periods (seven more episodes), capped at `max_simulated_s`. No run is
+// filtered.
+// Two estimators of a profile's T1280 / T1462: the mean over its runs of
+// each run's ratio (with its standard error, sample sd / sqrt(n)), and the
+// ratio of the bytes summed over the runs. Per controller and estimator: the
+// geometric mean over profiles and the geometric standard deviation
+// exp(sd(ln ratio)) (sample sd, n - 1).
 #ifndef CCREPLAY_REPLAY_SIM_MTU_EXPERIMENT_H_
 #define CCREPLAY_REPLAY_SIM_MTU_EXPERIMENT_H_
 
@@ -29,7 +34,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "replay/sim/bottleneck.h"
 #include "replay/sim/path_profile.h"
+#include "replay/sim/receiver.h"
 #include "replay/sim/sender_jitter.h"
 
 namespace ccreplay {
@@ -44,15 +51,30 @@ struct MtuExperimentOptions {
   uint32_t large_packet_bytes = 1462;
   uint32_t small_packet_bytes = 1280;
   uint32_t reference_bytes = 1462;  // kReferenceMtuBytes
-  SenderJitterSpec sender_jitter = {SenderJitterSpec::Kind::kServiceTime, 0};
+  // quicly's t/simulator.c has no sender jitter (its endpoints send when
+  // quicly_send() is called); kServiceTime is ccreplay's remedy for
+  // drop-tail phase effects (sender_jitter.h).
+  SenderJitterSpec sender_jitter = {SenderJitterSpec::Kind::kOff, 0};
+  // quicly's bottleneck: the packet in service leaves the buffer when its
+  // transmission starts (bottleneck.h); kUntilLastBit is ours.
+  InServiceAccounting in_service = InServiceAccounting::kDequeueAtStart;
+  // quicly's receiver: one immediate ACK per new gap (receiver.h);
+  // kEveryPacketWhileHole is ours.
+  RecoveryAcks recovery_acks = RecoveryAcks::kOnNewGap;
   uint64_t seed = 1;
   int threads = 0;  // 0: one per core
 };
 
 struct MtuProfileResult {
   std::string name;
+  // Mean over the runs of T1280 / T1462, and its standard error.
   double ratio_without = 0;
   double ratio_with = 0;
+  double stderr_without = 0;
+  double stderr_with = 0;
+  // Summed T1280 bytes over summed T1462 bytes.
+  double bytes_ratio_without = 0;
+  double bytes_ratio_with = 0;
   // Fewest complete periods any flow had in its measured window, over the
   // runs of both settings, and how many runs hit the time cap.
   int min_measured_periods = 0;
@@ -66,6 +88,11 @@ struct MtuControllerResult {
   double gsd_without = 0;
   double ratio_with = 0;
   double gsd_with = 0;
+  // The same over the profiles' bytes ratios.
+  double bytes_ratio_without = 0;
+  double bytes_gsd_without = 0;
+  double bytes_ratio_with = 0;
+  double bytes_gsd_with = 0;
   std::vector<MtuProfileResult> profiles;
 };
 

@@ -3,9 +3,20 @@
 #include <algorithm>
 
 #include "absl/base/macros.h"
+#include "absl/strings/str_cat.h"
 #include "parsers/tcp_segment.h"
 
 namespace ccreplay {
+
+absl::StatusOr<RecoveryAcks> ParseRecoveryAcks(absl::string_view name) {
+  if (name == "every_packet_while_hole") {
+    return RecoveryAcks::kEveryPacketWhileHole;
+  }
+  if (name == "on_new_gap") return RecoveryAcks::kOnNewGap;
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown recovery ACK policy '", name,
+                   "': expected every_packet_while_hole or on_new_gap"));
+}
 
 Receiver::Receiver(const ReceiverConfig& config) : config_(config) {
   out_of_order_.reserve(16);
@@ -111,8 +122,10 @@ void Receiver::OnPacket(const SimPacket& packet, int64_t now_ns, Output& out) {
   last_pn_ = packet.pn;
   any_packet_ = true;
   echo_sent_ns_ = packet.sent_ns;
-  if (not_in_order || !out_of_order_.empty() || accecn_change ||
-      pending_packets_ >= config_.ack_every) {
+  const bool recovery_ack = config_.recovery_acks == RecoveryAcks::kOnNewGap
+                                ? pn_gap || ce
+                                : not_in_order || !out_of_order_.empty();
+  if (recovery_ack || accecn_change || pending_packets_ >= config_.ack_every) {
     BuildAck(now_ns, out.acks[out.ack_count++]);
   } else if (pending_packets_ == 1) {
     out.arm_timer = true;

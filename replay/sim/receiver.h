@@ -7,7 +7,9 @@
 // ACK for a segment that is out of order, duplicate, or fills a hole, and,
 // with DCTCP or AccECN feedback, when the CE state of arriving packets
 // changes (RFC 8257 section 3.2; RFC 9768 section 3.2.2.5.1,
-// change-triggered ACKs). Before taking a packet whose number is not the
+// change-triggered ACKs). While data is missing, RecoveryAcks chooses
+// between TCP's rule (every packet) and quicly's (only the packet that
+// reveals a gap). Before taking a packet whose number is not the
 // successor of the last one (a drop happened), pending packets are ACKed, so
 // every ACK covers a contiguous packet-number range (see SimAck).
 //
@@ -23,14 +25,39 @@
 #include <utility>
 #include <vector>
 
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "replay/sim/sim_packet.h"
 
 namespace ccreplay {
+
+// Which packets get an immediate ACK while data is missing.
+enum class RecoveryAcks {
+  // Every packet that arrives out of order, is a duplicate, fills a hole or
+  // arrives while a hole exists (RFC 5681 section 4.2: "an immediate ACK
+  // SHOULD be generated when an out-of-order segment arrives"; Linux
+  // tcp_data_queue() -> tcp_enter_quickack_mode() while out_of_order_queue
+  // is not empty). The default of `simulate`.
+  kEveryPacketWhileHole,
+  // Only a packet whose number is not the successor of the last received
+  // one (a new gap), or one marked CE; otherwise every `ack_every` packets.
+  // h2o/quicly lib/quicly.c @ b11d363 record_receipt() with its default
+  // reordering_threshold 1: ack_now = is_out_of_order || ecn == CE, where
+  // record_pn() sets is_out_of_order only when the packet does not extend
+  // the highest received range; packets after the gap extend it again, so
+  // they go back to packet_tolerance (2). Packet numbers are never reused,
+  // so a retransmission that fills a hole is in order.
+  kOnNewGap,
+};
+
+// "every_packet_while_hole" or "on_new_gap"; InvalidArgument otherwise.
+absl::StatusOr<RecoveryAcks> ParseRecoveryAcks(absl::string_view name);
 
 struct ReceiverConfig {
   uint32_t flow = 0;
   EcnFeedback feedback = EcnFeedback::kNone;
   uint32_t ack_every = 2;
+  RecoveryAcks recovery_acks = RecoveryAcks::kEveryPacketWhileHole;
 };
 
 class Receiver {

@@ -97,6 +97,7 @@ absl::StatusOr<BottleneckConfig> CheckedBottleneck(
   bottleneck.rate_bps = config.rate_bps;
   bottleneck.buffer_bytes = config.buffer_bytes;
   bottleneck.admission = config.admission;
+  bottleneck.in_service = config.in_service;
   bottleneck.ce_sojourn_threshold_ns = config.ce_sojourn_threshold_ns;
   bottleneck.ce_backlog_threshold_bytes = config.ce_backlog_threshold_bytes;
   for (const FlowConfig& flow : config.flows) {
@@ -155,6 +156,7 @@ absl::StatusOr<std::unique_ptr<Simulation>> Simulation::Create(
     receiver.flow = i;
     receiver.feedback = sender.feedback;
     receiver.ack_every = flow.ack_every;
+    receiver.recovery_acks = flow.recovery_acks;
     sim->flows_.emplace_back(sender, std::move(*controller), receiver,
                              SenderJitter(jitter_bound_ns, config.seed, i));
     Flow& f = sim->flows_.back();

@@ -64,6 +64,8 @@ struct FlowConfig {
   // the same controller does not know about it.
   uint32_t cwnd_clamp_packets = 0;
   int64_t cwnd_clamp_from_ns = 0;
+  // Immediate ACKs while data is missing (receiver.h); ours by default.
+  RecoveryAcks recovery_acks = RecoveryAcks::kEveryPacketWhileHole;
 };
 
 struct SimulationConfig {
@@ -71,6 +73,9 @@ struct SimulationConfig {
   int64_t base_rtt_ns = 0;
   uint64_t buffer_bytes = 0;
   AdmissionPolicy admission = AdmissionPolicy::kPacketSizeNeutral;
+  // Whether the packet in service counts against the buffer
+  // (bottleneck.h); ours by default.
+  InServiceAccounting in_service = InServiceAccounting::kUntilLastBit;
   int64_t ce_sojourn_threshold_ns = -1;     // -1: off
   int64_t ce_backlog_threshold_bytes = -1;  // -1: off
   // Probability that a packet is lost after the bottleneck (quicly -r).
