@@ -117,5 +117,48 @@ TEST(Bottleneck, MarksEctBySojournAndBacklog) {
   EXPECT_EQ(step_ecn, (std::vector<uint8_t>{kEct1, kEct1, kCe, kCe}));
 }
 
+// Worked by hand: a buffer of exactly one 1462-byte packet, size-neutral
+// admission (reserve 1462). A 1462-byte packet is in service when a
+// 1280-byte one arrives.
+//   until_last_bit:   1462 (in service) + 1462 > 1462 -> dropped
+//   dequeue_at_start:    0 (in service left) + 1462 <= 1462 -> admitted
+// (quicly t/simulator.c @ b79ea471: net_bottleneck_run() dequeues the head
+// before it is serialized.) Once the packet has left, both admit.
+TEST(Bottleneck, PacketInServiceCountsOnlyUntilItStartsWithQuiclyAccounting) {
+  for (InServiceAccounting accounting :
+       {InServiceAccounting::kUntilLastBit,
+        InServiceAccounting::kDequeueAtStart}) {
+    const bool quicly = accounting == InServiceAccounting::kDequeueAtStart;
+    SCOPED_TRACE(quicly ? "dequeue_at_start" : "until_last_bit");
+    BottleneckConfig config;
+    config.rate_bps = 1'000'000;
+    config.buffer_bytes = 1462;
+    config.largest_packet_bytes = 1462;
+    config.in_service = accounting;
+    Bottleneck bottleneck(config);
+    ASSERT_TRUE(bottleneck.Enqueue(Packet(1462), 0));
+    EXPECT_EQ(bottleneck.admission_bytes(), 1462u);
+    const int64_t done_ns = bottleneck.StartTransmission(0);
+    EXPECT_EQ(done_ns, 11'696'000);               // 1462 * 8 bits at 1 Mbit/s
+    EXPECT_EQ(bottleneck.queued_bytes(), 1462u);  // still on the wire
+    EXPECT_EQ(bottleneck.admission_bytes(), quicly ? 0u : 1462u);
+    EXPECT_EQ(bottleneck.Enqueue(Packet(1280), 1000), quicly);
+    EXPECT_EQ(bottleneck.drops(), quicly ? 0u : 1u);
+    EXPECT_EQ(bottleneck.FinishTransmission().bytes, 1462u);
+    EXPECT_EQ(bottleneck.admission_bytes(), quicly ? 1280u : 0u);
+    // A second 1462-byte packet: behind the admitted 1280 (quicly) the
+    // reserve no longer fits; on an empty buffer (ours) it does.
+    EXPECT_EQ(bottleneck.Enqueue(Packet(1462), done_ns), !quicly);
+  }
+}
+
+TEST(Bottleneck, ParsesInServiceAccounting) {
+  EXPECT_EQ(*ParseInServiceAccounting("until_last_bit"),
+            InServiceAccounting::kUntilLastBit);
+  EXPECT_EQ(*ParseInServiceAccounting("dequeue_at_start"),
+            InServiceAccounting::kDequeueAtStart);
+  EXPECT_FALSE(ParseInServiceAccounting("quicly").ok());
+}
+
 }  // namespace
 }  // namespace ccreplay

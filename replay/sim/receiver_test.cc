@@ -1,0 +1,87 @@
+#include "replay/sim/receiver.h"
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+
+namespace ccreplay {
+namespace {
+
+constexpr uint32_t kBytes = 1000;
+
+// Delivers packet numbers `pns` (packet n carries stream bytes
+// [n * kBytes, (n + 1) * kBytes) unless `seq_of` maps it elsewhere) and
+// returns the ACKs as "first-last" packet-number ranges, "t" where the
+// delayed-ACK timer was armed instead.
+std::vector<std::string> AckSequence(
+    RecoveryAcks policy,
+    const std::vector<std::pair<uint64_t, uint64_t>>& pn_and_seq_index) {
+  ReceiverConfig config;
+  config.ack_every = 2;
+  config.recovery_acks = policy;
+  Receiver receiver(config);
+  std::vector<std::string> acks;
+  Receiver::Output out;
+  for (const auto& [pn, index] : pn_and_seq_index) {
+    SimPacket packet;
+    packet.pn = pn;
+    packet.seq = index * kBytes;
+    packet.bytes = kBytes;
+    receiver.OnPacket(packet, 0, out);
+    for (int k = 0; k < out.ack_count; ++k) {
+      acks.push_back(
+          absl::StrCat(out.acks[k].pn_first, "-", out.acks[k].pn_last));
+    }
+    if (out.arm_timer) acks.push_back("t");
+  }
+  return acks;
+}
+
+// Packets 0..9 carry segments 0..9; packet 4 is lost and its segment is
+// retransmitted as packet 10 (packet numbers are never reused).
+std::vector<std::pair<uint64_t, uint64_t>> OneLossThenRepair() {
+  return {{0, 0}, {1, 1}, {2, 2}, {3, 3}, {5, 5},
+          {6, 6}, {7, 7}, {8, 8}, {9, 9}, {10, 4}};
+}
+
+// Worked by hand from the two rules (receiver.h):
+// - ours (RFC 5681 section 4.2): every packet after the gap is ACKed at once
+//   while segment 4 is missing, and so is the repair;
+// - quicly (lib/quicly.c record_receipt() @ b11d363): packet 5 does not
+//   extend the highest received range, so it is ACKed at once; 6..10 extend
+//   it again, so they are ACKed every 2 packets, the repair (packet 10,
+//   in packet-number order) included.
+TEST(Receiver, RecoveryAcksEveryPacketWhileHoleVersusQuiclyOnNewGap) {
+  EXPECT_EQ(
+      AckSequence(RecoveryAcks::kEveryPacketWhileHole, OneLossThenRepair()),
+      (std::vector<std::string>{"t", "0-1", "t", "2-3", "5-5", "6-6", "7-7",
+                                "8-8", "9-9", "10-10"}));
+  EXPECT_EQ(AckSequence(RecoveryAcks::kOnNewGap, OneLossThenRepair()),
+            (std::vector<std::string>{"t", "0-1", "t", "2-3", "5-5", "t", "6-7",
+                                      "t", "8-9", "t"}));
+}
+
+// A gap with one packet pending: both flush the pending packet first (every
+// ACK covers a contiguous packet-number range, sim_packet.h), then ACK the
+// packet that revealed the gap; a second gap is a new gap for quicly too.
+TEST(Receiver, QuiclyAcksEachNewGapAtOnce) {
+  const std::vector<std::pair<uint64_t, uint64_t>> two_gaps = {
+      {0, 0}, {2, 2}, {3, 3}, {5, 5}, {6, 6}};
+  EXPECT_EQ(
+      AckSequence(RecoveryAcks::kOnNewGap, two_gaps),
+      (std::vector<std::string>{"t", "0-0", "2-2", "t", "3-3", "5-5", "t"}));
+  EXPECT_EQ(AckSequence(RecoveryAcks::kEveryPacketWhileHole, two_gaps),
+            (std::vector<std::string>{"t", "0-0", "2-2", "3-3", "5-5", "6-6"}));
+}
+
+TEST(Receiver, ParsesRecoveryAcks) {
+  EXPECT_EQ(*ParseRecoveryAcks("every_packet_while_hole"),
+            RecoveryAcks::kEveryPacketWhileHole);
+  EXPECT_EQ(*ParseRecoveryAcks("on_new_gap"), RecoveryAcks::kOnNewGap);
+  EXPECT_FALSE(ParseRecoveryAcks("quicly").ok());
+}
+
+}  // namespace
+}  // namespace ccreplay
