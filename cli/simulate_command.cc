@@ -56,8 +56,8 @@ ABSL_FLAG(std::string, sender_jitter, "",
           "a random delay per packet at each sender, uniform in [0, bound], "
           "flow order kept, against drop-tail phase effects (Floyd and "
           "Jacobson 1992): off, service (one bottleneck service time of the "
-          "largest packet) or a duration (50us). Default: off for simulate, "
-          "service for experiment mtu-normalization.");
+          "largest packet) or a duration (50us). Default: off (quicly's "
+          "simulator has none).");
 ABSL_FLAG(std::optional<ccreplay::BufferSize>, rwnd, std::nullopt,
           "the receivers' advertised window: Np (packets of the flow's size) "
           "or NB/NkB/NMB (bytes, SI). Default: unlimited.");
