@@ -53,7 +53,7 @@ TEST(MtuExperiment, RenoSmallPacketsLoseAndNormalizationNarrowsTheGap) {
 // The experiment's defaults (quicly's bottleneck and receiver, no jitter)
 // on one small profile: Reno on bdp40 (2 Mbit/s, 100 ms, a 17-packet
 // buffer), 20 runs (10 start phases x 2 flow orders). The runs are
-// deterministic (no jitter, no random loss); measured at commit e3a2b43
+// deterministic (no jitter, no random loss); measured at commit ca0cb8e
 // with `ccreplay experiment mtu-normalization --controllers reno --profile
 // bdp40 --runs 20`: 0.7849 (standard error 0.0279) without normalization,
 // 1.0471 (0.0241) with it; bytes ratios 0.7663 and 1.0458. The tolerance is
