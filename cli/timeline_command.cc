@@ -67,7 +67,7 @@ int RunTimeline(const Args& args) {
     return ReportFailure("timeline", info.status());
   }
   absl::StatusOr<SelectedFlow> selected =
-      SelectFlow(table, absl::GetFlag(FLAGS_flow));
+      SelectCaptureFlow(table, *info, absl::GetFlag(FLAGS_flow));
   if (!selected.ok()) {
     std::fprintf(stderr, "ccreplay timeline: %s: %s\n", path.c_str(),
                  std::string(selected.status().message()).c_str());

@@ -43,6 +43,8 @@ proto::FlowIdentity FlowIdentityProto(const Flow& flow) {
   *id.mutable_sender() = EndpointProto(flow.address[snd], flow.port[snd]);
   *id.mutable_receiver() =
       EndpointProto(flow.address[1 - snd], flow.port[1 - snd]);
+  if (flow.encapsulation != Encapsulation::kNone)
+    id.set_encapsulation(EncapsulationName(flow.encapsulation));
   return id;
 }
 

@@ -170,6 +170,8 @@ void FlowTable::OnSegment(const TcpSegment& s) {
   Flow& flow = flows_[last_flow_index_];
   SideStats& side = flow.side[last_side_];
   flow.last_ns = s.time_ns;
+  if (flow.encapsulation == Encapsulation::kNone)
+    flow.encapsulation = s.encapsulation;
   ++side.packets;
   ++side.ecn_codepoints[s.ip_ecn & 3];
   CountHandshakeAndFlags(s, flow, last_side_);
@@ -195,6 +197,7 @@ FlowSummary SummarizeFlow(const Flow& flow, int64_t capture_start_ns) {
   out.data_bytes = s.unique_payload_bytes;
   out.retransmitted_segments = s.retransmitted_segments;
   out.max_payload_bytes = s.max_payload_bytes;
+  out.encapsulation = flow.encapsulation;
   if (s.syn_seen && s.syn_options.has_mss)
     out.mss_option_sender = s.syn_options.mss_bytes;
   if (r.syn_seen && r.syn_options.has_mss)

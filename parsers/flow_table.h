@@ -63,6 +63,9 @@ struct Flow {
   // SYN to the opener's first ACK after the SYN-ACK: one round trip at any
   // vantage point; 0 until the handshake has been seen.
   int64_t handshake_rtt_ns = 0;
+  // The tunnel the flow's packets came through (the first one seen when
+  // only some were tunnelled); kNone when none was.
+  Encapsulation encapsulation = Encapsulation::kNone;
 
   // The data sender: the side that sent more unique payload (the first
   // packet's source on a tie).
@@ -81,6 +84,7 @@ struct FlowSummary {
   uint64_t data_bytes = 0;
   uint64_t retransmitted_segments = 0;
   uint32_t max_payload_bytes = 0;
+  Encapsulation encapsulation = Encapsulation::kNone;
   std::optional<uint32_t> mss_option_sender;
   std::optional<uint32_t> mss_option_receiver;
   std::optional<uint32_t> wscale_sender;

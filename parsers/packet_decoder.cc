@@ -17,6 +17,22 @@ constexpr uint16_t kEtherTypeQinQOld = 0x9100;
 constexpr uint16_t kEtherTypeMpls = 0x8847;
 constexpr uint16_t kEtherTypeMplsMulticast = 0x8848;
 constexpr uint8_t kIpProtoTcp = 6;
+constexpr uint8_t kIpProtoUdp = 17;
+constexpr uint8_t kIpProtoGre = 47;
+// Transparent Ethernet bridging (RFC 1701 §3.3): Ethernet inside GRE or
+// GENEVE.
+constexpr uint16_t kEtherTypeTeb = 0x6558;
+// ERSPAN (draft-foschiano-erspan-03 §4): type I and II share 0x88BE (type II
+// sets GRE's sequence bit and adds an 8-byte header), type III is 0x22EB.
+constexpr uint16_t kEtherTypeErspan2 = 0x88BE;
+constexpr uint16_t kEtherTypeErspan3 = 0x22EB;
+// IANA-assigned UDP ports of the UDP tunnels decoded.
+constexpr uint16_t kUdpPortVxlan = 4789;   // RFC 7348 §5
+constexpr uint16_t kUdpPortGeneve = 6081;  // RFC 8926 §3.3
+constexpr uint16_t kUdpPortGtpU = 2152;    // 3GPP TS 29.281 §4.4.2
+// GTP-U extension headers seen in practice number 1-2 (PDU session
+// container, UDP port); 16 bounds the walk.
+constexpr int kMaxGtpExtensionHeaders = 16;
 
 inline uint16_t Be16(const uint8_t* p) {
   return static_cast<uint16_t>(p[0] << 8 | p[1]);
@@ -170,6 +186,15 @@ DecodeResult DecodeTcp(const uint8_t* p, uint32_t available,
   return DecodeResult::kTcp;
 }
 
+// What an IP header carries, from its protocol number on: TCP, or a GRE or
+// UDP tunnel whose inner packet is decoded in turn. Defined further down.
+DecodeResult DecodeTransport(uint8_t protocol, const uint8_t* p,
+                             uint32_t captured, uint32_t length, TcpSegment* s);
+
+bool IsTunnelProtocol(uint8_t protocol) {
+  return protocol == kIpProtoGre || protocol == kIpProtoUdp;
+}
+
 DecodeResult DecodeIpv4(const uint8_t* p, uint32_t captured, uint32_t wire,
                         TcpSegment* s) {
   if (captured < 20) return DecodeResult::kTruncated;
@@ -185,20 +210,28 @@ DecodeResult DecodeIpv4(const uint8_t* p, uint32_t captured, uint32_t wire,
     s->length_from_capture = true;
   }
   if (total_length < header_length) return DecodeResult::kMalformed;
-  if (p[9] != kIpProtoTcp) return DecodeResult::kNotTcp;
+  const uint8_t protocol = p[9];
+  if (protocol != kIpProtoTcp && !IsTunnelProtocol(protocol))
+    return DecodeResult::kNotTcp;
   // Only the first fragment carries the TCP header; reassembly is not done.
+  // The first fragment of a tunnel packet holds the inner headers whole (a
+  // tunnel's fragments are MTU-sized), and is decoded as Wireshark does
+  // with reassembly off.
   uint16_t fragment = Be16(p + 6);
-  if ((fragment & 0x1fff) != 0 || (fragment & 0x2000) != 0)
+  if ((fragment & 0x1fff) != 0 ||
+      ((fragment & 0x2000) != 0 && protocol == kIpProtoTcp))
     return DecodeResult::kNotTcp;
   if (captured < header_length) return DecodeResult::kTruncated;
+  if (fragment & 0x2000) s->in_outer_fragment = true;
   s->src.family = s->dst.family = 4;
   std::memcpy(s->src.bytes, p + 12, 4);
   std::memcpy(s->dst.bytes, p + 16, 4);
   std::memset(s->src.bytes + 4, 0, 12);
   std::memset(s->dst.bytes + 4, 0, 12);
   s->ip_ecn = p[1] & 0x03;
-  return DecodeTcp(p + header_length, captured - header_length,
-                   total_length - header_length, s);
+  s->ip_id = Be16(p + 4);
+  return DecodeTransport(protocol, p + header_length, captured - header_length,
+                         total_length - header_length, s);
 }
 
 DecodeResult DecodeIpv6(const uint8_t* p, uint32_t captured, uint32_t wire,
@@ -218,7 +251,7 @@ DecodeResult DecodeIpv6(const uint8_t* p, uint32_t captured, uint32_t wire,
   uint32_t offset = 40;
   // Walk the extension headers (RFC 8200 §4).
   for (int hops = 0;; ++hops) {
-    if (next == kIpProtoTcp) break;
+    if (next == kIpProtoTcp || IsTunnelProtocol(next)) break;
     if (hops == kMaxIpv6ExtensionHeaders)
       return DecodeResult::kTooManyExtensionHeaders;
     uint32_t ext_length;
@@ -255,8 +288,9 @@ DecodeResult DecodeIpv6(const uint8_t* p, uint32_t captured, uint32_t wire,
   std::memcpy(s->dst.bytes, p + 24, 16);
   // Traffic class straddles bytes 0 and 1; ECN is its two low bits.
   s->ip_ecn = (p[1] >> 4) & 0x03;
-  return DecodeTcp(p + offset, captured - offset,
-                   payload_length - (offset - 40), s);
+  s->ip_id = 0;
+  return DecodeTransport(next, p + offset, captured - offset,
+                         payload_length - (offset - 40), s);
 }
 
 DecodeResult DecodeIp(const uint8_t* p, uint32_t captured, uint32_t wire,
@@ -316,6 +350,229 @@ DecodeResult DecodeByFamily(uint32_t family, const uint8_t* p,
   return DecodeResult::kNotTcp;
 }
 
+// Ethernet II with up to four 802.1Q / 802.1ad tags: the capture's link
+// layer, or the inner frame of a VXLAN, GENEVE, GRE (TEB) or ERSPAN tunnel.
+DecodeResult DecodeEthernet(const uint8_t* p, uint32_t captured, uint32_t wire,
+                            TcpSegment* s) {
+  if (captured < 14) return DecodeResult::kTruncated;
+  uint16_t ether_type = Be16(p + 12);
+  uint32_t offset = 14;
+  for (int tags = 0; tags < 4 && (ether_type == kEtherTypeVlan ||
+                                  ether_type == kEtherTypeQinQ ||
+                                  ether_type == kEtherTypeQinQOld);
+       ++tags) {
+    if (captured < offset + 4) return DecodeResult::kTruncated;
+    ether_type = Be16(p + offset + 2);
+    offset += 4;
+  }
+  if (wire < offset) return DecodeResult::kMalformed;
+  return DecodeByEtherType(ether_type, p + offset, captured - offset,
+                           wire - offset, s);
+}
+
+DecodeResult NotDecoded(TcpSegment* s, Encapsulation encapsulation,
+                        TunnelProblem problem, uint16_t value) {
+  s->undecoded_tunnel = {encapsulation, problem, value};
+  return DecodeResult::kTunnelNotDecoded;
+}
+
+// Marks `s` as carried by `encapsulation`. One tunnel level is decoded: a
+// tunnel inside a tunnel is named and counted instead.
+bool EnterTunnel(TcpSegment* s, Encapsulation encapsulation) {
+  if (s->encapsulation != Encapsulation::kNone) {
+    NotDecoded(s, encapsulation, TunnelProblem::kNested, 0);
+    return false;
+  }
+  s->encapsulation = encapsulation;
+  return true;
+}
+
+// The header a tunnel announces by EtherType (GRE's protocol type, GENEVE's
+// protocol type): Ethernet, IPv4, IPv6 or MPLS; anything else is named.
+DecodeResult DecodeTunnelPayload(uint16_t ether_type, const uint8_t* p,
+                                 uint32_t captured, uint32_t wire,
+                                 TcpSegment* s) {
+  switch (ether_type) {
+    case kEtherTypeTeb:
+      return DecodeEthernet(p, captured, wire, s);
+    case kEtherTypeIpv4:
+    case kEtherTypeIpv6:
+    case kEtherTypeMpls:
+    case kEtherTypeMplsMulticast:
+      return DecodeByEtherType(ether_type, p, captured, wire, s);
+    default:
+      return NotDecoded(s, s->encapsulation, TunnelProblem::kPayloadType,
+                        ether_type);
+  }
+}
+
+// ERSPAN after its GRE header (draft-foschiano-erspan-03 §4.1-4.3): type I
+// (0x88BE without GRE sequence number) has no header of its own, type II
+// (0x88BE with it) 8 bytes with version 1, type III (0x22EB) 12 bytes with
+// version 2, plus an 8-byte platform sub-header when its O bit is set.
+DecodeResult DecodeErspan(uint16_t protocol, bool gre_sequence,
+                          const uint8_t* p, uint32_t captured, uint32_t wire,
+                          TcpSegment* s) {
+  s->encapsulation = Encapsulation::kErspan;
+  uint32_t header_bytes = 0;
+  if (protocol == kEtherTypeErspan3) {
+    if (captured < 12) return DecodeResult::kTruncated;
+    header_bytes = (p[11] & 0x01) ? 20 : 12;
+  } else if (gre_sequence) {
+    header_bytes = 8;
+  }
+  if (captured < header_bytes || wire < header_bytes)
+    return DecodeResult::kTruncated;
+  const int expected_version = protocol == kEtherTypeErspan3 ? 2 : 1;
+  if (header_bytes > 0 && (p[0] >> 4) != expected_version) {
+    return NotDecoded(s, Encapsulation::kErspan, TunnelProblem::kVersion,
+                      p[0] >> 4);
+  }
+  return DecodeEthernet(p + header_bytes, captured - header_bytes,
+                        wire - header_bytes, s);
+}
+
+// GRE (RFC 2784 §2, RFC 2890 §2): 4 bytes, plus 4 for each of the checksum
+// (C), key (K) and sequence number (S) bits. RFC 1701's routing bit (R) and
+// version 1 (PPTP's enhanced GRE, RFC 2637 §4.1, carrying PPP) are named,
+// not decoded.
+DecodeResult DecodeGre(const uint8_t* p, uint32_t captured, uint32_t wire,
+                       TcpSegment* s) {
+  if (!EnterTunnel(s, Encapsulation::kGre))
+    return DecodeResult::kTunnelNotDecoded;
+  if (captured < 4) return DecodeResult::kTruncated;
+  const uint8_t flags = p[0];
+  const uint8_t version = p[1] & 0x07;
+  if (version != 0)
+    return NotDecoded(s, Encapsulation::kGre, TunnelProblem::kVersion, version);
+  if (flags & 0x40)
+    return NotDecoded(s, Encapsulation::kGre, TunnelProblem::kRouting, 0);
+  const bool sequence = flags & 0x10;
+  const uint32_t offset = 4 + ((flags & 0x80) ? 4 : 0) +
+                          ((flags & 0x20) ? 4 : 0) + (sequence ? 4 : 0);
+  if (captured < offset || wire < offset) return DecodeResult::kTruncated;
+  const uint16_t protocol = Be16(p + 2);
+  if (protocol == kEtherTypeErspan2 || protocol == kEtherTypeErspan3) {
+    return DecodeErspan(protocol, sequence, p + offset, captured - offset,
+                        wire - offset, s);
+  }
+  return DecodeTunnelPayload(protocol, p + offset, captured - offset,
+                             wire - offset, s);
+}
+
+// VXLAN (RFC 7348 §5): 8 bytes, the I flag (0x08) set for a valid VNI; the
+// other flag bits are ignored on receipt. Ethernet follows.
+DecodeResult DecodeVxlan(const uint8_t* p, uint32_t captured, uint32_t wire,
+                         TcpSegment* s) {
+  if (!EnterTunnel(s, Encapsulation::kVxlan))
+    return DecodeResult::kTunnelNotDecoded;
+  if (captured < 8 || wire < 8) return DecodeResult::kTruncated;
+  if ((p[0] & 0x08) == 0)
+    return NotDecoded(s, Encapsulation::kVxlan, TunnelProblem::kFlags, p[0]);
+  return DecodeEthernet(p + 8, captured - 8, wire - 8, s);
+}
+
+// GENEVE (RFC 8926 §3.4): version 0 in the top two bits, options length in
+// 4-byte words in the low six, the O bit (control message, no user data)
+// at the top of byte 1, the protocol type (an EtherType) in bytes 2-3.
+DecodeResult DecodeGeneve(const uint8_t* p, uint32_t captured, uint32_t wire,
+                          TcpSegment* s) {
+  if (!EnterTunnel(s, Encapsulation::kGeneve))
+    return DecodeResult::kTunnelNotDecoded;
+  if (captured < 8) return DecodeResult::kTruncated;
+  const int version = p[0] >> 6;
+  if (version != 0) {
+    return NotDecoded(s, Encapsulation::kGeneve, TunnelProblem::kVersion,
+                      static_cast<uint16_t>(version));
+  }
+  if (p[1] & 0x80) return DecodeResult::kNotTcp;
+  const uint32_t offset = 8 + (p[0] & 0x3f) * 4u;
+  if (captured < offset || wire < offset) return DecodeResult::kTruncated;
+  return DecodeTunnelPayload(Be16(p + 2), p + offset, captured - offset,
+                             wire - offset, s);
+}
+
+// The length of a GTP-U header (3GPP TS 29.281 §5.1-5.2) at `p`: 8 bytes,
+// 12 when any of the E, S, PN flags is set, then, with E, a chain of
+// extension headers, each with its length in 4-byte units first and the
+// next header's type last (0: none). 0 when cut or malformed.
+uint32_t GtpUHeaderLength(const uint8_t* p, uint32_t captured) {
+  if ((p[0] & 0x07) == 0) return 8;
+  if (captured < 12) return 0;
+  uint32_t offset = 12;
+  uint8_t next = (p[0] & 0x04) ? p[11] : 0;
+  for (int hops = 0; next != 0; ++hops) {
+    if (hops == kMaxGtpExtensionHeaders || captured < offset + 1) return 0;
+    const uint32_t length = p[offset] * 4u;
+    if (length == 0 || captured < offset + length) return 0;
+    next = p[offset + length - 1];
+    offset += length;
+  }
+  return offset;
+}
+
+// GTP-U (3GPP TS 29.281 §5.1): version 1 with the protocol type bit set;
+// only a G-PDU (message type 255) carries user data, an IP packet told by
+// its first nibble. Echo, error indication and end marker are not TCP.
+DecodeResult DecodeGtpU(const uint8_t* p, uint32_t captured, uint32_t wire,
+                        TcpSegment* s) {
+  if (!EnterTunnel(s, Encapsulation::kGtpU))
+    return DecodeResult::kTunnelNotDecoded;
+  if (captured < 8) return DecodeResult::kTruncated;
+  if ((p[0] >> 5) != 1 || (p[0] & 0x10) == 0) {
+    return NotDecoded(s, Encapsulation::kGtpU, TunnelProblem::kVersion,
+                      p[0] >> 5);
+  }
+  if (p[1] != 0xFF) return DecodeResult::kNotTcp;
+  const uint32_t offset = GtpUHeaderLength(p, captured);
+  if (offset == 0 || captured <= offset || wire <= offset)
+    return DecodeResult::kTruncated;
+  const int ip_version = p[offset] >> 4;
+  if (ip_version != 4 && ip_version != 6) {
+    return NotDecoded(s, Encapsulation::kGtpU, TunnelProblem::kNotIp,
+                      p[offset]);
+  }
+  return DecodeIp(p + offset, captured - offset, wire - offset, s);
+}
+
+// UDP (RFC 768): a tunnel by its IANA port (VXLAN and GENEVE by destination
+// port, GTP-U by either, since both GTP-U endpoints listen on 2152), any
+// other datagram is not TCP.
+DecodeResult DecodeUdp(const uint8_t* p, uint32_t captured, uint32_t length,
+                       TcpSegment* s) {
+  if (captured < 4) return DecodeResult::kNotTcp;
+  const uint16_t src_port = Be16(p);
+  const uint16_t dst_port = Be16(p + 2);
+  DecodeResult (*tunnel)(const uint8_t*, uint32_t, uint32_t, TcpSegment*) =
+      nullptr;
+  if (dst_port == kUdpPortVxlan) {
+    tunnel = DecodeVxlan;
+  } else if (dst_port == kUdpPortGeneve) {
+    tunnel = DecodeGeneve;
+  } else if (dst_port == kUdpPortGtpU || src_port == kUdpPortGtpU) {
+    tunnel = DecodeGtpU;
+  } else {
+    return DecodeResult::kNotTcp;
+  }
+  if (captured < 8 || length < 8) return DecodeResult::kTruncated;
+  return tunnel(p + 8, captured - 8, length - 8, s);
+}
+
+DecodeResult DecodeTransport(uint8_t protocol, const uint8_t* p,
+                             uint32_t captured, uint32_t length,
+                             TcpSegment* s) {
+  switch (protocol) {
+    case kIpProtoTcp:
+      return DecodeTcp(p, captured, length, s);
+    case kIpProtoGre:
+      return DecodeGre(p, captured, length, s);
+    case kIpProtoUdp:
+      return DecodeUdp(p, captured, length, s);
+    default:
+      return DecodeResult::kNotTcp;
+  }
+}
+
 }  // namespace
 
 bool IsSupportedLinkType(int link_type) {
@@ -345,24 +602,11 @@ std::string LinkTypeName(int link_type) {
 
 DecodeResult DecodeFrame(int link_type, const uint8_t* p, uint32_t captured,
                          uint32_t wire, TcpSegment* s) {
-  uint32_t offset;
+  s->encapsulation = Encapsulation::kNone;
+  s->in_outer_fragment = false;
   switch (link_type) {
-    case kLinkEthernet: {
-      if (captured < 14) return DecodeResult::kTruncated;
-      uint16_t ether_type = Be16(p + 12);
-      offset = 14;
-      for (int tags = 0; tags < 4 && (ether_type == kEtherTypeVlan ||
-                                      ether_type == kEtherTypeQinQ ||
-                                      ether_type == kEtherTypeQinQOld);
-           ++tags) {
-        if (captured < offset + 4) return DecodeResult::kTruncated;
-        ether_type = Be16(p + offset + 2);
-        offset += 4;
-      }
-      if (wire < offset) return DecodeResult::kMalformed;
-      return DecodeByEtherType(ether_type, p + offset, captured - offset,
-                               wire - offset, s);
-    }
+    case kLinkEthernet:
+      return DecodeEthernet(p, captured, wire, s);
     case kLinkLinuxSll:
       // 16-byte cooked header; protocol (an EtherType) in the last 2 bytes.
       if (captured < 16 || wire < 16) return DecodeResult::kTruncated;

@@ -1,8 +1,9 @@
 // Decodes one captured frame down to its TCP header: link layer (Ethernet
 // with 802.1Q/802.1ad tags, Linux SLL and SLL2, BSD loopback, raw IP), MPLS
-// label stacks carrying IP, IPv4
-// with options, IPv6 with extension headers, and every TCP option ccreplay
-// needs. Never reads past the captured bytes.
+// label stacks carrying IP, IPv4 with options, IPv6 with extension headers,
+// one level of tunnel (GRE with IP, Ethernet, MPLS or ERSPAN; VXLAN; GENEVE;
+// GTP-U) and every TCP option ccreplay needs. Never reads past the captured
+// bytes.
 #ifndef CCREPLAY_PARSERS_PACKET_DECODER_H_
 #define CCREPLAY_PARSERS_PACKET_DECODER_H_
 
@@ -46,6 +47,9 @@ enum class DecodeResult {
   // pseudowire, Ethernet over MPLS), or deeper than kMaxMplsLabels: not
   // decoded, counted.
   kMplsPayloadNotIp,
+  // A GRE, VXLAN, GENEVE or GTP-U tunnel whose payload is not decoded (see
+  // TcpSegment::undecoded_tunnel for which and why): counted and named.
+  kTunnelNotDecoded,
 };
 
 // Label stacks seen in practice hold 1-4 entries (transport, service, entropy

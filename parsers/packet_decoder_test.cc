@@ -426,5 +426,191 @@ TEST(PacketDecoderTest, LinkTypeNames) {
   EXPECT_FALSE(IsSupportedLinkType(105));
 }
 
+
+// ---- Tunnels -------------------------------------------------------------
+
+// An outer IPv4 header (203.0.113.1 -> 203.0.113.2) carrying `protocol`,
+// so that a test tells the inner addresses (192.0.2.1 -> 198.51.100.7) from
+// the outer ones.
+Bytes OuterIpv4(uint8_t protocol, const Bytes& payload) {
+  Bytes b = Ipv4(payload, kNotEct);
+  b[9] = protocol;
+  const Bytes outer = {203, 0, 113, 1, 203, 0, 113, 2};
+  for (size_t i = 0; i < outer.size(); ++i) b[12 + i] = outer[i];
+  return b;
+}
+
+// A UDP header (RFC 768) with its length; checksum 0 (none, RFC 768).
+Bytes Udp(uint16_t src_port, uint16_t dst_port, const Bytes& payload) {
+  const uint16_t length = static_cast<uint16_t>(8 + payload.size());
+  Bytes b = {static_cast<uint8_t>(src_port >> 8),
+             static_cast<uint8_t>(src_port),
+             static_cast<uint8_t>(dst_port >> 8),
+             static_cast<uint8_t>(dst_port),
+             static_cast<uint8_t>(length >> 8),
+             static_cast<uint8_t>(length),
+             0,
+             0};
+  Append(&b, payload);
+  return b;
+}
+
+// The inner packet every tunnel test carries: TCP with 50 payload bytes
+// and ECT(1) in its own IPv4 header.
+Bytes InnerIpv4() { return Ipv4(Tcp(kTcpAck, {}, 50), kEct1); }
+
+void ExpectInnerSegment(const TcpSegment& s, Encapsulation encapsulation) {
+  EXPECT_EQ(s.encapsulation, encapsulation);
+  EXPECT_EQ(s.src.ToString(), "192.0.2.1");
+  EXPECT_EQ(s.dst.ToString(), "198.51.100.7");
+  EXPECT_EQ(s.dst_port, 40000);
+  EXPECT_EQ(s.payload_bytes, 50u);
+  EXPECT_EQ(s.ip_ecn, kEct1);
+}
+
+TEST(PacketDecoderTest, GreWithKeyAndSequenceCarryingIpv4) {
+  TcpSegment s;
+  // RFC 2890 §2: K (0x20) and S (0x10) add a key and a sequence number, 4
+  // bytes each; protocol type 0x0800.
+  Bytes gre = {0x30, 0x00, 0x08, 0x00, 0, 0, 0, 42, 0, 0, 0, 7};
+  Append(&gre, InnerIpv4());
+  ASSERT_EQ(Decode(kLinkEthernet, Ethernet(0x0800, {}, OuterIpv4(47, gre)), &s),
+            DecodeResult::kTcp);
+  ExpectInnerSegment(s, Encapsulation::kGre);
+  // RFC 2784 §2.1: C (0x80) adds checksum + reserved; 0x6558 carries
+  // Ethernet (transparent Ethernet bridging).
+  Bytes teb = {0x80, 0x00, 0x65, 0x58, 0, 0, 0, 0};
+  Append(&teb, Ethernet(0x0800, {}, InnerIpv4()));
+  ASSERT_EQ(Decode(kLinkEthernet, Ethernet(0x0800, {}, OuterIpv4(47, teb)), &s),
+            DecodeResult::kTcp);
+  ExpectInnerSegment(s, Encapsulation::kGre);
+  // The next frame, untunnelled, is not marked.
+  ASSERT_EQ(Decode(kLinkEthernet, Ethernet(0x0800, {}, InnerIpv4()), &s),
+            DecodeResult::kTcp);
+  EXPECT_EQ(s.encapsulation, Encapsulation::kNone);
+}
+
+TEST(PacketDecoderTest, ErspanTypeTwoAndThree) {
+  TcpSegment s;
+  // Type II: GRE with S set, protocol 0x88BE, then 8 bytes with version 1
+  // (draft-foschiano-erspan-03 §4.2).
+  Bytes two = {0x10, 0x00, 0x88, 0xBE, 0, 0, 0, 1,
+               0x10, 0x64, 0x00, 0x01, 0, 0, 0, 0};
+  Append(&two, Ethernet(0x0800, {}, InnerIpv4()));
+  ASSERT_EQ(Decode(kLinkEthernet, Ethernet(0x0800, {}, OuterIpv4(47, two)), &s),
+            DecodeResult::kTcp);
+  ExpectInnerSegment(s, Encapsulation::kErspan);
+  // Type III (§4.3): 0x22EB, 12 bytes with version 2, O bit set: 8 more.
+  Bytes three = {0x10, 0x00, 0x22, 0xEB, 0, 0, 0, 1, 0x20, 0,
+                 0,    1,    0,    0,    0, 0, 0, 0, 0,    1};
+  three.resize(three.size() + 8, 0);
+  Append(&three, Ethernet(0x0800, {}, InnerIpv4()));
+  ASSERT_EQ(
+      Decode(kLinkEthernet, Ethernet(0x0800, {}, OuterIpv4(47, three)), &s),
+      DecodeResult::kTcp);
+  ExpectInnerSegment(s, Encapsulation::kErspan);
+}
+
+TEST(PacketDecoderTest, UndecodedGreIsNamed) {
+  TcpSegment s;
+  // Aruba's WLAN-in-GRE protocol type 0x8200: not decoded, named.
+  Bytes aruba = {0x00, 0x00, 0x82, 0x00, 0x88, 0x41, 0, 0};
+  ASSERT_EQ(
+      Decode(kLinkEthernet, Ethernet(0x0800, {}, OuterIpv4(47, aruba)), &s),
+      DecodeResult::kTunnelNotDecoded);
+  EXPECT_EQ(s.undecoded_tunnel.Describe(), "GRE protocol 0x8200");
+  // PPTP's enhanced GRE (version 1, RFC 2637 §4.1).
+  Bytes pptp = {0x30, 0x01, 0x88, 0x0B, 0, 0, 0, 0, 0, 0, 0, 0};
+  ASSERT_EQ(
+      Decode(kLinkEthernet, Ethernet(0x0800, {}, OuterIpv4(47, pptp)), &s),
+      DecodeResult::kTunnelNotDecoded);
+  EXPECT_EQ(s.undecoded_tunnel.Describe(), "GRE version 1");
+  // A tunnel in a tunnel: GRE inside GRE.
+  Bytes inner_gre = {0x00, 0x00, 0x08, 0x00};
+  Append(&inner_gre, InnerIpv4());
+  Bytes outer_gre = {0x00, 0x00, 0x08, 0x00};
+  Append(&outer_gre, OuterIpv4(47, inner_gre));
+  ASSERT_EQ(
+      Decode(kLinkEthernet, Ethernet(0x0800, {}, OuterIpv4(47, outer_gre)), &s),
+      DecodeResult::kTunnelNotDecoded);
+  EXPECT_EQ(s.undecoded_tunnel.Describe(), "GRE inside another tunnel");
+  // The key round-trips what Describe() names.
+  EXPECT_EQ(UndecodedTunnel::FromKey(s.undecoded_tunnel.Key()).Describe(),
+            "GRE inside another tunnel");
+}
+
+TEST(PacketDecoderTest, VxlanAndGeneveCarryEthernet) {
+  TcpSegment s;
+  // VXLAN (RFC 7348 §5): I flag, VNI 100.
+  Bytes vxlan = {0x08, 0, 0, 0, 0, 0, 100, 0};
+  Append(&vxlan, Ethernet(0x0800, {}, InnerIpv4()));
+  ASSERT_EQ(
+      Decode(kLinkEthernet,
+             Ethernet(0x0800, {}, OuterIpv4(17, Udp(51000, 4789, vxlan))), &s),
+      DecodeResult::kTcp);
+  ExpectInnerSegment(s, Encapsulation::kVxlan);
+  // Without the I flag the header is not valid: named, not guessed.
+  vxlan[0] = 0x00;
+  ASSERT_EQ(
+      Decode(kLinkEthernet,
+             Ethernet(0x0800, {}, OuterIpv4(17, Udp(51000, 4789, vxlan))), &s),
+      DecodeResult::kTunnelNotDecoded);
+  EXPECT_EQ(s.undecoded_tunnel.Describe(), "VXLAN with invalid flags 0x00");
+  // GENEVE (RFC 8926 §3.4): one 4-byte-word option (Opt Len 1), protocol
+  // 0x6558.
+  Bytes geneve = {0x01, 0x00, 0x65, 0x58, 0, 0, 7, 0, 0x01, 0x02, 0x80, 0x00};
+  Append(&geneve, Ethernet(0x0800, {}, InnerIpv4()));
+  ASSERT_EQ(
+      Decode(kLinkEthernet,
+             Ethernet(0x0800, {}, OuterIpv4(17, Udp(51000, 6081, geneve))), &s),
+      DecodeResult::kTcp);
+  ExpectInnerSegment(s, Encapsulation::kGeneve);
+  // Any other UDP port is plain UDP.
+  EXPECT_EQ(
+      Decode(kLinkEthernet,
+             Ethernet(0x0800, {}, OuterIpv4(17, Udp(51000, 53, geneve))), &s),
+      DecodeResult::kNotTcp);
+}
+
+TEST(PacketDecoderTest, GtpUWithExtensionHeaders) {
+  TcpSegment s;
+  // 3GPP TS 29.281 §5.1: version 1, PT, E set; G-PDU (255); length; TEID;
+  // sequence, N-PDU, next extension type 0x85 (PDU session container,
+  // §5.2.2.7); that header: length 1 (4 bytes), 2 bytes of content, next 0.
+  Bytes gtp = {0x34, 0xFF, 0, 0, 0, 0, 0, 9, 0, 0, 0, 0x85, 1, 0x10, 0x09, 0};
+  Append(&gtp, InnerIpv4());
+  ASSERT_EQ(
+      Decode(kLinkEthernet,
+             Ethernet(0x0800, {}, OuterIpv4(17, Udp(2152, 2152, gtp))), &s),
+      DecodeResult::kTcp);
+  ExpectInnerSegment(s, Encapsulation::kGtpU);
+  // An echo request (message type 1) carries no user data.
+  Bytes echo = {0x32, 0x01, 0, 4, 0, 0, 0, 0, 0, 1, 0, 0};
+  EXPECT_EQ(
+      Decode(kLinkEthernet,
+             Ethernet(0x0800, {}, OuterIpv4(17, Udp(2152, 2152, echo))), &s),
+      DecodeResult::kNotTcp);
+  // An extension header of length 0 never ends the chain: cut, not looped.
+  gtp[12] = 0;
+  EXPECT_EQ(
+      Decode(kLinkEthernet,
+             Ethernet(0x0800, {}, OuterIpv4(17, Udp(2152, 2152, gtp))), &s),
+      DecodeResult::kTruncated);
+}
+
+TEST(PacketDecoderTest, TunnelCutBySnaplenIsTruncated) {
+  TcpSegment s;
+  Bytes vxlan = {0x08, 0, 0, 0, 0, 0, 100, 0};
+  Append(&vxlan, Ethernet(0x0800, {}, InnerIpv4()));
+  const Bytes frame =
+      Ethernet(0x0800, {}, OuterIpv4(17, Udp(51000, 4789, vxlan)));
+  // Every cut before the inner TCP header ends is truncated, never TCP.
+  const uint32_t inner_tcp_end = 14 + 20 + 8 + 8 + 14 + 20 + 20;
+  for (uint32_t cut = 14 + 20 + 8; cut < inner_tcp_end; ++cut) {
+    EXPECT_EQ(Decode(kLinkEthernet, frame, &s, cut), DecodeResult::kTruncated)
+        << cut;
+  }
+}
+
 }  // namespace
 }  // namespace ccreplay

@@ -10,6 +10,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "parsers/input_file.h"
 #include "parsers/packet_decoder.h"
 #include "parsers/pcapng_walker.h"
@@ -249,7 +250,8 @@ inline void HandleFrame(int link_type, int64_t time_ns, const uint8_t* data,
   if (result == DecodeResult::kTcp) {
     segment->time_ns = time_ns;
     ++info->tcp_packets;
-    if (segment->captured_payload_bytes < segment->payload_bytes)
+    if (segment->captured_payload_bytes < segment->payload_bytes &&
+        !segment->in_outer_fragment)
       ++info->snaplen_cut_packets;
     if (segment->length_from_capture) ++info->big_tcp_packets;
     sink.consumer->OnSegment(*segment);
@@ -257,6 +259,8 @@ inline void HandleFrame(int link_type, int64_t time_ns, const uint8_t* data,
     ++info->extension_chain_packets;
   } else if (result == DecodeResult::kMplsPayloadNotIp) {
     ++info->mpls_not_ip_packets;
+  } else if (result == DecodeResult::kTunnelNotDecoded) {
+    ++info->undecoded_tunnel_packets[segment->undecoded_tunnel.Key()];
   } else if (result != DecodeResult::kNotTcp) {
     ++info->undecodable_packets;
   }
@@ -360,6 +364,8 @@ void AddSummaryWarnings(CaptureInfo* info) {
         " MPLS packets carried neither IPv4 nor IPv6 after their label stack "
         "(a pseudowire or Ethernet over MPLS?) and were skipped"));
   }
+  const std::string tunnels = UndecodedTunnelSummary(*info);
+  if (!tunnels.empty()) info->warnings.push_back(tunnels);
 }
 
 // The interfaces the walker met since `*seen`: their link types noted, the
@@ -382,6 +388,20 @@ absl::Status NoteInterfaces(const PcapngWalker& walker, size_t* seen,
   }
   return absl::OkStatus();
 }
+
+}  // namespace
+
+std::string UndecodedTunnelSummary(const CaptureInfo& info) {
+  std::vector<std::string> clauses;
+  for (const auto& [key, packets] : info.undecoded_tunnel_packets) {
+    clauses.push_back(absl::StrCat(packets, " packets of ",
+                                   UndecodedTunnel::FromKey(key).Describe(),
+                                   " not decoded"));
+  }
+  return absl::StrJoin(clauses, "; ");
+}
+
+namespace {
 
 // The pcapng path of our own, for files libpcap refuses.
 absl::Status ReadWithWalker(ByteSource& source, FrameSink& sink) {

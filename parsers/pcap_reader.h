@@ -7,6 +7,7 @@
 #define CCREPLAY_PARSERS_PCAP_READER_H_
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,9 @@ struct CaptureInfo {
   // MPLS packets whose label stack is followed by neither IPv4 nor IPv6, or
   // is deeper than kMaxMplsLabels: skipped.
   uint64_t mpls_not_ip_packets = 0;
+  // Tunnelled packets not decoded, by UndecodedTunnel::Key() (which tunnel
+  // and why): skipped, and named in a warning.
+  std::map<uint32_t, uint64_t> undecoded_tunnel_packets;
   // TCP packets dropped because a sequence, acknowledgment or SACK number
   // was implausibly far from the connection's (SequenceSanity): corrupt.
   uint64_t corrupt_packets = 0;
@@ -66,6 +70,10 @@ class SegmentConsumer {
   // file midway and the block walker takes over): forget all segments.
   virtual void Restart() = 0;
 };
+
+// "1234 packets of GRE protocol 0x88be (ERSPAN type I/II) not decoded",
+// one clause per kind, joined by "; "; "" when every tunnel was decoded.
+std::string UndecodedTunnelSummary(const CaptureInfo& info);
 
 // Errors: NotFound / PermissionDenied / Unavailable when the file cannot be
 // read, InvalidArgument when it is not a capture, Unimplemented for an

@@ -72,8 +72,10 @@ std::string SequenceSanity::Check(const TcpSegment& s) {
   const bool syn = s.flags & kTcpSyn;
   const bool has_ack = s.flags & kTcpAck;
   if (syn) {
-    // A SYN starts (or restarts, on port reuse) this direction's numbers.
+    // A SYN starts (or restarts, on port reuse) this direction's numbers,
+    // and a SYN-ACK acknowledges the peer's new ones.
     d.seq = Field();
+    d.ack = Field();
     d.syn_seen = true;
     d.syn_wscale = s.options.has_wscale;
     d.wscale_shift = s.options.wscale_shift;

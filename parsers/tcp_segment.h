@@ -93,6 +93,48 @@ struct TcpOptions {
   bool truncated = false;
 };
 
+// The tunnel a segment was carried in, outside its own IP header.
+enum class Encapsulation : uint8_t {
+  kNone,
+  kGre,     // RFC 2784 / RFC 2890, carrying IP, Ethernet (TEB) or MPLS.
+  kErspan,  // Cisco ERSPAN type I, II or III inside GRE.
+  kVxlan,   // RFC 7348, UDP port 4789.
+  kGeneve,  // RFC 8926, UDP port 6081.
+  kGtpU,    // 3GPP TS 29.281, UDP port 2152.
+};
+
+// "GRE", "ERSPAN", "VXLAN", "GENEVE", "GTP-U"; "" for kNone.
+const char* EncapsulationName(Encapsulation encapsulation);
+
+// Why a tunnelled frame was not decoded (DecodeResult::kTunnelNotDecoded).
+enum class TunnelProblem : uint8_t {
+  kPayloadType,  // `value` is the protocol type it carries (an EtherType).
+  kVersion,      // `value` is the header's version.
+  kFlags,        // `value` is the flags byte that is not valid.
+  kRouting,      // GRE with RFC 1701 source routing.
+  kNested,       // A tunnel inside a tunnel.
+  kNotIp,        // GTP-U T-PDU that is not IP; `value` is its first byte.
+};
+
+struct UndecodedTunnel {
+  Encapsulation encapsulation = Encapsulation::kNone;
+  TunnelProblem problem = TunnelProblem::kPayloadType;
+  uint16_t value = 0;
+
+  // One number per distinct (encapsulation, problem, value), for counting.
+  uint32_t Key() const {
+    return static_cast<uint32_t>(encapsulation) << 24 |
+           static_cast<uint32_t>(problem) << 16 | value;
+  }
+  static UndecodedTunnel FromKey(uint32_t key) {
+    return {static_cast<Encapsulation>(key >> 24),
+            static_cast<TunnelProblem>((key >> 16) & 0xff),
+            static_cast<uint16_t>(key & 0xffff)};
+  }
+  // "GRE protocol 0x88be (ERSPAN type I/II)", "VXLAN flags 0x00", ...
+  std::string Describe() const;
+};
+
 struct TcpSegment {
   int64_t time_ns = 0;  // Capture time, ns since the Unix epoch.
   IpAddress src;
@@ -110,6 +152,16 @@ struct TcpSegment {
   // Payload bytes actually present in the capture (snaplen may cut them).
   uint32_t captured_payload_bytes = 0;
   bool length_from_capture = false;
+  // The IPv4 identification field (RFC 791 §3.1); 0 for IPv6.
+  uint16_t ip_id = 0;
+  // The tunnel the segment came through (the inner headers are the ones
+  // above); kNone when it was not tunnelled.
+  Encapsulation encapsulation = Encapsulation::kNone;
+  // The tunnel packet was the first IP fragment of several: the inner
+  // payload goes on in the next fragment (not a snaplen cut).
+  bool in_outer_fragment = false;
+  // Filled when DecodeFrame returns kTunnelNotDecoded.
+  UndecodedTunnel undecoded_tunnel;
   TcpOptions options;
 
   // The AccECN ACE field: (AE, CWR, ECE) read as a 3-bit number.

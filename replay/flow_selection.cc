@@ -56,4 +56,14 @@ absl::StatusOr<SelectedFlow> SelectFlow(const FlowTable& table,
   return SelectedFlow{best->index, best->sender_side()};
 }
 
+absl::StatusOr<SelectedFlow> SelectCaptureFlow(const FlowTable& table,
+                                               const CaptureInfo& capture,
+                                               absl::string_view spec) {
+  absl::StatusOr<SelectedFlow> selected = SelectFlow(table, spec);
+  const std::string tunnels = UndecodedTunnelSummary(capture);
+  if (!table.flows().empty() || tunnels.empty()) return selected;
+  return absl::FailedPreconditionError(
+      absl::StrCat(selected.status().message(), " (", tunnels, ")"));
+}
+
 }  // namespace ccreplay

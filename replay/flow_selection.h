@@ -25,6 +25,13 @@ struct SelectedFlow {
 absl::StatusOr<SelectedFlow> SelectFlow(const FlowTable& table,
                                         absl::string_view spec);
 
+// SelectFlow on the flow table of `capture`; when it holds no flow, the
+// message also names the tunnelled packets that were not decoded (so a
+// capture of ERSPAN or Aruba GRE says why it shows no TCP).
+absl::StatusOr<SelectedFlow> SelectCaptureFlow(const FlowTable& table,
+                                               const CaptureInfo& capture,
+                                               absl::string_view spec);
+
 }  // namespace ccreplay
 
 #endif  // CCREPLAY_REPLAY_FLOW_SELECTION_H_

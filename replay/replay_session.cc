@@ -291,7 +291,8 @@ absl::StatusOr<TcpCaptureScan> ScanTcpCapture(
       ReadCapture(capture_path, scan.table, read_options);
   if (!info.ok()) return info.status();
   scan.info = *std::move(info);
-  absl::StatusOr<SelectedFlow> selected = SelectFlow(scan.table, flow);
+  absl::StatusOr<SelectedFlow> selected =
+      SelectCaptureFlow(scan.table, scan.info, flow);
   if (!selected.ok()) {
     return absl::Status(
         selected.status().code(),

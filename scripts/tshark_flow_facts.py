@@ -16,7 +16,7 @@ import sys
 FIELDS = ["tcp.stream", "ip.src", "ipv6.src", "tcp.srcport", "tcp.flags", "tcp.len",
           "ip.dsfield.ecn", "ipv6.tclass", "tcp.seq", "tcp.analysis.retransmission",
           "tcp.analysis.out_of_order", "tcp.options.mss_val", "tcp.options.wscale.shift",
-          "frame.time_epoch"]
+          "frame.time_epoch", "frame.protocols"]
 
 
 def union_length(ranges):
@@ -32,14 +32,21 @@ def union_length(ranges):
 
 
 def main(path):
+    # occurrence=l: in a tunnelled frame (GRE, VXLAN, GENEVE, GTP-U) the
+    # innermost IP header's fields, the ones the TCP flow has.
     cmd = ["tshark", "-r", path, "-Y", "tcp", "-T", "fields", "-E", "separator=\t",
+           "-E", "occurrence=l",
            "-o", "tcp.relative_sequence_numbers:TRUE"] + sum([["-e", f] for f in FIELDS], [])
     out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
     streams = {}
     for line in out.splitlines():
         v = dict(zip(FIELDS, line.split("\t")))
         st = streams.setdefault(int(v["tcp.stream"]), {"sides": {}, "order": []})
-        src = (v["ip.src"] or v["ipv6.src"]) + ":" + v["tcp.srcport"]
+        layers = v["frame.protocols"].split(":")
+        inner_v6 = "ipv6" in layers and (
+            "ip" not in layers or
+            len(layers) - layers[::-1].index("ipv6") > len(layers) - layers[::-1].index("ip"))
+        src = (v["ipv6.src"] if inner_v6 else v["ip.src"]) + ":" + v["tcp.srcport"]
         side = st["sides"].get(src)
         if side is None:
             side = st["sides"][src] = {"packets": 0, "ranges": [], "rexmt": 0, "ecn": [0, 0, 0, 0],
@@ -49,7 +56,7 @@ def main(path):
         flags = int(v["tcp.flags"], 16)
         length = int(v["tcp.len"] or 0)
         side["packets"] += 1
-        if v["ip.dsfield.ecn"]:
+        if v["ip.dsfield.ecn"] and not inner_v6:
             ecn = int(v["ip.dsfield.ecn"])
         else:
             ecn = int(v["ipv6.tclass"], 16) & 3 if v["ipv6.tclass"] else 0
