@@ -128,9 +128,86 @@ INSTANTIATE_TEST_SUITE_P(Captures, FlowFactsTest, ::testing::Values(
   Expected{"shared:wild/zeek_mpls-in-vlan.pcap", 2, "65.65.65.65:61193", "65.65.65.65:80",
            1, 0, 658, 0, 1, 0, 0, 0, 0, 0, 0, "none", 0, 0},
   Expected{"gopacket:pcap/test_loopback.pcap", 0, "[::1]:8080", "[::1]:58799",
-           11, 9, 54866, 0, 11, 0, 0, 0, 0, 0, 0, "none", 0, 9336918}
+           11, 9, 54866, 0, 11, 0, 0, 0, 0, 0, 0, "none", 0, 9336918},
+  // Tunnelled flows, decoded inside: `scripts/tshark_flow_facts.py F`
+  // (tshark -E occurrence=l: the innermost IP header); `tshark -r F -q -z
+  // conv,tcp` lists the same one conversation with the same frame counts.
+  // VXLAN (UDP 4789, inner Ethernet).
+  Expected{"shared:wild/zeek_tunnels_vxlan-encapsulated-http.pcap", 0, "54.86.237.188:80", "172.16.11.201:40354",
+           5, 7, 9212, 0, 5, 0, 0, 0, 0, 0, 0, "none", 1452, 0},
+  // GENEVE (UDP 6081, inner Ethernet).
+  Expected{"shared:wild/zeek_tunnels_geneve-47101.pcap", 0, "145.40.68.75:443", "192.168.0.107:45474",
+           9, 15, 23111, 0, 9, 0, 0, 0, 0, 0, 0, "none", 1420, 180654},
+  // GRE carrying IPv4 (protocol 0x0800); an RFC 3168 handshake inside.
+  Expected{"shared:wild/zeek_tunnels_gre-sample.pcap", 0, "172.28.2.3:22", "66.59.111.190:40264",
+           10, 12, 1671, 0, 6, 0, 4, 0, 0, 0, 0, "rfc3168", 1460, 22510},
+  // GTP-U from UDP port 5906 to 2152; 42 of the 49 data packets are first
+  // IP fragments of the outer packet (decoded as tshark does with
+  // -o ip.defragment:FALSE, same counts).
+  Expected{"shared:wild/zeek_tunnels_gtp2_different_udp_port.pcap", 0, "173.199.115.168:80", "10.131.17.170:51803",
+           49, 29, 63424, 0, 49, 0, 0, 0, 0, 0, 0, "none", 1440, 7415515}
 ));
 // clang-format on
+
+// Which tunnel each flow came through, with the packet and byte counts of
+// flows whose goodput tshark times differently (it stamps a fragmented
+// tunnel packet with its last fragment, ccreplay with its first).
+struct TunnelExpected {
+  const char* file;
+  size_t flows;  // `tshark -r F -q -z conv,tcp`: conversations.
+  uint32_t flow;
+  const char* encapsulation;
+  uint64_t packets_data_dir, packets_ack_dir, data_bytes;
+};
+
+class TunnelFlowsTest : public ::testing::TestWithParam<TunnelExpected> {};
+
+TEST_P(TunnelFlowsTest, DecodedInsideTheTunnel) {
+  const TunnelExpected& e = GetParam();
+  CCREPLAY_PATH_OR_SKIP(path, FindTestData(e.file));
+  FlowTable table;
+  absl::StatusOr<CaptureInfo> info = ReadCapture(path, table);
+  ASSERT_TRUE(info.ok()) << info.status();
+  ASSERT_EQ(table.flows().size(), e.flows);
+  EXPECT_TRUE(info->undecoded_tunnel_packets.empty());
+  EXPECT_EQ(info->corrupt_packets, 0u);
+  const FlowSummary f =
+      SummarizeFlow(table.flows()[e.flow], info->first_packet_time_ns);
+  EXPECT_STREQ(EncapsulationName(f.encapsulation), e.encapsulation);
+  EXPECT_EQ(f.packets_data_dir, e.packets_data_dir);
+  EXPECT_EQ(f.packets_ack_dir, e.packets_ack_dir);
+  EXPECT_EQ(f.data_bytes, e.data_bytes);
+}
+
+// clang-format off
+INSTANTIATE_TEST_SUITE_P(Captures, TunnelFlowsTest, ::testing::Values(
+  TunnelExpected{"shared:wild/zeek_tunnels_vxlan-encapsulated-http.pcap", 1, 0, "VXLAN", 5, 7, 9212},
+  TunnelExpected{"shared:wild/zeek_tunnels_geneve-47101.pcap", 1, 0, "GENEVE", 9, 15, 23111},
+  TunnelExpected{"shared:wild/zeek_tunnels_gre-sample.pcap", 1, 0, "GRE", 10, 12, 1671},
+  TunnelExpected{"shared:wild/zeek_tunnels_gtp2_different_udp_port.pcap", 1, 0, "GTP-U", 49, 29, 63424},
+  // GRE protocol 0x6558 (Ethernet) as an ERSPAN session delivers it; five
+  // HTTP connections. scripts/tshark_flow_facts.py stream 1 (port 49163):
+  // 8 data packets, 14 ACKs, 19458 bytes.
+  TunnelExpected{"shared:wild/zeek_erspan.pcap", 5, 1, "GRE", 8, 14, 19458},
+  // GTP-U over IPv4 carrying IPv6 (Linux SLL), four SIP connections on one
+  // 4-tuple (port reuse); stream 2: 12 data packets, 10 ACKs, 2934 bytes.
+  TunnelExpected{"shared:wild/arkime_gtp-iphone.pcap", 4, 2, "GTP-U", 12, 10, 2934}
+));
+// clang-format on
+
+TEST(TunnelFlowsTest, UndecodedGreIsNamed) {
+  CCREPLAY_PATH_OR_SKIP(path,
+                        SharedTestData("wild/zeek_tunnels_gre-aruba.pcap.gz"));
+  FlowTable table;
+  absl::StatusOr<CaptureInfo> info = ReadCapture(path, table);
+  ASSERT_TRUE(info.ok()) << info.status();
+  // `tshark -r F -T fields -e gre.proto | sort | uniq -c`: all 2407
+  // packets are GRE protocol 0x8200 (Aruba's WLAN encapsulation), which
+  // tshark decodes and ccreplay does not.
+  EXPECT_TRUE(table.flows().empty());
+  EXPECT_EQ(UndecodedTunnelSummary(*info),
+            "2407 packets of GRE protocol 0x8200 not decoded");
+}
 
 TEST(EcnNegotiationTest, Rfc9768AndRfc3168Tables) {
   const uint16_t accecn_syn = kTcpSyn | kTcpAe | kTcpCwr | kTcpEce;
