@@ -71,6 +71,7 @@ proto::FlowSummary FlowSummaryProto(const FlowSummary& summary) {
   s.set_packets_ack_dir(summary.packets_ack_dir);
   s.set_data_bytes(summary.data_bytes);
   s.set_retransmitted_segments(summary.retransmitted_segments);
+  s.set_duplicate_frames(summary.duplicate_frames);
   s.set_max_payload_bytes(summary.max_payload_bytes);
   s.set_ect0_packets(summary.ect0_packets);
   s.set_ect1_packets(summary.ect1_packets);

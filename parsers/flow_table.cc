@@ -178,6 +178,11 @@ void FlowTable::OnSegment(const TcpSegment& s) {
   CountPayload(s, flow, side);
 }
 
+void FlowTable::OnDuplicateFrame(const TcpSegment& s) {
+  FindOrAdd(s, /*fresh_syn=*/false);
+  ++flows_[last_flow_index_].side[last_side_].duplicate_frames;
+}
+
 void FlowTable::Restart() {
   flows_.clear();
   index_by_key_.clear();
@@ -196,6 +201,7 @@ FlowSummary SummarizeFlow(const Flow& flow, int64_t capture_start_ns) {
   out.packets_ack_dir = r.packets;
   out.data_bytes = s.unique_payload_bytes;
   out.retransmitted_segments = s.retransmitted_segments;
+  out.duplicate_frames = s.duplicate_frames + r.duplicate_frames;
   out.max_payload_bytes = s.max_payload_bytes;
   out.encapsulation = flow.encapsulation;
   if (s.syn_seen && s.syn_options.has_mss)

@@ -33,6 +33,8 @@ struct SideStats {
   uint64_t payload_packets = 0;
   uint64_t unique_payload_bytes = 0;
   uint64_t retransmitted_segments = 0;
+  // Frames captured twice (DuplicateFrames): in no other count.
+  uint64_t duplicate_frames = 0;
   // Segments that filled a hole sooner than a retransmission could have
   // (less than the handshake RTT after the hole opened): reordering.
   uint64_t reordered_segments = 0;
@@ -83,6 +85,7 @@ struct FlowSummary {
   uint64_t packets_ack_dir = 0;
   uint64_t data_bytes = 0;
   uint64_t retransmitted_segments = 0;
+  uint64_t duplicate_frames = 0;  // Both directions.
   uint32_t max_payload_bytes = 0;
   Encapsulation encapsulation = Encapsulation::kNone;
   std::optional<uint32_t> mss_option_sender;
@@ -115,6 +118,9 @@ void StartSequenceSpace(const TcpSegment& s, SequenceTracker& space);
 class FlowTable : public SegmentConsumer {
  public:
   void OnSegment(const TcpSegment& segment) override;
+  // Counts the copy on its flow's side (a flow's first frame is never a
+  // copy); changes nothing else.
+  void OnDuplicateFrame(const TcpSegment& segment) override;
   void Restart() override;
 
   // In order of first packet.

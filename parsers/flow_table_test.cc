@@ -3,6 +3,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "parsers/parser_testing.h"
 #include "parsers/pcap_reader.h"
 #include "proto/testing/test_data.h"
 
@@ -207,6 +208,45 @@ TEST(TunnelFlowsTest, UndecodedGreIsNamed) {
   EXPECT_TRUE(table.flows().empty());
   EXPECT_EQ(UndecodedTunnelSummary(*info),
             "2407 packets of GRE protocol 0x8200 not decoded");
+}
+
+TEST(DuplicateFramesTest, EveryFrameTwiceIsCountedAsCopiesNotRetransmissions) {
+  const std::string original =
+      TestDataPath("lab/cubic_noecn_droptail100_50mbit/sender.pcap.gz");
+  const std::string doubled = WriteTemp("doubled.pcap", DoubledPcap(original));
+  FlowTable table;
+  absl::StatusOr<CaptureInfo> info = ReadCapture(doubled, table);
+  ASSERT_TRUE(info.ok()) << info.status();
+  // `mergecap -F pcap -w dup.pcap F F`: 38142 frames. tshark flags 12534
+  // of dup.pcap's data frames as tcp.analysis.retransmission; after
+  // `editcap -d dup.pcap dedup.pcap` it flags 9, as in F itself (`tshark
+  // -r F -Y 'tcp.analysis.retransmission && tcp.len>0 && tcp.srcport!=5201'`).
+  EXPECT_EQ(info->packets, 38142u);
+  // Every copy but those of the 59 RSTs (`tshark -r F -Y
+  // tcp.flags.reset==1 | wc -l`), which DuplicateFrames never takes for
+  // copies: 19071 - 59.
+  EXPECT_EQ(info->duplicate_frames, 19071u - 59u);
+  ASSERT_EQ(table.flows().size(), 2u);
+  // The same facts as FlowFactsTest asserts for F (tshark_flow_facts.py).
+  const FlowSummary f =
+      SummarizeFlow(table.flows()[1], info->first_packet_time_ns);
+  EXPECT_EQ(f.packets_data_dir, 12521u);
+  EXPECT_EQ(f.packets_ack_dir, 6521u + 59u);  // The RSTs twice.
+  EXPECT_EQ(f.data_bytes, 18114517u);
+  EXPECT_EQ(f.retransmitted_segments, 8u);
+  EXPECT_EQ(f.duplicate_frames, 12521u + 6521u - 59u);
+}
+
+TEST(DuplicateFramesTest, RepeatedSegmentsOfTheSenderAreNotCopies) {
+  // `editcap -d F out.pcap` skips 57 frames of F itself: RSTs from port
+  // 5201 with IP ID 0 and identical bytes, about 240 us apart (tshark -r F
+  // -Y 'frame.number>=19003 && frame.number<=19061'), each sent for a
+  // segment of the peer's. They are not copies of one frame.
+  FlowTable table;
+  absl::StatusOr<CaptureInfo> info = ReadCapture(
+      TestDataPath("lab/cubic_noecn_droptail100_50mbit/sender.pcap.gz"), table);
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_EQ(info->duplicate_frames, 0u);
 }
 
 TEST(EcnNegotiationTest, Rfc9768AndRfc3168Tables) {

@@ -11,6 +11,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "parsers/duplicate_frames.h"
 #include "parsers/input_file.h"
 #include "parsers/packet_decoder.h"
 #include "parsers/pcapng_walker.h"
@@ -168,12 +169,17 @@ void AddLinkType(CaptureInfo* info, int link_type) {
 
 // Passes on the segments SequenceSanity accepts; counts the others and
 // warns about the first, naming its packet number (as tshark's
-// frame.number).
+// frame.number). A frame captured twice goes to OnDuplicateFrame instead.
 class SaneSegments : public SegmentConsumer {
  public:
   SaneSegments(SegmentConsumer& consumer, CaptureInfo* info)
       : consumer_(consumer), info_(info) {}
   void OnSegment(const TcpSegment& segment) override {
+    if (duplicates_.IsDuplicate(segment)) {
+      ++info_->duplicate_frames;
+      consumer_.OnDuplicateFrame(segment);
+      return;
+    }
     std::string problem = sanity_.Check(segment);
     if (problem.empty()) {
       consumer_.OnSegment(segment);
@@ -189,6 +195,7 @@ class SaneSegments : public SegmentConsumer {
   }
   void Restart() override {
     sanity_.Reset();
+    duplicates_.Reset();
     consumer_.Restart();
   }
 
@@ -196,6 +203,7 @@ class SaneSegments : public SegmentConsumer {
   SegmentConsumer& consumer_;
   CaptureInfo* info_;
   SequenceSanity sanity_;
+  DuplicateFrames duplicates_;
 };
 
 // Where every frame of one read goes: through the filter and the decoder

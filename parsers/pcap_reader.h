@@ -54,6 +54,9 @@ struct CaptureInfo {
   // TCP packets dropped because a sequence, acknowledgment or SACK number
   // was implausibly far from the connection's (SequenceSanity): corrupt.
   uint64_t corrupt_packets = 0;
+  // TCP frames captured twice (DuplicateFrames): passed to
+  // SegmentConsumer::OnDuplicateFrame only.
+  uint64_t duplicate_frames = 0;
   // Set when the file ends inside a packet record: the flows up to the cut
   // are kept and `truncated_at_offset` is where the incomplete record starts
   // (byte offset in the decompressed data).
@@ -66,6 +69,9 @@ class SegmentConsumer {
  public:
   virtual ~SegmentConsumer() = default;
   virtual void OnSegment(const TcpSegment& segment) = 0;
+  // The same frame captured a second time (DuplicateFrames): not a segment
+  // of its own; a consumer may count it.
+  virtual void OnDuplicateFrame(const TcpSegment& /*segment*/) {}
   // The reader starts over from the first packet (libpcap refused a pcapng
   // file midway and the block walker takes over): forget all segments.
   virtual void Restart() = 0;

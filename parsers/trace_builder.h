@@ -23,6 +23,10 @@ class TraceBuilder : public SegmentConsumer {
       : only_flow_(only_flow) {}
 
   void OnSegment(const TcpSegment& segment) override;
+  // Counted in the flow table only: a copy is no event of the flow.
+  void OnDuplicateFrame(const TcpSegment& segment) override {
+    table_.OnDuplicateFrame(segment);
+  }
   void Restart() override;
 
   // The trace; call once, after the capture was read.

@@ -139,6 +139,10 @@ class AckTimelineBuilder : public SegmentConsumer {
   ~AckTimelineBuilder() override;
 
   void OnSegment(const TcpSegment& segment) override;
+  // Counted in the flow table only: a copy is no event of the flow.
+  void OnDuplicateFrame(const TcpSegment& segment) override {
+    table_.OnDuplicateFrame(segment);
+  }
   void Restart() override;
   // After the last segment: hands out the ACKs still held (AckHold) of
   // downstream captures. Call once the reader is done, before Stats().

@@ -20,6 +20,7 @@
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "parsers/parser_testing.h"
 #include "parsers/pcap_reader.h"
 #include "proto/testing/test_data.h"
 #include "replay/flow_selection.h"
@@ -836,6 +837,29 @@ TEST(AckTimelineTest, ReceiverSideWithoutTimestampsKeepsCaptureOrder) {
   ASSERT_NE(ack7, acks.end());
   EXPECT_EQ(ack7->outstanding_bytes, 0u);
   EXPECT_EQ(ack7->limit, SendLimit::kCwnd);
+}
+
+TEST(AckTimelineTest, FramesCapturedTwiceLeaveTheTimelineAsItWas) {
+  // Every frame of the lab capture twice (`mergecap -w dup.pcap F F`):
+  // tshark counts 12534 retransmissions in dup.pcap and 9 after `editcap
+  // -d`, as in F. The timeline of the doubled file is F's but for the one
+  // RST+ACK (`tshark -r F -Y tcp.flags.reset==1`: 58 bare RSTs, one with
+  // ACK), whose copy is kept since an RST is never taken for one: one ACK
+  // event more.
+  const std::string original =
+      TestDataPath("lab/cubic_noecn_droptail100_50mbit/sender.pcap.gz");
+  const Timeline want = Build(original);
+  const Timeline got =
+      Build(WriteTemp("doubled_timeline.pcap", DoubledPcap(original)));
+  ASSERT_GT(want.events.size(), 6000u);  // One per ACK of the 6521.
+  EXPECT_EQ(got.events.size(), want.events.size() + 1);
+  for (int kind = 0; kind < 4; ++kind) {
+    EXPECT_EQ(got.stats.retransmissions[kind], want.stats.retransmissions[kind])
+        << RetransmissionKindName(static_cast<RetransmissionKind>(kind));
+  }
+  EXPECT_EQ(got.stats.acks, want.stats.acks + 1);
+  EXPECT_EQ(got.stats.rtt_samples, want.stats.rtt_samples);
+  EXPECT_EQ(got.stats.bytes_acked, want.stats.bytes_acked);
 }
 
 }  // namespace

@@ -37,5 +37,20 @@ TEST(FlowSelectionTest, DefaultIndexAndEndpoints) {
             absl::StatusCode::kInvalidArgument);
 }
 
+TEST(FlowSelectionTest, NoFlowNamesTheTunnelNotDecoded) {
+  CCREPLAY_PATH_OR_SKIP(path,
+                        SharedTestData("wild/zeek_tunnels_gre-aruba.pcap.gz"));
+  FlowTable table;
+  absl::StatusOr<CaptureInfo> info = ReadCapture(path, table);
+  ASSERT_TRUE(info.ok()) << info.status();
+  // Every packet is GRE protocol 0x8200 (`tshark -r F -T fields -e
+  // gre.proto | sort | uniq -c`: 2407 0x8200): nothing to diagnose, and why.
+  absl::StatusOr<SelectedFlow> selected = SelectCaptureFlow(table, *info, "");
+  EXPECT_EQ(selected.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(selected.status().message(),
+            "the capture holds no TCP flow (2407 packets of GRE protocol "
+            "0x8200 not decoded)");
+}
+
 }  // namespace
 }  // namespace ccreplay

@@ -80,6 +80,8 @@ EvidenceFacts FactsOf(const DiagnosisInput& in, const PathEstimates& est) {
   f.bytes_seen_sent = in.summary.data_bytes;
   f.snaplen_bytes = in.snaplen_bytes;
   f.snaplen_cut_packets = in.snaplen_cut_packets;
+  f.duplicate_frames = in.summary.duplicate_frames;
+  f.packets = in.summary.packets_data_dir + in.summary.packets_ack_dir;
   return f;
 }
 

@@ -7,6 +7,7 @@
 #include "gtest/gtest.h"
 #include "proto/testing/test_data.h"
 #include "reports/diagnose_session.h"
+#include "reports/evidence_quality.h"
 
 namespace ccreplay {
 namespace {
@@ -268,6 +269,25 @@ TEST(DiagnosisTest, ReceiverSideLabMatchesTheSenderSide) {
   for (const char* limiter : {"cwnd", "rwnd", "app", "recovery", "unknown"}) {
     EXPECT_NEAR(ShareOf(rcv, limiter), ShareOf(snd, limiter), 0.10) << limiter;
   }
+}
+
+// A flow seen twice over (every frame a copy) gets the note; a stray copy
+// (under kDuplicateFramesNoteFraction of the frames) does not.
+TEST(EvidenceQualityTest, ManyDuplicateFramesAreNoted) {
+  EvidenceFacts facts;
+  facts.packets = 19042;
+  facts.duplicate_frames = 19042;
+  auto noted = [](const EvidenceQuality& q) {
+    for (const std::string& s : q.cannot_tell) {
+      if (absl::StrContains(s, "captured twice")) return true;
+    }
+    return false;
+  };
+  EXPECT_TRUE(noted(AssessEvidence(facts)));
+  facts.duplicate_frames = 190;  // 1.0 %: not more than the fraction.
+  EXPECT_FALSE(noted(AssessEvidence(facts)));
+  facts.duplicate_frames = 191;
+  EXPECT_TRUE(noted(AssessEvidence(facts)));
 }
 
 }  // namespace

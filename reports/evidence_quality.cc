@@ -55,6 +55,15 @@ std::vector<std::string> CannotTell(const EvidenceQuality& q) {
         "the path never looked busy (no queue growth, loss or CE): its rate "
         "is only a lower bound");
   }
+  if (f.packets > 0 &&
+      static_cast<double>(f.duplicate_frames) >
+          kDuplicateFramesNoteFraction * static_cast<double>(f.packets)) {
+    out.push_back(absl::StrFormat(
+        "%d frames were captured twice (a SPAN port or an \"any\" capture "
+        "seeing a bridge and its veth?): the copies are left out of every "
+        "count, and each packet's time is its first copy's",
+        f.duplicate_frames));
+  }
   if (q.capture_loss_bytes > 0) {
     out.push_back(absl::StrFormat(
         "the capture missed %d bytes the receiver acknowledged: packet and "

@@ -1,0 +1,75 @@
+// Recognises the same frame captured twice: a SPAN port mirroring both
+// directions of a switch, or `tcpdump -i any` seeing a packet on a bridge
+// and again on the veth behind it. Such a copy is not a retransmission (the
+// sender sent the segment once) and must not reach the flow's counts or
+// timeline; `editcap -d` removes the same copies before tshark's analysis.
+#ifndef CCREPLAY_PARSERS_DUPLICATE_FRAMES_H_
+#define CCREPLAY_PARSERS_DUPLICATE_FRAMES_H_
+
+#include <cstdint>
+
+#include "absl/container/flat_hash_map.h"
+#include "parsers/tcp_segment.h"
+
+namespace ccreplay {
+
+// Two captures of one frame are microseconds apart; a sender's own second
+// copy of a segment (a retransmission) waits at least for the ACKs that
+// trigger it, or a timer of 200 ms and more (RFC 6298 §2.4, Linux
+// TCP_RTO_MIN). Frames with an IPv4 identification are told apart by it
+// (RFC 6864 §4.1: a source does not repeat an ID within the datagram's
+// lifetime), so 1 ms is safe for them.
+constexpr int64_t kDuplicateWithIpIdNs = 1'000'000;
+// IPv6 frames, and IPv4 frames with ID 0 (RFC 6864 atomic datagrams; Linux
+// sends SYN-ACKs and RSTs so), have nothing but their contents: a copy must
+// follow within 20 us, with no segment of the reverse direction between
+// (which a retransmission, or a repeated RST, would need).
+constexpr int64_t kDuplicateWithoutIpIdNs = 20'000;
+// Frames compared per direction: copies from a SPAN port arrive within a
+// few frames of each other.
+constexpr int kDuplicateLookback = 8;
+
+class DuplicateFrames {
+ public:
+  // True when `s`, not an RST, repeats one of the last kDuplicateLookback
+  // frames of its direction: same IP ID, TCP flags, sequence and acknowledgment
+  // numbers, window, payload length, timestamps option and first SACK block,
+  // within the limits above. Otherwise remembers `s`.
+  bool IsDuplicate(const TcpSegment& s);
+  void Reset() { directions_.clear(); }
+
+ private:
+  struct Key {
+    IpAddress src, dst;
+    uint16_t src_port = 0, dst_port = 0;
+    bool operator==(const Key& o) const {
+      return src_port == o.src_port && dst_port == o.dst_port && src == o.src &&
+             dst == o.dst;
+    }
+    template <typename H>
+    friend H AbslHashValue(H h, const Key& k) {
+      return H::combine(std::move(h), k.src, k.dst, k.src_port, k.dst_port);
+    }
+  };
+  struct Signature {
+    int64_t time_ns = 0;
+    uint64_t peer_frames = 0;  // The reverse direction's count then.
+    uint32_t seq = 0, ack = 0, payload_bytes = 0, ts_val = 0, ts_ecr = 0;
+    uint32_t sack_left = 0, sack_right = 0;
+    uint16_t ip_id = 0, flags = 0, window_raw = 0;
+    bool valid = false;
+  };
+  struct Direction {
+    Signature recent[kDuplicateLookback];
+    int next = 0;
+    uint64_t frames = 0;
+  };
+  static Signature SignatureOf(const TcpSegment& s, uint64_t peer_frames);
+  static bool Repeats(const Signature& copy, const Signature& original);
+
+  absl::flat_hash_map<Key, Direction> directions_;
+};
+
+}  // namespace ccreplay
+
+#endif  // CCREPLAY_PARSERS_DUPLICATE_FRAMES_H_
