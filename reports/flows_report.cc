@@ -1,5 +1,6 @@
 #include "reports/flows_report.h"
 
+#include "absl/algorithm/container.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -58,26 +59,36 @@ std::string FlowsTable(const CaptureInfo& capture,
       capture.tcp_packets, flows.size());
   absl::StrAppendFormat(&out,
                         "%3s  %-45s %8s %8s %12s %6s %5s %-7s %7s %7s %7s %6s "
-                        "%6s %8s %9s %12s %9s %-8s %s\n",
+                        "%6s %8s %9s %12s %9s %-8s",
                         "#", "sender -> receiver", "pkts>", "pkts<", "bytes",
                         "rexmt", "mss", "ecn", "ect0", "ect1", "ce", "ece",
                         "cwr", "ace_chg", "dur_s", "goodput", "rtt_ms",
-                        "vantage", "tunnel");
+                        "vantage");
+  // The tunnel column only when a flow came through one: untunnelled
+  // captures print as they always have.
+  const bool any_tunnel = absl::c_any_of(flows, [](const FlowRow& row) {
+    return row.flow.encapsulation != Encapsulation::kNone;
+  });
+  absl::StrAppend(&out, any_tunnel ? " tunnel\n" : "\n");
   for (const FlowRow& row : flows) {
     const FlowSummary& f = row.flow;
     absl::StrAppendFormat(
         &out,
         "%3d  %-45s %8d %8d %12d %6d %5s %-7s %7d %7d %7d %6d %6d %8d %9.3f "
-        "%12s %9.3f %-8s %s\n",
+        "%12s %9.3f %-8s",
         f.index, absl::StrCat(f.sender, " -> ", f.receiver), f.packets_data_dir,
         f.packets_ack_dir, f.data_bytes, f.retransmitted_segments,
         OrDash(f.mss_option_sender), EcnModeName(f.ecn_mode), f.ect0_packets,
         f.ect1_packets, f.ce_packets, f.ece_acks, f.cwr_packets, f.ace_changes,
         f.duration_s, HumanRate(f.goodput_bps), row.timeline.rtt_median_ms,
-        VantageName(row.timeline.vantage),
-        f.encapsulation == Encapsulation::kNone
-            ? "-"
-            : EncapsulationName(f.encapsulation));
+        VantageName(row.timeline.vantage));
+    if (any_tunnel) {
+      absl::StrAppend(&out, " ",
+                      f.encapsulation == Encapsulation::kNone
+                          ? "-"
+                          : EncapsulationName(f.encapsulation));
+    }
+    absl::StrAppend(&out, "\n");
   }
   return out;
 }
