@@ -63,6 +63,14 @@ struct AckEvent {
   // tcp_is_cwnd_limited()) rather than by the application or the receiver.
   // Used when the sequence state below is unknown.
   bool cwnd_limited = true;
+  // QUIC: when the newest packet this ACK newly acknowledged was sent (µs,
+  // the clock of time_us); -1 when unknown (TCP). A stack that skips growth
+  // for packets sent before its recovery began (ngtcp2) needs it.
+  int64_t largest_acked_sent_time_us = -1;
+  // QUIC: the delivery-rate sample this ACK gives (bytes per second), as
+  // draft-cheng-iccrg-delivery-rate-estimation-01 section 3.3 computes it;
+  // 0 when the ACK gives none.
+  uint64_t delivery_rate_bytes_per_s = 0;
   // TCP sequence state, in bytes from the start of the stream (0: unknown,
   // e.g. QUIC): the cumulative ACK after this ACK (snd_una) and the end of
   // the highest data sent before it arrived (snd_nxt). With them a Linux

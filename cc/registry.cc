@@ -16,6 +16,8 @@
 #include "cc/linux_cubic.h"
 #include "cc/linux_dctcp.h"
 #include "cc/linux_reno.h"
+#include "cc/ngtcp2_cubic.h"
+#include "cc/ngtcp2_reno.h"
 #include "cc/prague_sender.h"
 #include "cc/quicly_cuback.h"
 #include "cc/quicly_cubic.h"
@@ -204,6 +206,16 @@ absl::StatusOr<std::unique_ptr<CongestionController>> MakeLinuxCubic(
   return std::make_unique<LinuxCubic>(options);
 }
 
+// ngtcp2's profiles take only `mss=`: its max_tx_udp_payload_size, which
+// also sets the initial window (cc/ngtcp2_sender.h).
+template <typename T>
+absl::StatusOr<std::unique_ptr<CongestionController>> MakeNgtcp2(
+    const OptionValues& values) {
+  absl::StatusOr<uint32_t> mss = ParseCount(values, "mss", 1);
+  if (!mss.ok()) return mss.status();
+  return std::make_unique<T>(*mss);
+}
+
 // long: the table of profiles, one entry each, in the order `controllers`
 // lists them.
 const std::vector<ProfileDef>& Profiles() {
@@ -241,6 +253,18 @@ const std::vector<ProfileDef>& Profiles() {
         "Linux net/ipv4/tcp_dctcp.c (torvalds/linux @ 01581a21), RFC 8257",
         LinuxOptions(false)},
        MakeSimple<LinuxDctcp>},
+      {{"ngtcp2:reno",
+        "ngtcp2's Reno: per-packet byte counting, halving, growth capped "
+        "at 2.89x the delivery-rate BDP",
+        "ngtcp2 0.12.1 (Debian 12) lib/ngtcp2_cc.c ngtcp2_cc_reno_cc_*",
+        {{"mss", "1452"}}},
+       MakeNgtcp2<Ngtcp2Reno>},
+      {{"ngtcp2:cubic",
+        "ngtcp2's CUBIC: integer K in seconds, W_est with alpha 1, "
+        "HyStart++ without CSS, growth capped at 2.89x the delivery-rate BDP",
+        "ngtcp2 0.12.1 (Debian 12) lib/ngtcp2_cc.c ngtcp2_cc_cubic_cc_*",
+        {{"mss", "1452"}}},
+       MakeNgtcp2<Ngtcp2Cubic>},
       PragueDef(PragueVersion::kV05, "prague:v05",
                 "TCP Prague 2020: T=10ms, 100 rounds, cwnd_cnt backlog",
                 "L4STeam/l4steam.github.io @ 0125ddd7 tcp_prague.c "

@@ -8,10 +8,62 @@
 namespace ccreplay {
 namespace {
 
+// What the delivery-rate sampler records about a packet when it is sent.
+struct RateState {
+  uint64_t delivered_bytes = 0;
+  int64_t delivered_time_us = 0;
+  int64_t first_sent_time_us = 0;
+};
+
 struct SentPacket {
   int64_t time_us = 0;
   uint32_t size_bytes = 0;
   bool in_flight = false;
+  RateState rate;
+};
+
+// Delivery-rate samples as draft-cheng-iccrg-delivery-rate-estimation-01
+// section 3 defines them, in the form ngtcp2 0.12.1 lib/ngtcp2_rst.c
+// (ngtcp2_rst_on_pkt_sent, ngtcp2_rst_update_rate_sample,
+// ngtcp2_rst_on_ack_recv) computes them: the sample is taken from the most
+// recently sent packet an ACK acknowledges, over the longer of its send and
+// ACK intervals, and dropped when that interval is shorter than min_rtt.
+class DeliveryRateSampler {
+ public:
+  RateState OnSent(int64_t time_us, uint64_t in_flight_before_bytes) {
+    if (in_flight_before_bytes == 0) {
+      first_sent_time_us_ = delivered_time_us_ = time_us;
+    }
+    return {delivered_bytes_, delivered_time_us_, first_sent_time_us_};
+  }
+
+  void OnAcked(const SentPacket& packet, int64_t now_us) {
+    delivered_bytes_ += packet.size_bytes;
+    delivered_time_us_ = now_us;
+    if (packet.rate.delivered_bytes <= prior_delivered_bytes_) return;
+    prior_delivered_bytes_ = packet.rate.delivered_bytes;
+    has_prior_ = true;
+    send_elapsed_us_ = packet.time_us - packet.rate.first_sent_time_us;
+    ack_elapsed_us_ = delivered_time_us_ - packet.rate.delivered_time_us;
+    first_sent_time_us_ = packet.time_us;
+  }
+
+  // The sample at the end of an ACK, bytes per second; 0 for none.
+  uint64_t Sample(int64_t min_rtt_us) const {
+    const int64_t interval_us = std::max(send_elapsed_us_, ack_elapsed_us_);
+    if (!has_prior_ || interval_us <= 0 || interval_us < min_rtt_us) return 0;
+    return (delivered_bytes_ - prior_delivered_bytes_) * 1000000 /
+           static_cast<uint64_t>(interval_us);
+  }
+
+ private:
+  uint64_t delivered_bytes_ = 0;
+  int64_t delivered_time_us_ = 0;
+  int64_t first_sent_time_us_ = 0;
+  uint64_t prior_delivered_bytes_ = 0;
+  bool has_prior_ = false;
+  int64_t send_elapsed_us_ = 0;
+  int64_t ack_elapsed_us_ = 0;
 };
 
 // RFC 9002 section 5.3: smoothed RTT and min RTT from the samples.
@@ -48,7 +100,8 @@ class Builder {
   void OnSent(const QuicPacketSent& p) {
     if (p.space != PacketNumberSpace::kApplication) return;
     const bool in_flight = p.ack_eliciting && p.size_bytes > 0;
-    sent_[p.packet_number] = {p.time_us, p.size_bytes, in_flight};
+    sent_[p.packet_number] = {p.time_us, p.size_bytes, in_flight,
+                              rate_.OnSent(p.time_us, in_flight_bytes_)};
     if (in_flight) in_flight_bytes_ += p.size_bytes;
     stats_.max_packet_bytes = std::max(stats_.max_packet_bytes, p.size_bytes);
   }
@@ -111,6 +164,9 @@ class Builder {
       while (it != sent_.end() && it->first <= range.last) {
         if (it->first == largest) largest_newly_acked = it->second;
         if (it->second.in_flight) {
+          rate_.OnAcked(it->second, a.time_us);
+          e.largest_acked_sent_time_us =
+              std::max(e.largest_acked_sent_time_us, it->second.time_us);
           e.bytes_acked += it->second.size_bytes;
           ++e.packets_delivered;
           in_flight_bytes_ -= it->second.size_bytes;
@@ -152,6 +208,7 @@ class Builder {
     e.ce_packets_total = ce_packets_total_;
     e.outstanding_bytes = in_flight_bytes_;
     e.pipe_bytes = in_flight_bytes_;
+    e.delivery_rate_bytes_per_s = rate_.Sample(rtt_.min_rtt_us());
     // The log does not say what limited the sender, and ngtcp2 and quicly
     // grow cwnd on every ACK outside recovery (no RFC 7661 check in their
     // Reno/CUBIC), so every ACK counts as cwnd-limited.
@@ -169,6 +226,7 @@ class Builder {
   int64_t recovery_start_us_ = -1;
   std::optional<int64_t> largest_sent_time_acked_;
   QuicRtt rtt_;
+  DeliveryRateSampler rate_;
 };
 
 }  // namespace

@@ -33,6 +33,8 @@ AckEvent ToAckEvent(const TimelineEvent& event, const ReplayFlowFacts& facts,
   ack.srtt_us = event.srtt_us;
   ack.min_rtt_us = event.min_rtt_us;
   ack.bytes_in_flight = event.pipe_bytes;
+  ack.largest_acked_sent_time_us = event.largest_acked_sent_time_us;
+  ack.delivery_rate_bytes_per_s = event.delivery_rate_bytes_per_s;
   // The timeline knows the sender was not cwnd-limited only when it was
   // held by the application or the receive window; pacing or an unknown
   // cause leaves the kernel's own check (tcp_is_cwnd_limited()) to decide,

@@ -1,0 +1,77 @@
+#include "cc/ngtcp2_sender.h"
+
+#include <algorithm>
+
+namespace ccreplay {
+namespace {
+
+// lib/ngtcp2_cc.c ngtcp2_cc_*_cc_on_ack_recv(): target_cwnd is 289 / 100
+// of the larger of the initial window and the delivery-rate BDP.
+constexpr uint64_t kTargetCwndPercent = 289;
+
+}  // namespace
+
+uint64_t Ngtcp2Sender::InitialWindowBytes(uint64_t mss_bytes) {
+  return std::min(10 * mss_bytes, std::max<uint64_t>(2 * mss_bytes, 14720));
+}
+
+Ngtcp2Sender::Ngtcp2Sender(uint32_t mss_bytes)
+    : mss_bytes_(mss_bytes), cwnd_bytes_(InitialWindowBytes(mss_bytes)) {}
+
+void Ngtcp2Sender::OnAck(const AckEvent& ack) {
+  OnAckStart(ack);
+  const uint64_t packets =
+      std::max<uint64_t>(1, PacketsDelivered(ack, mss_bytes_));
+  // ngtcp2 skips growth for each packet sent at or before the recovery
+  // start; an ACK is judged by its newest packet (the packets of one ACK
+  // straddle the start only on the first ACK after a loss).
+  const bool in_recovery = recovery_start_us_ >= 0 &&
+                           ack.largest_acked_sent_time_us <= recovery_start_us_;
+  for (uint64_t i = 0; i < packets && ack.bytes_acked > 0; ++i) {
+    // The packets of one ACK are not told apart: equal shares, the
+    // remainder on the last.
+    const uint64_t bytes = ack.bytes_acked / packets +
+                           (i + 1 == packets ? ack.bytes_acked % packets : 0);
+    if (in_recovery) continue;
+    if (target_cwnd_bytes_ > 0 && target_cwnd_bytes_ < cwnd_bytes_) continue;
+    OnPacketAcked(ack, bytes);
+  }
+  // lib/ngtcp2_conn.c conn_verify_ecn(): a CE increase is a congestion
+  // event dated by the newest packet acknowledged.
+  if (HasCeFeedback(ack) && ack.largest_acked_sent_time_us > recovery_start_us_)
+    CongestionEvent(ack.time_us);
+  UpdateTarget(ack);
+}
+
+void Ngtcp2Sender::OnLoss(const LossEvent& loss) {
+  // The timeline reports a loss only for a packet sent after the current
+  // recovery period began (RFC 9002 section 7.3.2, as
+  // in_congestion_recovery() tests it).
+  CongestionEvent(loss.time_us);
+}
+
+void Ngtcp2Sender::CongestionEvent(int64_t time_us) {
+  recovery_start_us_ = time_us;
+  Reduce();
+}
+
+void Ngtcp2Sender::UpdateTarget(const AckEvent& ack) {
+  max_delivery_rate_bytes_per_s_ =
+      std::max(max_delivery_rate_bytes_per_s_, ack.delivery_rate_bytes_per_s);
+  // ngtcp2 needs an RTT sample (min_rtt set); a millisecond log may round
+  // min_rtt to 0, so the smoothed RTT tells whether there was one.
+  if (max_delivery_rate_bytes_per_s_ == 0 || ack.srtt_us <= 0) return;
+  const uint64_t bdp_bytes =
+      max_delivery_rate_bytes_per_s_ *
+      static_cast<uint64_t>(std::max<int64_t>(ack.min_rtt_us, 0)) / 1000000;
+  target_cwnd_bytes_ = std::max(InitialWindowBytes(mss_bytes_), bdp_bytes) *
+                       kTargetCwndPercent / 100;
+}
+
+ControllerState Ngtcp2Sender::state() const {
+  ControllerState s;
+  s.phase = InSlowStart() ? Phase::kSlowStart : Phase::kCongestionAvoidance;
+  return s;
+}
+
+}  // namespace ccreplay
