@@ -63,10 +63,12 @@ struct AckEvent {
   // tcp_is_cwnd_limited()) rather than by the application or the receiver.
   // Used when the sequence state below is unknown.
   bool cwnd_limited = true;
-  // QUIC: when the newest packet this ACK newly acknowledged was sent (µs,
-  // the clock of time_us); -1 when unknown (TCP). A stack that skips growth
-  // for packets sent before its recovery began (ngtcp2) needs it.
-  int64_t largest_acked_sent_time_us = -1;
+  // QUIC: the place in send order (0 for the first packet sent) of the
+  // newest packet this ACK newly acknowledged; -1 when unknown (TCP). With
+  // LossEvent::send_order, what a stack that skips growth for packets sent
+  // before its recovery began (ngtcp2) needs: send order, unlike send
+  // times, tells packets apart in a log with millisecond times.
+  int64_t largest_acked_send_order = -1;
   // QUIC: the delivery-rate sample this ACK gives (bytes per second), as
   // draft-cheng-iccrg-delivery-rate-estimation-01 section 3.3 computes it;
   // 0 when the ACK gives none.
@@ -93,6 +95,10 @@ struct LossEvent {
   // Bytes in flight just before the loss was declared (RFC 5681 FlightSize);
   // 0 if unknown, in which case cwnd stands in for it.
   uint64_t bytes_in_flight = 0;
+  // QUIC: how many packets had been sent when the loss was declared (a
+  // packet whose AckEvent::largest_acked_send_order is at least this was
+  // sent after); -1 when unknown (TCP).
+  int64_t send_order = -1;
 };
 
 struct PacketSentEvent {

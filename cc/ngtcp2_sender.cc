@@ -24,9 +24,10 @@ void Ngtcp2Sender::OnAck(const AckEvent& ack) {
       std::max<uint64_t>(1, PacketsDelivered(ack, mss_bytes_));
   // ngtcp2 skips growth for each packet sent at or before the recovery
   // start; an ACK is judged by its newest packet (the packets of one ACK
-  // straddle the start only on the first ACK after a loss).
-  const bool in_recovery = recovery_start_us_ >= 0 &&
-                           ack.largest_acked_sent_time_us <= recovery_start_us_;
+  // straddle the start only on the first ACK after a loss). Without send
+  // orders (a TCP timeline) nothing is held back.
+  const bool in_recovery = ack.largest_acked_send_order >= 0 &&
+                           ack.largest_acked_send_order < recovery_start_order_;
   for (uint64_t i = 0; i < packets && ack.bytes_acked > 0; ++i) {
     // The packets of one ACK are not told apart: equal shares, the
     // remainder on the last.
@@ -37,21 +38,35 @@ void Ngtcp2Sender::OnAck(const AckEvent& ack) {
     OnPacketAcked(ack, bytes);
   }
   // lib/ngtcp2_conn.c conn_verify_ecn(): a CE increase is a congestion
-  // event dated by the newest packet acknowledged.
-  if (HasCeFeedback(ack) && ack.largest_acked_sent_time_us > recovery_start_us_)
-    CongestionEvent(ack.time_us);
+  // event when the newest packet acknowledged was sent after recovery
+  // began. Its recovery starts now; packets still in flight count as sent
+  // before it only up to the newest one acknowledged (the ACK does not say
+  // how many were sent since).
+  if (HasCeFeedback(ack) &&
+      ack.largest_acked_send_order >= recovery_start_order_)
+    CongestionEvent(ack.largest_acked_send_order + 1);
   UpdateTarget(ack);
+  fprintf(stderr,
+          "ack t=%ld acked=%lu pk=%lu sent=%ld rec=%ld cwnd=%lu tgt=%lu "
+          "rate=%lu minrtt=%ld srtt=%ld rtt=%ld ss=%lu\n",
+          (long)ack.time_us, (unsigned long)ack.bytes_acked,
+          (unsigned long)packets, (long)ack.largest_acked_send_order,
+          (long)recovery_start_order_, (unsigned long)cwnd_bytes_,
+          (unsigned long)target_cwnd_bytes_,
+          (unsigned long)ack.delivery_rate_bytes_per_s, (long)ack.min_rtt_us,
+          (long)ack.srtt_us, (long)ack.rtt_sample_us,
+          (unsigned long)ssthresh_bytes_);
 }
 
 void Ngtcp2Sender::OnLoss(const LossEvent& loss) {
   // The timeline reports a loss only for a packet sent after the current
   // recovery period began (RFC 9002 section 7.3.2, as
   // in_congestion_recovery() tests it).
-  CongestionEvent(loss.time_us);
+  CongestionEvent(loss.send_order);
 }
 
-void Ngtcp2Sender::CongestionEvent(int64_t time_us) {
-  recovery_start_us_ = time_us;
+void Ngtcp2Sender::CongestionEvent(int64_t send_order) {
+  recovery_start_order_ = send_order;
   Reduce();
 }
 
@@ -61,9 +76,11 @@ void Ngtcp2Sender::UpdateTarget(const AckEvent& ack) {
   // ngtcp2 needs an RTT sample (min_rtt set); a millisecond log may round
   // min_rtt to 0, so the smoothed RTT tells whether there was one.
   if (max_delivery_rate_bytes_per_s_ == 0 || ack.srtt_us <= 0) return;
-  const uint64_t bdp_bytes =
-      max_delivery_rate_bytes_per_s_ *
-      static_cast<uint64_t>(std::max<int64_t>(ack.min_rtt_us, 0)) / 1000000;
+  // AckEvent's 0 means "no value": the smallest positive min_rtt seen.
+  if (ack.min_rtt_us > 0 && (min_rtt_us_ == 0 || ack.min_rtt_us < min_rtt_us_))
+    min_rtt_us_ = ack.min_rtt_us;
+  const uint64_t bdp_bytes = max_delivery_rate_bytes_per_s_ *
+                             static_cast<uint64_t>(min_rtt_us_) / 1000000;
   target_cwnd_bytes_ = std::max(InitialWindowBytes(mss_bytes_), bdp_bytes) *
                        kTargetCwndPercent / 100;
 }

@@ -64,13 +64,17 @@ class Ngtcp2Sender : public CongestionController {
   uint64_t ssthresh_bytes_ = kNoSsthreshBytes;
 
  private:
-  void CongestionEvent(int64_t time_us);
+  // A congestion event that begins recovery: packets with a smaller send
+  // order than `send_order` were sent before it.
+  void CongestionEvent(int64_t send_order);
   void UpdateTarget(const AckEvent& ack);
 
-  // congestion_recovery_start_ts; -1 before the first congestion event.
-  int64_t recovery_start_us_ = -1;
+  // congestion_recovery_start_ts, as a send order; -1 before the first
+  // congestion event.
+  int64_t recovery_start_order_ = -1;
   uint64_t max_delivery_rate_bytes_per_s_ = 0;
   uint64_t target_cwnd_bytes_ = 0;  // 0: no cap yet.
+  int64_t min_rtt_us_ = 0;          // 0: none yet.
 };
 
 }  // namespace ccreplay

@@ -79,6 +79,10 @@ struct QuicPacketSent {
   // False for packets that carry only ACK/PADDING/CONNECTION_CLOSE frames
   // (RFC 9002 §2 "ack-eliciting"); such packets do not count in flight.
   bool ack_eliciting = true;
+  // Place in the log among the trace's sent, ACK and lost events (from 1;
+  // 0: not recorded). Orders events with equal times: a log with whole
+  // milliseconds has sends, ACKs and losses in the same millisecond.
+  uint64_t log_order = 0;
 };
 
 // An inclusive range of acknowledged packet numbers.
@@ -101,6 +105,7 @@ struct QuicAckReceived {
   std::optional<uint64_t> ect0_packets;
   std::optional<uint64_t> ect1_packets;
   std::optional<uint64_t> ce_packets;
+  uint64_t log_order = 0;  // As QuicPacketSent::log_order.
 };
 
 struct QuicPacketLost {
@@ -110,6 +115,7 @@ struct QuicPacketLost {
   // qlog `trigger` ("reordering_threshold", "time_threshold",
   // "pto_expired"), empty when absent.
   std::string trigger;
+  uint64_t log_order = 0;  // As QuicPacketSent::log_order.
 };
 
 // The logging endpoint's own sender view, in log order.
@@ -118,6 +124,11 @@ struct QuicSenderEvents {
   std::vector<QuicAckReceived> acks_received;
   std::vector<QuicPacketLost> packets_lost;
   uint64_t packets_received = 0;
+
+  // The log_order of the next event recorded.
+  uint64_t NextLogOrder() const {
+    return packets_sent.size() + acks_received.size() + packets_lost.size() + 1;
+  }
 };
 
 // The first and last time of a trace's packets sent and ACKs received, in

@@ -828,6 +828,7 @@ class QlogReader {
       for (QuicAckReceived& ack : packet.acks) {
         ack.time_us = time_us;
         ack.space = space;
+        ack.log_order = events.NextLogOrder();
         std::sort(ack.acked_ranges.begin(), ack.acked_ranges.end(),
                   [](const AckRange& a, const AckRange& b) {
                     return a.first < b.first;
@@ -841,8 +842,13 @@ class QlogReader {
       return;
     }
     if (kind == EventKind::kPacketLost) {
-      events.packets_lost.push_back(
-          {time_us, space, *packet.number, packet.trigger});
+      QuicPacketLost lost;
+      lost.time_us = time_us;
+      lost.space = space;
+      lost.packet_number = *packet.number;
+      lost.trigger = packet.trigger;
+      lost.log_order = events.NextLogOrder();
+      events.packets_lost.push_back(std::move(lost));
       return;
     }
     QuicPacketSent sent;
@@ -854,6 +860,7 @@ class QlogReader {
         UINT32_MAX));
     // Without a frame list the log cannot say; count the packet in flight.
     sent.ack_eliciting = !packet.has_frames || packet.ack_eliciting;
+    sent.log_order = events.NextLogOrder();
     events.packets_sent.push_back(sent);
   }
 

@@ -91,9 +91,10 @@ struct TimelineEvent {
   SendLimit limit = SendLimit::kUnknown;  // Before the ACK.
   uint32_t mss_bytes = 0;                 // The sender's MSS (it can change).
   uint32_t spurious_retransmissions = 0;  // Found spurious by this ACK.
-  // QUIC only (AckEvent has their meaning): the send time of the newest
-  // packet newly acked, in µs (-1: unknown), and the delivery-rate sample.
-  int64_t largest_acked_sent_time_us = -1;
+  // QUIC only (AckEvent and LossEvent have their meaning): kAck: the send
+  // order of the newest packet newly acked and the delivery-rate sample;
+  // kRetransmission: the packets sent before the loss was declared.
+  int64_t send_order = -1;
   uint64_t delivery_rate_bytes_per_s = 0;
   // Before this ACK the sender resumed sending at `idle_restart_time_ns`
   // with nothing outstanding, `idle_restart_idle_us` after its previous

@@ -19,6 +19,7 @@ struct SentPacket {
   int64_t time_us = 0;
   uint32_t size_bytes = 0;
   bool in_flight = false;
+  int64_t send_order = 0;  // 0 for the first packet sent.
   RateState rate;
 };
 
@@ -92,6 +93,26 @@ class QuicRtt {
   int64_t min_rtt_us_ = 0;
 };
 
+uint64_t LargestAcked(const QuicAckReceived& a) {
+  uint64_t largest = 0;
+  for (const AckRange& range : a.acked_ranges) {
+    largest = std::max(largest, range.last);
+  }
+  return largest;
+}
+
+// Whether `sent` comes before the ACK (`ack`) or loss (null) logged at
+// `time_us` and `log_order`: by time, then by place in the log; without
+// places, a send at the same time comes after unless the ACK acknowledges
+// it.
+bool SentBefore(const QuicPacketSent& sent, int64_t time_us, uint64_t log_order,
+                const QuicAckReceived* ack) {
+  if (sent.time_us != time_us) return sent.time_us < time_us;
+  if (sent.log_order > 0 && log_order > 0) return sent.log_order < log_order;
+  return ack != nullptr && sent.space == ack->space &&
+         sent.packet_number <= LargestAcked(*ack);
+}
+
 class Builder {
  public:
   Builder(const TimelineSink& sink, QuicTimelineStats& stats)
@@ -100,7 +121,7 @@ class Builder {
   void OnSent(const QuicPacketSent& p) {
     if (p.space != PacketNumberSpace::kApplication) return;
     const bool in_flight = p.ack_eliciting && p.size_bytes > 0;
-    sent_[p.packet_number] = {p.time_us, p.size_bytes, in_flight,
+    sent_[p.packet_number] = {p.time_us, p.size_bytes, in_flight, sends_++,
                               rate_.OnSent(p.time_us, in_flight_bytes_)};
     if (in_flight) in_flight_bytes_ += p.size_bytes;
     stats_.max_packet_bytes = std::max(stats_.max_packet_bytes, p.size_bytes);
@@ -136,24 +157,19 @@ class Builder {
     e.seq_start = static_cast<int64_t>(l.packet_number);
     e.seq_end = e.seq_start + 1;
     e.kind = RetransmissionKind::kFast;
-    // RFC 9002 section 7.3.2: one reduction per recovery period.
-    e.starts_episode = packet.time_us > recovery_start_us_;
+    e.send_order = sends_;
+    // RFC 9002 section 7.3.2: one reduction per recovery period. Send
+    // order, not send time, says whether the packet was sent after the
+    // period began: times in a log may be whole milliseconds.
+    e.starts_episode = packet.send_order >= recovery_start_order_;
     if (e.starts_episode) {
-      recovery_start_us_ = l.time_us;
+      recovery_start_order_ = sends_;
       ++stats_.congestion_events;
     }
     sink_(e);
   }
 
  private:
-  static uint64_t LargestAcked(const QuicAckReceived& a) {
-    uint64_t largest = 0;
-    for (const AckRange& range : a.acked_ranges) {
-      largest = std::max(largest, range.last);
-    }
-    return largest;
-  }
-
   // Removes the packets `a` acknowledges from sent_, counting the in-flight
   // ones into `e`; returns the largest acknowledged if it was newly acked.
   std::optional<SentPacket> RemoveAcked(const QuicAckReceived& a,
@@ -165,16 +181,13 @@ class Builder {
         if (it->first == largest) largest_newly_acked = it->second;
         if (it->second.in_flight) {
           rate_.OnAcked(it->second, a.time_us);
-          e.largest_acked_sent_time_us =
-              std::max(e.largest_acked_sent_time_us, it->second.time_us);
+          e.send_order = std::max(e.send_order, it->second.send_order);
           e.bytes_acked += it->second.size_bytes;
           ++e.packets_delivered;
           in_flight_bytes_ -= it->second.size_bytes;
         }
-        if (!largest_sent_time_acked_.has_value() ||
-            it->second.time_us > *largest_sent_time_acked_) {
-          largest_sent_time_acked_ = it->second.time_us;
-        }
+        largest_send_order_acked_ =
+            std::max(largest_send_order_acked_, it->second.send_order);
         it = sent_.erase(it);
       }
     }
@@ -191,9 +204,9 @@ class Builder {
     ce_packets_total_ = *a.ce_packets;
     // RFC 9002 appendix B.7: a CE increase is a congestion event if
     // the largest acknowledged packet was sent after recovery began.
-    if (largest_sent_time_acked_.value_or(0) > recovery_start_us_) {
+    if (largest_send_order_acked_ >= recovery_start_order_) {
       e.congestion_episode = true;
-      recovery_start_us_ = a.time_us;
+      recovery_start_order_ = sends_;
       ++stats_.congestion_events;
     }
   }
@@ -223,8 +236,11 @@ class Builder {
   std::map<uint64_t, SentPacket> sent_;
   uint64_t in_flight_bytes_ = 0;
   uint64_t ce_packets_total_ = 0;
-  int64_t recovery_start_us_ = -1;
-  std::optional<int64_t> largest_sent_time_acked_;
+  int64_t sends_ = 0;  // Application-space packets sent so far.
+  // Packets sent before the current recovery period began: one sent later
+  // has a send order at least this (0: no recovery yet).
+  int64_t recovery_start_order_ = 0;
+  int64_t largest_send_order_acked_ = -1;
   QuicRtt rtt_;
   DeliveryRateSampler rate_;
 };
@@ -237,20 +253,25 @@ QuicTimelineStats BuildQuicTimeline(const HostTrace& trace,
   Builder builder(sink, stats);
   const QuicSenderEvents& q = trace.quic_events;
   size_t s = 0, a = 0, l = 0;
-  // Merge the three logs by time. At equal times an ACK comes first, then
-  // the losses it revealed, then what the sender sent in response (the
-  // order of RFC 9002 appendix A.7 OnAckReceived / A.10 DetectAndRemoveLost).
+  // Merge the three logs by time. At equal times an ACK comes before the
+  // losses it revealed (ngtcp2 writes those first, while it processes the
+  // ACK; the order of RFC 9002 appendix A.7 OnAckReceived / A.10
+  // DetectAndRemoveLost), and a send keeps its place in the log.
   while (s < q.packets_sent.size() || a < q.acks_received.size() ||
          l < q.packets_lost.size()) {
-    const int64_t ts =
-        s < q.packets_sent.size() ? q.packets_sent[s].time_us : INT64_MAX;
-    const int64_t ta =
-        a < q.acks_received.size() ? q.acks_received[a].time_us : INT64_MAX;
-    const int64_t tl =
-        l < q.packets_lost.size() ? q.packets_lost[l].time_us : INT64_MAX;
-    if (ta <= tl && ta <= ts) {
+    const QuicPacketSent* sent =
+        s < q.packets_sent.size() ? &q.packets_sent[s] : nullptr;
+    const QuicAckReceived* ack =
+        a < q.acks_received.size() ? &q.acks_received[a] : nullptr;
+    const QuicPacketLost* lost =
+        l < q.packets_lost.size() ? &q.packets_lost[l] : nullptr;
+    if (ack != nullptr && (lost == nullptr || ack->time_us <= lost->time_us) &&
+        (sent == nullptr ||
+         !SentBefore(*sent, ack->time_us, ack->log_order, ack))) {
       builder.OnAck(q.acks_received[a++]);
-    } else if (tl <= ts) {
+    } else if (lost != nullptr &&
+               (sent == nullptr ||
+                !SentBefore(*sent, lost->time_us, lost->log_order, nullptr))) {
       builder.OnLost(q.packets_lost[l++]);
     } else {
       builder.OnSent(q.packets_sent[s++]);

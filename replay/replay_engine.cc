@@ -33,7 +33,7 @@ AckEvent ToAckEvent(const TimelineEvent& event, const ReplayFlowFacts& facts,
   ack.srtt_us = event.srtt_us;
   ack.min_rtt_us = event.min_rtt_us;
   ack.bytes_in_flight = event.pipe_bytes;
-  ack.largest_acked_sent_time_us = event.largest_acked_sent_time_us;
+  ack.largest_acked_send_order = event.send_order;
   ack.delivery_rate_bytes_per_s = event.delivery_rate_bytes_per_s;
   // The timeline knows the sender was not cwnd-limited only when it was
   // held by the application or the receive window; pacing or an unknown
@@ -65,6 +65,7 @@ std::optional<LossEvent> ToLossEvent(const TimelineEvent& event) {
                   : LossEvent::Kind::kFastRetransmit;
   loss.bytes_lost = static_cast<uint64_t>(event.seq_end - event.seq_start);
   loss.bytes_in_flight = event.outstanding_bytes;
+  loss.send_order = event.send_order;
   return loss;
 }
 
