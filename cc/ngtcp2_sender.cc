@@ -46,16 +46,6 @@ void Ngtcp2Sender::OnAck(const AckEvent& ack) {
       ack.largest_acked_send_order >= recovery_start_order_)
     CongestionEvent(ack.largest_acked_send_order + 1);
   UpdateTarget(ack);
-  fprintf(stderr,
-          "ack t=%ld acked=%lu pk=%lu sent=%ld rec=%ld cwnd=%lu tgt=%lu "
-          "rate=%lu minrtt=%ld srtt=%ld rtt=%ld ss=%lu\n",
-          (long)ack.time_us, (unsigned long)ack.bytes_acked,
-          (unsigned long)packets, (long)ack.largest_acked_send_order,
-          (long)recovery_start_order_, (unsigned long)cwnd_bytes_,
-          (unsigned long)target_cwnd_bytes_,
-          (unsigned long)ack.delivery_rate_bytes_per_s, (long)ack.min_rtt_us,
-          (long)ack.srtt_us, (long)ack.rtt_sample_us,
-          (unsigned long)ssthresh_bytes_);
 }
 
 void Ngtcp2Sender::OnLoss(const LossEvent& loss) {
