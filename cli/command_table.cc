@@ -117,14 +117,17 @@ CommandSpec Replay() {
           "ccreplay replay CAPTURE|BUNDLE_DIR [--ss LOG | --probe LOG] "
           "[--flow N] --cc LIST [--csv|--json] [--full] [-o FILE] "
           "[--filter EXPR] [--quiet]\n"
-          "ccreplay replay --qlog FILE --cc LIST [--csv|--json]",
+          "ccreplay replay --qlog FILE [--cc LIST] [--csv|--json]",
           "Feeds every controller of LIST the flow's ACK timeline: bytes "
           "acked and SACKed, ECN feedback as negotiated, RTT, losses when the "
           "sender saw them. Compares each with the real cwnd (ss samples, "
           "tcp_probe per ACK, the qlog's congestion_window, or else the "
           "flight size while cwnd-limited): median and p95 error, first "
           "lasting divergence, error by phase. A bundle directory (ccreplay "
-          "lab) gives sender.pcap plus tcp_probe.txt or ss.log.",
+          "lab) gives sender.pcap plus tcp_probe.txt or ss.log. A qlog "
+          "without --cc is replayed through its stack's own profile "
+          "(ngtcp2:reno or ngtcp2:cubic for an ngtcp2 qlog), named in the "
+          "output.",
           "ccreplay replay testdata/lab/reno_ecn1_stepK60k_50mbit --cc "
           "reno:linux,reno --json",
           {kReplayCc,

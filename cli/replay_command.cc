@@ -28,8 +28,10 @@ int Fail(const absl::Status& status) { return ReportFailure("replay", status); }
 
 // The --cc list, each spec checked to name a controller before any input is
 // read: a bad spec is a usage error, not a bad input. Prints the error and
-// returns nullopt when one is not.
+// returns nullopt when one is not. Empty without --cc (a qlog's stack
+// profile is replayed then).
 std::optional<std::vector<std::string>> ControllerSpecs() {
+  if (absl::GetFlag(FLAGS_cc).empty()) return std::vector<std::string>{};
   absl::StatusOr<std::vector<std::string>> specs =
       ParseControllerList(absl::GetFlag(FLAGS_cc));
   absl::Status status = specs.status();
@@ -55,6 +57,11 @@ absl::StatusOr<ReplayResult> ReplayInput(const std::string& input,
   absl::StatusOr<InputClass> kind = ClassifyInput(input);
   if (!kind.ok()) return kind.status();
   if (qlog_flag || IsQlog(kind->kind)) return ReplayQuicLog(input, options);
+  if (options.specs.empty()) {
+    return absl::InvalidArgumentError(
+        "--cc is required for a capture or bundle (only a qlog names its "
+        "stack's profile)");
+  }
   absl::StatusOr<TcpInput> tcp =
       ResolveTcpInput(input, options.host_state_path);
   if (!tcp.ok()) return tcp.status();
@@ -83,11 +90,10 @@ int RunReplay(const Args& args) {
   const std::string qlog = absl::GetFlag(FLAGS_qlog);
   const int sources = !ss.empty() + !probe.empty() + !qlog.empty();
   if (args.size() > 1 || (args.empty() && qlog.empty()) || sources > 1 ||
-      absl::GetFlag(FLAGS_cc).empty() ||
       (absl::GetFlag(FLAGS_csv) && absl::GetFlag(FLAGS_json))) {
     std::fprintf(stderr,
                  "usage: ccreplay replay CAPTURE|BUNDLE_DIR [--ss LOG | "
-                 "--probe LOG | --qlog FILE] [--flow N] --cc LIST "
+                 "--probe LOG | --qlog FILE] [--flow N] [--cc LIST] "
                  "[--csv|--json] [--full]  (see --help)\n");
     return kExitUsage;
   }

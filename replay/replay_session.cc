@@ -20,6 +20,7 @@
 #include "replay/flow_selection.h"
 #include "replay/quic_timeline.h"
 #include "replay/replay_engine.h"
+#include "replay/stack_profile.h"
 
 namespace ccreplay {
 namespace {
@@ -429,9 +430,22 @@ absl::StatusOr<ReplayResult> ReplayQuicTrace(const HostStateLog& log,
   captured->description = absl::StrCat("qlog ", qlog_path, " trace ", index);
 
   const auto [start_us, end_us] = SpanOf(trace.quic_events);
+  // Without specs, the stack's own profile, when the log names the stack.
+  std::vector<std::string> specs = options.specs;
+  std::string profile_reason;
+  if (specs.empty()) {
+    const std::optional<StackProfile> profile = DetectStackProfile(trace);
+    if (!profile.has_value()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          qlog_path, " trace ", index, " (\"", trace.name,
+          "\") names no stack with a profile: give the controllers (--cc)"));
+    }
+    specs = {profile->spec};
+    profile_reason = profile->reason;
+  }
   // QUIC ECN counts are packet counts, the form AccECN gives them.
   absl::StatusOr<ReplayEngine> engine =
-      ReplayEngine::Create(options.specs, {EcnMode::kAccEcn, 0});
+      ReplayEngine::Create(specs, {EcnMode::kAccEcn, 0});
   if (!engine.ok()) return engine.status();
   ReplayDiff diff(*std::move(engine), *captured, start_us, end_us, options);
   QuicTimelineStats stats = BuildQuicTimeline(
@@ -441,6 +455,7 @@ absl::StatusOr<ReplayResult> ReplayQuicTrace(const HostStateLog& log,
   result.sender =
       trace.name.empty() ? TraceVantageName(trace.vantage) : trace.name;
   result.receiver = "";
+  result.controller_profile = std::move(profile_reason);
   result.warnings = std::move(stats.warnings);
   return result;
 }

@@ -72,6 +72,9 @@ struct ReplayResult {
   // bound, defined only while cwnd-limited) or has no value.
   std::optional<double> captured_mean_cwnd_bytes;
   std::vector<ReplayedController> controllers;
+  // QUIC replayed without specs: why the stack's own profile was chosen
+  // (StackProfile::reason); empty when the specs were given.
+  std::string controller_profile;
   uint64_t acks = 0;
   // TCP: the timeline's figures for the flow (AckTimelineBuilder::Stats).
   TimelineStats timeline;
@@ -134,7 +137,9 @@ absl::StatusOr<size_t> SelectQuicTrace(const HostStateLog& log,
 
 // QUIC: the qlog's own sender events are the timeline, its
 // congestion_window the captured cwnd. `options.flow` picks a trace by
-// index (default: the first with ACK frames received).
+// index (default: the first with ACK frames received). Without
+// `options.specs`, the trace's stack profile (replay/stack_profile.h);
+// InvalidArgument when the log names no stack that has one.
 absl::StatusOr<ReplayResult> ReplayQuicLog(const std::string& qlog_path,
                                            const ReplayOptions& options);
 

@@ -121,6 +121,9 @@ std::string ReplayReportText(const ReplayResult& result,
       "flow %u  %s -> %s  %u ACKs replayed\ncaptured cwnd: %s (%s)\n\n",
       result.flow_index, result.sender, result.receiver, result.acks,
       CapturedSourceName(result.source), result.source_description);
+  if (!result.controller_profile.empty()) {
+    absl::StrAppend(&out, result.controller_profile, "\n\n");
+  }
   absl::StrAppendFormat(&out, "%-32s %8s %8s %8s %10s %8s %8s %8s\n",
                         "controller", "samples", "med err%", "p95 err%",
                         "diverge s", "SS", "CA", "rec/CWR");
