@@ -112,6 +112,9 @@ ControllerChoice ChooseControllers(const ControllerChoiceFacts& facts,
   if (!claimed.empty()) {
     choice.reason = absl::StrCat("controllers given with --cc: ",
                                  absl::StrJoin(claimed, ", "));
+  } else if (!facts.stack_profile_spec.empty()) {
+    claimed = {facts.stack_profile_spec};
+    choice.reason = facts.stack_profile_reason;
   } else if (!(claimed = ClaimedFromName(facts.stack_name, facts.quic))
                   .empty()) {
     choice.reason =

@@ -33,6 +33,11 @@ struct ControllerChoiceFacts {
   // The controller the stack named (ss `cubic`, a lab bundle's meta.json, ...);
   // empty when no input said.
   std::string stack_name;
+  // The stack's own profile when the log names a stack that has one
+  // (replay/stack_profile.h): replayed as the claimed controller, before
+  // the stack's name is looked at; empty spec when none.
+  std::string stack_profile_spec;
+  std::string stack_profile_reason;
   bool quic = false;
   EcnMode ecn = EcnMode::kNone;
   uint64_t ect0_packets = 0;

@@ -101,3 +101,27 @@ TEST(ControllerChoiceTest, NamedOnlyWhenAnInputNamesTheController) {
 
 }  // namespace
 }  // namespace ccreplay
+
+namespace ccreplay {
+namespace {
+
+// A QUIC log that names a stack with a profile (replay/stack_profile.h):
+// that profile is the claimed controller, with its reason; --cc still wins.
+TEST(ControllerChoiceTest, StackProfileIsClaimedUnlessGiven) {
+  ControllerChoiceFacts facts;
+  facts.quic = true;
+  facts.packet_bytes = 1444;
+  facts.stack_profile_spec = "ngtcp2:cubic";
+  facts.stack_profile_reason = "controller profile: ngtcp2:cubic, from qlog";
+  ControllerChoice choice = ChooseControllers(facts, {});
+  ASSERT_EQ(choice.controllers.size(), 1u);
+  EXPECT_EQ(choice.controllers[0].spec, "ngtcp2:cubic");
+  EXPECT_TRUE(choice.named);
+  EXPECT_EQ(choice.reason, facts.stack_profile_reason);
+  choice = ChooseControllers(facts, {"cubic"});
+  ASSERT_EQ(choice.controllers.size(), 1u);
+  EXPECT_EQ(choice.controllers[0].spec, "cubic");
+}
+
+}  // namespace
+}  // namespace ccreplay

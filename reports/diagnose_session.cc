@@ -16,6 +16,7 @@
 #include "replay/quic_timeline.h"
 #include "replay/replay_session.h"
 #include "replay/sender_config_fit.h"
+#include "replay/stack_profile.h"
 #include "reports/controller_choice.h"
 #include "reports/replay_summary.h"
 
@@ -225,6 +226,10 @@ absl::Status DiagnoseQuic(const DiagnoseOptions& options,
 
   ControllerChoiceFacts facts;
   facts.stack_name = trace.congestion_control;
+  if (std::optional<StackProfile> profile = DetectStackProfile(trace)) {
+    facts.stack_profile_spec = profile->spec;
+    facts.stack_profile_reason = profile->reason;
+  }
   facts.quic = true;
   facts.ecn = s.ecn_mode;
   facts.packet_bytes = stats.max_packet_bytes;
