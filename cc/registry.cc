@@ -253,18 +253,6 @@ const std::vector<ProfileDef>& Profiles() {
         "Linux net/ipv4/tcp_dctcp.c (torvalds/linux @ 01581a21), RFC 8257",
         LinuxOptions(false)},
        MakeSimple<LinuxDctcp>},
-      {{"ngtcp2:reno",
-        "ngtcp2's Reno: per-packet byte counting, halving, growth capped "
-        "at 2.89x the delivery-rate BDP",
-        "ngtcp2 0.12.1 (Debian 12) lib/ngtcp2_cc.c ngtcp2_cc_reno_cc_*",
-        {{"mss", "1452"}}},
-       MakeNgtcp2<Ngtcp2Reno>},
-      {{"ngtcp2:cubic",
-        "ngtcp2's CUBIC: integer K in seconds, W_est with alpha 1, "
-        "HyStart++ without CSS, growth capped at 2.89x the delivery-rate BDP",
-        "ngtcp2 0.12.1 (Debian 12) lib/ngtcp2_cc.c ngtcp2_cc_cubic_cc_*",
-        {{"mss", "1452"}}},
-       MakeNgtcp2<Ngtcp2Cubic>},
       PragueDef(PragueVersion::kV05, "prague:v05",
                 "TCP Prague 2020: T=10ms, 100 rounds, cwnd_cnt backlog",
                 "L4STeam/l4steam.github.io @ 0125ddd7 tcp_prague.c "
@@ -309,6 +297,18 @@ const std::vector<ProfileDef>& Profiles() {
         "h2o/quicly @ b11d3634 lib/cc-cubic.c (last changed bd1b26e2)",
         QuiclyOptions(false)},
        MakeSimple<QuiclyCubicLegacy>},
+      {{"ngtcp2:reno",
+        "ngtcp2's Reno: per-packet byte counting, halving, growth capped "
+        "at 2.89x the delivery-rate BDP",
+        "ngtcp2 0.12.1 (Debian 12) lib/ngtcp2_cc.c ngtcp2_cc_reno_cc_*",
+        {{"mss", "1452"}}},
+       MakeNgtcp2<Ngtcp2Reno>},
+      {{"ngtcp2:cubic",
+        "ngtcp2's CUBIC: integer K in seconds, W_est with alpha 1, "
+        "HyStart++ without CSS, growth capped at 2.89x the delivery-rate BDP",
+        "ngtcp2 0.12.1 (Debian 12) lib/ngtcp2_cc.c ngtcp2_cc_cubic_cc_*",
+        {{"mss", "1452"}}},
+       MakeNgtcp2<Ngtcp2Cubic>},
   };
   return *kProfiles;
 }

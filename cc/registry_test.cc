@@ -121,7 +121,11 @@ TEST(RegistryTest, BadValuesAreErrors) {
 
 TEST(RegistryTest, ProfilesListSourcesAndDefaults) {
   const auto& profiles = ListControllerProfiles();
-  ASSERT_EQ(profiles.size(), 14u);
+  // The RFC, Linux, Prague and quicly profiles, then ngtcp2's two (issue
+  // 17).
+  ASSERT_EQ(profiles.size(), 16u);
+  EXPECT_EQ(profiles[14].spec, "ngtcp2:reno");
+  EXPECT_EQ(profiles[15].spec, "ngtcp2:cubic");
   for (const ControllerProfile& profile : profiles) {
     EXPECT_FALSE(profile.source.empty()) << profile.spec;
     EXPECT_TRUE(MakeController(profile.spec).ok()) << profile.spec;
