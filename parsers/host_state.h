@@ -58,9 +58,18 @@ struct CapturedSeries {
   // `delivered_ce:`), in segments.
   Series delivered_segments;
   Series delivered_ce_segments;
+  // Linux BBR's model as ss prints it, `bbr:(bw:…,mrtt:…,pacing_gain:…,
+  // cwnd_gain:…)` (iproute2 misc/ss.c from tcp_bbr_info, filled by
+  // bbr_get_info() in net/ipv4/tcp_bbr.c, 6.18): the max-filtered bandwidth
+  // estimate, the windowed min RTT, and the gains in force. Empty unless the
+  // socket ran bbr; ss omits the gains before the first RTT sample.
+  Series bbr_bw_bps;
+  Series bbr_min_rtt_us;
+  Series bbr_pacing_gain;
+  Series bbr_cwnd_gain;
   std::vector<CongestionStateChange> congestion_states;
   // Every other numeric field, keyed by a name that ends in its unit where
-  // the source states one (`rto_ms`, `bytes_acked`, `bbr.bw_bps`,
+  // the source states one (`rto_ms`, `bytes_acked`,
   // `skmem.tb`, `snd_wnd`, `pto_count`, ...).
   std::map<std::string, Series> other;
 };

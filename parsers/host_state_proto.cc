@@ -40,6 +40,10 @@ void AddCapturedSeries(const CapturedSeries& s, proto::HostTrace* h) {
   AddSeries("pacing_rate_bps", s.pacing_rate_bps, h);
   AddSeries("delivered_segments", s.delivered_segments, h);
   AddSeries("delivered_ce_segments", s.delivered_ce_segments, h);
+  AddSeries("bbr_bw_bps", s.bbr_bw_bps, h);
+  AddSeries("bbr_min_rtt_us", s.bbr_min_rtt_us, h);
+  AddSeries("bbr_pacing_gain", s.bbr_pacing_gain, h);
+  AddSeries("bbr_cwnd_gain", s.bbr_cwnd_gain, h);
   for (const auto& [name, series] : s.other) AddSeries(name.c_str(), series, h);
   for (const CongestionStateChange& change : s.congestion_states) {
     proto::CongestionStateChange* out = h->add_congestion_states();

@@ -159,6 +159,26 @@ bool IsUnsignedInteger(absl::string_view token) {
   return absl::SimpleAtoi(token, &ignored);
 }
 
+// Files a value of the `bbr:(...)` block in its own series; false for any
+// other name. ss prints bw in bit/s, mrtt in ms (%g) and the gains as the
+// kernel's <<8 fixed point divided by 256 (iproute2 misc/ss.c
+// bbr_info print, 6.1).
+bool AddBbrValue(absl::string_view name, SeriesPoint point,
+                 CapturedSeries& series) {
+  if (name == "bbr.bw_bps") {
+    series.bbr_bw_bps.push_back(point);
+  } else if (name == "bbr.mrtt_ms") {
+    series.bbr_min_rtt_us.push_back({point.time_us, point.value * 1000});
+  } else if (name == "bbr.pacing_gain") {
+    series.bbr_pacing_gain.push_back(point);
+  } else if (name == "bbr.cwnd_gain") {
+    series.bbr_cwnd_gain.push_back(point);
+  } else {
+    return false;
+  }
+  return true;
+}
+
 // One socket's values in one snapshot.
 struct Sample {
   std::string local;
@@ -463,7 +483,7 @@ struct SsLogParser::State {
         series.delivered_segments.push_back(point);
       } else if (name == "delivered_ce") {
         series.delivered_ce_segments.push_back(point);
-      } else {
+      } else if (!AddBbrValue(name, point, series)) {
         series.other[name].push_back(point);
       }
     }

@@ -1,5 +1,7 @@
 #include "parsers/ss_log.h"
 
+#include <algorithm>
+#include <map>
 #include <string>
 
 #include "gmock/gmock.h"
@@ -60,8 +62,45 @@ TEST(SsLogTest, LabRenoLogKeepsDataFlowApartFromControlConnection) {
   EXPECT_EQ(data->series.other.at("timer.expire_ms").size(), 229u);
   EXPECT_TRUE(data->flags.count("ecn"));
   EXPECT_FALSE(data->flags.count("ecnseen"));
-  EXPECT_TRUE(control->series.other.count("bbr.bw_bps"));
-  EXPECT_TRUE(control->series.other.count("bbr.mrtt_ms"));
+  // The control connection's bbr:(...) block now lands in its own series.
+  EXPECT_FALSE(control->series.bbr_bw_bps.empty());
+  EXPECT_FALSE(control->series.bbr_min_rtt_us.empty());
+}
+
+// Cross-check (python3 on the gunzipped log): for the lines under
+// "10.78.176.1:32410", re.search(r'bbr:\(([^)]*)\)') gives 287 blocks, the
+// first "bw:0bps,mrtt:0", the last
+// "bw:19314928bps,mrtt:20.056,pacing_gain:1,cwnd_gain:2"; 285 carry gains:
+// pacing_gain 1 x194, 1.25 x32, 0.75 x32, 2.88672 x23, 0.34375 x4; max bw
+// 19515160 bps.
+TEST(SsLogTest, LabBbrLogFillsTheBbrModelSeries) {
+  absl::StatusOr<HostStateLog> log =
+      ParseSsLog(TestDataPath("lab/bbr_20mbit_20ms_pfifo50/ss.log.gz"));
+  ASSERT_TRUE(log.ok()) << log.status();
+  const HostTrace* data = FindTrace(*log, "10.78.176.1:32410");
+  ASSERT_NE(data, nullptr);
+  EXPECT_EQ(data->congestion_control, "bbr");
+  const CapturedSeries& s = data->series;
+  ASSERT_EQ(s.bbr_bw_bps.size(), 287u);
+  ASSERT_EQ(s.bbr_min_rtt_us.size(), 287u);
+  ASSERT_EQ(s.bbr_pacing_gain.size(), 285u);
+  ASSERT_EQ(s.bbr_cwnd_gain.size(), 285u);
+  EXPECT_EQ(s.bbr_bw_bps.front().value, 0);
+  EXPECT_EQ(s.bbr_bw_bps.back().value, 19314928);
+  EXPECT_DOUBLE_EQ(s.bbr_min_rtt_us.back().value, 20056);
+  EXPECT_DOUBLE_EQ(s.bbr_pacing_gain.back().value, 1);
+  EXPECT_DOUBLE_EQ(s.bbr_cwnd_gain.back().value, 2);
+  std::map<double, int> pacing_gains;
+  for (const SeriesPoint& p : s.bbr_pacing_gain) ++pacing_gains[p.value];
+  // STARTUP 739/256, DRAIN 88/256, then the PROBE_BW cycle (tcp_bbr.c).
+  EXPECT_EQ(
+      pacing_gains,
+      (std::map<double, int>{
+          {0.34375, 4}, {0.75, 32}, {1, 194}, {1.25, 32}, {2.88672, 23}}));
+  double max_bw = 0;
+  for (const SeriesPoint& p : s.bbr_bw_bps) max_bw = std::max(max_bw, p.value);
+  EXPECT_EQ(max_bw, 19515160);
+  EXPECT_FALSE(s.other.count("bbr.bw_bps"));
 }
 
 TEST(SsLogTest, LabCubicLogsCountSamplesOfEveryState) {
