@@ -27,6 +27,24 @@
 
 namespace ccreplay {
 
+// The delivery-rate sample Linux computes for an ACK (tcp_rate_gen(),
+// net/ipv4/tcp_rate.c, 6.18) from the newest packet it (S)ACKed: what rate-
+// based controllers (BBR) take instead of bytes_acked. Counts are packets.
+struct DeliveryRateSample {
+  // rs->delivered: packets delivered between that packet's send and this
+  // ACK (tp->delivered now minus at its send).
+  int64_t delivered_packets = 0;
+  // rs->prior_delivered: tp->delivered when that packet was sent; a round
+  // ends when it reaches the delivered count at the round's start.
+  uint64_t prior_delivered_packets = 0;
+  // rs->interval_us: max(send elapsed, ACK elapsed); <= 0 when the sample is
+  // not valid (e.g. shorter than the min RTT, tcp_rate.c's guard).
+  int64_t interval_us = 0;
+  // rs->is_app_limited: that packet was sent while the application (not
+  // the network) limited the sender.
+  bool app_limited = false;
+};
+
 // One ACK (TCP) or ACK frame (QUIC) that acknowledged something new or
 // carried congestion feedback.
 struct AckEvent {
@@ -82,6 +100,9 @@ struct AckEvent {
   uint64_t snd_nxt_bytes = 0;
   // The sender's MSS (TCP) or max UDP payload (QUIC) at this ACK.
   uint32_t mss_bytes = 0;
+  // The delivery-rate sample of this ACK; absent when the source cannot
+  // give one (the replay had no send time for what the ACK covers).
+  std::optional<DeliveryRateSample> rate_sample;
 };
 
 struct LossEvent {

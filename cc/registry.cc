@@ -13,6 +13,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/time/time.h"
 #include "cc/cubic_sender.h"
+#include "cc/linux_bbr.h"
 #include "cc/linux_cubic.h"
 #include "cc/linux_dctcp.h"
 #include "cc/linux_reno.h"
@@ -216,6 +217,22 @@ absl::StatusOr<std::unique_ptr<CongestionController>> MakeNgtcp2(
   return std::make_unique<T>(*mss);
 }
 
+absl::StatusOr<std::unique_ptr<CongestionController>> MakeLinuxBbr(
+    const OptionValues& values) {
+  LinuxBbrOptions options;
+  absl::StatusOr<ControllerOptions> base = ParseBase(values);
+  if (!base.ok()) return base.status();
+  options.base = *base;
+  absl::StatusOr<uint32_t> phase = ParseCount(values, "phase", 0);
+  if (!phase.ok()) return phase.status();
+  if (*phase == 1 || *phase >= LinuxBbr::kCycleLength) {
+    return BadValue("phase", values.at("phase"),
+                    "0 or 2..7 (the kernel never starts PROBE_BW in phase 1)");
+  }
+  options.start_phase = *phase;
+  return std::make_unique<LinuxBbr>(options);
+}
+
 // long: the table of profiles, one entry each, in the order `controllers`
 // lists them.
 const std::vector<ProfileDef>& Profiles() {
@@ -309,6 +326,17 @@ const std::vector<ProfileDef>& Profiles() {
         "ngtcp2 0.12.1 (Debian 12) lib/ngtcp2_cc.c ngtcp2_cc_cubic_cc_*",
         {{"mss", "1452"}}},
        MakeNgtcp2<Ngtcp2Cubic>},
+      {{"bbr:linux",
+        "Linux BBR v1: max bw over 10 rounds, min RTT over 10 s, STARTUP/"
+        "DRAIN/PROBE_BW/PROBE_RTT, cwnd = gain x BDP + extra_acked + quanta",
+        "Linux 6.18 net/ipv4/tcp_bbr.c (read at torvalds/linux 02dc96ef), "
+        "lib/win_minmax.c; no long-term (policer) mode",
+        [] {
+          auto options = BaseOptions(false);
+          options.push_back({"phase", "2"});
+          return options;
+        }()},
+       MakeLinuxBbr},
   };
   return *kProfiles;
 }

@@ -121,11 +121,12 @@ TEST(RegistryTest, BadValuesAreErrors) {
 
 TEST(RegistryTest, ProfilesListSourcesAndDefaults) {
   const auto& profiles = ListControllerProfiles();
-  // The RFC, Linux, Prague and quicly profiles, then ngtcp2's two (issue
-  // 17).
-  ASSERT_EQ(profiles.size(), 16u);
+  // The RFC, Linux, Prague and quicly profiles, ngtcp2's two (issue 17),
+  // then bbr:linux (issue 20).
+  ASSERT_EQ(profiles.size(), 17u);
   EXPECT_EQ(profiles[14].spec, "ngtcp2:reno");
   EXPECT_EQ(profiles[15].spec, "ngtcp2:cubic");
+  EXPECT_EQ(profiles[16].spec, "bbr:linux");
   for (const ControllerProfile& profile : profiles) {
     EXPECT_FALSE(profile.source.empty()) << profile.spec;
     EXPECT_TRUE(MakeController(profile.spec).ok()) << profile.spec;

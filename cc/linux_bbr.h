@@ -1,0 +1,210 @@
+// `bbr:linux`: Linux net/ipv4/tcp_bbr.c (BBR v1 with its later fixes) as
+// in 6.18, read at torvalds/linux 02dc96ef (the model is unchanged since;
+// 6.18 differs only in accessor names), with lib/win_minmax.c's windowed
+// max. In the kernel's own fixed point: bandwidth in packets/µs << 24
+// (BW_SCALE), gains in 1/256 (BBR_SCALE).
+//
+// - Model per ACK (bbr_update_model()): max bandwidth over 10 packet-timed
+//   rounds of delivery-rate samples (app-limited samples only when they
+//   raise it), ACK-aggregation `extra_acked` over 5-10 rounds, the PROBE_BW
+//   gain cycle, full-bandwidth detection (3 rounds without 25 % growth),
+//   DRAIN until inflight <= BDP, min RTT over 10 s with PROBE_RTT (cwnd 4
+//   for max(200 ms, one round)) when it expires.
+// - cwnd (bbr_set_cwnd()): cwnd_gain x BDP + extra_acked + 3 TSO quanta,
+//   rounded up to even (+2 in the 1.25 phase); approached by slow start
+//   before the pipe is full, snapped down to it after; packet conservation
+//   in the first round of Recovery.
+// - Pacing rate: pacing_gain x bw x 99 %, never lowered before full bw.
+//
+// What a replay cannot give the model, and what stands in for it:
+// - The PROBE_BW starting phase is random in the kernel
+//   (get_random_u32_below(7)); here it is LinuxBbrOptions::start_phase.
+// - EDT pacing state (tp->tcp_wstamp_ns): the packets "in network at EDT"
+//   are taken as those in flight (the earliest departure is now).
+// - rs->losses and rs->is_ack_delayed: 0 and false (the replay reports a
+//   loss after the ACK that revealed it). The long-term (policer) bandwidth
+//   mode, which starts on losses, is not modelled.
+// - Without AckEvent::rate_sample there is no bandwidth sample and no round.
+#ifndef CCREPLAY_CC_LINUX_BBR_H_
+#define CCREPLAY_CC_LINUX_BBR_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+
+#include "absl/strings/string_view.h"
+#include "cc/linux_tcp_sender.h"
+
+namespace ccreplay {
+
+enum class BbrMode { kStartup, kDrain, kProbeBw, kProbeRtt };
+absl::string_view BbrModeName(BbrMode mode);
+
+struct LinuxBbrOptions {
+  ControllerOptions base;
+  // The gain-cycle phase every entry into PROBE_BW starts in: the kernel
+  // sets cycle_idx = 7 - rand(7) and advances it, so one of 0, 2..7.
+  uint32_t start_phase = 2;
+};
+
+// lib/win_minmax.c: Kathleen Nichols' windowed max, keeping the best,
+// second and third best samples spread over the window.
+class WindowedMax {
+ public:
+  uint32_t Get() const { return s_[0].value; }
+  void Reset(uint32_t time, uint32_t value);
+  // minmax_running_max(): `window` in the unit of `time` (here rounds).
+  uint32_t Update(uint32_t window, uint32_t time, uint32_t value);
+
+ private:
+  struct Sample {
+    uint32_t time = 0;
+    uint32_t value = 0;
+  };
+  uint32_t UpdateSubwindows(uint32_t window, const Sample& sample);
+  Sample s_[3];
+};
+
+class LinuxBbr final : public LinuxTcpSender {
+ public:
+  static constexpr int kBwScale = 24;  // BW_SCALE: bw in pkts/µs << 24
+  static constexpr int kBbrScale = 8;  // BBR_SCALE: gains in 1/256
+  static constexpr uint32_t kBbrUnit = 1u << kBbrScale;
+  static constexpr uint32_t kCycleLength = 8;  // CYCLE_LEN
+  // bbr_high_gain = 2/ln 2, the smallest gain that doubles the sending
+  // rate each round like slow start: 256 * 2885 / 1000 + 1 = 739.
+  static constexpr uint32_t kHighGain = kBbrUnit * 2885 / 1000 + 1;
+  // bbr_drain_gain = 1/high_gain, drains STARTUP's queue in one round: 88.
+  static constexpr uint32_t kDrainGain = kBbrUnit * 1000 / 2885;
+  // bbr_cwnd_gain: steady-state cwnd of 2 BDP tolerates delayed ACKs.
+  static constexpr uint32_t kCwndGain = kBbrUnit * 2;
+  // bbr_pacing_gain[]: probe (1.25), drain (0.75), then cruise (1.0) x 6.
+  static constexpr uint32_t kPacingGainCycle[kCycleLength] = {
+      kBbrUnit * 5 / 4, kBbrUnit * 3 / 4, kBbrUnit, kBbrUnit,
+      kBbrUnit,         kBbrUnit,         kBbrUnit, kBbrUnit};
+  static constexpr uint32_t kBwFilterRounds = kCycleLength + 2;  // bbr_bw_rtts
+  static constexpr int64_t kMinRttWindowUs = 10'000'000;         // 10 s
+  static constexpr int64_t kProbeRttModeUs = 200'000;            // 200 ms
+  static constexpr uint32_t kCwndMinTarget = 4;  // bbr_cwnd_min_target
+  // Full pipe: bw grew by less than 25 % for 3 non-app-limited rounds.
+  static constexpr uint32_t kFullBwThresh = kBbrUnit * 5 / 4;
+  static constexpr uint32_t kFullBwCount = 3;
+  static constexpr uint32_t kExtraAckedWindowRounds = 5;
+  static constexpr uint32_t kExtraAckedMaxUs = 100'000;
+  static constexpr uint32_t kAckEpochAckedResetThresh = 1u << 20;
+  static constexpr uint32_t kPacingMarginPercent = 1;
+  // Below 1.2 Mbit/s one segment per TSO burst, else two (bbr_min_tso_segs).
+  static constexpr uint64_t kMinTsoRateBps = 1'200'000;
+
+  explicit LinuxBbr(const LinuxBbrOptions& options);
+
+  std::unique_ptr<CongestionController> Clone() const override {
+    return std::make_unique<LinuxBbr>(*this);
+  }
+  std::optional<double> pacing_rate_bps() const override;
+  ControllerState state() const override;
+
+  BbrMode mode() const { return mode_; }
+  // bbr_bw() in the kernel's unit, and as ss prints it (bit/s, from
+  // bbr_get_info()).
+  uint32_t bw() const { return bw_filter_.Get(); }
+  double bw_bps() const;
+  // bbr->min_rtt_us; nullopt before any RTT sample.
+  std::optional<uint32_t> min_rtt_us() const;
+  uint32_t pacing_gain() const { return pacing_gain_; }
+  uint32_t cwnd_gain() const { return cwnd_gain_; }
+  uint32_t cycle_index() const { return cycle_idx_; }
+  bool full_bw_reached() const { return full_bw_reached_; }
+  uint32_t extra_acked() const;
+  uint32_t round_count() const { return rtt_cnt_; }
+
+ protected:
+  uint32_t Ssthresh() override;
+  void SetState(CaState new_state) override;
+  void OnTxStart(int64_t idle_us) override;
+  bool HasCongControl() const override { return true; }
+  void CongControl(const AckEvent& ack, uint32_t acked, uint32_t ce) override;
+
+ private:
+  // tcp_rate.c's rate_sample as bbr_main() reads it.
+  struct RateSample {
+    int64_t delivered = -1;
+    uint64_t prior_delivered = 0;
+    int64_t interval_us = -1;
+    bool app_limited = false;
+    int64_t rtt_us = -1;
+    uint32_t acked_sacked = 0;
+    uint32_t prior_in_flight = 0;
+  };
+  // The order of enum tcp_ca_state, which tcp_bbr.c compares with < and >=.
+  static int Rank(CaState state) { return static_cast<int>(state); }
+  static RateSample ToRateSample(const AckEvent& ack, uint32_t acked,
+                                 uint32_t mss_bytes);
+
+  void InitOnFirstAck(const AckEvent& ack);
+  // bbr_update_model() and its steps, in the kernel's order.
+  void UpdateBw(const RateSample& rs);
+  void UpdateAckAggregation(const RateSample& rs);
+  bool IsNextCyclePhase(const RateSample& rs) const;
+  void AdvanceCyclePhase();
+  void CheckFullBwReached(const RateSample& rs);
+  void CheckDrain();
+  void UpdateMinRtt(const RateSample& rs);
+  void CheckProbeRttDone();
+  void UpdateGains();
+  void ResetProbeBwMode();
+  void SaveCwnd();
+  // bbr_set_pacing_rate(), bbr_set_cwnd() and the recovery rule.
+  void SetPacingRate(uint32_t bw, uint32_t gain);
+  void SetCwnd(const RateSample& rs, uint32_t bw, uint32_t gain);
+  bool RecoverOrRestore(const RateSample& rs, uint32_t* new_cwnd);
+
+  // Kernel arithmetic: rates in bytes per second, BDP and quanta in
+  // packets.
+  uint64_t RateBytesPerSec(uint64_t rate, uint32_t gain) const;
+  uint32_t Bdp(uint32_t bw, uint32_t gain) const;
+  uint32_t TsoSegsGoal() const;
+  uint32_t QuantizationBudget(uint32_t cwnd) const;
+  uint32_t Inflight(uint32_t bw, uint32_t gain) const;
+  uint32_t PacketsInNetAtEdt(uint32_t inflight_now) const;
+  uint32_t AckAggregationCwnd() const;
+
+  LinuxBbrOptions bbr_options_;
+  bool initialized_ = false;
+  BbrMode mode_ = BbrMode::kStartup;
+  CaState prev_ca_state_ = CaState::kOpen;
+  // ~0U in the kernel: no RTT sample yet.
+  uint32_t min_rtt_us_ = UINT32_MAX;
+  int64_t min_rtt_stamp_us_ = 0;
+  std::optional<int64_t> probe_rtt_done_stamp_us_;
+  bool probe_rtt_round_done_ = false;
+  WindowedMax bw_filter_;
+  uint32_t rtt_cnt_ = 0;
+  uint64_t next_rtt_delivered_ = 0;
+  int64_t cycle_mstamp_us_ = 0;
+  // tp->delivered_mstamp: the time of the last ACK that delivered data.
+  int64_t delivered_mstamp_us_ = 0;
+  bool packet_conservation_ = false;
+  bool round_start_ = false;
+  bool idle_restart_ = false;
+  bool has_seen_rtt_ = false;
+  uint32_t pacing_gain_ = kHighGain;
+  uint32_t cwnd_gain_ = kHighGain;
+  bool full_bw_reached_ = false;
+  uint32_t full_bw_cnt_ = 0;
+  uint32_t full_bw_ = 0;
+  uint32_t cycle_idx_ = 0;
+  uint32_t prior_cwnd_ = 0;
+  // sk->sk_pacing_rate, bytes per second.
+  uint64_t pacing_rate_bytes_per_sec_ = 0;
+  // ACK aggregation.
+  int64_t ack_epoch_mstamp_us_ = 0;
+  uint32_t ack_epoch_acked_ = 0;
+  uint32_t extra_acked_[2] = {0, 0};
+  uint32_t extra_acked_win_rtts_ = 0;
+  uint32_t extra_acked_win_idx_ = 0;
+};
+
+}  // namespace ccreplay
+
+#endif  // CCREPLAY_CC_LINUX_BBR_H_
