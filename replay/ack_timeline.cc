@@ -42,6 +42,7 @@ struct AckTimelineBuilder::Direction {
   SequenceTracker data_sequence;  // Unwraps this side's sequence numbers.
   SequenceTracker ack_sequence;   // Unwraps the peer's ACK and SACK edges.
   SackScoreboard board;
+  DeliveryRateEstimator rate;
   RttEstimator rtt;
   RttSummary rtt_summary;
   RetransmissionClassifier classifier;
@@ -393,8 +394,9 @@ SackScoreboard::SendResult AckTimelineBuilder::RecordSend(
     int64_t end, int64_t send_ns, uint32_t ts_val) {
   const int64_t snd_nxt_before = d.board.snd_nxt();
   const uint64_t outstanding_before = d.board.outstanding_bytes();
+  const RateSnapshot tx = d.rate.OnSend(send_ns, outstanding_before == 0);
   const SackScoreboard::SendResult sent =
-      d.board.OnSend(start, end, send_ns, ts_val);
+      d.board.OnSend(start, end, send_ns, ts_val, tx);
   const int64_t last_send_ns = d.last_send_ns;
   d.last_send_ns = send_ns;
   if (sent.new_bytes > 0) {
@@ -412,6 +414,10 @@ SackScoreboard::SendResult AckTimelineBuilder::RecordSend(
       TrackMss(d, s.payload_bytes, outstanding_before > 0);
     d.sent_new_since_ack = true;
     d.last_new_short = s.payload_bytes < d.current_mss();
+    if (d.last_new_short) {
+      const uint64_t mss = d.current_mss();
+      d.rate.MarkAppLimited((d.board.pipe_bytes() + mss - 1) / mss);
+    }
   }
   return sent;
 }
@@ -477,6 +483,9 @@ void AckTimelineBuilder::OnAckFrom(FlowState& flow, int side,
                          (!window_changed || block_count > 0);
   TakeWindow(flow, side, d, s);
   const int64_t rtt_sample_us = TakeRttSample(d, s, r, ack_ns);
+  std::optional<DeliveryRateSample> rate_sample =
+      d.rate.OnAck(ack_ns, r.packets_delivered, r.newest_delivered,
+                   d.rtt.min_rtt_us(), r.reneged);
 
   const bool has_ts = s.options.has_timestamps;
   d.classifier.OnAck(ack_ns, advanced, duplicate, d.board.sacked_bytes() > 0,
@@ -492,6 +501,7 @@ void AckTimelineBuilder::OnAckFrom(FlowState& flow, int side,
   TimelineEvent e;
   TakeEcnFeedback(flow, d, s, r, handshake_ack, duplicate, e);
   FillAckEvent(flow, sender, d, r, ack_ns, e);
+  e.rate_sample = rate_sample;
   e.duplicate = duplicate;
   e.rtt_sample_us = rtt_sample_us;
   e.mss_bytes = mss;

@@ -102,6 +102,10 @@ struct TimelineEvent {
   // rule (RFC 5681 section 4.1, Linux tcp_cwnd_restart()).
   int64_t idle_restart_time_ns = 0;
   int64_t idle_restart_idle_us = 0;
+  // The delivery-rate sample Linux's tcp_rate.c would take at this ACK
+  // (DeliveryRateEstimator); absent without a send time for what it
+  // delivered.
+  std::optional<DeliveryRateSample> rate_sample;
 
   // kRetransmission: [seq_start, seq_end) sent again.
   int64_t seq_start = 0;

@@ -50,6 +50,7 @@ AckEvent ToAckEvent(const TimelineEvent& event, const ReplayFlowFacts& facts,
   // before the timeline knew it.
   ack.mss_bytes =
       event.mss_bytes > 0 ? event.mss_bytes : facts.handshake_mss_bytes;
+  ack.rate_sample = event.rate_sample;
   return ack;
 }
 

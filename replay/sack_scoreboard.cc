@@ -55,7 +55,8 @@ void SackScoreboard::ClearFlag(Segment& s, Flag flag) {
 
 SackScoreboard::SendResult SackScoreboard::OnSend(int64_t start, int64_t end,
                                                   int64_t time_ns,
-                                                  uint32_t ts_val) {
+                                                  uint32_t ts_val,
+                                                  const RateSnapshot& tx) {
   SendResult r;
   if (end <= start) return r;
   if (start < snd_nxt_) {
@@ -93,16 +94,18 @@ SackScoreboard::SendResult SackScoreboard::OnSend(int64_t start, int64_t end,
         }
         s.sent_ns = time_ns;
         s.ts_val = ts_val;
+        s.tx = tx;
       }
     }
   }
   if (end > snd_nxt_) {
     if (start > snd_nxt_) {
-      segments_.push_back({snd_nxt_, start, time_ns, time_ns, 0, 0, kUnseen});
+      segments_.push_back(
+          {snd_nxt_, start, time_ns, time_ns, 0, 0, kUnseen, RateSnapshot{}});
     }
     const int64_t from = std::max(start, snd_nxt_);
     r.new_bytes = static_cast<uint64_t>(end - from);
-    segments_.push_back({from, end, time_ns, time_ns, ts_val, ts_val, 0});
+    segments_.push_back({from, end, time_ns, time_ns, ts_val, ts_val, 0, tx});
     snd_nxt_ = end;
   }
   return r;
@@ -125,6 +128,7 @@ void SackScoreboard::DropAcked(int64_t ack, uint32_t mss_bytes,
     result.acked_segment_first_sent_ns = s.first_sent_ns;
     result.acked_segment_ts_val = s.ts_val;
     result.acked_segment_first_ts_val = s.first_ts_val;
+    TakeRateState(s, /*sacked=*/false, result);
     const uint64_t bytes = static_cast<uint64_t>(cut - s.start);
     if (!(s.flags & kSacked))
       result.packets_delivered += PacketCount(bytes, mss_bytes);
@@ -141,6 +145,17 @@ void SackScoreboard::DropAcked(int64_t ack, uint32_t mss_bytes,
   snd_una_ = to;
 }
 
+void SackScoreboard::TakeRateState(Segment& s, bool sacked, AckResult& result) {
+  if (s.tx.delivered_ns == 0) return;  // unseen, or SACKed before
+  std::optional<DeliveredPacket>& newest = result.newest_delivered;
+  if (!newest.has_value() || s.tx.delivered > newest->tx.delivered) {
+    newest = DeliveredPacket{s.tx, s.sent_ns};
+  }
+  // "Mark off the skb delivered once it's sacked to avoid being used again
+  // when it's cumulatively acked."
+  if (sacked) s.tx.delivered_ns = 0;
+}
+
 void SackScoreboard::Sack(int64_t start, int64_t end, uint32_t mss_bytes,
                           AckResult& result) {
   const std::optional<size_t> first = SplitRange(start, end);
@@ -152,6 +167,7 @@ void SackScoreboard::Sack(int64_t start, int64_t end, uint32_t mss_bytes,
     ClearFlag(s, kLost);
     ClearFlag(s, kRetransInFlight);
     SetFlag(s, kSacked);
+    TakeRateState(s, /*sacked=*/true, result);
     result.bytes_sacked += s.length();
     result.packets_delivered += PacketCount(s.length(), mss_bytes);
   }

@@ -15,6 +15,8 @@
 #include <deque>
 #include <optional>
 
+#include "replay/delivery_rate.h"
+
 namespace ccreplay {
 
 struct SackBlock {
@@ -48,11 +50,13 @@ class SackScoreboard {
     int64_t previous_send_ns = 0;    // Last transmission of that byte.
     uint32_t previous_ts_val = 0;
   };
-  // `ts_val`: the segment's TCP timestamp (0 without timestamps). When
-  // data jumps above the highest byte sent, the bytes between are recorded
-  // as unseen (the capture missed them, or they were lost before it).
+  // `ts_val`: the segment's TCP timestamp (0 without timestamps); `tx`:
+  // the delivery-rate state at this transmission (DeliveryRateEstimator).
+  // When data jumps above the highest byte sent, the bytes between are
+  // recorded as unseen (the capture missed them, or they were lost before
+  // it) and have no delivery-rate state.
   SendResult OnSend(int64_t start, int64_t end, int64_t time_ns,
-                    uint32_t ts_val);
+                    uint32_t ts_val, const RateSnapshot& tx = {});
 
   struct AckResult {
     uint64_t bytes_acked = 0;    // Cumulative ACK advance.
@@ -76,6 +80,10 @@ class SackScoreboard {
     int64_t acked_segment_first_sent_ns = 0;  // First transmission.
     uint32_t acked_segment_ts_val = 0;
     uint32_t acked_segment_first_ts_val = 0;
+    // Of the segments newly acked or SACKed with delivery-rate state, the
+    // most recently sent (highest tx.delivered), as Linux's
+    // tcp_rate_skb_delivered() keeps it.
+    std::optional<DeliveredPacket> newest_delivered;
   };
   // `ack`: the cumulative ACK; `blocks`: SACK blocks in the order sent.
   AckResult OnAck(int64_t ack, const SackBlock* blocks, int block_count,
@@ -123,6 +131,7 @@ class SackScoreboard {
     uint32_t ts_val;
     uint32_t first_ts_val;
     uint8_t flags;
+    RateSnapshot tx;
     uint64_t length() const { return static_cast<uint64_t>(end - start); }
   };
 
@@ -135,6 +144,8 @@ class SackScoreboard {
   // segments at both edges; returns the index of the first segment inside,
   // nullopt when the clipped range is empty.
   std::optional<size_t> SplitRange(int64_t start, int64_t& end);
+  // tcp_rate_skb_delivered() for a segment newly acked or SACKed.
+  static void TakeRateState(Segment& s, bool sacked, AckResult& result);
   void SetFlag(Segment& s, Flag flag);
   void ClearFlag(Segment& s, Flag flag);
   void Sack(int64_t start, int64_t end, uint32_t mss_bytes, AckResult& result);
