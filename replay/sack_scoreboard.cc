@@ -148,7 +148,10 @@ void SackScoreboard::DropAcked(int64_t ack, uint32_t mss_bytes,
 void SackScoreboard::TakeRateState(Segment& s, bool sacked, AckResult& result) {
   if (s.tx.delivered_ns == 0) return;  // unseen, or SACKed before
   std::optional<DeliveredPacket>& newest = result.newest_delivered;
-  if (!newest.has_value() || s.tx.delivered > newest->tx.delivered) {
+  // "!rs->prior_delivered || after(scb->tx.delivered, rs->prior_delivered)":
+  // ties keep the first, except at delivered 0, where the last wins.
+  if (!newest.has_value() || newest->tx.delivered == 0 ||
+      s.tx.delivered > newest->tx.delivered) {
     newest = DeliveredPacket{s.tx, s.sent_ns};
   }
   // "Mark off the skb delivered once it's sacked to avoid being used again
