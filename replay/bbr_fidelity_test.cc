@@ -81,6 +81,9 @@ std::vector<KernelPoint> KernelPoints() {
 struct Replayed {
   std::vector<ModelPoint> model;
   DivergenceSummary cwnd;
+  // The same replay starting PROBE_BW in phase 2 instead (a wrong guess of
+  // the kernel's random draw).
+  DivergenceSummary cwnd_phase2;
 };
 
 Replayed ReplayBundle() {
@@ -93,7 +96,7 @@ Replayed ReplayBundle() {
   const auto& bbr = static_cast<const LinuxBbr&>(engine.controller(0));
   Replayed out;
   ReplayOptions options;
-  options.specs = {kSpec};
+  options.specs = {kSpec, "bbr:linux,phase=2"};
   options.host_state_path = kBundle + "/tcp_probe.txt.gz";
   options.tap = [&](const TimelineEvent& event) {
     engine.OnEvent(event);
@@ -107,8 +110,10 @@ Replayed ReplayBundle() {
   if (!r.ok()) return out;
   EXPECT_EQ(r->sender, kSender);
   EXPECT_EQ(r->source, CapturedSource::kTcpProbe);
-  EXPECT_EQ(r->controllers.size(), 1u);
-  if (!r->controllers.empty()) out.cwnd = r->controllers[0].divergence;
+  EXPECT_EQ(r->controllers.size(), 2u);
+  if (r->controllers.size() < 2) return out;
+  out.cwnd = r->controllers[0].divergence;
+  out.cwnd_phase2 = r->controllers[1].divergence;
   return out;
 }
 
@@ -157,6 +162,10 @@ TEST(BbrFidelityTest, ModelFollowsTheKernelsBbr) {
   ASSERT_TRUE(replayed.cwnd.median_abs_err_pct.has_value());
   EXPECT_LE(*replayed.cwnd.median_abs_err_pct, 0.1);
   EXPECT_LE(*replayed.cwnd.p95_abs_err_pct, 3.0);
+  // Measured with phase=2: median 0.03 %, p95 5.0 %: the 1.25 phase's
+  // extra 2 packets (bbr_quantization_budget()) come at the wrong times.
+  ASSERT_TRUE(replayed.cwnd_phase2.p95_abs_err_pct.has_value());
+  EXPECT_GT(*replayed.cwnd_phase2.p95_abs_err_pct, 4.0);
 }
 
 }  // namespace
