@@ -100,6 +100,9 @@ struct AckEvent {
   uint64_t snd_nxt_bytes = 0;
   // The sender's MSS (TCP) or max UDP payload (QUIC) at this ACK.
   uint32_t mss_bytes = 0;
+  // Packets this ACK newly marked lost (Linux rs->losses, the growth of
+  // tp->lost in tcp_ack()); 0 when unknown.
+  uint64_t packets_newly_lost = 0;
   // The delivery-rate sample of this ACK; absent when the source cannot
   // give one (the replay had no send time for what the ACK covers).
   std::optional<DeliveryRateSample> rate_sample;

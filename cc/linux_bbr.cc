@@ -87,6 +87,7 @@ LinuxBbr::RateSample LinuxBbr::ToRateSample(const AckEvent& ack, uint32_t acked,
   }
   if (ack.rtt_sample_us > 0) rs.rtt_us = ack.rtt_sample_us;
   rs.acked_sacked = acked;
+  rs.losses = static_cast<uint32_t>(ack.packets_newly_lost);
   const uint64_t mss = std::max<uint32_t>(mss_bytes, 1);
   rs.prior_in_flight = static_cast<uint32_t>(
       (ack.bytes_in_flight + ack.bytes_acked + mss - 1) / mss);
@@ -177,13 +178,15 @@ void LinuxBbr::UpdateAckAggregation(const RateSample& rs) {
 }
 
 bool LinuxBbr::IsNextCyclePhase(const RateSample& rs) const {
-  // bbr_is_next_cycle_phase(); rs->losses is 0 here (see the header).
+  // bbr_is_next_cycle_phase(): a probe phase ends at one min RTT once
+  // inflight reached its target or packets were lost.
   const bool is_full_length =
       delivered_mstamp_us_ - cycle_mstamp_us_ > int64_t{min_rtt_us_};
   if (pacing_gain_ == kBbrUnit) return is_full_length;
   const uint32_t inflight = PacketsInNetAtEdt(rs.prior_in_flight);
   if (pacing_gain_ > kBbrUnit) {
-    return is_full_length && inflight >= Inflight(bw(), pacing_gain_);
+    return is_full_length &&
+           (rs.losses > 0 || inflight >= Inflight(bw(), pacing_gain_));
   }
   return is_full_length || inflight <= Inflight(bw(), kBbrUnit);
 }
@@ -308,12 +311,14 @@ void LinuxBbr::SetPacingRate(uint32_t bw, uint32_t gain) {
   }
 }
 
-bool LinuxBbr::RecoverOrRestore(const RateSample& rs, uint32_t* new_cwnd) {
+bool LinuxBbr::RecoverOrRestore(const RateSample& rs, uint32_t in_flight,
+                                uint32_t* new_cwnd) {
   // bbr_set_cwnd_to_recover_or_restore(): packet conservation in the
   // first round of Recovery, the saved cwnd back when it ends.
   const CaState state = ca_state();
-  const auto in_flight = static_cast<uint32_t>(packets_in_flight());
   uint32_t cwnd = snd_cwnd_;
+  // An ACK for P packets releases at most 2P: the losses come off first.
+  if (rs.losses > 0) cwnd = std::max<int64_t>(int64_t{cwnd} - rs.losses, 1);
   if (state == CaState::kRecovery && prev_ca_state_ != CaState::kRecovery) {
     packet_conservation_ = true;
     next_rtt_delivered_ = delivered_packets();  // start a round now
@@ -334,7 +339,9 @@ bool LinuxBbr::RecoverOrRestore(const RateSample& rs, uint32_t* new_cwnd) {
 
 void LinuxBbr::SetCwnd(const RateSample& rs, uint32_t bw, uint32_t gain) {
   uint32_t cwnd = snd_cwnd_;
-  if (rs.acked_sacked > 0 && !RecoverOrRestore(rs, &cwnd)) {
+  if (rs.acked_sacked > 0 &&
+      !RecoverOrRestore(rs, static_cast<uint32_t>(packets_in_flight()),
+                        &cwnd)) {
     uint32_t target = Bdp(bw, gain) + AckAggregationCwnd();
     target = QuantizationBudget(target);
     // Slow start toward the target; cut to it only once the pipe was full.
@@ -362,6 +369,19 @@ void LinuxBbr::SetState(CaState new_state) {
   prev_ca_state_ = CaState::kLoss;
   full_bw_ = 0;
   round_start_ = true;
+}
+
+void LinuxBbr::ReduceOnRecoveryEntry(uint32_t acked, bool /*data_acked*/,
+                                     uint64_t in_flight) {
+  // The kernel enters Recovery before bbr_main() on the ACK that reveals the
+  // loss; redo that ACK's bbr_set_cwnd() as it would run in Recovery.
+  if (acked == 0) return;
+  RateSample rs;
+  rs.acked_sacked = acked;
+  uint32_t cwnd = snd_cwnd_;
+  RecoverOrRestore(rs, static_cast<uint32_t>(in_flight), &cwnd);
+  snd_cwnd_ =
+      mode_ == BbrMode::kProbeRtt ? std::min(cwnd, kCwndMinTarget) : cwnd;
 }
 
 void LinuxBbr::OnTxStart(int64_t /*idle_us*/) {

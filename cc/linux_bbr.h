@@ -21,9 +21,9 @@
 //   (get_random_u32_below(7)); here it is LinuxBbrOptions::start_phase.
 // - EDT pacing state (tp->tcp_wstamp_ns): the packets "in network at EDT"
 //   are taken as those in flight (the earliest departure is now).
-// - rs->losses and rs->is_ack_delayed: 0 and false (the replay reports a
-//   loss after the ACK that revealed it). The long-term (policer) bandwidth
-//   mode, which starts on losses, is not modelled.
+// - rs->losses comes from the replay's loss marking (RFC 6675 IsLost on
+//   SACK), not the kernel's RACK; rs->is_ack_delayed is false. The
+//   long-term (policer) bandwidth mode is not modelled.
 // - Without AckEvent::rate_sample there is no bandwidth sample and no round.
 #ifndef CCREPLAY_CC_LINUX_BBR_H_
 #define CCREPLAY_CC_LINUX_BBR_H_
@@ -122,6 +122,8 @@ class LinuxBbr final : public LinuxTcpSender {
   uint32_t Ssthresh() override;
   void SetState(CaState new_state) override;
   void OnTxStart(int64_t idle_us) override;
+  void ReduceOnRecoveryEntry(uint32_t acked, bool data_acked,
+                             uint64_t in_flight) override;
   bool HasCongControl() const override { return true; }
   void CongControl(const AckEvent& ack, uint32_t acked, uint32_t ce) override;
 
@@ -134,6 +136,7 @@ class LinuxBbr final : public LinuxTcpSender {
     bool app_limited = false;
     int64_t rtt_us = -1;
     uint32_t acked_sacked = 0;
+    uint32_t losses = 0;
     uint32_t prior_in_flight = 0;
   };
   // The order of enum tcp_ca_state, which tcp_bbr.c compares with < and >=.
@@ -157,7 +160,8 @@ class LinuxBbr final : public LinuxTcpSender {
   // bbr_set_pacing_rate(), bbr_set_cwnd() and the recovery rule.
   void SetPacingRate(uint32_t bw, uint32_t gain);
   void SetCwnd(const RateSample& rs, uint32_t bw, uint32_t gain);
-  bool RecoverOrRestore(const RateSample& rs, uint32_t* new_cwnd);
+  bool RecoverOrRestore(const RateSample& rs, uint32_t in_flight,
+                        uint32_t* new_cwnd);
 
   // Kernel arithmetic: rates in bytes per second, BDP and quanta in
   // packets.

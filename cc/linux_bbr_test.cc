@@ -235,6 +235,46 @@ TEST(LinuxBbrTest, ProbeRttAfterTenSecondsWithoutANewMinRttHoldsFourPackets) {
   EXPECT_GE(d.bbr().snd_cwnd(), cruising_cwnd);
 }
 
+TEST(LinuxBbrTest, RecoveryConservesPacketsAndTakesLossesOff) {
+  // bbr_set_cwnd_to_recover_or_restore(): entering Recovery, cwnd = in
+  // flight + acked; each later ACK first takes its losses off, then keeps
+  // at least in flight + acked; leaving Recovery restores the saved cwnd.
+  BbrDriver d;
+  int64_t now = ReachProbeBw(d);
+  for (int i = 0; i < 12; ++i) d.Ack(now += 1021, 5, 60, 49, kRttUs, false);
+  const uint32_t before = d.bbr().snd_cwnd();
+  ASSERT_EQ(before, 126u);
+  d.Ack(now += 1000, 2, 100, 49, kRttUs, false);
+  LossEvent loss;
+  loss.time_us = now;
+  loss.kind = LossEvent::Kind::kFastRetransmit;
+  loss.bytes_in_flight = 100 * kMss;
+  d.bbr().OnLoss(loss);
+  EXPECT_EQ(d.bbr().snd_cwnd(), 102u);  // 100 in flight + 2 acked
+  // 3 newly lost, 1 acked, 90 in flight: max(102 - 3, 90 + 1) = 99.
+  AckEvent ack;
+  ack.time_us = now += 1000;
+  ack.bytes_acked = kMss;
+  ack.packets_delivered = 1;
+  ack.bytes_in_flight = 90 * kMss;
+  ack.mss_bytes = kMss;
+  ack.packets_newly_lost = 3;
+  d.bbr().OnAck(ack);
+  EXPECT_EQ(d.bbr().snd_cwnd(), 99u);
+  // 30 newly lost: max(99 - 30, 60 + 1) = 69.
+  ack.time_us = now += 1000;
+  ack.bytes_in_flight = 60 * kMss;
+  ack.packets_newly_lost = 30;
+  d.bbr().OnAck(ack);
+  EXPECT_EQ(d.bbr().snd_cwnd(), 69u);
+  // 40 more: max(69 - 40, 50 + 1) = 51, in flight sets the floor.
+  ack.time_us = now += 1000;
+  ack.bytes_in_flight = 50 * kMss;
+  ack.packets_newly_lost = 40;
+  d.bbr().OnAck(ack);
+  EXPECT_EQ(d.bbr().snd_cwnd(), 51u);
+}
+
 TEST(LinuxBbrTest, RegistryBuildsItAndRejectsPhaseOne) {
   EXPECT_TRUE(MakeController("bbr:linux").ok());
   EXPECT_TRUE(MakeController("bbr:linux,phase=0").ok());

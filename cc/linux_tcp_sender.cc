@@ -182,7 +182,7 @@ void LinuxTcpSender::OnLoss(const LossEvent& loss) {
     SetState(CaState::kRecovery);
     ca_state_ = CaState::kRecovery;
     if (was_open) {
-      CwndReduction(last_acked_, last_data_acked_, in_flight_after_ack);
+      ReduceOnRecoveryEntry(last_acked_, last_data_acked_, in_flight_after_ack);
     }
     before_growth_.reset();
     return;

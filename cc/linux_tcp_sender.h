@@ -66,10 +66,18 @@ class LinuxTcpSender : public CongestionController {
   virtual void CongAvoid(const AckEvent& ack, uint32_t acked);  // .cong_avoid
   virtual bool HasCongControl() const { return false; }
   virtual void CongControl(const AckEvent& /*ack*/, uint32_t /*acked*/,
-                           uint32_t /*ce*/) {}         // .cong_control
-  virtual void SetState(CaState /*new_state*/) {}      // .set_state
-  virtual void OnCaEventLoss() {}                      // CA_EVENT_LOSS
-  virtual void OnTxStart(int64_t /*idle_us*/) {}       // CA_EVENT_TX_START
+                           uint32_t /*ce*/) {}     // .cong_control
+  virtual void SetState(CaState /*new_state*/) {}  // .set_state
+  virtual void OnCaEventLoss() {}                  // CA_EVENT_LOSS
+  virtual void OnTxStart(int64_t /*idle_us*/) {}   // CA_EVENT_TX_START
+  // What the ACK that revealed a loss does to cwnd once the sender is in
+  // Recovery (the replay reports the loss after that ACK): by default the
+  // PRR step tcp_cwnd_reduction() takes on it; a .cong_control module that
+  // handles Recovery itself (BBR) overrides it.
+  virtual void ReduceOnRecoveryEntry(uint32_t acked, bool data_acked,
+                                     uint64_t in_flight) {
+    CwndReduction(acked, data_acked, in_flight);
+  }
   virtual void InAckEvent(const AckEvent& /*ack*/) {}  // .in_ack_event
   virtual void PktsAcked(const AckEvent& /*ack*/) {}   // .pkts_acked
 
@@ -96,6 +104,8 @@ class LinuxTcpSender : public CongestionController {
   uint64_t delivered_packets() const { return delivered_packets_; }
   uint64_t delivered_ce_packets() const { return delivered_ce_packets_; }
   uint64_t delivered_bytes() const { return rounds_.delivered_bytes(); }
+  // tcp_cwnd_reduction(): PRR with `in_flight` packets after the ACK.
+  void CwndReduction(uint32_t acked, bool una_advanced, uint64_t in_flight);
   const ControllerOptions& options() const { return options_; }
 
   uint32_t snd_cwnd_;
@@ -109,8 +119,6 @@ class LinuxTcpSender : public CongestionController {
   void InitCwndReduction();
   void EnterCwr();
   void EndReductionIfDone();
-  // tcp_cwnd_reduction(): PRR with `in_flight` packets after the ACK.
-  void CwndReduction(uint32_t acked, bool una_advanced, uint64_t in_flight);
 
   // cwnd and snd_cwnd_cnt before the growth of the last ACK, if it grew
   // cwnd; undone when that ACK turns out to have revealed a loss.

@@ -502,6 +502,7 @@ void AckTimelineBuilder::OnAckFrom(FlowState& flow, int side,
   TakeEcnFeedback(flow, d, s, r, handshake_ack, duplicate, e);
   FillAckEvent(flow, sender, d, r, ack_ns, e);
   e.rate_sample = rate_sample;
+  e.packets_newly_lost = (r.bytes_newly_lost + mss - 1) / mss;
   e.duplicate = duplicate;
   e.rtt_sample_us = rtt_sample_us;
   e.mss_bytes = mss;

@@ -106,6 +106,8 @@ struct TimelineEvent {
   // (DeliveryRateEstimator); absent without a send time for what it
   // delivered.
   std::optional<DeliveryRateSample> rate_sample;
+  // Segments this ACK newly made lost (RFC 6675 IsLost on its SACK blocks).
+  uint64_t packets_newly_lost = 0;
 
   // kRetransmission: [seq_start, seq_end) sent again.
   int64_t seq_start = 0;

@@ -51,6 +51,7 @@ AckEvent ToAckEvent(const TimelineEvent& event, const ReplayFlowFacts& facts,
   ack.mss_bytes =
       event.mss_bytes > 0 ? event.mss_bytes : facts.handshake_mss_bytes;
   ack.rate_sample = event.rate_sample;
+  ack.packets_newly_lost = event.packets_newly_lost;
   return ack;
 }
 

@@ -238,7 +238,11 @@ SackScoreboard::AckResult SackScoreboard::OnAck(int64_t ack,
     for (Segment& s : segments_) ClearFlag(s, kSacked);
     highest_sacked_end_ = lost_below_ = snd_una_;
   }
-  if (r.bytes_sacked > 0) UpdateLost(mss_bytes);
+  if (r.bytes_sacked > 0) {
+    const uint64_t lost_before = lost_bytes_;
+    UpdateLost(mss_bytes);
+    r.bytes_newly_lost = lost_bytes_ - lost_before;
+  }
   return r;
 }
 

@@ -84,6 +84,8 @@ class SackScoreboard {
     // most recently sent (highest tx.delivered), as Linux's
     // tcp_rate_skb_delivered() keeps it.
     std::optional<DeliveredPacket> newest_delivered;
+    // Bytes this ACK's SACK information newly made lost (RFC 6675 IsLost).
+    uint64_t bytes_newly_lost = 0;
   };
   // `ack`: the cumulative ACK; `blocks`: SACK blocks in the order sent.
   AckResult OnAck(int64_t ack, const SackBlock* blocks, int block_count,

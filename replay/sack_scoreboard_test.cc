@@ -36,6 +36,20 @@ TEST(SackScoreboardTest, PipeFollowsRfc6675IsLost) {
   EXPECT_EQ(b.pipe_bytes(), 7000u);
 }
 
+TEST(SackScoreboardTest, AckReportsTheBytesItNewlyMadeLost) {
+  SackScoreboard b = TenSegments();
+  SackBlock block{1001, 3001};
+  EXPECT_EQ(b.OnAck(1, &block, 1, 1000).bytes_newly_lost, 0u);
+  // The third SACKed segment makes segment 1 lost (RFC 6675 IsLost)...
+  block = {1001, 4001};
+  EXPECT_EQ(b.OnAck(1, &block, 1, 1000).bytes_newly_lost, 1000u);
+  // ...once: the next SACK above a second hole makes only that one lost.
+  block = {5001, 8001};
+  SackBlock blocks[2] = {{5001, 8001}, {1001, 4001}};
+  EXPECT_EQ(b.OnAck(1, blocks, 2, 1000).bytes_newly_lost, 1000u);
+  EXPECT_EQ(b.lost_bytes(), 2000u);
+}
+
 TEST(SackScoreboardTest, DsackBelowTheAckAndInsideTheSecondBlock) {
   SackScoreboard b = TenSegments();
   SackBlock below[1] = {{1, 1001}};  // RFC 2883 section 4.1: below the ACK.
