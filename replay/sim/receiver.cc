@@ -27,22 +27,22 @@ bool Receiver::Reassemble(uint64_t seq, uint32_t bytes) {
   if (end <= rcv_nxt_) return true;  // duplicate
   if (seq > rcv_nxt_) {
     // Out of order: insert [seq, end) and merge neighbours.
-    auto it = std::lower_bound(out_of_order_.begin(), out_of_order_.end(), seq,
-                               [](const std::pair<uint64_t, uint64_t>& r,
-                                  uint64_t s) { return r.second < s; });
+    auto it = std::lower_bound(
+        out_of_order_.begin(), out_of_order_.end(), seq,
+        [](const OutOfOrderRange& r, uint64_t s) { return r.end < s; });
     uint64_t start = seq, stop = end;
     auto last = it;
-    while (last != out_of_order_.end() && last->first <= stop) {
-      start = std::min(start, last->first);
-      stop = std::max(stop, last->second);
+    while (last != out_of_order_.end() && last->start <= stop) {
+      start = std::min(start, last->start);
+      stop = std::max(stop, last->end);
       ++last;
     }
     it = out_of_order_.erase(it, last);
-    out_of_order_.insert(it, {start, stop});
+    out_of_order_.insert(it, {start, stop, ++out_of_order_arrivals_});
     // lower_bound above needs the ranges sorted and disjoint (receiver.h).
     ABSL_ASSERT(std::adjacent_find(out_of_order_.begin(), out_of_order_.end(),
                                    [](const auto& a, const auto& b) {
-                                     return a.second >= b.first;
+                                     return a.end >= b.start;
                                    }) == out_of_order_.end());
     return true;
   }
@@ -50,8 +50,8 @@ bool Receiver::Reassemble(uint64_t seq, uint32_t bytes) {
   const bool had_holes = !out_of_order_.empty();
   size_t merged = 0;
   while (merged < out_of_order_.size() &&
-         out_of_order_[merged].first <= rcv_nxt_) {
-    rcv_nxt_ = std::max(rcv_nxt_, out_of_order_[merged].second);
+         out_of_order_[merged].start <= rcv_nxt_) {
+    rcv_nxt_ = std::max(rcv_nxt_, out_of_order_[merged].end);
     ++merged;
   }
   out_of_order_.erase(out_of_order_.begin(), out_of_order_.begin() + merged);
@@ -81,11 +81,26 @@ void Receiver::BuildAck(int64_t now_ns, SimAck& ack) {
   ack.ect0_bytes = ect0_bytes_;
   ack.ect1_bytes = ect1_bytes_;
   ack.echo_sent_ns = echo_sent_ns_;
-  const size_t blocks = std::min<size_t>(out_of_order_.size(), 3);
+  // RFC 2018 section 4: the first block holds the segment that triggered
+  // the ACK, the others the most recently reported ones (Linux
+  // tcp_sack_new_ofo_skb() moves the block a segment grows to the front):
+  // the three most recently grown ranges, newest first. So the sender
+  // learns of every arrival when it happens, however many holes there are.
+  size_t blocks = 0;
+  const OutOfOrderRange* newest[3] = {nullptr, nullptr, nullptr};
+  for (const OutOfOrderRange& r : out_of_order_) {
+    // Insertion into the three newest so far, newest first.
+    size_t at = blocks < 3 ? blocks++ : 3;
+    while (at > 0 && newest[at - 1]->last_arrival < r.last_arrival) {
+      if (at < 3) newest[at] = newest[at - 1];
+      --at;
+    }
+    if (at < 3) newest[at] = &r;
+  }
   ack.sack_blocks = static_cast<uint8_t>(blocks);
   for (size_t i = 0; i < blocks; ++i) {
-    ack.sack_start[i] = out_of_order_[i].first;
-    ack.sack_end[i] = out_of_order_[i].second;
+    ack.sack_start[i] = newest[i]->start;
+    ack.sack_end[i] = newest[i]->end;
   }
   pending_packets_ = 0;
   ++generation_;

@@ -89,8 +89,16 @@ class Receiver {
 
   ReceiverConfig config_;
   uint64_t rcv_nxt_ = 0;
-  // Received ranges above rcv_nxt_, sorted and disjoint: [start, end).
-  std::vector<std::pair<uint64_t, uint64_t>> out_of_order_;
+  // A received range above rcv_nxt_, [start, end), and the number of the
+  // out-of-order arrival that last grew it (for the SACK blocks' order).
+  struct OutOfOrderRange {
+    uint64_t start = 0;
+    uint64_t end = 0;
+    uint64_t last_arrival = 0;
+  };
+  // Sorted and disjoint.
+  std::vector<OutOfOrderRange> out_of_order_;
+  uint64_t out_of_order_arrivals_ = 0;
   bool any_packet_ = false;
   uint64_t last_pn_ = 0;
   uint32_t pending_packets_ = 0;

@@ -83,5 +83,49 @@ TEST(Receiver, ParsesRecoveryAcks) {
   EXPECT_FALSE(ParseRecoveryAcks("quicly").ok());
 }
 
+// The ACK the receiver sends for packet number `pn` carrying segment `index`
+// (bytes [index * kBytes, (index + 1) * kBytes)).
+SimAck Deliver(Receiver& receiver, uint64_t pn, uint64_t index) {
+  SimPacket p;
+  p.pn = pn;
+  p.seq = index * kBytes;
+  p.bytes = kBytes;
+  Receiver::Output out;
+  receiver.OnPacket(p, static_cast<int64_t>(pn) * 1000, out);
+  EXPECT_GE(out.ack_count, 1);
+  return out.acks[out.ack_count - 1];
+}
+
+// RFC 2018 section 4: the first SACK block holds the segment that triggered
+// the ACK, the others the most recently reported ones. With five holes, a
+// receiver that reported the lowest three ranges would hide every arrival
+// above them until holes filled, and the sender would learn of a round
+// trip's delivery at once.
+TEST(ReceiverSack, FirstBlockHoldsTheNewestSegment) {
+  ReceiverConfig config;
+  config.ack_every = 1;
+  Receiver receiver(config);
+  uint64_t pn = 0;
+  Deliver(receiver, pn++, 0);
+  // Segments 2, 4, 6, 8, 10 arrive; 1, 3, 5, 7, 9 are lost.
+  SimAck ack;
+  for (uint64_t index = 2; index <= 10; index += 2)
+    ack = Deliver(receiver, ++pn, index);
+  EXPECT_EQ(ack.cumulative_ack, 1 * kBytes);
+  ASSERT_EQ(ack.sack_blocks, 3);
+  EXPECT_EQ(ack.sack_start[0], 10 * kBytes);
+  EXPECT_EQ(ack.sack_end[0], 11 * kBytes);
+  EXPECT_EQ(ack.sack_start[1], 8 * kBytes);
+  EXPECT_EQ(ack.sack_start[2], 6 * kBytes);
+  // Segment 3 arrives and joins 2 and 4: that range comes first, then the
+  // two most recently grown ones.
+  ack = Deliver(receiver, ++pn, 3);
+  ASSERT_EQ(ack.sack_blocks, 3);
+  EXPECT_EQ(ack.sack_start[0], 2 * kBytes);
+  EXPECT_EQ(ack.sack_end[0], 5 * kBytes);
+  EXPECT_EQ(ack.sack_start[1], 10 * kBytes);
+  EXPECT_EQ(ack.sack_start[2], 8 * kBytes);
+}
+
 }  // namespace
 }  // namespace ccreplay
