@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <string>
 
+#include "absl/algorithm/container.h"
 #include "absl/flags/flag.h"
 #include "absl/strings/str_format.h"
 #include "cli/capture_flags.h"
@@ -80,19 +81,27 @@ int RunFlows(const Args& args) {
   if (!info.ok()) {
     return ReportFailure("flows", info.status());
   }
-  std::vector<FlowRow> rows;
-  rows.reserve(builder.flow_table().flows().size());
-  for (const Flow& flow : builder.flow_table().flows()) {
-    rows.push_back({&flow, SummarizeFlow(flow, info->first_packet_time_ns),
-                    builder.Stats(flow.index)});
-  }
   for (const std::string& warning : info->warnings) {
     std::fprintf(stderr, "ccreplay flows: warning: %s: %s\n", args[0].c_str(),
                  warning.c_str());
   }
-  const std::string out = absl::GetFlag(FLAGS_json) ? FlowsJson(*info, rows)
-                                                    : FlowsTable(*info, rows);
-  std::fwrite(out.data(), 1, out.size(), stdout);
+  const auto& flows = builder.flow_table().flows();
+  const auto row = [&](size_t i) {
+    return FlowRow{&flows[i],
+                   SummarizeFlow(flows[i], info->first_packet_time_ns),
+                   builder.Stats(flows[i].index)};
+  };
+  const auto write = [](absl::string_view text) {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+  };
+  if (absl::GetFlag(FLAGS_json)) {
+    WriteFlowsJson(*info, flows.size(), row, write);
+  } else {
+    const bool tunnel_column = absl::c_any_of(flows, [](const Flow& f) {
+      return f.encapsulation != Encapsulation::kNone;
+    });
+    WriteFlowsTable(*info, flows.size(), tunnel_column, row, write);
+  }
   return info->truncated ? kExitPartial : kExitOk;
 }
 

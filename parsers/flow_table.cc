@@ -42,6 +42,17 @@ EcnMode NegotiatedEcnMode(uint16_t syn_flags, uint16_t syn_ack_flags) {
   return (reply & 0b011) == 0b001 ? EcnMode::kRfc3168 : EcnMode::kNone;
 }
 
+SynOptions SynOptionsOf(const TcpOptions& options) {
+  SynOptions out;
+  out.mss_bytes = options.mss_bytes;
+  out.has_mss = options.has_mss;
+  out.has_wscale = options.has_wscale;
+  out.wscale_shift = options.wscale_shift;
+  out.sack_permitted = options.sack_permitted;
+  out.has_timestamps = options.has_timestamps;
+  return out;
+}
+
 namespace {
 
 // The side of `flow` (see Flow::address) that sent `s`; -1 when `s` belongs
@@ -81,15 +92,14 @@ void FlowTable::FindOrAdd(const TcpSegment& s, bool fresh_syn) {
       return;
     }
   }
-  Flow flow;
-  flow.index = static_cast<uint32_t>(flows_.size());
+  Flow& flow = flows_.emplace_back();
+  flow.index = static_cast<uint32_t>(flows_.size() - 1);
   flow.address[0] = s.src;
   flow.address[1] = s.dst;
   flow.port[0] = s.src_port;
   flow.port[1] = s.dst_port;
   flow.first_ns = s.time_ns;
-  flows_.push_back(std::move(flow));
-  index_by_key_[key] = flows_.back().index;
+  index_by_key_[key] = flow.index;
   last_flow_index_ = flows_.back().index;
   last_side_ = 0;
 }
@@ -104,6 +114,16 @@ void StartSequenceSpace(const TcpSegment& s, SequenceTracker& space) {
 
 namespace {
 
+// The side's traffic after its SYN, made at its first such segment (or a
+// SYN with payload), with the sequence space the SYN seen before started.
+SideTraffic& TrafficOf(SideStats& side) {
+  if (side.traffic == nullptr) {
+    side.traffic = std::make_unique<SideTraffic>();
+    if (side.syn_seen) side.traffic->sequence.Start(side.syn_seq);
+  }
+  return *side.traffic;
+}
+
 // The side's SYN, or on the others its ECN flags and the handshake RTT (the
 // first ACK after both SYNs, on the side that sent the first SYN).
 void CountHandshakeAndFlags(const TcpSegment& s, Flow& flow, int direction) {
@@ -111,33 +131,38 @@ void CountHandshakeAndFlags(const TcpSegment& s, Flow& flow, int direction) {
   if (s.flags & kTcpSyn) {
     side.syn_seen = true;
     side.syn_flags = s.flags;
-    side.syn_options = s.options;
+    side.syn_options = SynOptionsOf(s.options);
     side.syn_ns = s.time_ns;
+    side.syn_seq = s.seq;
   } else {
     const SideStats& peer = flow.side[1 - direction];
     if (flow.handshake_rtt_ns == 0 && side.syn_seen &&
         !(side.syn_flags & kTcpAck) && peer.syn_seen && (s.flags & kTcpAck)) {
       flow.handshake_rtt_ns = s.time_ns - side.syn_ns;
     }
-    if (s.flags & kTcpEce) ++side.ece_packets;
-    if (s.flags & kTcpCwr) ++side.cwr_packets;
+    SideTraffic& t = TrafficOf(side);
+    if (s.flags & kTcpEce) ++t.ece_packets;
+    if (s.flags & kTcpCwr) ++t.cwr_packets;
     const uint8_t ace = s.ace();
-    if (side.last_ace.has_value() && *side.last_ace != ace) ++side.ace_changes;
-    side.last_ace = ace;
+    if (t.last_ace.has_value() && *t.last_ace != ace) ++t.ace_changes;
+    t.last_ace = ace;
   }
   if (s.flags & (kTcpFin | kTcpRst)) side.fin_or_rst_seen = true;
 }
 
 // The segment's place in the side's sequence space: new, retransmitted or
-// reordered payload.
+// reordered payload. A SYN without payload only moves the space's origin
+// (SideStats::syn_seq) until the side has traffic.
 void CountPayload(const TcpSegment& s, Flow& flow, SideStats& side) {
   const bool syn = s.flags & kTcpSyn;
-  StartSequenceSpace(s, side.sequence);
+  if (side.traffic == nullptr && s.payload_bytes == 0) return;
+  SideTraffic& t = TrafficOf(side);
+  StartSequenceSpace(s, t.sequence);
   if (s.payload_bytes == 0) return;
-  const int64_t start = side.sequence.Unwrap(s.seq) + (syn ? 1 : 0);
+  const int64_t start = t.sequence.Unwrap(s.seq) + (syn ? 1 : 0);
   SequenceTracker::Coverage c =
-      side.sequence.Record(start, s.payload_bytes, s.time_ns);
-  side.unique_payload_bytes += c.new_bytes;
+      t.sequence.Record(start, s.payload_bytes, s.time_ns);
+  t.unique_payload_bytes += c.new_bytes;
   // A segment that only fills a hole, sooner after the hole opened than
   // a round trip (the least a loss takes to be repaired), arrived out of
   // order; anything else below the highest byte seen was sent again.
@@ -146,13 +171,13 @@ void CountPayload(const TcpSegment& s, Flow& flow, SideStats& side) {
       flow.handshake_rtt_ns > 0 &&
       s.time_ns - c.filled_hole_opened_ns < flow.handshake_rtt_ns;
   if (reordered) {
-    ++side.reordered_segments;
+    ++t.reordered_segments;
   } else if (c.below_highest) {
-    ++side.retransmitted_segments;
+    ++t.retransmitted_segments;
   }
-  side.max_payload_bytes = std::max(side.max_payload_bytes, s.payload_bytes);
-  if (side.payload_packets++ == 0) side.first_payload_ns = s.time_ns;
-  side.last_payload_ns = s.time_ns;
+  t.max_payload_bytes = std::max(t.max_payload_bytes, s.payload_bytes);
+  if (t.payload_packets++ == 0) t.first_payload_ns = s.time_ns;
+  t.last_payload_ns = s.time_ns;
 }
 
 }  // namespace
@@ -172,7 +197,6 @@ void FlowTable::OnSegment(const TcpSegment& s) {
   flow.last_ns = s.time_ns;
   if (flow.encapsulation == Encapsulation::kNone)
     flow.encapsulation = s.encapsulation;
-  ++side.packets;
   ++side.ecn_codepoints[s.ip_ecn & 3];
   CountHandshakeAndFlags(s, flow, last_side_);
   CountPayload(s, flow, side);
@@ -180,7 +204,7 @@ void FlowTable::OnSegment(const TcpSegment& s) {
 
 void FlowTable::OnDuplicateFrame(const TcpSegment& s) {
   FindOrAdd(s, /*fresh_syn=*/false);
-  ++flows_[last_flow_index_].side[last_side_].duplicate_frames;
+  ++flows_[last_flow_index_].duplicate_frames;
 }
 
 void FlowTable::Restart() {
@@ -189,20 +213,23 @@ void FlowTable::Restart() {
 }
 
 FlowSummary SummarizeFlow(const Flow& flow, int64_t capture_start_ns) {
+  static const SideTraffic kNoTraffic;
   const int snd = flow.sender_side();
   const int rcv = 1 - snd;
   const SideStats& s = flow.side[snd];
   const SideStats& r = flow.side[rcv];
+  const SideTraffic& st = s.traffic != nullptr ? *s.traffic : kNoTraffic;
+  const SideTraffic& rt = r.traffic != nullptr ? *r.traffic : kNoTraffic;
   FlowSummary out;
   out.index = flow.index;
   out.sender = EndpointString(flow.address[snd], flow.port[snd]);
   out.receiver = EndpointString(flow.address[rcv], flow.port[rcv]);
-  out.packets_data_dir = s.packets;
-  out.packets_ack_dir = r.packets;
-  out.data_bytes = s.unique_payload_bytes;
-  out.retransmitted_segments = s.retransmitted_segments;
-  out.duplicate_frames = s.duplicate_frames + r.duplicate_frames;
-  out.max_payload_bytes = s.max_payload_bytes;
+  out.packets_data_dir = s.packets();
+  out.packets_ack_dir = r.packets();
+  out.data_bytes = st.unique_payload_bytes;
+  out.retransmitted_segments = st.retransmitted_segments;
+  out.duplicate_frames = flow.duplicate_frames;
+  out.max_payload_bytes = st.max_payload_bytes;
   out.encapsulation = flow.encapsulation;
   if (s.syn_seen && s.syn_options.has_mss)
     out.mss_option_sender = s.syn_options.mss_bytes;
@@ -229,14 +256,14 @@ FlowSummary SummarizeFlow(const Flow& flow, int64_t capture_start_ns) {
   out.ect1_packets = s.ecn_codepoints[kEct1];
   out.ect0_packets = s.ecn_codepoints[kEct0];
   out.ce_packets = s.ecn_codepoints[kCe];
-  out.ece_acks = r.ece_packets;
-  out.cwr_packets = s.cwr_packets;
-  out.ace_changes = out.ecn_mode == EcnMode::kAccEcn ? r.ace_changes : 0;
+  out.ece_acks = rt.ece_packets;
+  out.cwr_packets = st.cwr_packets;
+  out.ace_changes = out.ecn_mode == EcnMode::kAccEcn ? rt.ace_changes : 0;
   out.start_s = static_cast<double>(flow.first_ns - capture_start_ns) * 1e-9;
   out.duration_s = static_cast<double>(flow.last_ns - flow.first_ns) * 1e-9;
-  const int64_t data_span_ns = s.last_payload_ns - s.first_payload_ns;
+  const int64_t data_span_ns = st.last_payload_ns - st.first_payload_ns;
   if (data_span_ns > 0) {
-    out.goodput_bps = static_cast<double>(s.unique_payload_bytes) * 8.0 /
+    out.goodput_bps = static_cast<double>(st.unique_payload_bytes) * 8.0 /
                       (static_cast<double>(data_span_ns) * 1e-9);
   }
   return out;

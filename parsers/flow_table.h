@@ -6,9 +6,10 @@
 #define CCREPLAY_PARSERS_FLOW_TABLE_H_
 
 #include <cstdint>
+#include <deque>
+#include <memory>
 #include <optional>
 #include <string>
-#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "parsers/pcap_reader.h"
@@ -27,31 +28,57 @@ const char* EcnModeName(EcnMode mode);  // "none", "rfc3168", "accecn"
 // AccECN, 001 or 101 falls back to RFC 3168, 000 or 111 means no ECN.
 EcnMode NegotiatedEcnMode(uint16_t syn_flags, uint16_t syn_ack_flags);
 
-// What one side of a connection sent.
-struct SideStats {
-  uint64_t packets = 0;
+// The SYN options `ccreplay flows` reports, without the per-segment ones
+// (timestamps' values, SACK blocks, AccECN counters) TcpOptions carries.
+struct SynOptions {
+  uint16_t mss_bytes = 0;
+  bool has_mss = false;
+  bool has_wscale = false;
+  uint8_t wscale_shift = 0;
+  bool sack_permitted = false;
+  bool has_timestamps = false;
+};
+SynOptions SynOptionsOf(const TcpOptions& options);
+
+// What one side sent after its SYN: made at its first such segment, so a
+// side that sent only a SYN (or nothing) costs a pointer.
+struct SideTraffic {
   uint64_t payload_packets = 0;
   uint64_t unique_payload_bytes = 0;
   uint64_t retransmitted_segments = 0;
-  // Frames captured twice (DuplicateFrames): in no other count.
-  uint64_t duplicate_frames = 0;
   // Segments that filled a hole sooner than a retransmission could have
   // (less than the handshake RTT after the hole opened): reordering.
   uint64_t reordered_segments = 0;
   uint32_t max_payload_bytes = 0;
-  uint64_t ecn_codepoints[4] = {0, 0, 0, 0};  // Indexed by IpEcnCodepoint.
-  uint64_t ece_packets = 0;                   // Non-SYN packets with ECE.
-  uint64_t cwr_packets = 0;                   // Non-SYN packets with CWR.
-  uint64_t ace_changes = 0;  // Non-SYN packets whose ACE differs from the last.
   std::optional<uint8_t> last_ace;
-  bool syn_seen = false;  // A SYN (with or without ACK) from this side.
-  uint16_t syn_flags = 0;
-  TcpOptions syn_options;
-  bool fin_or_rst_seen = false;
+  uint64_t ece_packets = 0;  // Non-SYN packets with ECE.
+  uint64_t cwr_packets = 0;  // Non-SYN packets with CWR.
+  uint64_t ace_changes = 0;  // Non-SYN packets whose ACE differs from the last.
   int64_t first_payload_ns = 0;
   int64_t last_payload_ns = 0;
-  int64_t syn_ns = 0;  // When this side's SYN was seen.
   SequenceTracker sequence;
+};
+
+// What one side of a connection sent. Kept small (see flow_table_test's
+// size bound): a capture can hold millions of flows that never carry data.
+struct SideStats {
+  uint64_t ecn_codepoints[4] = {0, 0, 0, 0};  // Indexed by IpEcnCodepoint.
+  int64_t syn_ns = 0;                         // When this side's SYN was seen.
+  uint32_t syn_seq = 0;  // The sequence number of that SYN.
+  uint16_t syn_flags = 0;
+  SynOptions syn_options;
+  bool syn_seen = false;  // A SYN (with or without ACK) from this side.
+  bool fin_or_rst_seen = false;
+  std::unique_ptr<SideTraffic> traffic;  // Null until a non-SYN segment.
+
+  // Every packet has one ECN codepoint.
+  uint64_t packets() const {
+    return ecn_codepoints[0] + ecn_codepoints[1] + ecn_codepoints[2] +
+           ecn_codepoints[3];
+  }
+  uint64_t unique_payload_bytes() const {
+    return traffic != nullptr ? traffic->unique_payload_bytes : 0;
+  }
 };
 
 struct Flow {
@@ -68,11 +95,15 @@ struct Flow {
   // The tunnel the flow's packets came through (the first one seen when
   // only some were tunnelled); kNone when none was.
   Encapsulation encapsulation = Encapsulation::kNone;
+  // Frames captured twice, both directions (DuplicateFrames): in no other
+  // count.
+  uint32_t duplicate_frames = 0;
 
   // The data sender: the side that sent more unique payload (the first
   // packet's source on a tie).
   int sender_side() const {
-    return side[1].unique_payload_bytes > side[0].unique_payload_bytes ? 1 : 0;
+    return side[1].unique_payload_bytes() > side[0].unique_payload_bytes() ? 1
+                                                                           : 0;
   }
 };
 
@@ -123,8 +154,10 @@ class FlowTable : public SegmentConsumer {
   void OnDuplicateFrame(const TcpSegment& segment) override;
   void Restart() override;
 
-  // In order of first packet.
-  const std::vector<Flow>& flows() const { return flows_; }
+  // In order of first packet. A deque: it grows without copying the
+  // flows already held (a vector would hold twice their size while it
+  // grows).
+  const std::deque<Flow>& flows() const { return flows_; }
   // The flow and side (0 or 1, see Flow::address) of the last segment.
   uint32_t last_flow_index() const { return last_flow_index_; }
   int last_side() const { return last_side_; }
@@ -147,7 +180,7 @@ class FlowTable : public SegmentConsumer {
   // than the last one's, or for a SYN, adding a flow when it starts one.
   void FindOrAdd(const TcpSegment& segment, bool fresh_syn);
 
-  std::vector<Flow> flows_;
+  std::deque<Flow> flows_;
   absl::flat_hash_map<Key, uint32_t> index_by_key_;
   uint32_t last_flow_index_ = 0;
   int last_side_ = 0;

@@ -107,7 +107,7 @@ struct AckTimelineBuilder::FlowState {
   bool syn_seen[2] = {false, false};
   uint32_t isn[2] = {0, 0};
   uint16_t syn_flags[2] = {0, 0};
-  TcpOptions syn_options[2];
+  SynOptions syn_options[2];
   int opener = -1;  // The side that sent the SYN without ACK.
   bool syn_ack_seen = false;
   bool handshake_done = false;
@@ -281,7 +281,7 @@ void AckTimelineBuilder::OnHandshake(FlowState& flow, int side,
     flow.syn_seen[side] = true;
     flow.isn[side] = s.seq;
     flow.syn_flags[side] = s.flags;
-    flow.syn_options[side] = s.options;
+    flow.syn_options[side] = SynOptionsOf(s.options);
     if (!(s.flags & kTcpAck)) {
       flow.opener = side;
       flow.vantage.OnSyn(s.time_ns);

@@ -1,5 +1,6 @@
 #include "replay/flow_selection.h"
 
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -12,14 +13,14 @@ namespace ccreplay {
 namespace {
 
 uint64_t Payload(const Flow& flow) {
-  return flow.side[flow.sender_side()].unique_payload_bytes;
+  return flow.side[flow.sender_side()].unique_payload_bytes();
 }
 
 }  // namespace
 
 absl::StatusOr<SelectedFlow> SelectFlow(const FlowTable& table,
                                         absl::string_view spec) {
-  const std::vector<Flow>& flows = table.flows();
+  const std::deque<Flow>& flows = table.flows();
   if (flows.empty())
     return absl::FailedPreconditionError("the capture holds no TCP flow");
   const Flow* best = nullptr;

@@ -71,8 +71,8 @@ std::string SenderWindowReason(Vantage vantage, int64_t hold_ns,
 }
 
 bool AckHold::Pop(int64_t now_ns, bool echo, uint32_t ts_ecr, bool all) {
-  if (held_.empty()) return false;
-  const Held& front = held_.front();
+  if (empty()) return false;
+  const Held& front = held_->front();
   const int64_t waited = now_ns - front.time_ns;
   // An echo of a later tick proves this ACK seen (ACKs reach the sender in
   // order); an echo of the same tick may be of an earlier ACK of that
@@ -85,7 +85,7 @@ bool AckHold::Pop(int64_t now_ns, bool echo, uint32_t ts_ecr, bool all) {
       front.has_timestamps ? std::max(hold_ns_, 2 * measured_ns_) : hold_ns_;
   if (!echoed && !all && waited < expiry) return false;
   if (echoed) measured_ns_ = waited;
-  held_.pop_front();
+  held_->pop_front();
   return true;
 }
 

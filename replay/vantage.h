@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -111,9 +112,10 @@ class AckHold {
   // sender; 0 (captured at the sender, or unknown) holds nothing.
   void Start(int64_t hold_ns) { hold_ns_ = measured_ns_ = hold_ns; }
   bool active() const { return hold_ns_ > 0; }
-  bool empty() const { return held_.empty(); }
+  bool empty() const { return held_ == nullptr || held_->empty(); }
   void Push(int64_t time_ns, bool has_timestamps, uint32_t ts_val) {
-    held_.push_back({time_ns, has_timestamps, ts_val});
+    if (held_ == nullptr) held_ = std::make_unique<std::deque<Held>>();
+    held_->push_back({time_ns, has_timestamps, ts_val});
   }
 
   // Drops the oldest held ACK and returns true when the sender had seen
@@ -134,7 +136,10 @@ class AckHold {
   };
   int64_t hold_ns_ = 0;
   int64_t measured_ns_ = 0;
-  std::deque<Held> held_;
+  // Made at the first Push: libstdc++'s std::deque allocates its first
+  // block (over 500 bytes) when constructed, and most flows never hold an
+  // ACK (a capture of 1 M SYN-only flows would spend 1 GB on empty ones).
+  std::unique_ptr<std::deque<Held>> held_;
 };
 
 // Counts of capture artefacts for one flow, and the warnings they give.

@@ -11,28 +11,29 @@
 
 namespace ccreplay {
 
-std::string FlowsJson(const CaptureInfo& capture,
-                      const std::vector<FlowRow>& flows) {
-  // Printed flow by flow: a capture can have very many flows.
+void WriteFlowsJson(const CaptureInfo& capture, size_t flow_count,
+                    FlowRowSource row, TextSink write) {
   proto::FlowsReport head;
   *head.mutable_capture() = CaptureSummaryProto(capture);
   std::string out = PrintJson(head);
   // `head` ends with its flows, empty: `"flows": []\n}\n`.
   constexpr absl::string_view kEmptyFlows = "[]\n}\n";
   out.resize(out.size() - kEmptyFlows.size());
-  out += flows.empty() ? "[" : "[\n    ";
-  for (size_t i = 0; i < flows.size(); ++i) {
+  out += flow_count == 0 ? "[" : "[\n    ";
+  for (size_t i = 0; i < flow_count; ++i) {
     if (i > 0) out += ",\n    ";
-    const FlowRow& row = flows[i];
+    const FlowRow r = row(i);
     proto::FlowReport flow;
-    *flow.mutable_identity() = FlowIdentityProto(*row.source);
-    *flow.mutable_handshake() = HandshakeProto(*row.source, row.flow);
-    *flow.mutable_summary() = FlowSummaryProto(row.flow);
-    *flow.mutable_timeline() = AckTimelineSummaryProto(row.timeline);
+    *flow.mutable_identity() = FlowIdentityProto(*r.source);
+    *flow.mutable_handshake() = HandshakeProto(*r.source, r.flow);
+    *flow.mutable_summary() = FlowSummaryProto(r.flow);
+    *flow.mutable_timeline() = AckTimelineSummaryProto(r.timeline);
     AppendJson(flow, JsonPrintOptions{}, 2, &out);
+    write(out);
+    out.clear();
   }
-  out += flows.empty() ? "]\n}\n" : "\n  ]\n}\n";
-  return out;
+  out += flow_count == 0 ? "]\n}\n" : "\n  ]\n}\n";
+  write(out);
 }
 
 namespace {
@@ -50,13 +51,13 @@ std::string OrDash(const std::optional<uint32_t>& v) {
 
 }  // namespace
 
-std::string FlowsTable(const CaptureInfo& capture,
-                       const std::vector<FlowRow>& flows) {
+void WriteFlowsTable(const CaptureInfo& capture, size_t flow_count,
+                     bool tunnel_column, FlowRowSource row, TextSink write) {
   std::string out = absl::StrFormat(
       "%s: %s%s, %s, %d packets (%d TCP), %d flows\n", capture.path,
       capture.format, capture.gzip ? " (gzip)" : "",
       absl::StrJoin(capture.link_types, ","), capture.packets,
-      capture.tcp_packets, flows.size());
+      capture.tcp_packets, flow_count);
   absl::StrAppendFormat(&out,
                         "%3s  %-45s %8s %8s %12s %6s %5s %-7s %7s %7s %7s %6s "
                         "%6s %8s %9s %12s %9s %-8s",
@@ -66,12 +67,10 @@ std::string FlowsTable(const CaptureInfo& capture,
                         "vantage");
   // The tunnel column only when a flow came through one: untunnelled
   // captures print as they always have.
-  const bool any_tunnel = absl::c_any_of(flows, [](const FlowRow& row) {
-    return row.flow.encapsulation != Encapsulation::kNone;
-  });
-  absl::StrAppend(&out, any_tunnel ? " tunnel\n" : "\n");
-  for (const FlowRow& row : flows) {
-    const FlowSummary& f = row.flow;
+  absl::StrAppend(&out, tunnel_column ? " tunnel\n" : "\n");
+  for (size_t i = 0; i < flow_count; ++i) {
+    const FlowRow r = row(i);
+    const FlowSummary& f = r.flow;
     absl::StrAppendFormat(
         &out,
         "%3d  %-45s %8d %8d %12d %6d %5s %-7s %7d %7d %7d %6d %6d %8d %9.3f "
@@ -80,17 +79,19 @@ std::string FlowsTable(const CaptureInfo& capture,
         f.packets_ack_dir, f.data_bytes, f.retransmitted_segments,
         OrDash(f.mss_option_sender), EcnModeName(f.ecn_mode), f.ect0_packets,
         f.ect1_packets, f.ce_packets, f.ece_acks, f.cwr_packets, f.ace_changes,
-        f.duration_s, HumanRate(f.goodput_bps), row.timeline.rtt_median_ms,
-        VantageName(row.timeline.vantage));
-    if (any_tunnel) {
+        f.duration_s, HumanRate(f.goodput_bps), r.timeline.rtt_median_ms,
+        VantageName(r.timeline.vantage));
+    if (tunnel_column) {
       absl::StrAppend(&out, " ",
                       f.encapsulation == Encapsulation::kNone
                           ? "-"
                           : EncapsulationName(f.encapsulation));
     }
     absl::StrAppend(&out, "\n");
+    write(out);
+    out.clear();
   }
-  return out;
+  write(out);
 }
 
 }  // namespace ccreplay

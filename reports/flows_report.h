@@ -2,9 +2,11 @@
 #ifndef CCREPLAY_REPORTS_FLOWS_REPORT_H_
 #define CCREPLAY_REPORTS_FLOWS_REPORT_H_
 
+#include <cstddef>
 #include <string>
-#include <vector>
 
+#include "absl/functional/function_ref.h"
+#include "absl/strings/string_view.h"
 #include "parsers/flow_table.h"
 #include "parsers/pcap_reader.h"
 #include "replay/ack_timeline.h"
@@ -19,13 +21,23 @@ struct FlowRow {
   TimelineStats timeline;
 };
 
-// proto::FlowsReport (proto/flows.proto) as JSON, printed flow by flow.
-std::string FlowsJson(const CaptureInfo& capture,
-                      const std::vector<FlowRow>& flows);
+// Row `i` of `flow_count`, made when it is printed.
+using FlowRowSource = absl::FunctionRef<FlowRow(size_t)>;
+// Takes each piece of the output as it is made.
+using TextSink = absl::FunctionRef<void(absl::string_view)>;
 
-// A compact table, one line per flow, with a capture header line.
-std::string FlowsTable(const CaptureInfo& capture,
-                       const std::vector<FlowRow>& flows);
+// Both writers make one row at a time and hand its text to `write`
+// before making the next: a capture can hold millions of flows, and
+// neither the rows nor the whole output are ever held at once.
+
+// proto::FlowsReport (proto/flows.proto) as JSON.
+void WriteFlowsJson(const CaptureInfo& capture, size_t flow_count,
+                    FlowRowSource row, TextSink write);
+
+// A compact table, one line per flow, with a capture header line; a
+// trailing tunnel column when `tunnel_column` (some flow came through one).
+void WriteFlowsTable(const CaptureInfo& capture, size_t flow_count,
+                     bool tunnel_column, FlowRowSource row, TextSink write);
 
 }  // namespace ccreplay
 
