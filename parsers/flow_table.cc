@@ -71,36 +71,43 @@ inline int SideOf(const Flow& flow, const TcpSegment& s) {
 
 }  // namespace
 
-void FlowTable::FindOrAdd(const TcpSegment& s, bool fresh_syn) {
+FlowTable::Key FlowTable::KeyOf(const IpAddress& a, uint16_t a_port,
+                                const IpAddress& b, uint16_t b_port) {
+  const int order = std::memcmp(a.bytes, b.bytes, 16);
+  const bool a_low = order < 0 || (order == 0 && a_port <= b_port);
   Key key;
-  const int order = std::memcmp(s.src.bytes, s.dst.bytes, 16);
-  const bool src_low = order < 0 || (order == 0 && s.src_port <= s.dst_port);
-  key.low_address = src_low ? s.src : s.dst;
-  key.high_address = src_low ? s.dst : s.src;
-  key.low_port = src_low ? s.src_port : s.dst_port;
-  key.high_port = src_low ? s.dst_port : s.src_port;
-  auto it = index_by_key_.find(key);
+  key.low_address = a_low ? a : b;
+  key.high_address = a_low ? b : a;
+  key.low_port = a_low ? a_port : b_port;
+  key.high_port = a_low ? b_port : a_port;
+  return key;
+}
+
+void FlowTable::FindOrAdd(const TcpSegment& s, bool fresh_syn) {
+  std::deque<Flow>& flows = *flows_;
+  auto it = index_by_key_.find(KeyOf(s.src, s.src_port, s.dst, s.dst_port));
   if (it != index_by_key_.end()) {
-    const Flow& flow = flows_[it->second];
+    const Flow& flow = flows[*it];
     // A new SYN on a 4-tuple whose connection has closed starts a new flow
     // (port reuse).
     const bool closed =
         flow.side[0].fin_or_rst_seen || flow.side[1].fin_or_rst_seen;
     if (!(fresh_syn && closed)) {
-      last_flow_index_ = it->second;
+      last_flow_index_ = *it;
       last_side_ = SideOf(flow, s);
       return;
     }
+    index_by_key_.erase(it);
   }
-  Flow& flow = flows_.emplace_back();
-  flow.index = static_cast<uint32_t>(flows_.size() - 1);
+  Flow& flow = flows.emplace_back();
+  flow.index = static_cast<uint32_t>(flows.size() - 1);
   flow.address[0] = s.src;
   flow.address[1] = s.dst;
   flow.port[0] = s.src_port;
   flow.port[1] = s.dst_port;
   flow.first_ns = s.time_ns;
-  index_by_key_[key] = flow.index;
-  last_flow_index_ = flows_.back().index;
+  index_by_key_.insert(flow.index);
+  last_flow_index_ = flow.index;
   last_side_ = 0;
 }
 
@@ -185,14 +192,15 @@ void CountPayload(const TcpSegment& s, Flow& flow, SideStats& side) {
 void FlowTable::OnSegment(const TcpSegment& s) {
   // Consecutive packets mostly belong to one flow: skip the hash lookup.
   const bool fresh_syn = (s.flags & (kTcpSyn | kTcpAck)) == kTcpSyn;
-  const int last_flow_side =
-      flows_.empty() || fresh_syn ? -1 : SideOf(flows_[last_flow_index_], s);
+  const int last_flow_side = flows_->empty() || fresh_syn
+                                 ? -1
+                                 : SideOf((*flows_)[last_flow_index_], s);
   if (last_flow_side >= 0) {
     last_side_ = last_flow_side;
   } else {
     FindOrAdd(s, fresh_syn);
   }
-  Flow& flow = flows_[last_flow_index_];
+  Flow& flow = (*flows_)[last_flow_index_];
   SideStats& side = flow.side[last_side_];
   flow.last_ns = s.time_ns;
   if (flow.encapsulation == Encapsulation::kNone)
@@ -208,8 +216,8 @@ void FlowTable::OnDuplicateFrame(const TcpSegment& s) {
 }
 
 void FlowTable::Restart() {
-  flows_.clear();
   index_by_key_.clear();
+  flows_->clear();
 }
 
 FlowSummary SummarizeFlow(const Flow& flow, int64_t capture_start_ns) {

@@ -11,7 +11,8 @@
 #include <optional>
 #include <string>
 
-#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/hash/hash.h"
 #include "parsers/pcap_reader.h"
 #include "parsers/sequence_tracker.h"
 #include "parsers/tcp_segment.h"
@@ -157,7 +158,7 @@ class FlowTable : public SegmentConsumer {
   // In order of first packet. A deque: it grows without copying the
   // flows already held (a vector would hold twice their size while it
   // grows).
-  const std::deque<Flow>& flows() const { return flows_; }
+  const std::deque<Flow>& flows() const { return *flows_; }
   // The flow and side (0 or 1, see Flow::address) of the last segment.
   uint32_t last_flow_index() const { return last_flow_index_; }
   int last_side() const { return last_side_; }
@@ -176,12 +177,42 @@ class FlowTable : public SegmentConsumer {
                         k.high_port);
     }
   };
+  // The connection of endpoints a and b, either way round.
+  static Key KeyOf(const IpAddress& a, uint16_t a_port, const IpAddress& b,
+                   uint16_t b_port);
+  static Key KeyOf(const Flow& flow) {
+    return KeyOf(flow.address[0], flow.port[0], flow.address[1], flow.port[1]);
+  }
+  // The index holds flow indexes (4 bytes each, not a 40-byte key), hashed
+  // and compared by their flow's key, and looked up by a segment's key.
+  struct IndexHash {
+    using is_transparent = void;
+    const std::deque<Flow>* flows;
+    size_t operator()(const Key& k) const { return absl::HashOf(k); }
+    size_t operator()(uint32_t i) const {
+      return absl::HashOf(KeyOf((*flows)[i]));
+    }
+  };
+  struct IndexEq {
+    using is_transparent = void;
+    const std::deque<Flow>* flows;
+    Key KeyFor(const Key& k) const { return k; }
+    Key KeyFor(uint32_t i) const { return KeyOf((*flows)[i]); }
+    template <typename A, typename B>
+    bool operator()(const A& a, const B& b) const {
+      return KeyFor(a) == KeyFor(b);
+    }
+  };
   // Sets last_flow_index_ and last_side_ for a segment of another flow
   // than the last one's, or for a SYN, adding a flow when it starts one.
   void FindOrAdd(const TcpSegment& segment, bool fresh_syn);
 
-  std::deque<Flow> flows_;
-  absl::flat_hash_map<Key, uint32_t> index_by_key_;
+  // On the heap, so that the index's functors still point at it after the
+  // table is moved.
+  std::unique_ptr<std::deque<Flow>> flows_ =
+      std::make_unique<std::deque<Flow>>();
+  absl::flat_hash_set<uint32_t, IndexHash, IndexEq> index_by_key_{
+      0, IndexHash{flows_.get()}, IndexEq{flows_.get()}};
   uint32_t last_flow_index_ = 0;
   int last_side_ = 0;
 };
