@@ -1,7 +1,6 @@
 #include "parsers/flow_table.h"
 
 #include <algorithm>
-#include <cstring>
 
 namespace ccreplay {
 
@@ -73,8 +72,7 @@ inline int SideOf(const Flow& flow, const TcpSegment& s) {
 
 FlowTable::Key FlowTable::KeyOf(const IpAddress& a, uint16_t a_port,
                                 const IpAddress& b, uint16_t b_port) {
-  const int order = std::memcmp(a.bytes, b.bytes, 16);
-  const bool a_low = order < 0 || (order == 0 && a_port <= b_port);
+  const bool a_low = EndpointNotAfter(a, a_port, b, b_port);
   Key key;
   key.low_address = a_low ? a : b;
   key.high_address = a_low ? b : a;
@@ -136,6 +134,7 @@ SideTraffic& TrafficOf(SideStats& side) {
 void CountHandshakeAndFlags(const TcpSegment& s, Flow& flow, int direction) {
   SideStats& side = flow.side[direction];
   if (s.flags & kTcpSyn) {
+    if (side.syn_seen && side.syn_seq == s.seq) ++side.syn_repeats;
     side.syn_seen = true;
     side.syn_flags = s.flags;
     side.syn_options = SynOptionsOf(s.options);

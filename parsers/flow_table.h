@@ -65,12 +65,16 @@ struct SideTraffic {
 struct SideStats {
   uint64_t ecn_codepoints[4] = {0, 0, 0, 0};  // Indexed by IpEcnCodepoint.
   int64_t syn_ns = 0;                         // When this side's SYN was seen.
-  uint32_t syn_seq = 0;  // The sequence number of that SYN.
+  // SYNs with the sequence number of the one before: its retransmission
+  // timer fired (RFC 6298 section 5.7).
+  uint64_t syn_repeats = 0;
+  std::unique_ptr<SideTraffic> traffic;  // Null until a non-SYN segment.
+  // Small fields last: 15 bytes, padded to 16.
+  uint32_t syn_seq = 0;  // The sequence number of the last SYN.
   uint16_t syn_flags = 0;
   SynOptions syn_options;
   bool syn_seen = false;  // A SYN (with or without ACK) from this side.
   bool fin_or_rst_seen = false;
-  std::unique_ptr<SideTraffic> traffic;  // Null until a non-SYN segment.
 
   // Every packet has one ECN codepoint.
   uint64_t packets() const {

@@ -1,5 +1,6 @@
 #include "parsers/flow_table.h"
 
+#include <cstring>
 #include <string>
 
 #include "gtest/gtest.h"
@@ -300,6 +301,58 @@ TEST(FlowTableTest, RestartForgetsEverything) {
   ASSERT_EQ(table.flows().size(), 1u);
   table.Restart();
   EXPECT_TRUE(table.flows().empty());
+}
+
+// The per-flow record bounds the memory of a capture of many flows that
+// never carry data (bench/syn_flows.cc, docs/performance.md): 1 M such
+// flows cost 216 MB of records. A field added here must come out of
+// SideTraffic's share, allocated only for a side that sends after its SYN.
+static_assert(sizeof(SideStats) <= 72, "SideStats grew: see above");
+static_assert(sizeof(Flow) <= 216, "Flow grew: see above");
+
+// A segment of 10.0.0.1:40000 -> 192.0.2.1:5201 (or back).
+TcpSegment Segment(bool from_client, uint16_t flags, uint32_t seq) {
+  TcpSegment s;
+  s.src.family = s.dst.family = 4;
+  const uint8_t client[4] = {10, 0, 0, 1}, server[4] = {192, 0, 2, 1};
+  std::memcpy(s.src.bytes, from_client ? client : server, 4);
+  std::memcpy(s.dst.bytes, from_client ? server : client, 4);
+  s.src_port = from_client ? 40000 : 5201;
+  s.dst_port = from_client ? 5201 : 40000;
+  s.flags = flags;
+  s.seq = seq;
+  return s;
+}
+
+TEST(FlowTableTest, SynOnlyFlowAllocatesNoTraffic) {
+  FlowTable table;
+  TcpSegment syn = Segment(true, kTcpSyn, 1000);
+  syn.options.has_mss = true;
+  syn.options.mss_bytes = 1460;
+  table.OnSegment(syn);
+  table.OnSegment(syn);  // Its retransmission: the same sequence number.
+  ASSERT_EQ(table.flows().size(), 1u);
+  const Flow& flow = table.flows()[0];
+  EXPECT_EQ(flow.side[0].traffic, nullptr);
+  EXPECT_EQ(flow.side[1].traffic, nullptr);
+  EXPECT_EQ(flow.side[0].syn_repeats, 1u);
+  FlowSummary f = SummarizeFlow(flow, 0);
+  EXPECT_EQ(f.packets_data_dir, 2u);
+  EXPECT_EQ(f.packets_ack_dir, 0u);
+  EXPECT_EQ(f.mss_option_sender, 1460u);
+  EXPECT_EQ(f.data_bytes, 0u);
+
+  // Data after the SYN: the side's traffic starts, numbered from the SYN
+  // (the first payload byte is ISN + 1).
+  TcpSegment data = Segment(true, kTcpAck, 1001);
+  data.payload_bytes = data.captured_payload_bytes = 500;
+  table.OnSegment(data);
+  table.OnSegment(data);  // Sent again.
+  ASSERT_NE(flow.side[0].traffic, nullptr);
+  EXPECT_EQ(flow.side[1].traffic, nullptr);
+  EXPECT_EQ(flow.side[0].unique_payload_bytes(), 500u);
+  EXPECT_EQ(flow.side[0].traffic->retransmitted_segments, 1u);
+  EXPECT_EQ(flow.side[0].traffic->sequence.highest_end(), 501);
 }
 
 }  // namespace

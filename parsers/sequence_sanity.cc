@@ -56,8 +56,12 @@ void SequenceSanity::Lookup(const TcpSegment& s, Direction** d,
     *peer = last_;
     return;
   }
-  *d = &directions_[Key{s.src, s.dst, s.src_port, s.dst_port}];
-  *peer = &directions_[Key{s.dst, s.src, s.dst_port, s.src_port}];
+  const bool src_low = EndpointNotAfter(s.src, s.src_port, s.dst, s.dst_port);
+  Connection& c =
+      connections_[src_low ? Key{s.src, s.dst, s.src_port, s.dst_port}
+                           : Key{s.dst, s.src, s.dst_port, s.src_port}];
+  *d = &c.direction[src_low ? 0 : 1];
+  *peer = &c.direction[src_low ? 1 : 0];
   last_key_ = Key{s.src, s.dst, s.src_port, s.dst_port};
   last_ = *d;
   last_peer_ = *peer;

@@ -37,7 +37,7 @@ class SequenceSanity {
   std::string Check(const TcpSegment& segment);
   // Forget every connection (the reader starts over).
   void Reset() {
-    directions_.clear();
+    connections_.clear();
     last_ = nullptr;
     last_peer_ = nullptr;
   }
@@ -57,6 +57,12 @@ class SequenceSanity {
     uint8_t wscale_shift = 0;
     uint64_t largest_window_bytes = 0;  // Advertised by this direction.
   };
+  // Both directions of a connection: one map node, not two.
+  struct Connection {
+    Direction direction[2];  // [0]: from the lower endpoint (see KeyOf).
+  };
+  // Endpoints in the segment's order (the cache) or lower one first (the
+  // map).
   struct Key {
     IpAddress src, dst;
     uint16_t src_port = 0, dst_port = 0;
@@ -82,11 +88,11 @@ class SequenceSanity {
 
   // This direction's and its peer's state: from the cache when the segment
   // belongs to the previous segment's connection (either way round), else
-  // from the map, inserting both.
+  // from the map, inserting the connection.
   void Lookup(const TcpSegment& s, Direction** d, Direction** peer);
 
   // A node map: the cache below keeps pointers into it across insertions.
-  absl::node_hash_map<Key, Direction> directions_;
+  absl::node_hash_map<Key, Connection> connections_;
   // The previous segment's connection (most segments follow one of their
   // own connection): its key, its direction's and its peer's state.
   Key last_key_;

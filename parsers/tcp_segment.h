@@ -35,6 +35,14 @@ struct IpAddress {
 
 // "ADDR:PORT", IPv6 in brackets.
 std::string EndpointString(const IpAddress& address, uint16_t port);
+// Whether endpoint a sorts no later than b (address bytes, then port): the
+// order in which the flow table and SequenceSanity key a connection, so
+// both directions find it.
+inline bool EndpointNotAfter(const IpAddress& a, uint16_t a_port,
+                             const IpAddress& b, uint16_t b_port) {
+  const int order = std::memcmp(a.bytes, b.bytes, 16);
+  return order < 0 || (order == 0 && a_port <= b_port);
+}
 
 // TCP header flags as a 9-bit value: the eight classic bits and the AccECN
 // AE bit (formerly NS, RFC 3540), the lowest of the reserved bits, as 0x100.

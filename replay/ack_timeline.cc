@@ -117,8 +117,7 @@ struct AckTimelineBuilder::FlowState {
   // When the sender saw the receiver's ACKs, per data sender side.
   AckHold hold[2];
   bool timestamps = false;  // Both SYNs carried the option.
-  uint64_t syn_retransmissions[2] = {0, 0};
-  bool released = false;  // ReleaseIfClosed() freed the scoreboards.
+  bool released = false;    // ReleaseIfClosed() freed the scoreboards.
 };
 
 AckTimelineBuilder::AckTimelineBuilder(TimelineSink sink)
@@ -143,18 +142,45 @@ bool AckTimelineBuilder::Tracked(const FlowState& flow, int sender_side) const {
          (flow.index == selected_flow_ && sender_side == selected_sender_);
 }
 
+void AckTimelineBuilder::StartFromSyn(const Flow& table_flow, FlowState& flow) {
+  const SideStats& opener = table_flow.side[0];
+  flow.index = table_flow.index;
+  flow.syn_seen[0] = true;
+  flow.isn[0] = opener.syn_seq;
+  flow.syn_flags[0] = opener.syn_flags;
+  flow.syn_options[0] = opener.syn_options;
+  flow.opener = 0;
+  flow.vantage.OnSyn(table_flow.first_ns);
+}
+
+AckTimelineBuilder::FlowState* AckTimelineBuilder::StateFor(const TcpSegment& s,
+                                                            bool new_flow) {
+  const uint32_t index = table_.last_flow_index();
+  const bool tracked = !one_flow_ || index == selected_flow_;
+  if (new_flow) {
+    flows_.push_back(nullptr);
+    // A flow's first segment, a SYN alone, makes no state yet: a capture
+    // can hold millions of flows that never get further. Its second
+    // segment makes it (StartFromSyn), from what the table kept of the
+    // SYN; whatever of that the second one changes, it sets again.
+    const bool syn_alone =
+        (s.flags & (kTcpSyn | kTcpAck | kTcpFin)) == kTcpSyn &&
+        s.payload_bytes == 0;
+    if (!tracked || syn_alone) return nullptr;
+    flows_.back() = std::make_unique<FlowState>();
+    flows_.back()->index = index;
+  } else if (tracked && flows_[index] == nullptr) {
+    flows_[index] = std::make_unique<FlowState>();
+    StartFromSyn(table_.flows()[index], *flows_[index]);
+  }
+  return flows_[index].get();
+}
+
 void AckTimelineBuilder::OnSegment(const TcpSegment& s) {
   const size_t flows_before = table_.flows().size();
   table_.OnSegment(s);
   const uint32_t index = table_.last_flow_index();
-  if (table_.flows().size() != flows_before) {
-    flows_.push_back(nullptr);
-    if (!one_flow_ || index == selected_flow_) {
-      flows_.back() = std::make_unique<FlowState>();
-      flows_.back()->index = index;
-    }
-  }
-  FlowState* flow = flows_[index].get();
+  FlowState* flow = StateFor(s, table_.flows().size() != flows_before);
   if (flow == nullptr) return;
   const int side = table_.last_side();
   const bool handshake_ack = !flow->handshake_done && flow->syn_ack_seen &&
@@ -275,9 +301,6 @@ void AckTimelineBuilder::TrackMss(Direction& d, uint32_t payload_bytes,
 void AckTimelineBuilder::OnHandshake(FlowState& flow, int side,
                                      const TcpSegment& s) {
   if (s.flags & kTcpSyn) {
-    // The same SYN again: its retransmission timer fired (RFC 6298 5.7).
-    if (flow.syn_seen[side] && flow.isn[side] == s.seq)
-      ++flow.syn_retransmissions[side];
     flow.syn_seen[side] = true;
     flow.isn[side] = s.seq;
     flow.syn_flags[side] = s.flags;
@@ -691,10 +714,20 @@ void AckTimelineBuilder::Emit(const FlowState& flow,
 }
 
 TimelineStats AckTimelineBuilder::Stats(uint32_t flow_index) const {
+  if (flow_index >= flows_.size()) return TimelineStats();
+  const Flow& table_flow = table_.flows()[flow_index];
+  if (flows_[flow_index] != nullptr)
+    return StatsOf(*flows_[flow_index], table_flow);
+  if (one_flow_ && flow_index != selected_flow_) return TimelineStats();
+  FlowState syn_alone;  // See StateFor().
+  StartFromSyn(table_flow, syn_alone);
+  return StatsOf(syn_alone, table_flow);
+}
+
+TimelineStats AckTimelineBuilder::StatsOf(const FlowState& flow,
+                                          const Flow& table_flow) {
   TimelineStats out;
-  if (flow_index >= flows_.size() || flows_[flow_index] == nullptr) return out;
-  const FlowState& flow = *flows_[flow_index];
-  const int sender = table_.flows()[flow_index].sender_side();
+  const int sender = table_flow.sender_side();
   const bool sender_opened = flow.opener == sender;
   out.vantage = flow.vantage.Decide(sender_opened);
   out.sender_window = SenderWindowFor(out.vantage);
@@ -710,7 +743,7 @@ TimelineStats AckTimelineBuilder::Stats(uint32_t flow_index) const {
   std::copy(std::begin(d->retransmissions), std::end(d->retransmissions),
             std::begin(out.retransmissions));
   out.retransmissions[static_cast<int>(RetransmissionKind::kRto)] +=
-      flow.syn_retransmissions[sender];
+      table_flow.side[sender].syn_repeats;
   out.spurious_retransmissions = d->spurious;
   out.ece_episodes = d->ece_episodes;
   if (flow.ecn_mode == EcnMode::kAccEcn)

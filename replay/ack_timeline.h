@@ -234,6 +234,13 @@ class AckTimelineBuilder : public SegmentConsumer {
   static SendLimit LimitBefore(const Direction& d, uint64_t outstanding,
                                uint32_t mss);
   void OnHandshake(FlowState& flow, int side, const TcpSegment& s);
+  // The state of the flow of the segment just given to the table (nullptr:
+  // none is kept, see the definition); `new_flow`: the segment started it.
+  FlowState* StateFor(const TcpSegment& s, bool new_flow);
+  // `flow` as OnHandshake leaves it after the table's flow's first segment,
+  // a SYN alone.
+  static void StartFromSyn(const Flow& table_flow, FlowState& flow);
+  static TimelineStats StatsOf(const FlowState& flow, const Flow& table_flow);
   bool Tracked(const FlowState& flow, int sender_side) const;
   // Frees the scoreboards of a flow closed both ways with nothing
   // outstanding; its statistics stay.

@@ -528,14 +528,16 @@ class Connection {
   explicit Connection(uint32_t client_isn, bool accecn = false)
       : isn_(client_isn), accecn_(accecn) {}
 
-  void Handshake() {
+  // `syn_copies`: the client's SYN is sent that many times (its
+  // retransmission timer fired) before the SYN-ACK.
+  void Handshake(int syn_copies = 1) {
     TcpSegment syn = Segment(true, 0);
     syn.seq = isn_;
     syn.flags = kTcpSyn | (accecn_ ? (kTcpAe | kTcpCwr | kTcpEce) : 0);
     syn.options.has_mss = true;
     syn.options.mss_bytes = kMss;
     syn.options.sack_permitted = true;
-    segments_.push_back(syn);
+    for (int i = 0; i < syn_copies; ++i) segments_.push_back(syn);
     TcpSegment syn_ack = Segment(false, 1);
     syn_ack.seq = kServerIsn;
     syn_ack.ack = isn_ + 1;
@@ -732,6 +734,46 @@ TEST(AckTimelineSyntheticTest, MssFromTheHandshakeThenLowered) {
   acks = Acks(lowered.Run());
   ASSERT_EQ(acks.size(), 1u);
   EXPECT_EQ(acks[0].mss_bytes, 900u);
+}
+
+TEST(AckTimelineSyntheticTest, RepeatedSynIsAnRtoRetransmission) {
+  // The flow's state is made at its second segment, from the table's
+  // record of the first SYN: the SYN sent again must still count.
+  for (int copies : {1, 3}) {
+    Connection c(1000);
+    c.Handshake(copies);
+    c.Data(100, 1, 1000);
+    c.Ack(10100, 1001);
+    Timeline t = c.Run();
+    EXPECT_EQ(
+        t.stats.retransmissions[static_cast<int>(RetransmissionKind::kRto)],
+        static_cast<uint64_t>(copies - 1));
+    EXPECT_EQ(t.stats.bytes_acked, 1000u);
+    EXPECT_EQ(t.stats.rtt_samples, 1u);
+  }
+}
+
+TEST(AckTimelineSyntheticTest, SynOnlyFlowStatsAsAfterItsSyn) {
+  // No state is kept for a flow that only sent a SYN; its figures are
+  // those of the state that SYN would have left: vantage unknown, and
+  // why the sender's window cannot be seen.
+  TcpSegment syn;
+  syn.src.family = syn.dst.family = 4;
+  syn.src.bytes[0] = 10;
+  syn.dst.bytes[0] = 192;
+  syn.src_port = 40000;
+  syn.dst_port = 5201;
+  syn.flags = kTcpSyn;
+  AckTimelineBuilder builder;
+  builder.OnSegment(syn);
+  builder.Finish();
+  TimelineStats stats = builder.Stats(0);
+  EXPECT_EQ(stats.vantage, Vantage::kUnknown);
+  EXPECT_EQ(stats.sender_window, SenderWindowFor(Vantage::kUnknown));
+  EXPECT_EQ(stats.sender_window_reason,
+            SenderWindowReason(Vantage::kUnknown, 0, false));
+  EXPECT_FALSE(stats.sender_window_reason.empty());
+  EXPECT_EQ(stats.acks, 0u);
 }
 
 TEST(AckTimelineSyntheticTest, ClosedFlowKeepsItsStatistics) {
