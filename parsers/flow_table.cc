@@ -107,6 +107,7 @@ void FlowTable::FindOrAdd(const TcpSegment& s, bool fresh_syn) {
   index_by_key_.insert(flow.index);
   last_flow_index_ = flow.index;
   last_side_ = 0;
+  last_started_flow_ = true;
 }
 
 void StartSequenceSpace(const TcpSegment& s, SequenceTracker& space) {
@@ -191,15 +192,16 @@ void CountPayload(const TcpSegment& s, Flow& flow, SideStats& side) {
 void FlowTable::OnSegment(const TcpSegment& s) {
   // Consecutive packets mostly belong to one flow: skip the hash lookup.
   const bool fresh_syn = (s.flags & (kTcpSyn | kTcpAck)) == kTcpSyn;
-  const int last_flow_side = flows_->empty() || fresh_syn
-                                 ? -1
-                                 : SideOf((*flows_)[last_flow_index_], s);
+  last_started_flow_ = false;
+  const int last_flow_side =
+      last_flow_ == nullptr || fresh_syn ? -1 : SideOf(*last_flow_, s);
   if (last_flow_side >= 0) {
     last_side_ = last_flow_side;
   } else {
     FindOrAdd(s, fresh_syn);
+    last_flow_ = &(*flows_)[last_flow_index_];
   }
-  Flow& flow = (*flows_)[last_flow_index_];
+  Flow& flow = *last_flow_;
   SideStats& side = flow.side[last_side_];
   flow.last_ns = s.time_ns;
   if (flow.encapsulation == Encapsulation::kNone)
@@ -217,6 +219,7 @@ void FlowTable::OnDuplicateFrame(const TcpSegment& s) {
 void FlowTable::Restart() {
   index_by_key_.clear();
   flows_->clear();
+  last_flow_ = nullptr;
 }
 
 FlowSummary SummarizeFlow(const Flow& flow, int64_t capture_start_ns) {

@@ -166,6 +166,11 @@ class FlowTable : public SegmentConsumer {
   // The flow and side (0 or 1, see Flow::address) of the last segment.
   uint32_t last_flow_index() const { return last_flow_index_; }
   int last_side() const { return last_side_; }
+  // The flow of the last segment (valid until Restart(): a deque's
+  // elements stay where they are as it grows).
+  const Flow& last_flow() const { return *last_flow_; }
+  // Whether the last segment started a flow.
+  bool last_started_flow() const { return last_started_flow_; }
 
  private:
   struct Key {
@@ -219,6 +224,8 @@ class FlowTable : public SegmentConsumer {
       0, IndexHash{flows_.get()}, IndexEq{flows_.get()}};
   uint32_t last_flow_index_ = 0;
   int last_side_ = 0;
+  bool last_started_flow_ = false;
+  Flow* last_flow_ = nullptr;
 };
 
 }  // namespace ccreplay

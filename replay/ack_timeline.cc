@@ -171,16 +171,14 @@ AckTimelineBuilder::FlowState* AckTimelineBuilder::StateFor(const TcpSegment& s,
     flows_.back()->index = index;
   } else if (tracked && flows_[index] == nullptr) {
     flows_[index] = std::make_unique<FlowState>();
-    StartFromSyn(table_.flows()[index], *flows_[index]);
+    StartFromSyn(table_.last_flow(), *flows_[index]);
   }
   return flows_[index].get();
 }
 
 void AckTimelineBuilder::OnSegment(const TcpSegment& s) {
-  const size_t flows_before = table_.flows().size();
   table_.OnSegment(s);
-  const uint32_t index = table_.last_flow_index();
-  FlowState* flow = StateFor(s, table_.flows().size() != flows_before);
+  FlowState* flow = StateFor(s, table_.last_started_flow());
   if (flow == nullptr) return;
   const int side = table_.last_side();
   const bool handshake_ack = !flow->handshake_done && flow->syn_ack_seen &&
@@ -196,7 +194,7 @@ void AckTimelineBuilder::OnSegment(const TcpSegment& s) {
     OnAckFrom(*flow, side, s, handshake_ack,
               s.time_ns + flow->shift_ns[1 - side]);
   }
-  if (!flow->released) ReleaseIfClosed(*flow, table_.flows()[index]);
+  if (!flow->released) ReleaseIfClosed(*flow, table_.last_flow());
 }
 
 void AckTimelineBuilder::ReleaseHeldAcks(FlowState& flow, int side,
