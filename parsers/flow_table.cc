@@ -213,7 +213,8 @@ void FlowTable::OnSegment(const TcpSegment& s) {
 
 void FlowTable::OnDuplicateFrame(const TcpSegment& s) {
   FindOrAdd(s, /*fresh_syn=*/false);
-  ++flows_[last_flow_index_].duplicate_frames;
+  last_flow_ = &(*flows_)[last_flow_index_];
+  ++last_flow_->duplicate_frames;
 }
 
 void FlowTable::Restart() {

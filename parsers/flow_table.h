@@ -88,21 +88,21 @@ struct SideStats {
 
 struct Flow {
   uint32_t index = 0;
+  // Frames captured twice, both directions (DuplicateFrames): in no other
+  // count.
+  uint32_t duplicate_frames = 0;
   // side[0] is the source of the flow's first packet.
   IpAddress address[2];
   uint16_t port[2] = {0, 0};
+  // The tunnel the flow's packets came through (the first one seen when
+  // only some were tunnelled); kNone when none was.
+  Encapsulation encapsulation = Encapsulation::kNone;
   SideStats side[2];
   int64_t first_ns = 0;
   int64_t last_ns = 0;
   // SYN to the opener's first ACK after the SYN-ACK: one round trip at any
   // vantage point; 0 until the handshake has been seen.
   int64_t handshake_rtt_ns = 0;
-  // The tunnel the flow's packets came through (the first one seen when
-  // only some were tunnelled); kNone when none was.
-  Encapsulation encapsulation = Encapsulation::kNone;
-  // Frames captured twice, both directions (DuplicateFrames): in no other
-  // count.
-  uint32_t duplicate_frames = 0;
 
   // The data sender: the side that sent more unique payload (the first
   // packet's source on a tie).
