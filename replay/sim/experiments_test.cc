@@ -2,6 +2,7 @@
 // seconds) that still checks the direction of their findings.
 #include <cmath>
 
+#include "cc/registry.h"
 #include "gtest/gtest.h"
 #include "replay/sim/mtu_experiment.h"
 #include "replay/sim/prague_experiment.h"
@@ -81,6 +82,36 @@ TEST(MtuExperiment, QuiclyModelRenoOnBdp40) {
   EXPECT_DOUBLE_EQ(result->rows[0].ratio_without, bdp40.ratio_without);
   EXPECT_DOUBLE_EQ(result->rows[0].bytes_ratio_with, bdp40.bytes_ratio_with);
   EXPECT_DOUBLE_EQ(result->rows[0].gsd_with, 1.0);
+}
+
+// The two settings' specs: normalization set, or explicitly off, whatever
+// the profile's default (the quicly profiles default to normalize=1462, so
+// leaving the option at its default would normalize "without" too).
+TEST(MtuExperiment, NormalizationSettingSpecSetsOffExplicitly) {
+  EXPECT_EQ(*NormalizationSettingSpec("quicly:cubic", false, 1462),
+            "quicly:cubic,normalize=off");
+  EXPECT_EQ(*NormalizationSettingSpec("quicly:cuback", true, 1462),
+            "quicly:cuback,normalize=1462");
+  EXPECT_EQ(*NormalizationSettingSpec("cubic", false, 1462),
+            "cubic:normalize=off");
+  EXPECT_EQ(*NormalizationSettingSpec("reno", true, 1300),
+            "reno:normalize=1300");
+  // A normalize= the spec sets itself is replaced in place.
+  EXPECT_EQ(
+      *NormalizationSettingSpec("quicly:reno,normalize=1300,iw=4", false, 1462),
+      "quicly:reno,normalize=off,iw=4");
+  // The "off" spec really builds an unnormalized controller.
+  absl::StatusOr<ControllerSpec> off = ControllerSpec::Parse(
+      *NormalizationSettingSpec("quicly:cubic", false, 1462));
+  ASSERT_TRUE(off.ok()) << off.status();
+  EXPECT_EQ(off->Value("normalize"), "off");
+  // quicly:cubic-legacy predates PR #686 and has no normalize= option.
+  EXPECT_EQ(NormalizationSettingSpec("quicly:cubic-legacy", false, 1462)
+                .status()
+                .code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(NormalizationSettingSpec("vegas", true, 1462).status().code(),
+            absl::StatusCode::kInvalidArgument);
 }
 
 TEST(MtuExperiment, RejectsUnknownControllers) {

@@ -24,19 +24,20 @@ struct RunResult {
   uint64_t packets = 0;
 };
 
-// The small flow's controller: `controller`, with normalization when
-// `normalize`. InvalidArgument when the profile has no normalize= option.
-absl::StatusOr<std::string> SmallFlowSpec(const std::string& controller,
-                                          bool normalize,
-                                          uint32_t reference_bytes) {
-  if (!normalize) return controller;
+}  // namespace
+
+absl::StatusOr<std::string> NormalizationSettingSpec(
+    const std::string& controller, bool normalize, uint32_t reference_bytes) {
   absl::StatusOr<ControllerSpec> spec = ControllerSpec::Parse(controller);
   if (!spec.ok()) return spec.status();
-  absl::StatusOr<ControllerSpec> normalized =
-      spec->With("normalize", absl::StrCat(reference_bytes));
-  if (!normalized.ok()) return normalized.status();
-  return normalized->ToString();
+  // "off" explicitly: the quicly profiles default to normalize=1462.
+  absl::StatusOr<ControllerSpec> setting = spec->With(
+      "normalize", normalize ? absl::StrCat(reference_bytes) : "off");
+  if (!setting.ok()) return setting.status();
+  return setting->ToString();
 }
+
+namespace {
 
 // The simulation of run `run`: the profile's path and the two flows, the
 // run choosing which starts first and how much later the other starts.
@@ -53,13 +54,16 @@ SimulationConfig RunConfig(const MtuExperimentOptions& options,
   const int offset = run % options.start_offsets;
   const bool small_first = run >= options.start_offsets;
   const int64_t offset_ns = config.base_rtt_ns * offset / options.start_offsets;
+  // Both flows run the setting's spec, as quicly's normalize_cc_mtu is a
+  // context-wide setting (a no-op for the 1462-byte flow). Checked by
+  // RunMtuExperiment() before the runs start.
+  const std::string spec =
+      *NormalizationSettingSpec(controller, normalize, options.reference_bytes);
   FlowConfig large;
-  large.cc_spec = controller;
+  large.cc_spec = spec;
   large.packet_bytes = options.large_packet_bytes;
   FlowConfig small;
-  // Checked by RunMtuExperiment() before the runs start.
-  small.cc_spec =
-      *SmallFlowSpec(controller, normalize, options.reference_bytes);
+  small.cc_spec = spec;
   small.packet_bytes = options.small_packet_bytes;
   for (FlowConfig* flow : {&large, &small}) {
     flow->ack_every = 2;
@@ -134,13 +138,12 @@ void GeometricStats(const std::vector<double>& values, double& mean,
             : 1.0;
 }
 
-// Every small-flow spec names a controller, with and without
-// normalization.
+// Every setting's spec names a controller, with and without normalization.
 absl::Status CheckControllers(const MtuExperimentOptions& options) {
   for (const std::string& controller : options.controllers) {
     for (bool normalize : {false, true}) {
-      absl::StatusOr<std::string> spec =
-          SmallFlowSpec(controller, normalize, options.reference_bytes);
+      absl::StatusOr<std::string> spec = NormalizationSettingSpec(
+          controller, normalize, options.reference_bytes);
       if (!spec.ok()) return spec.status();
       absl::StatusOr<std::unique_ptr<CongestionController>> made =
           MakeController(*spec);

@@ -102,6 +102,14 @@ struct MtuExperimentResult {
   int runs = 0;
 };
 
+// The controller spec both flows run in one setting: `controller` with
+// normalize=`reference_bytes` when `normalize`, else with normalize=off
+// set explicitly (the quicly profiles default to normalize=1462), either
+// replacing a normalize= the spec sets itself. InvalidArgument when the
+// spec does not parse or its profile takes no normalize= option.
+absl::StatusOr<std::string> NormalizationSettingSpec(
+    const std::string& controller, bool normalize, uint32_t reference_bytes);
+
 // InvalidArgument for a controller spec the registry refuses.
 absl::StatusOr<MtuExperimentResult> RunMtuExperiment(
     const MtuExperimentOptions& options);
