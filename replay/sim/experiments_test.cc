@@ -84,6 +84,32 @@ TEST(MtuExperiment, QuiclyModelRenoOnBdp40) {
   EXPECT_DOUBLE_EQ(result->rows[0].gsd_with, 1.0);
 }
 
+// quicly's Cuback (quicly:cuback, normalize=1462 by default) under the
+// experiment's defaults on bdp40, 20 runs: the setting without
+// normalization must run normalize=off, not the profile's default (before
+// commit 1fd787e both settings normalized and gave the same figure).
+// Measured at commit 1fd787e with `ccreplay experiment mtu-normalization
+// --controllers quicly:cuback --profile bdp40 --runs 20`: 0.6960 (standard
+// error 0.0271) without, 1.1160 (0.0388) with; bytes ratios 0.6850 and
+// 1.0951. Deterministic runs (no jitter); the tolerance is two standard
+// errors, and the two settings' intervals do not overlap.
+TEST(MtuExperiment, QuiclyModelCubackOnBdp40) {
+  MtuExperimentOptions options;
+  options.controllers = {"quicly:cuback"};
+  options.profiles = {*FindPathProfile("bdp40")};
+  options.start_offsets = 10;
+  absl::StatusOr<MtuExperimentResult> result = RunMtuExperiment(options);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->runs, 40);
+  const MtuProfileResult& bdp40 = result->rows[0].profiles[0];
+  EXPECT_NEAR(bdp40.ratio_without, 0.6960, 2 * 0.0271);
+  EXPECT_NEAR(bdp40.ratio_with, 1.1160, 2 * 0.0388);
+  EXPECT_NEAR(bdp40.bytes_ratio_without, 0.6850, 2 * 0.0271);
+  EXPECT_NEAR(bdp40.bytes_ratio_with, 1.0951, 2 * 0.0388);
+  EXPECT_GE(bdp40.min_measured_periods, 6);
+  EXPECT_EQ(bdp40.capped_runs, 0);
+}
+
 // The two settings' specs: normalization set, or explicitly off, whatever
 // the profile's default (the quicly profiles default to normalize=1462, so
 // leaving the option at its default would normalize "without" too).
