@@ -87,12 +87,13 @@ TEST(MtuExperiment, QuiclyModelRenoOnBdp40) {
 // quicly's Cuback (quicly:cuback, normalize=1462 by default) under the
 // experiment's defaults on bdp40, 20 runs: the setting without
 // normalization must run normalize=off, not the profile's default (before
-// commit 1fd787e both settings normalized and gave the same figure).
-// Measured at commit 1fd787e with `ccreplay experiment mtu-normalization
-// --controllers quicly:cuback --profile bdp40 --runs 20`: 0.6960 (standard
-// error 0.0271) without, 1.1160 (0.0388) with; bytes ratios 0.6850 and
-// 1.0951. Deterministic runs (no jitter); the tolerance is two standard
-// errors, and the two settings' intervals do not overlap.
+// NormalizationSettingSpec both settings ran the default, normalized).
+// Measured at commit 1fd787e (95a5666 as rebased) with `ccreplay
+// experiment mtu-normalization --controllers quicly:cuback --profile bdp40
+// --runs 20`: 0.6960 (standard error 0.0271) without, 1.1160 (0.0388)
+// with; bytes ratios 0.6850 and 1.0951. Deterministic runs (no jitter); the
+// tolerance is two standard errors, and the two settings' intervals do not
+// overlap.
 TEST(MtuExperiment, QuiclyModelCubackOnBdp40) {
   MtuExperimentOptions options;
   options.controllers = {"quicly:cuback"};
