@@ -42,7 +42,8 @@ class ReplayDiff {
                                     static_cast<int64_t>(std::max<size_t>(
                                         1, options.max_points)))),
         before_previous_ack_(engine_.size()),
-        tap_(options.tap) {
+        tap_(options.tap),
+        captured_tap_(options.captured_tap) {
     for (size_t i = 0; i < engine_.size(); ++i) {
       trackers_.emplace_back(options.divergence);
       ReplayedController& c = result_.controllers.emplace_back();
@@ -60,6 +61,7 @@ class ReplayDiff {
   void OnEvent(const TimelineEvent& e) {
     if (tap_) tap_(e);
     if (e.type != TimelineEvent::Type::kAck) {
+      if (captured_tap_) captured_tap_(e, std::nullopt, false);
       engine_.OnEvent(e);
       return;
     }
@@ -78,6 +80,13 @@ class ReplayDiff {
       if (limited) CompareWithCurrent(t_us, flight_bytes);
     } else {
       CompareDue(aligner_.DueBefore(t_us));
+    }
+    if (captured_tap_) {
+      captured_tap_(e,
+                    captured_.source == CapturedSource::kFlightSize
+                        ? std::nullopt
+                        : last_captured_bytes_,
+                    aligner_.shows_state_before_ack());
     }
     for (size_t i = 0; i < engine_.size(); ++i) {
       before_previous_ack_[i] = Snapshot(i);
@@ -229,6 +238,8 @@ class ReplayDiff {
   double captured_byte_us_ = 0;
   double captured_span_us_ = 0;
   TimelineSink tap_;
+  std::function<void(const TimelineEvent&, std::optional<uint64_t>, bool)>
+      captured_tap_;
   ReplayResult result_;
 };
 

@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -43,6 +44,13 @@ struct ReplayOptions {
   // the controllers get it, so a caller that reduces the timeline itself
   // (diagnose's FlowObserver) shares the one pass. May be null.
   TimelineSink tap;
+  // Every timeline event of the replayed flow again, after the captured
+  // cwnd due before it has been read: that cwnd in bytes (nullopt: none
+  // yet, or the source is the flight size), and whether it lags one ACK
+  // (tcp_probe: the value read before ACK k + 1 is the state before ACK k,
+  // CwndAligner::shows_state_before_ack()). May be null.
+  std::function<void(const TimelineEvent&, std::optional<uint64_t>, bool)>
+      captured_tap;
 };
 
 struct ReplayedController {

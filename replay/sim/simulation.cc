@@ -15,6 +15,7 @@ namespace {
 // The controller of a flow, made with the flow's packet size.
 absl::StatusOr<std::unique_ptr<CongestionController>> MakeFlowController(
     const FlowConfig& flow) {
+  if (flow.make_controller) return flow.make_controller();
   absl::StatusOr<ControllerSpec> spec = ControllerSpec::Parse(flow.cc_spec);
   if (!spec.ok()) return spec.status();
   absl::StatusOr<std::optional<uint32_t>> mss_bytes = SpecMssBytes(*spec);

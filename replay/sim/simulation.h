@@ -15,6 +15,7 @@
 #define CCREPLAY_REPLAY_SIM_SIMULATION_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <random>
@@ -37,6 +38,9 @@ struct FlowConfig {
   // A spec for MakeController(). Its `mss=`, when set, must agree with
   // packet_bytes; when unset, the controller is made with packet_bytes.
   std::string cc_spec = "reno";
+  // When set, makes the flow's controller instead of cc_spec (which still
+  // picks the ECN feedback): tests drive deliberately broken controllers.
+  std::function<std::unique_ptr<CongestionController>()> make_controller;
   uint32_t packet_bytes = 1448;
   bool pacing = false;
   int64_t start_ns = 0;

@@ -1,0 +1,109 @@
+// A per-ACK conformance check of a sender's captured congestion window
+// against the rules of the controller family it claims: RFC 9002 section 7
+// (QUIC), RFC 5681 / RFC 6928 / RFC 3465 (TCP), RFC 9438 (CUBIC's
+// reduction and growth clamp). Each rule is one small function over the
+// ACK steps (conformance_rules.cc); this file holds the input, the result
+// and the table of deviations a stack documents.
+//
+// A step is one ACK: the captured cwnd just before it, what it delivered,
+// the flight before it, and whether a congestion event (loss, CE) was
+// declared while it was processed. The cwnd after step i is the cwnd
+// before step i + 1.
+#ifndef CCREPLAY_REPLAY_CONFORMANCE_CONFORMANCE_H_
+#define CCREPLAY_REPLAY_CONFORMANCE_CONFORMANCE_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
+
+namespace ccreplay {
+
+struct ConformanceAck {
+  int64_t time_us = 0;
+  uint64_t bytes_acked = 0;  // Newly acknowledged (or SACKed).
+  uint64_t packets_acked = 0;
+  uint64_t flight_before_bytes = 0;
+  uint32_t mss_bytes = 0;  // Max datagram size (QUIC) or SMSS (TCP).
+  int64_t min_rtt_us = 0;
+  int64_t srtt_us = 0;
+  // The sender was cwnd-limited before this ACK (replay/ack_timeline.h).
+  bool cwnd_limited = false;
+  // The captured cwnd just before this ACK; nullopt when none yet.
+  std::optional<uint64_t> cwnd_before_bytes;
+  // A new congestion event (loss or CE) was declared while this ACK was
+  // processed; `timeout` when by a retransmission timeout.
+  bool congestion_event = false;
+  bool timeout = false;
+};
+
+enum class ConformanceTransport { kQuic, kTcp };
+enum class ConformanceFamily { kReno, kCubic };
+
+struct ConformanceProfile {
+  ConformanceTransport transport = ConformanceTransport::kQuic;
+  ConformanceFamily family = ConformanceFamily::kReno;
+  // The stack whose documented deviations apply ("ngtcp2", "linux");
+  // empty: none known, every departure is a violation.
+  std::string stack;
+};
+
+// The rule identifiers, as reports and JSON spell them.
+inline constexpr absl::string_view kRuleInitialWindow = "initial_window";
+inline constexpr absl::string_view kRuleSlowStartIncrease =
+    "slow_start_increase";
+inline constexpr absl::string_view kRuleCongestionAvoidanceIncrease =
+    "congestion_avoidance_increase";
+inline constexpr absl::string_view kRuleReduction = "reduction";
+inline constexpr absl::string_view kRuleIncreaseInRecovery =
+    "increase_in_recovery";
+inline constexpr absl::string_view kRuleFlightAboveCwnd = "flight_above_cwnd";
+inline constexpr absl::string_view kRuleIncreaseNotCwndLimited =
+    "increase_not_cwnd_limited";
+inline constexpr absl::string_view kRuleCwndStalled = "cwnd_stalled";
+
+// One group of consecutive steps that break the same rule.
+struct ConformanceViolation {
+  std::string rule;
+  std::string rfc_section;  // e.g. "RFC 9002 section 7.3.1"
+  int64_t start_us = 0;
+  int64_t end_us = 0;
+  uint64_t acks = 0;
+  // At the worst step of the group: what the rule allows (a bound) and
+  // what the captured cwnd showed, both in bytes.
+  uint64_t expected_bytes = 0;
+  uint64_t seen_bytes = 0;
+  std::string description;  // What the bound is, in words.
+  // Set when the stack documents this behaviour: not a violation.
+  std::string documented_deviation;
+};
+
+struct ConformanceResult {
+  uint64_t acks_checked = 0;  // Steps with a captured cwnd before and after.
+  std::vector<ConformanceViolation> violations;  // By start time.
+  // Groups that are not documented deviations.
+  uint64_t violation_count() const;
+};
+
+// A behaviour a stack documents that departs from the RFC rule `rule`.
+struct KnownDeviation {
+  absl::string_view stack;
+  absl::string_view rule;
+  absl::string_view description;  // With the stack's file cited.
+};
+// Every documented deviation, keyed by stack and rule.
+absl::Span<const KnownDeviation> KnownDeviations();
+
+// Runs every rule of `profile` over the steps (ascending by time).
+ConformanceResult CheckConformance(absl::Span<const ConformanceAck> acks,
+                                   const ConformanceProfile& profile);
+
+absl::string_view ConformanceFamilyName(ConformanceFamily family);
+absl::string_view ConformanceTransportName(ConformanceTransport transport);
+
+}  // namespace ccreplay
+
+#endif  // CCREPLAY_REPLAY_CONFORMANCE_CONFORMANCE_H_

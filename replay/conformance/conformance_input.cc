@@ -1,0 +1,118 @@
+#include "replay/conformance/conformance_input.h"
+
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "parsers/input_kind.h"
+#include "replay/replay_session.h"
+
+namespace ccreplay {
+
+void ConformanceTraceBuilder::OnEvent(const TimelineEvent& e,
+                                      std::optional<uint64_t> captured_bytes,
+                                      bool lags_one_ack) {
+  if (e.type == TimelineEvent::Type::kRetransmission) {
+    if (e.starts_episode) {
+      pending_event_ns_ = e.time_ns;
+      pending_timeout_ = e.kind == RetransmissionKind::kRto;
+    }
+    return;
+  }
+  ConformanceAck& a = acks_.emplace_back();
+  a.time_us = e.time_ns / 1000;
+  a.bytes_acked = e.bytes_acked + e.bytes_sacked;
+  a.packets_acked = e.packets_delivered;
+  a.flight_before_bytes = e.pipe_bytes + e.bytes_acked + e.bytes_sacked;
+  a.mss_bytes = e.mss_bytes;
+  a.min_rtt_us = e.min_rtt_us;
+  a.srtt_us = e.srtt_us;
+  a.cwnd_limited = e.limit == SendLimit::kCwnd;
+  a.congestion_event = e.congestion_episode;
+  if (pending_event_ns_) {
+    // Loss found while this ACK was processed carries its time; one found
+    // later (a timer, a retransmission sent after the ACK) belongs to the
+    // ACK before, whose "after" cwnd shows the reduction.
+    const bool same = *pending_event_ns_ == e.time_ns || acks_.size() == 1;
+    ConformanceAck& owner = same ? a : acks_[acks_.size() - 2];
+    owner.congestion_event = true;
+    owner.timeout = owner.timeout || pending_timeout_;
+    pending_event_ns_.reset();
+  }
+  if (!lags_one_ack) {
+    a.cwnd_before_bytes = captured_bytes;
+  } else if (acks_.size() >= 2) {
+    acks_[acks_.size() - 2].cwnd_before_bytes = captured_bytes;
+  }
+}
+
+namespace {
+
+absl::StatusOr<ConformanceFamily> ParseFamily(const std::string& name) {
+  if (name.empty() || absl::StartsWith(name, "reno") ||
+      absl::StartsWith(name, "newreno")) {
+    return ConformanceFamily::kReno;
+  }
+  if (absl::StartsWith(name, "cubic")) return ConformanceFamily::kCubic;
+  return absl::InvalidArgumentError(absl::StrCat(
+      "no conformance rules for controller family '", name,
+      "' (reno, cubic)"));
+}
+
+}  // namespace
+
+absl::StatusOr<CheckRun> CheckInput(const std::string& input,
+                                    const CheckOptions& options) {
+  absl::StatusOr<InputClass> kind = ClassifyInput(input);
+  if (!kind.ok()) return kind.status();
+  const bool quic = options.qlog || IsQlog(kind->kind);
+  CheckRun run;
+  std::string family = options.family;
+  run.profile.stack = options.stack;
+  run.profile.transport =
+      quic ? ConformanceTransport::kQuic : ConformanceTransport::kTcp;
+  ConformanceTraceBuilder builder;
+  ReplayOptions replay;
+  // The replay needs one controller; its output is not used.
+  replay.specs = {"reno"};
+  replay.flow = options.flow;
+  replay.captured_tap = [&builder](const TimelineEvent& e,
+                                   std::optional<uint64_t> captured,
+                                   bool lags) {
+    builder.OnEvent(e, captured, lags);
+  };
+  absl::StatusOr<ReplayResult> result;
+  if (quic) {
+    result = ReplayQuicLog(input, replay);
+  } else {
+    absl::StatusOr<TcpInput> tcp =
+        ResolveTcpInput(input, options.host_state_path);
+    if (!tcp.ok()) return tcp.status();
+    if (tcp->host_state.empty()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          input, ": no captured cwnd to check (give --probe or --ss)"));
+    }
+    if (family.empty()) family = tcp->controller;
+    if (run.profile.stack.empty() && tcp->bundle_sender) {
+      run.profile.stack = "linux";
+    }
+    replay.host_state_path = tcp->host_state;
+    run.warnings = tcp->warnings;
+    result = ReplayTcpCapture(tcp->capture, replay);
+  }
+  if (!result.ok()) return result.status();
+  absl::StatusOr<ConformanceFamily> parsed = ParseFamily(family);
+  if (!parsed.ok()) return parsed.status();
+  run.profile.family = *parsed;
+  run.source_description = result->source_description;
+  run.truncated = result->truncated;
+  run.warnings.insert(run.warnings.end(), result->warnings.begin(),
+                      result->warnings.end());
+  const std::vector<ConformanceAck> acks = builder.Finish();
+  if (!acks.empty()) run.first_ack_us = acks.front().time_us;
+  run.result = CheckConformance(acks, run.profile);
+  return run;
+}
+
+}  // namespace ccreplay

@@ -1,0 +1,60 @@
+// The rules of replay/conformance/conformance.h, one function each, over
+// steps annotated with the regime the sender was in (ClassifySteps).
+// Internal to the checker; tests call CheckConformance().
+#ifndef CCREPLAY_REPLAY_CONFORMANCE_CONFORMANCE_RULES_H_
+#define CCREPLAY_REPLAY_CONFORMANCE_CONFORMANCE_RULES_H_
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "absl/types/span.h"
+#include "replay/conformance/conformance.h"
+
+namespace ccreplay {
+
+// What each step was, inferred from the captured cwnd and the events.
+struct StepRegime {
+  // The captured cwnd before and after the step (after: before the next).
+  std::optional<uint64_t> before;
+  std::optional<uint64_t> after;
+  // Within a minimum RTT after a congestion event (QUIC's recovery period
+  // cannot end sooner: it ends when a packet sent after it began is acked,
+  // RFC 9002 section 7.3.2), not counting the event's own step.
+  bool in_recovery = false;
+  // Within two smoothed RTTs after a congestion event (or the event's own
+  // step): the reduction is still settling, growth rules skip it.
+  bool settling = false;
+  // Below the slow-start threshold inferred from the last reduction.
+  bool slow_start = true;
+};
+
+struct RuleInputs {
+  absl::Span<const ConformanceAck> acks;
+  std::vector<StepRegime> regimes;  // One per ack.
+  ConformanceProfile profile;
+};
+
+std::vector<StepRegime> ClassifySteps(absl::Span<const ConformanceAck> acks);
+
+// Each appends its violations (ungrouped; CheckConformance groups them).
+void CheckInitialWindow(const RuleInputs& in,
+                        std::vector<ConformanceViolation>* out);
+void CheckSlowStartIncrease(const RuleInputs& in,
+                            std::vector<ConformanceViolation>* out);
+void CheckCongestionAvoidanceIncrease(const RuleInputs& in,
+                                      std::vector<ConformanceViolation>* out);
+void CheckCwndStalled(const RuleInputs& in,
+                      std::vector<ConformanceViolation>* out);
+void CheckReduction(const RuleInputs& in,
+                    std::vector<ConformanceViolation>* out);
+void CheckIncreaseInRecovery(const RuleInputs& in,
+                             std::vector<ConformanceViolation>* out);
+void CheckFlightAboveCwnd(const RuleInputs& in,
+                          std::vector<ConformanceViolation>* out);
+void CheckIncreaseNotCwndLimited(const RuleInputs& in,
+                                 std::vector<ConformanceViolation>* out);
+
+}  // namespace ccreplay
+
+#endif  // CCREPLAY_REPLAY_CONFORMANCE_CONFORMANCE_RULES_H_

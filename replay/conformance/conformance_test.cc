@@ -1,0 +1,236 @@
+#include "replay/conformance/conformance.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cc/registry.h"
+#include "gtest/gtest.h"
+#include "proto/testing/test_data.h"
+#include "replay/conformance/conformance_input.h"
+#include "replay/sim/simulation.h"
+
+namespace ccreplay {
+namespace {
+
+constexpr uint32_t kPacketBytes = 1200;
+constexpr uint32_t kMaxDatagramBytes = 1472;
+constexpr int64_t kMsNs = 1'000'000;
+
+// The five bug classes of issue 17, each a deliberately broken controller
+// around the RFC Reno of cc/.
+enum class Bug {
+  kNone,
+  kDoubleCaIncrease,        // neqo #2875: 2 MSS per RTT in CA
+  kSlowStartCountsPackets,  // quiche #2691: a full datagram per packet
+  kCwndPerSend,             // seastar #3596: flight allowed past cwnd
+  kIdlePinsMinimum,         // quiche CUBIC: cwnd pinned at the minimum
+};
+
+class BrokenController : public CongestionController {
+ public:
+  BrokenController(Bug bug, std::unique_ptr<CongestionController> inner)
+      : bug_(bug), inner_(std::move(inner)) {}
+
+  void OnAck(const AckEvent& ack) override {
+    if (pinned_) return;
+    const Phase phase = inner_->state().phase;
+    AckEvent counted = ack;
+    if (bug_ == Bug::kSlowStartCountsPackets && phase == Phase::kSlowStart) {
+      counted.bytes_acked =
+          ack.bytes_acked / kPacketBytes * kMaxDatagramBytes;
+    }
+    inner_->OnAck(counted);
+    if (bug_ == Bug::kDoubleCaIncrease &&
+        phase == Phase::kCongestionAvoidance) {
+      inner_->OnAck(counted);
+    }
+  }
+  void OnLoss(const LossEvent& loss) override {
+    inner_->OnLoss(loss);
+    if (bug_ == Bug::kIdlePinsMinimum) pinned_ = true;
+  }
+  void OnPacketSent(const PacketSentEvent& sent) override {
+    inner_->OnPacketSent(sent);
+  }
+  void OnIdleRestart(const IdleRestartEvent& idle) override {
+    inner_->OnIdleRestart(idle);
+  }
+  // What the sender enforces.
+  uint64_t cwnd_bytes() const override {
+    if (pinned_) return 2 * kPacketBytes;
+    return bug_ == Bug::kCwndPerSend ? 2 * inner_->cwnd_bytes()
+                                     : inner_->cwnd_bytes();
+  }
+  // What the stack logs as its congestion_window.
+  uint64_t logged_cwnd_bytes() const {
+    return pinned_ ? 2 * kPacketBytes : inner_->cwnd_bytes();
+  }
+  double cwnd_segments() const override {
+    return static_cast<double>(cwnd_bytes()) / kPacketBytes;
+  }
+  uint64_t ssthresh_bytes() const override { return inner_->ssthresh_bytes(); }
+  std::optional<double> pacing_rate_bps() const override {
+    return std::nullopt;
+  }
+  ControllerState state() const override { return inner_->state(); }
+  std::unique_ptr<CongestionController> Clone() const override {
+    return std::make_unique<BrokenController>(bug_, inner_->Clone());
+  }
+
+ private:
+  Bug bug_;
+  std::unique_ptr<CongestionController> inner_;
+  bool pinned_ = false;
+};
+
+// The "captured" trace: what a qlog of the broken stack would show, read
+// from the controller and the sender as each ACK is processed.
+class CwndLogger : public PacketObserver {
+ public:
+  void OnFlowStart(uint32_t, int64_t, const FlowConfig&,
+                   EcnFeedback) override {}
+  void OnDataSent(const SimPacket&) override {
+    flight_bytes_ = sim->sender(0).bytes_in_flight();
+    cwnd_bytes_ = controller->logged_cwnd_bytes();
+  }
+  void OnAckReceived(const SimAck& ack) override {
+    ConformanceAck& a = acks.emplace_back();
+    a.time_us = ack.arrival_ns / 1000;
+    a.packets_acked = ack.pn_last - ack.pn_first + 1;
+    a.bytes_acked = a.packets_acked * kPacketBytes;
+    a.flight_before_bytes = flight_bytes_;
+    a.mss_bytes = kPacketBytes;
+    a.srtt_us = sim->sender(0).srtt_ns() / 1000;
+    a.min_rtt_us = 40'000;
+    a.cwnd_before_bytes = cwnd_bytes_;
+    a.cwnd_limited = flight_bytes_ + kPacketBytes >= cwnd_bytes_;
+    const Phase phase = controller->state().phase;
+    a.congestion_event = phase == Phase::kRecovery && !in_recovery_;
+    in_recovery_ = phase == Phase::kRecovery;
+    flight_bytes_ = sim->sender(0).bytes_in_flight();
+    cwnd_bytes_ = controller->logged_cwnd_bytes();
+  }
+
+  Simulation* sim = nullptr;
+  BrokenController* controller = nullptr;
+  std::vector<ConformanceAck> acks;
+
+ private:
+  uint64_t flight_bytes_ = 0;
+  uint64_t cwnd_bytes_ = 0;
+  bool in_recovery_ = false;
+};
+
+// One bulk flow of the broken controller, 1200-byte datagrams, 20 Mb/s,
+// 40 ms, a 60-packet drop-tail buffer, for 6 s; the RFC 9002 rules of
+// `family` checked against its logged cwnd.
+ConformanceResult SimulateAndCheck(Bug bug, const std::string& spec) {
+  CwndLogger logger;
+  SimulationConfig config;
+  config.rate_bps = 20'000'000;
+  config.base_rtt_ns = 40 * kMsNs;
+  config.buffer_bytes = 60 * kPacketBytes;
+  FlowConfig& flow = config.flows.emplace_back();
+  flow.packet_bytes = kPacketBytes;
+  flow.make_controller = [&logger, bug, spec] {
+    auto controller =
+        std::make_unique<BrokenController>(bug, *MakeController(spec));
+    logger.controller = controller.get();
+    return std::unique_ptr<CongestionController>(std::move(controller));
+  };
+  auto sim = Simulation::Create(config, &logger);
+  EXPECT_TRUE(sim.ok()) << sim.status();
+  if (!sim.ok()) return {};
+  logger.sim = sim->get();
+  (*sim)->RunUntil(6000 * kMsNs);
+  ConformanceResult r = CheckConformance(logger.acks, ConformanceProfile());
+  if (getenv("DBG")) { printf("acks %zu checked %lu\n", logger.acks.size(), (unsigned long)r.acks_checked);
+  for (auto& v : r.violations) printf("%s %ld-%ld n=%lu exp=%lu seen=%lu\n", v.rule.c_str(), (long)v.start_us, (long)v.end_us, (unsigned long)v.acks, (unsigned long)v.expected_bytes, (unsigned long)v.seen_bytes);}
+  return r;
+}
+
+std::vector<std::string> RulesOf(const ConformanceResult& result) {
+  std::vector<std::string> rules;
+  for (const ConformanceViolation& v : result.violations) {
+    rules.push_back(v.rule);
+  }
+  return rules;
+}
+
+constexpr char kRenoSpec[] = "reno:mss=1200";
+
+TEST(ConformanceTest, TheUnbrokenControllerHasNoViolation) {
+  const ConformanceResult result = SimulateAndCheck(Bug::kNone, kRenoSpec);
+  EXPECT_GT(result.acks_checked, 5000u);
+  EXPECT_TRUE(result.violations.empty()) << ::testing::PrintToString(
+      RulesOf(result));
+}
+
+// The group of `rule` in `result`, null when none.
+const ConformanceViolation* Find(const ConformanceResult& result,
+                                 absl::string_view rule) {
+  for (const ConformanceViolation& v : result.violations) {
+    if (v.rule == rule) return &v;
+  }
+  return nullptr;
+}
+
+TEST(ConformanceTest, FlagsTwoDatagramsPerRoundInCongestionAvoidance) {
+  const ConformanceResult result =
+      SimulateAndCheck(Bug::kDoubleCaIncrease, kRenoSpec);
+  const ConformanceViolation* v =
+      Find(result, kRuleCongestionAvoidanceIncrease);
+  ASSERT_NE(v, nullptr) << ::testing::PrintToString(RulesOf(result));
+  EXPECT_EQ(v->rfc_section, "RFC 9002 section 7.3.3");
+  // Two datagrams per window acked against at most 1.5.
+  EXPECT_GE(v->seen_bytes, 2 * kPacketBytes);
+  EXPECT_LT(v->expected_bytes, v->seen_bytes);
+  EXPECT_GT(v->acks, 100u);
+}
+
+TEST(ConformanceTest, FlagsSlowStartCountingPacketsNotBytes) {
+  const ConformanceResult result =
+      SimulateAndCheck(Bug::kSlowStartCountsPackets, kRenoSpec);
+  const ConformanceViolation* v = Find(result, kRuleSlowStartIncrease);
+  ASSERT_NE(v, nullptr) << ::testing::PrintToString(RulesOf(result));
+  EXPECT_EQ(v->rfc_section, "RFC 9002 section 7.3.1");
+  // Each packet of 1200 bytes counted as a 1472-byte datagram.
+  EXPECT_EQ(v->seen_bytes * kPacketBytes, v->expected_bytes *
+                                              kMaxDatagramBytes);
+  EXPECT_EQ(Find(result, kRuleCongestionAvoidanceIncrease), nullptr);
+}
+
+TEST(ConformanceTest, FlagsAnInitialWindowAboveRfc9002sCap) {
+  const ConformanceResult result =
+      SimulateAndCheck(Bug::kNone, "reno:mss=1200,iw=32");
+  const ConformanceViolation* v = Find(result, kRuleInitialWindow);
+  ASSERT_NE(v, nullptr) << ::testing::PrintToString(RulesOf(result));
+  // min(10 * 1200, max(14720, 2 * 1200)) = 12000 (RFC 9002 section 7.2).
+  EXPECT_EQ(v->expected_bytes, 12000u);
+  EXPECT_EQ(v->seen_bytes, 32u * kPacketBytes);
+  EXPECT_EQ(v->start_us, result.violations.front().start_us);
+}
+
+TEST(ConformanceTest, FlagsFlightAboveCwnd) {
+  const ConformanceResult result =
+      SimulateAndCheck(Bug::kCwndPerSend, kRenoSpec);
+  const ConformanceViolation* v = Find(result, kRuleFlightAboveCwnd);
+  ASSERT_NE(v, nullptr) << ::testing::PrintToString(RulesOf(result));
+  EXPECT_EQ(v->rfc_section, "RFC 9002 section 7");
+  // The sender filled twice the logged cwnd.
+  EXPECT_GE(v->seen_bytes, 2 * (v->expected_bytes - kPacketBytes) -
+                               2 * kPacketBytes);
+}
+
+TEST(ConformanceTest, FlagsCwndPinnedAtTheMinimum) {
+  const ConformanceResult result =
+      SimulateAndCheck(Bug::kIdlePinsMinimum, kRenoSpec);
+  const ConformanceViolation* v = Find(result, kRuleCwndStalled);
+  ASSERT_NE(v, nullptr) << ::testing::PrintToString(RulesOf(result));
+  EXPECT_EQ(v->seen_bytes, 2 * kPacketBytes);
+  EXPECT_EQ(v->expected_bytes, 3 * kPacketBytes);
+}
+
+}  // namespace
+}  // namespace ccreplay
