@@ -143,6 +143,38 @@ CommandSpec Replay() {
            kQuiet}};
 }
 
+CommandSpec Check() {
+  return {"check",
+          RunCheck,
+          "check the captured cwnd against its family's RFC rules",
+          "ccreplay check INPUT|BUNDLE_DIR [--ss LOG | --probe LOG] "
+          "[--flow N] [--cc reno|cubic] [--stack NAME] [--json]\n"
+          "ccreplay check --qlog FILE [...]",
+          "Checks the sender's own cwnd (a qlog's congestion_window, "
+          "tcp_probe's snd_cwnd, ss samples), ACK by ACK, against the rules "
+          "of its family: initial window (RFC 9002 7.2, RFC 6928), slow-start "
+          "increase at most the bytes acked (RFC 9002 7.3.1, RFC 3465), "
+          "congestion-avoidance increase at most one datagram per window "
+          "acked (RFC 9002 7.3.3, RFC 5681; CUBIC's 1.5x clamp, RFC 9438), "
+          "growth while cwnd-limited, one reduction by beta per congestion "
+          "event, no increase in recovery, flight within cwnd, no increase "
+          "while under half used (RFC 9002 7.8). One line per group of "
+          "violations: rule, time range, ACKs, the bound and the value seen, "
+          "the RFC section; a stack's documented deviations (--stack) are "
+          "named as such. Exit 0 whatever it finds; the count is printed.",
+          "ccreplay check testdata/quic/ngtcp2_reno_20mbit_pfifo12/"
+          "server.sqlog.gz --cc reno --stack ngtcp2",
+          {{"cc", "reno|cubic",
+            "the family whose rules apply; default: the bundle's controller, "
+            "else reno."},
+           {"stack", "NAME", ""},
+           kFlow,
+           kSs,
+           kProbe,
+           kQlog,
+           kJson}};
+}
+
 CommandSpec Controllers() {
   return {"controllers",
           RunControllers,
@@ -285,9 +317,9 @@ CommandSpec Lab() {
 
 const std::vector<CommandSpec>& AllCommands() {
   static const std::vector<CommandSpec>* const commands =
-      new std::vector<CommandSpec>{Flows(),    Diagnose(),   Convert(),
-                                   Timeline(), Replay(),     Controllers(),
-                                   Simulate(), Experiment(), Lab()};
+      new std::vector<CommandSpec>{
+          Flows(), Diagnose(),    Convert(),  Timeline(),   Replay(),
+          Check(), Controllers(), Simulate(), Experiment(), Lab()};
   return *commands;
 }
 

@@ -20,6 +20,7 @@ int RunSimulate(const Args& args);
 int RunExperiment(const Args& args);
 int RunTimeline(const Args& args);
 int RunReplay(const Args& args);
+int RunCheck(const Args& args);
 
 }  // namespace ccreplay
 

@@ -140,6 +140,9 @@ class ReplayDiff {
     for (const SeriesPoint& p : due) {
       const uint64_t captured_bytes = CapturedBytes(p);
       last_captured_bytes_ = captured_bytes;
+      if (!result_.first_captured_cwnd_bytes) {
+        result_.first_captured_cwnd_bytes = captured_bytes;
+      }
       if (aligner_.shows_state_before_ack()) {
         // A per-ACK truth (tcp_probe) is compared at every ACK: the kernel
         // holds cwnd when it is not cwnd-limited (tcp_is_cwnd_limited()),

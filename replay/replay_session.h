@@ -79,6 +79,9 @@ struct ReplayResult {
   // value to the last ACK; nullopt when it is the flight size (a lower
   // bound, defined only while cwnd-limited) or has no value.
   std::optional<double> captured_mean_cwnd_bytes;
+  // The captured cwnd's first value, bytes (the initial window when the
+  // log starts with the connection); nullopt for the flight size.
+  std::optional<uint64_t> first_captured_cwnd_bytes;
   std::vector<ReplayedController> controllers;
   // QUIC replayed without specs: why the stack's own profile was chosen
   // (StackProfile::reason); empty when the specs were given.

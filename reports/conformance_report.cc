@@ -57,7 +57,8 @@ std::string ConformanceReportText(const std::string& input,
       run.result.violation_count());
   for (const ConformanceViolation& v : run.result.violations) {
     absl::StrAppendFormat(
-        &out, "%s %-30s %8.3f-%8.3fs %6d ACKs  expected %d, seen %d B  (%s)%s\n",
+        &out,
+        "%s %-30s %8.3f-%8.3fs %6d ACKs  expected %d, seen %d B  (%s)%s\n",
         v.documented_deviation.empty() ? "VIOLATION" : "deviation", v.rule,
         (v.start_us - run.first_ack_us) / 1e6,
         (v.end_us - run.first_ack_us) / 1e6, v.acks, v.expected_bytes,

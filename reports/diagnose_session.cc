@@ -13,6 +13,7 @@
 #include "parsers/host_state_reader.h"
 #include "parsers/input_kind.h"
 #include "replay/ack_timeline.h"
+#include "replay/conformance/conformance_input.h"
 #include "replay/quic_timeline.h"
 #include "replay/replay_session.h"
 #include "replay/sender_config_fit.h"
@@ -126,8 +127,39 @@ struct Pieces {
   DiagnosisInput input;
   ReplayResult replay;
   ReplayEvidence evidence;
+  ConformanceTraceBuilder conformance_trace;
+  ConformanceResult conformance;
   DiagnoseRun run;
 };
+
+// Feeds the replay's pass to the conformance trace of `p`.
+void TapConformance(Pieces* p, ReplayOptions* replay) {
+  p->conformance_trace = ConformanceTraceBuilder();
+  ConformanceTraceBuilder* trace = &p->conformance_trace;
+  replay->captured_tap = [trace](const TimelineEvent& e,
+                                 std::optional<uint64_t> captured, bool lags) {
+    trace->OnEvent(e, captured, lags);
+  };
+}
+
+// Checks the trace against the rules of the first claimed controller's
+// family (CUBIC's for a cubic spec, else Reno's) once the replay is done.
+void CheckClaimedConformance(ConformanceTransport transport,
+                             const std::string& stack, Pieces* p) {
+  ConformanceProfile profile;
+  profile.transport = transport;
+  profile.stack = stack;
+  for (const ReplayChoice& c : p->evidence.choices) {
+    if (c.role != ReplayRole::kClaimed) continue;
+    if (absl::StartsWith(c.spec, "cubic")) {
+      profile.family = ConformanceFamily::kCubic;
+    }
+    break;
+  }
+  const std::vector<ConformanceAck> acks = p->conformance_trace.Finish();
+  p->conformance = CheckConformance(acks, profile);
+  p->input.conformance = &p->conformance;
+}
 
 // Two passes over the capture: its flow table (ScanTcpCapture) to choose
 // the flow, its sender and the controllers; then the flow's timeline
@@ -162,6 +194,7 @@ absl::Status DiagnoseTcp(const DiagnoseOptions& options, Pieces* p) {
   replay.host_state_path = host_state;
   FlowObserver* observer = p->observer.get();
   replay.tap = [observer](const TimelineEvent& e) { observer->Add(e); };
+  TapConformance(p, &replay);
   ControllerChoice choice;
   const std::optional<proto::BundleSender>& bundle = tcp_input->bundle_sender;
   absl::StatusOr<ReplayResult> replayed =
@@ -174,6 +207,7 @@ absl::Status DiagnoseTcp(const DiagnoseOptions& options, Pieces* p) {
         absl::StrCat(replayed.status().message(),
                      "; comparing with the flight size instead"));
     replay.host_state_path.clear();
+    TapConformance(p, &replay);
     replayed =
         FitAndReplay(s, replay, bundle, chosen, choice, in.sender_config);
   }
@@ -185,6 +219,8 @@ absl::Status DiagnoseTcp(const DiagnoseOptions& options, Pieces* p) {
   p->evidence.controller_named = choice.named;
   p->evidence.replay = &p->replay;
   p->evidence.offset_s = (flow.first_ns / 1000 - p->replay.start_us) * 1e-6;
+  CheckClaimedConformance(ConformanceTransport::kTcp,
+                          bundle.has_value() ? "linux" : "", p);
   return absl::OkStatus();
 }
 
@@ -236,6 +272,7 @@ absl::Status DiagnoseQuic(const DiagnoseOptions& options,
   const ControllerChoice choice = ChooseControllers(facts, options.specs);
   in.controller_reason = choice.reason;
   ReplayOptions replay;
+  TapConformance(p, &replay);
   absl::StatusOr<ReplayResult> replayed =
       ReplayQuicTrace(*log, index, qlog, WithSpecs(choice, replay));
   if (!replayed.ok()) return replayed.status();
@@ -244,6 +281,7 @@ absl::Status DiagnoseQuic(const DiagnoseOptions& options,
   p->evidence.controller_named = choice.named;
   p->evidence.replay = &p->replay;
   p->evidence.offset_s = (start_us - p->replay.start_us) * 1e-6;
+  CheckClaimedConformance(ConformanceTransport::kQuic, "", p);
   return absl::OkStatus();
 }
 

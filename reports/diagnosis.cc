@@ -690,9 +690,10 @@ Diagnosis Diagnose(const DiagnosisInput& in) {
   const ReplayStage replay = FitReplay(in, est);
   const double end_s =
       std::max(in.summary.duration_s, obs.bins().size() * obs.bin_width_s());
-  const RuleContext context = MakeRuleContext(
+  RuleContext context = MakeRuleContext(
       obs, est, replay.evidence.has_value() ? &*replay.evidence : nullptr,
       in.summary.max_payload_bytes, end_s);
+  if (context.evidence != nullptr) context.conformance = in.conformance;
   RuleOutput replayed = ReplayFindings(context);
   const std::vector<std::string> notes = replayed.notes;
   EvidenceQuality quality = AssessEvidence(FactsOf(in, est));

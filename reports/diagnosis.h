@@ -13,6 +13,7 @@
 #include "parsers/flow_table.h"
 #include "proto/report.pb.h"
 #include "replay/ack_timeline.h"
+#include "replay/conformance/conformance.h"
 #include "reports/flow_observation.h"
 #include "reports/limiter_runs.h"
 #include "reports/path_estimates.h"
@@ -34,6 +35,9 @@ struct DiagnosisInput {
   // The replay, and why these controllers; null: timeline findings only.
   const ReplayEvidence* replay = nullptr;
   std::string controller_reason;
+  // The captured cwnd checked against the claimed family's RFC rules, on
+  // the replay's pass; null when not checked.
+  const ConformanceResult* conformance = nullptr;
   // How the sender's configuration was fitted for the claimed controllers
   // (replay/sender_config_fit.h DescribeSenderConfig()); empty: not fitted.
   std::vector<std::string> sender_config;

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <map>
-#include <tuple>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include "replay/conformance/conformance_rules.h"
@@ -34,14 +34,12 @@ uint64_t Excess(const ConformanceViolation& v) {
 
 // Merges each rule's violations that are less than kMergeGapUs apart,
 // keeping the worst step's bound and value; returns them by start time.
-std::vector<ConformanceViolation> Group(
-    std::vector<ConformanceViolation> raw) {
-  std::stable_sort(raw.begin(), raw.end(),
-                   [](const ConformanceViolation& a,
-                      const ConformanceViolation& b) {
-                     return std::tie(a.rule, a.start_us) <
-                            std::tie(b.rule, b.start_us);
-                   });
+std::vector<ConformanceViolation> Group(std::vector<ConformanceViolation> raw) {
+  std::stable_sort(
+      raw.begin(), raw.end(),
+      [](const ConformanceViolation& a, const ConformanceViolation& b) {
+        return std::tie(a.rule, a.start_us) < std::tie(b.rule, b.start_us);
+      });
   std::vector<ConformanceViolation> groups;
   for (ConformanceViolation& v : raw) {
     if (!groups.empty() && groups.back().rule == v.rule &&
@@ -57,11 +55,11 @@ std::vector<ConformanceViolation> Group(
     }
     groups.push_back(std::move(v));
   }
-  std::stable_sort(groups.begin(), groups.end(),
-                   [](const ConformanceViolation& a,
-                      const ConformanceViolation& b) {
-                     return a.start_us < b.start_us;
-                   });
+  std::stable_sort(
+      groups.begin(), groups.end(),
+      [](const ConformanceViolation& a, const ConformanceViolation& b) {
+        return a.start_us < b.start_us;
+      });
   return groups;
 }
 
@@ -74,19 +72,17 @@ uint64_t ConformanceResult::violation_count() const {
                        });
 }
 
-absl::Span<const KnownDeviation> KnownDeviations() {
-  return kKnownDeviations;
-}
+absl::Span<const KnownDeviation> KnownDeviations() { return kKnownDeviations; }
 
 ConformanceResult CheckConformance(absl::Span<const ConformanceAck> acks,
-                                   const ConformanceProfile& profile) {
-  RuleInputs in{acks, ClassifySteps(acks), profile};
+                                   const ConformanceProfile& profile,
+                                   std::optional<uint64_t> initial_cwnd_bytes) {
+  RuleInputs in{acks, ClassifySteps(acks), profile, initial_cwnd_bytes};
   std::vector<ConformanceViolation> raw;
-  for (auto* rule :
-       {&CheckInitialWindow, &CheckSlowStartIncrease,
-        &CheckCongestionAvoidanceIncrease, &CheckCwndStalled, &CheckReduction,
-        &CheckIncreaseInRecovery, &CheckFlightAboveCwnd,
-        &CheckIncreaseNotCwndLimited}) {
+  for (auto* rule : {&CheckInitialWindow, &CheckSlowStartIncrease,
+                     &CheckCongestionAvoidanceIncrease, &CheckCwndStalled,
+                     &CheckReduction, &CheckIncreaseInRecovery,
+                     &CheckFlightAboveCwnd, &CheckIncreaseNotCwndLimited}) {
     rule(in, &raw);
   }
   ConformanceResult result;

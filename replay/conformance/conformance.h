@@ -98,8 +98,12 @@ struct KnownDeviation {
 absl::Span<const KnownDeviation> KnownDeviations();
 
 // Runs every rule of `profile` over the steps (ascending by time).
-ConformanceResult CheckConformance(absl::Span<const ConformanceAck> acks,
-                                   const ConformanceProfile& profile);
+// `initial_cwnd_bytes`: the first cwnd the sender logged, before any ACK
+// (a QUIC timeline starts after the handshake's ACKs grew it); nullopt:
+// the first step's.
+ConformanceResult CheckConformance(
+    absl::Span<const ConformanceAck> acks, const ConformanceProfile& profile,
+    std::optional<uint64_t> initial_cwnd_bytes = std::nullopt);
 
 absl::string_view ConformanceFamilyName(ConformanceFamily family);
 absl::string_view ConformanceTransportName(ConformanceTransport transport);

@@ -1,5 +1,6 @@
 #include "replay/conformance/conformance_input.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -18,6 +19,15 @@ void ConformanceTraceBuilder::OnEvent(const TimelineEvent& e,
       pending_event_ns_ = e.time_ns;
       pending_timeout_ = e.kind == RetransmissionKind::kRto;
     }
+    return;
+  }
+  if (!acks_.empty() && acks_.back().time_us == e.time_ns / 1000) {
+    // ACKs at the same time are one step: the log cannot show a cwnd
+    // between them (a point is due only before a later ACK).
+    ConformanceAck& same = acks_.back();
+    same.bytes_acked += e.bytes_acked + e.bytes_sacked;
+    same.packets_acked += e.packets_delivered;
+    same.congestion_event = same.congestion_event || e.congestion_episode;
     return;
   }
   ConformanceAck& a = acks_.emplace_back();
@@ -47,6 +57,24 @@ void ConformanceTraceBuilder::OnEvent(const TimelineEvent& e,
   }
 }
 
+std::vector<ConformanceAck> ConformanceTraceBuilder::Finish() {
+  uint32_t largest_packet_bytes = 0;
+  for (const ConformanceAck& a : acks_) {
+    if (a.packets_acked > 0) {
+      largest_packet_bytes = std::max<uint32_t>(
+          largest_packet_bytes, a.bytes_acked / a.packets_acked);
+    }
+  }
+  for (ConformanceAck& a : acks_) {
+    if (a.mss_bytes == 0) a.mss_bytes = largest_packet_bytes;
+    if (a.cwnd_limited && a.cwnd_before_bytes) {
+      a.cwnd_limited =
+          a.flight_before_bytes + a.mss_bytes >= *a.cwnd_before_bytes;
+    }
+  }
+  return std::move(acks_);
+}
+
 namespace {
 
 absl::StatusOr<ConformanceFamily> ParseFamily(const std::string& name) {
@@ -56,8 +84,7 @@ absl::StatusOr<ConformanceFamily> ParseFamily(const std::string& name) {
   }
   if (absl::StartsWith(name, "cubic")) return ConformanceFamily::kCubic;
   return absl::InvalidArgumentError(absl::StrCat(
-      "no conformance rules for controller family '", name,
-      "' (reno, cubic)"));
+      "no conformance rules for controller family '", name, "' (reno, cubic)"));
 }
 
 }  // namespace
@@ -77,11 +104,9 @@ absl::StatusOr<CheckRun> CheckInput(const std::string& input,
   // The replay needs one controller; its output is not used.
   replay.specs = {"reno"};
   replay.flow = options.flow;
-  replay.captured_tap = [&builder](const TimelineEvent& e,
-                                   std::optional<uint64_t> captured,
-                                   bool lags) {
-    builder.OnEvent(e, captured, lags);
-  };
+  replay.captured_tap =
+      [&builder](const TimelineEvent& e, std::optional<uint64_t> captured,
+                 bool lags) { builder.OnEvent(e, captured, lags); };
   absl::StatusOr<ReplayResult> result;
   if (quic) {
     result = ReplayQuicLog(input, replay);
@@ -111,7 +136,8 @@ absl::StatusOr<CheckRun> CheckInput(const std::string& input,
                       result->warnings.end());
   const std::vector<ConformanceAck> acks = builder.Finish();
   if (!acks.empty()) run.first_ack_us = acks.front().time_us;
-  run.result = CheckConformance(acks, run.profile);
+  run.result =
+      CheckConformance(acks, run.profile, result->first_captured_cwnd_bytes);
   return run;
 }
 

@@ -23,7 +23,11 @@ class ConformanceTraceBuilder {
   // As ReplayOptions::captured_tap is called.
   void OnEvent(const TimelineEvent& e, std::optional<uint64_t> captured_bytes,
                bool lags_one_ack);
-  std::vector<ConformanceAck> Finish() { return std::move(acks_); }
+  // The steps. A QUIC timeline carries no datagram size: the largest
+  // packet acked (bytes per packet of an ACK) stands in. A step counts as
+  // cwnd-limited when the timeline says so and its flight filled the
+  // captured cwnd to within a datagram.
+  std::vector<ConformanceAck> Finish();
 
  private:
   std::vector<ConformanceAck> acks_;

@@ -24,6 +24,7 @@ constexpr int kStalledWindows = 4;
 // kLossReductionFactor (RFC 9002 appendix B.2; RFC 5681 section 3.1).
 constexpr double kBetaCubic = 0.7;
 constexpr double kBetaReno = 0.5;
+constexpr uint64_t kQuicMaxDatagramBytes = 1472;
 
 bool IsQuic(const RuleInputs& in) {
   return in.profile.transport == ConformanceTransport::kQuic;
@@ -120,8 +121,8 @@ std::vector<StepRegime> ClassifySteps(absl::Span<const ConformanceAck> acks) {
       ssthresh = *r.before;
       ssthresh_pending = false;
     }
-    r.slow_start = !ssthresh_pending && r.before &&
-                   *r.before + a.mss_bytes / 2 < ssthresh;
+    r.slow_start =
+        !ssthresh_pending && r.before && *r.before + a.mss_bytes / 2 < ssthresh;
     if (ssthresh_pending) r.slow_start = false;
   }
   return regimes;
@@ -129,22 +130,30 @@ std::vector<StepRegime> ClassifySteps(absl::Span<const ConformanceAck> acks) {
 
 void CheckInitialWindow(const RuleInputs& in,
                         std::vector<ConformanceViolation>* out) {
-  for (const ConformanceAck& a : in.acks) {
-    if (!a.cwnd_before_bytes || a.mss_bytes == 0) continue;
-    const uint64_t mds = a.mss_bytes;
-    // RFC 9002 section 7.2: min(10 * max_datagram_size, max(14720,
-    // 2 * max_datagram_size)); RFC 6928 section 2: min(10 * MSS,
-    // max(2 * MSS, 14600)).
-    const uint64_t floor_bytes = IsQuic(in) ? 14720 : 14600;
-    const uint64_t cap = std::min(10 * mds, std::max(floor_bytes, 2 * mds));
-    if (*a.cwnd_before_bytes > cap) {
-      out->push_back(Make(kRuleInitialWindow,
-                          IsQuic(in) ? "RFC 9002 section 7.2"
-                                     : "RFC 6928 section 2",
-                          a, a, 1, cap, *a.cwnd_before_bytes,
-                          "initial window above the cap"));
-    }
-    return;
+  const auto first =
+      std::find_if(in.acks.begin(), in.acks.end(), [](const ConformanceAck& a) {
+        return a.cwnd_before_bytes.has_value() && a.mss_bytes > 0;
+      });
+  if (first == in.acks.end()) return;
+  const uint64_t initial =
+      in.initial_cwnd_bytes.value_or(*first->cwnd_before_bytes);
+  // QUIC logs no max datagram size: it is at least the largest packet, and
+  // may be up to 1472 (the IPv4 UDP payload at MTU 1500) without packets
+  // that large; the cap grows with it, so the largest plausible one is
+  // taken.
+  const uint64_t mds =
+      IsQuic(in) ? std::max<uint64_t>(first->mss_bytes, kQuicMaxDatagramBytes)
+                 : first->mss_bytes;
+  // RFC 9002 section 7.2: min(10 * max_datagram_size, max(14720,
+  // 2 * max_datagram_size)); RFC 6928 section 2: min(10 * MSS,
+  // max(2 * MSS, 14600)).
+  const uint64_t floor_bytes = IsQuic(in) ? 14720 : 14600;
+  const uint64_t cap = std::min(10 * mds, std::max(floor_bytes, 2 * mds));
+  if (initial > cap) {
+    out->push_back(
+        Make(kRuleInitialWindow,
+             IsQuic(in) ? "RFC 9002 section 7.2" : "RFC 6928 section 2", *first,
+             *first, 1, cap, initial, "initial window above the cap"));
   }
 }
 
@@ -159,20 +168,19 @@ void CheckSlowStartIncrease(const RuleInputs& in,
     }
     // QUIC: by at most the bytes acked (RFC 9002 section 7.3.1). TCP: by at
     // most L = 2 segments per ACK (RFC 3465 section 2.3), whole segments.
-    const uint64_t segments =
-        std::max<uint64_t>(a.packets_acked,
-                           (a.bytes_acked + a.mss_bytes - 1) / a.mss_bytes);
+    const uint64_t segments = std::max<uint64_t>(
+        a.packets_acked, (a.bytes_acked + a.mss_bytes - 1) / a.mss_bytes);
     const uint64_t allowed =
-        IsQuic(in) ? a.bytes_acked : std::min<uint64_t>(segments, 2) *
-                                         a.mss_bytes;
+        IsQuic(in) ? a.bytes_acked
+                   : std::min<uint64_t>(segments, 2) * a.mss_bytes;
     const uint64_t increase = *r.after - *r.before;
     if (increase > allowed) {
-      out->push_back(Make(kRuleSlowStartIncrease,
-                          IsQuic(in) ? "RFC 9002 section 7.3.1"
-                                     : "RFC 3465 section 2.3",
-                          a, a, 1, allowed, increase,
-                          "slow-start increase per ACK above what it "
-                          "acknowledged"));
+      out->push_back(
+          Make(kRuleSlowStartIncrease,
+               IsQuic(in) ? "RFC 9002 section 7.3.1" : "RFC 3465 section 2.3",
+               a, a, 1, allowed, increase,
+               "slow-start increase per ACK above what it "
+               "acknowledged"));
     }
   }
 }
@@ -189,9 +197,8 @@ void CheckCongestionAvoidanceIncrease(const RuleInputs& in,
     // fall. CUBIC: its target is clamped to 1.5 cwnd per RTT (RFC 9438
     // section 4.2), so half a window per round, plus a datagram.
     const bool cubic = in.profile.family == ConformanceFamily::kCubic;
-    const double allowed =
-        cubic ? 0.5 * w.start_cwnd * rounds + a.mss_bytes
-              : 1.5 * a.mss_bytes * rounds;
+    const double allowed = cubic ? 0.5 * w.start_cwnd * rounds + a.mss_bytes
+                                 : 1.5 * a.mss_bytes * rounds;
     if (w.increase > allowed) {
       out->push_back(Make(
           kRuleCongestionAvoidanceIncrease,
@@ -223,12 +230,12 @@ void CheckCwndStalled(const RuleInputs& in,
     const ConformanceAck& a = in.acks[first.first];
     // RFC 9002 section 7.3.3 / RFC 5681 section 3.1: a cwnd-limited sender
     // in congestion avoidance grows by a datagram per window acked.
-    out->push_back(Make(kRuleCwndStalled,
-                        IsQuic(in) ? "RFC 9002 section 7.3.3"
-                                   : "RFC 5681 section 3.1",
-                        a, in.acks[w.last], w.last - first.first + 1,
-                        first.start_cwnd + a.mss_bytes, w.start_cwnd,
-                        "no growth over four cwnd-limited windows of ACKs"));
+    out->push_back(
+        Make(kRuleCwndStalled,
+             IsQuic(in) ? "RFC 9002 section 7.3.3" : "RFC 5681 section 3.1", a,
+             in.acks[w.last], w.last - first.first + 1,
+             first.start_cwnd + a.mss_bytes, w.start_cwnd,
+             "no growth over four cwnd-limited windows of ACKs"));
     run = 0;
   }
 }
@@ -242,13 +249,12 @@ void CheckReduction(const RuleInputs& in,
     const int64_t until_us = a.time_us + kSettleRtts * RttOf(a, true);
     std::optional<uint64_t> lowest;
     size_t last = e;
-    for (size_t j = e + 1; j < in.acks.size() && in.acks[j].time_us <=
-                                                     until_us;
+    for (size_t j = e + 1; j < in.acks.size() && in.acks[j].time_us <= until_us;
          ++j) {
       if (in.acks[j - 1].congestion_event && j - 1 != e) break;
       if (!in.acks[j].cwnd_before_bytes) continue;
-      lowest = std::min(lowest.value_or(UINT64_MAX),
-                        *in.acks[j].cwnd_before_bytes);
+      lowest =
+          std::min(lowest.value_or(UINT64_MAX), *in.acks[j].cwnd_before_bytes);
       last = j;
     }
     if (!lowest) continue;
@@ -267,16 +273,15 @@ void CheckReduction(const RuleInputs& in,
                           *lowest > min_window + a.mss_bytes &&
                           *lowest < floor_bytes;
     if (*lowest > ceiling || too_deep) {
-      out->push_back(Make(
-          kRuleReduction,
-          in.profile.family == ConformanceFamily::kCubic
-              ? "RFC 9438 section 4.6"
-              : (IsQuic(in) ? "RFC 9002 section 7.3.2"
-                            : "RFC 5681 section 3.2"),
-          a, in.acks[last], last - e + 1,
-          *lowest > ceiling ? ceiling : floor_bytes, *lowest,
-          absl::StrCat("cwnd after a congestion event not ", Beta(in),
-                       " of the cwnd before it")));
+      out->push_back(Make(kRuleReduction,
+                          in.profile.family == ConformanceFamily::kCubic
+                              ? "RFC 9438 section 4.6"
+                              : (IsQuic(in) ? "RFC 9002 section 7.3.2"
+                                            : "RFC 5681 section 3.2"),
+                          a, in.acks[last], last - e + 1,
+                          *lowest > ceiling ? ceiling : floor_bytes, *lowest,
+                          absl::StrCat("cwnd after a congestion event not ",
+                                       Beta(in), " of the cwnd before it")));
     }
   }
 }
@@ -310,12 +315,11 @@ void CheckFlightAboveCwnd(const RuleInputs& in,
         a.flight_before_bytes <= *r.before + a.mss_bytes) {
       continue;
     }
-    out->push_back(Make(kRuleFlightAboveCwnd,
-                        IsQuic(in) ? "RFC 9002 section 7"
-                                   : "RFC 5681 section 3.1",
-                        a, a, 1, *r.before + a.mss_bytes,
-                        a.flight_before_bytes,
-                        "bytes in flight above cwnd (plus one datagram)"));
+    out->push_back(
+        Make(kRuleFlightAboveCwnd,
+             IsQuic(in) ? "RFC 9002 section 7" : "RFC 5681 section 3.1", a, a,
+             1, *r.before + a.mss_bytes, a.flight_before_bytes,
+             "bytes in flight above cwnd (plus one datagram)"));
   }
 }
 
@@ -331,12 +335,12 @@ void CheckIncreaseNotCwndLimited(const RuleInputs& in,
         2 * a.flight_before_bytes >= *r.before) {
       continue;
     }
-    out->push_back(Make(kRuleIncreaseNotCwndLimited,
-                        IsQuic(in) ? "RFC 9002 section 7.8"
-                                   : "RFC 7661 section 4.3",
-                        a, a, 1, *r.before, *r.after,
-                        "cwnd increased while less than half of it was in "
-                        "flight"));
+    out->push_back(
+        Make(kRuleIncreaseNotCwndLimited,
+             IsQuic(in) ? "RFC 9002 section 7.8" : "RFC 7661 section 4.3", a, a,
+             1, *r.before, *r.after,
+             "cwnd increased while less than half of it was in "
+             "flight"));
   }
 }
 

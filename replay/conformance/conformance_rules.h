@@ -33,6 +33,7 @@ struct RuleInputs {
   absl::Span<const ConformanceAck> acks;
   std::vector<StepRegime> regimes;  // One per ack.
   ConformanceProfile profile;
+  std::optional<uint64_t> initial_cwnd_bytes;  // CheckConformance()'s.
 };
 
 std::vector<StepRegime> ClassifySteps(absl::Span<const ConformanceAck> acks);

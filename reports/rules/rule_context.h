@@ -11,6 +11,7 @@
 #include <optional>
 #include <vector>
 
+#include "replay/conformance/conformance.h"
 #include "reports/flow_observation.h"
 #include "reports/limiter_runs.h"
 #include "reports/path_estimates.h"
@@ -79,6 +80,9 @@ struct RuleContext {
   double duration_s = 0;  // The flow's length in the report.
   // kMinStretchRtts typical RTTs or kMinStretchShare of the flow.
   double min_stretch_s = 0;
+  // The captured cwnd checked against its family's RFC rules (the replay's
+  // pass); null when the flow was not replayed.
+  const ConformanceResult* conformance = nullptr;
 };
 
 // `evidence` may be null (no replay); it and `observed` and `estimates`
