@@ -61,7 +61,7 @@ class ReplayDiff {
   void OnEvent(const TimelineEvent& e) {
     if (tap_) tap_(e);
     if (e.type != TimelineEvent::Type::kAck) {
-      if (captured_tap_) captured_tap_(e, std::nullopt, false);
+      if (captured_tap_) captured_tap_(e, CapturedAtEvent());
       engine_.OnEvent(e);
       return;
     }
@@ -82,11 +82,14 @@ class ReplayDiff {
       CompareDue(aligner_.DueBefore(t_us));
     }
     if (captured_tap_) {
-      captured_tap_(e,
-                    captured_.source == CapturedSource::kFlightSize
-                        ? std::nullopt
-                        : last_captured_bytes_,
-                    aligner_.shows_state_before_ack());
+      CapturedAtEvent at;
+      if (captured_.source != CapturedSource::kFlightSize) {
+        at.last_bytes = last_captured_bytes_;
+        at.peak_bytes = peak_captured_bytes_;
+      }
+      at.lags_one_ack = aligner_.shows_state_before_ack();
+      captured_tap_(e, at);
+      peak_captured_bytes_.reset();
     }
     for (size_t i = 0; i < engine_.size(); ++i) {
       before_previous_ack_[i] = Snapshot(i);
@@ -140,6 +143,8 @@ class ReplayDiff {
     for (const SeriesPoint& p : due) {
       const uint64_t captured_bytes = CapturedBytes(p);
       last_captured_bytes_ = captured_bytes;
+      peak_captured_bytes_ =
+          std::max(peak_captured_bytes_.value_or(0), captured_bytes);
       if (!result_.first_captured_cwnd_bytes) {
         result_.first_captured_cwnd_bytes = captured_bytes;
       }
@@ -241,8 +246,9 @@ class ReplayDiff {
   double captured_byte_us_ = 0;
   double captured_span_us_ = 0;
   TimelineSink tap_;
-  std::function<void(const TimelineEvent&, std::optional<uint64_t>, bool)>
+  std::function<void(const TimelineEvent&, const CapturedAtEvent&)>
       captured_tap_;
+  std::optional<uint64_t> peak_captured_bytes_;  // Since the last ACK.
   ReplayResult result_;
 };
 

@@ -32,6 +32,18 @@
 
 namespace ccreplay {
 
+// The captured cwnd as it stood when a timeline event reached the replay.
+struct CapturedAtEvent {
+  // The last value logged before the event and the highest logged since
+  // the previous ACK, bytes; nullopt when none (or the source is the
+  // flight size).
+  std::optional<uint64_t> last_bytes;
+  std::optional<uint64_t> peak_bytes;
+  // tcp_probe: the value read before ACK k + 1 is the state before ACK k
+  // (CwndAligner::shows_state_before_ack()).
+  bool lags_one_ack = false;
+};
+
 struct ReplayOptions {
   std::vector<std::string> specs;  // Controller specs (cc/registry.h).
   std::string flow;                // --flow selector; empty: the largest.
@@ -44,12 +56,9 @@ struct ReplayOptions {
   // the controllers get it, so a caller that reduces the timeline itself
   // (diagnose's FlowObserver) shares the one pass. May be null.
   TimelineSink tap;
-  // Every timeline event of the replayed flow again, after the captured
-  // cwnd due before it has been read: that cwnd in bytes (nullopt: none
-  // yet, or the source is the flight size), and whether it lags one ACK
-  // (tcp_probe: the value read before ACK k + 1 is the state before ACK k,
-  // CwndAligner::shows_state_before_ack()). May be null.
-  std::function<void(const TimelineEvent&, std::optional<uint64_t>, bool)>
+  // Every timeline event of the replayed flow again, with the captured
+  // cwnd due before it (set for ACKs only). May be null.
+  std::function<void(const TimelineEvent&, const CapturedAtEvent&)>
       captured_tap;
 };
 

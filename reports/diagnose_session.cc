@@ -137,8 +137,8 @@ void TapConformance(Pieces* p, ReplayOptions* replay) {
   p->conformance_trace = ConformanceTraceBuilder();
   ConformanceTraceBuilder* trace = &p->conformance_trace;
   replay->captured_tap = [trace](const TimelineEvent& e,
-                                 std::optional<uint64_t> captured, bool lags) {
-    trace->OnEvent(e, captured, lags);
+                                 const CapturedAtEvent& captured) {
+    trace->OnEvent(e, captured);
   };
 }
 

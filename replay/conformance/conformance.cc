@@ -77,7 +77,8 @@ absl::Span<const KnownDeviation> KnownDeviations() { return kKnownDeviations; }
 ConformanceResult CheckConformance(absl::Span<const ConformanceAck> acks,
                                    const ConformanceProfile& profile,
                                    std::optional<uint64_t> initial_cwnd_bytes) {
-  RuleInputs in{acks, ClassifySteps(acks), profile, initial_cwnd_bytes};
+  RuleInputs in{acks, ClassifySteps(acks, profile.transport), profile,
+                initial_cwnd_bytes};
   std::vector<ConformanceViolation> raw;
   for (auto* rule : {&CheckInitialWindow, &CheckSlowStartIncrease,
                      &CheckCongestionAvoidanceIncrease, &CheckCwndStalled,

@@ -34,6 +34,9 @@ struct ConformanceAck {
   bool cwnd_limited = false;
   // The captured cwnd just before this ACK; nullopt when none yet.
   std::optional<uint64_t> cwnd_before_bytes;
+  // The highest cwnd logged between this ACK and the next (a log may show
+  // growth and a reduction in between); nullopt when not known.
+  std::optional<uint64_t> cwnd_peak_after_bytes;
   // A new congestion event (loss or CE) was declared while this ACK was
   // processed; `timeout` when by a retransmission timeout.
   bool congestion_event = false;

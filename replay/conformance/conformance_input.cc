@@ -12,8 +12,7 @@
 namespace ccreplay {
 
 void ConformanceTraceBuilder::OnEvent(const TimelineEvent& e,
-                                      std::optional<uint64_t> captured_bytes,
-                                      bool lags_one_ack) {
+                                      const CapturedAtEvent& captured) {
   if (e.type == TimelineEvent::Type::kRetransmission) {
     if (e.starts_episode) {
       pending_event_ns_ = e.time_ns;
@@ -21,9 +20,14 @@ void ConformanceTraceBuilder::OnEvent(const TimelineEvent& e,
     }
     return;
   }
-  if (!acks_.empty() && acks_.back().time_us == e.time_ns / 1000) {
-    // ACKs at the same time are one step: the log cannot show a cwnd
-    // between them (a point is due only before a later ACK).
+  // ACKs at the same time, or without a cwnd logged since the previous
+  // one (ss samples between ACKs), are one step: the log cannot show a
+  // cwnd between them.
+  const bool nothing_logged = !captured.lags_one_ack &&
+                              !captured.peak_bytes.has_value() &&
+                              captured.last_bytes.has_value();
+  if (!acks_.empty() &&
+      (acks_.back().time_us == e.time_ns / 1000 || nothing_logged)) {
     ConformanceAck& same = acks_.back();
     same.bytes_acked += e.bytes_acked + e.bytes_sacked;
     same.packets_acked += e.packets_delivered;
@@ -50,10 +54,13 @@ void ConformanceTraceBuilder::OnEvent(const TimelineEvent& e,
     owner.timeout = owner.timeout || pending_timeout_;
     pending_event_ns_.reset();
   }
-  if (!lags_one_ack) {
-    a.cwnd_before_bytes = captured_bytes;
+  if (!captured.lags_one_ack) {
+    a.cwnd_before_bytes = captured.last_bytes;
+    if (acks_.size() >= 2) {
+      acks_[acks_.size() - 2].cwnd_peak_after_bytes = captured.peak_bytes;
+    }
   } else if (acks_.size() >= 2) {
-    acks_[acks_.size() - 2].cwnd_before_bytes = captured_bytes;
+    acks_[acks_.size() - 2].cwnd_before_bytes = captured.last_bytes;
   }
 }
 
@@ -104,9 +111,10 @@ absl::StatusOr<CheckRun> CheckInput(const std::string& input,
   // The replay needs one controller; its output is not used.
   replay.specs = {"reno"};
   replay.flow = options.flow;
-  replay.captured_tap =
-      [&builder](const TimelineEvent& e, std::optional<uint64_t> captured,
-                 bool lags) { builder.OnEvent(e, captured, lags); };
+  replay.captured_tap = [&builder](const TimelineEvent& e,
+                                   const CapturedAtEvent& captured) {
+    builder.OnEvent(e, captured);
+  };
   absl::StatusOr<ReplayResult> result;
   if (quic) {
     result = ReplayQuicLog(input, replay);

@@ -14,6 +14,7 @@
 #include "absl/status/statusor.h"
 #include "replay/ack_timeline.h"
 #include "replay/conformance/conformance.h"
+#include "replay/replay_session.h"
 
 namespace ccreplay {
 
@@ -21,8 +22,7 @@ namespace ccreplay {
 class ConformanceTraceBuilder {
  public:
   // As ReplayOptions::captured_tap is called.
-  void OnEvent(const TimelineEvent& e, std::optional<uint64_t> captured_bytes,
-               bool lags_one_ack);
+  void OnEvent(const TimelineEvent& e, const CapturedAtEvent& captured);
   // The steps. A QUIC timeline carries no datagram size: the largest
   // packet acked (bytes per packet of an ACK) stands in. A step counts as
   // cwnd-limited when the timeline says so and its flight filled the

@@ -10,9 +10,13 @@
 namespace ccreplay {
 namespace {
 
-// A reduction settles within two smoothed RTTs (PRR spreads it over one
-// round of recovery, RFC 6937 section 3); growth rules skip that span.
-constexpr int64_t kSettleRtts = 2;
+// A QUIC reduction is immediate (RFC 9002 section 7.3.2) and its recovery
+// period ends a round later: growth rules skip two smoothed RTTs after a
+// congestion event. TCP's PRR spreads the reduction over the recovery
+// (RFC 6937 section 3), which lasts until the data outstanding at the loss
+// is acked, longer when retransmissions are lost: four.
+constexpr int64_t kSettleRttsQuic = 2;
+constexpr int64_t kSettleRttsTcp = 4;
 // Without an RTT sample yet, this stands in for it.
 constexpr int64_t kDefaultRttUs = 100'000;
 // Windows without growth, cwnd-limited throughout, that make a stall:
@@ -64,26 +68,32 @@ struct AckedWindow {
   uint64_t acked = 0;
   int64_t increase = 0;
   bool cwnd_limited = true;  // At every step.
+  bool under_half = true;    // Flight below half the cwnd at every step.
 };
 
-// Consecutive windows over steps outside slow start and settling; a skipped
-// step ends the run (`run_breaks` marks the first window of each run).
-std::vector<AckedWindow> CongestionAvoidanceWindows(
-    const RuleInputs& in, std::vector<bool>* run_breaks) {
+// Consecutive windows over steps outside settling (and slow start, unless
+// `with_slow_start`); a skipped step ends the run (`run_breaks` marks the
+// first window of each run).
+std::vector<AckedWindow> AckedWindows(const RuleInputs& in,
+                                      bool with_slow_start,
+                                      std::vector<bool>* run_breaks) {
   std::vector<AckedWindow> windows;
   std::optional<AckedWindow> open;
   bool broken = true;
   for (size_t i = 0; i < in.acks.size(); ++i) {
     const StepRegime& r = in.regimes[i];
-    if (r.settling || r.slow_start || !r.before || !r.after) {
+    if (r.settling || (r.slow_start && !with_slow_start) || !r.before ||
+        !r.after) {
       open.reset();
       broken = true;
       continue;
     }
-    if (!open) open = AckedWindow{i, i, *r.before, 0, 0, true};
+    if (!open) open = AckedWindow{i, i, *r.before, 0, 0, true, true};
     open->last = i;
     open->acked += in.acks[i].bytes_acked;
     open->cwnd_limited = open->cwnd_limited && in.acks[i].cwnd_limited;
+    open->under_half =
+        open->under_half && 2 * in.acks[i].flight_before_bytes < *r.before;
     if (open->acked >= open->start_cwnd) {
       open->increase = static_cast<int64_t>(*r.after) -
                        static_cast<int64_t>(open->start_cwnd);
@@ -98,7 +108,11 @@ std::vector<AckedWindow> CongestionAvoidanceWindows(
 
 }  // namespace
 
-std::vector<StepRegime> ClassifySteps(absl::Span<const ConformanceAck> acks) {
+std::vector<StepRegime> ClassifySteps(absl::Span<const ConformanceAck> acks,
+                                      ConformanceTransport transport) {
+  const int64_t settle_rtts = transport == ConformanceTransport::kQuic
+                                  ? kSettleRttsQuic
+                                  : kSettleRttsTcp;
   std::vector<StepRegime> regimes(acks.size());
   int64_t recovery_until_us = std::numeric_limits<int64_t>::min();
   int64_t settle_until_us = std::numeric_limits<int64_t>::min();
@@ -113,7 +127,7 @@ std::vector<StepRegime> ClassifySteps(absl::Span<const ConformanceAck> acks) {
     r.settling = a.congestion_event || a.time_us < settle_until_us;
     if (a.congestion_event) {
       recovery_until_us = a.time_us + RttOf(a, false);
-      settle_until_us = a.time_us + kSettleRtts * RttOf(a, true);
+      settle_until_us = a.time_us + settle_rtts * RttOf(a, true);
       ssthresh_pending = true;
     } else if (ssthresh_pending && !r.settling && r.before) {
       // The window recovery left is the new slow-start threshold (RFC 9002
@@ -159,7 +173,12 @@ void CheckInitialWindow(const RuleInputs& in,
 
 void CheckSlowStartIncrease(const RuleInputs& in,
                             std::vector<ConformanceViolation>* out) {
-  for (size_t i = 0; i < in.acks.size(); ++i) {
+  // A QUIC timeline leaves out the handshake spaces' ACKs
+  // (replay/quic_timeline.h), whose growth falls on the first application
+  // ACKs: the rule starts once the sender has filled its window.
+  size_t i = 0;
+  while (IsQuic(in) && i < in.acks.size() && !in.acks[i].cwnd_limited) ++i;
+  for (; i < in.acks.size(); ++i) {
     const ConformanceAck& a = in.acks[i];
     const StepRegime& r = in.regimes[i];
     if (!r.slow_start || r.settling || !r.before || !r.after ||
@@ -188,7 +207,7 @@ void CheckSlowStartIncrease(const RuleInputs& in,
 void CheckCongestionAvoidanceIncrease(const RuleInputs& in,
                                       std::vector<ConformanceViolation>* out) {
   std::vector<bool> breaks;
-  for (const AckedWindow& w : CongestionAvoidanceWindows(in, &breaks)) {
+  for (const AckedWindow& w : AckedWindows(in, false, &breaks)) {
     const ConformanceAck& a = in.acks[w.first];
     const double rounds =
         std::max(1.0, static_cast<double>(w.acked) / w.start_cwnd);
@@ -218,8 +237,7 @@ void CheckCongestionAvoidanceIncrease(const RuleInputs& in,
 void CheckCwndStalled(const RuleInputs& in,
                       std::vector<ConformanceViolation>* out) {
   std::vector<bool> breaks;
-  const std::vector<AckedWindow> windows =
-      CongestionAvoidanceWindows(in, &breaks);
+  const std::vector<AckedWindow> windows = AckedWindows(in, false, &breaks);
   int run = 0;
   for (size_t k = 0; k < windows.size(); ++k) {
     const AckedWindow& w = windows[k];
@@ -240,49 +258,61 @@ void CheckCwndStalled(const RuleInputs& in,
   }
 }
 
+// The step at or after congestion event `e`, within the settling span and
+// before the next event, that made the reduction; nullopt when cwnd did
+// not fall.
+std::optional<size_t> ReductionStep(const RuleInputs& in, size_t e) {
+  const int64_t until_us =
+      in.acks[e].time_us +
+      (IsQuic(in) ? kSettleRttsQuic : kSettleRttsTcp) * RttOf(in.acks[e], true);
+  std::optional<size_t> lowest;
+  for (size_t j = e; j < in.acks.size() && in.acks[j].time_us <= until_us;
+       ++j) {
+    if (j != e && in.acks[j].congestion_event) break;
+    const StepRegime& r = in.regimes[j];
+    if (!r.before || !r.after || *r.after >= *r.before) continue;
+    // QUIC: the first reduction. TCP: the lowest, where PRR ends.
+    if (IsQuic(in)) return j;
+    if (!lowest || *r.after < *in.regimes[*lowest].after) lowest = j;
+  }
+  return lowest;
+}
+
 void CheckReduction(const RuleInputs& in,
                     std::vector<ConformanceViolation>* out) {
   for (size_t e = 0; e < in.acks.size(); ++e) {
     const ConformanceAck& a = in.acks[e];
-    if (!a.congestion_event || !a.cwnd_before_bytes) continue;
-    // The lowest cwnd before the reduction settles or the next event.
-    const int64_t until_us = a.time_us + kSettleRtts * RttOf(a, true);
-    std::optional<uint64_t> lowest;
-    size_t last = e;
-    for (size_t j = e + 1; j < in.acks.size() && in.acks[j].time_us <= until_us;
-         ++j) {
-      if (in.acks[j - 1].congestion_event && j - 1 != e) break;
-      if (!in.acks[j].cwnd_before_bytes) continue;
-      lowest =
-          std::min(lowest.value_or(UINT64_MAX), *in.acks[j].cwnd_before_bytes);
-      last = j;
+    if (!a.congestion_event) continue;
+    const std::optional<size_t> step = ReductionStep(in, e);
+    if (!step) continue;
+    // The highest cwnd logged from the event to the reduction: the sender
+    // may grow on the ACKs it processes before it declares the loss.
+    uint64_t before = 0;
+    for (size_t j = e; j <= *step; ++j) {
+      before = std::max({before, in.regimes[j].before.value_or(0),
+                         in.acks[j].cwnd_peak_after_bytes.value_or(0)});
     }
-    if (!lowest) continue;
-    const uint64_t before = *a.cwnd_before_bytes;
-    const uint64_t ceiling =
-        static_cast<uint64_t>(Beta(in) * before) + a.mss_bytes;
-    // QUIC: to exactly beta * cwnd, not below the minimum window of two
-    // datagrams (RFC 9002 sections 7.2, 7.3.2) unless a timeout or
+    const uint64_t seen = *in.regimes[*step].after;
+    // Two datagrams of slack: the log's rounding, and growth between the
+    // last cwnd logged and the reduction.
+    const uint64_t slack = 2 * static_cast<uint64_t>(a.mss_bytes);
+    const uint64_t target = static_cast<uint64_t>(Beta(in) * before);
+    // QUIC reduces to exactly beta * cwnd, not below the minimum window
+    // of two datagrams (RFC 9002 sections 7.2, 7.3.2) unless a timeout or
     // persistent congestion (section 7.6.2) took it there. TCP's PRR may
     // go below ssthresh while the pipe is low (RFC 6937 section 3).
-    const uint64_t min_window = 2 * static_cast<uint64_t>(a.mss_bytes);
-    const uint64_t target = static_cast<uint64_t>(Beta(in) * before);
-    const uint64_t floor_bytes =
-        target > a.mss_bytes ? target - a.mss_bytes : 0;
-    const bool too_deep = IsQuic(in) && !a.timeout &&
-                          *lowest > min_window + a.mss_bytes &&
-                          *lowest < floor_bytes;
-    if (*lowest > ceiling || too_deep) {
-      out->push_back(Make(kRuleReduction,
-                          in.profile.family == ConformanceFamily::kCubic
-                              ? "RFC 9438 section 4.6"
-                              : (IsQuic(in) ? "RFC 9002 section 7.3.2"
-                                            : "RFC 5681 section 3.2"),
-                          a, in.acks[last], last - e + 1,
-                          *lowest > ceiling ? ceiling : floor_bytes, *lowest,
-                          absl::StrCat("cwnd after a congestion event not ",
-                                       Beta(in), " of the cwnd before it")));
-    }
+    const bool too_shallow = seen > target + slack;
+    const bool too_deep =
+        IsQuic(in) && !a.timeout && seen > 2 * slack && seen + slack < target;
+    if (!too_shallow && !too_deep) continue;
+    out->push_back(Make(
+        kRuleReduction,
+        in.profile.family == ConformanceFamily::kCubic
+            ? "RFC 9438 section 4.6"
+            : (IsQuic(in) ? "RFC 9002 section 7.3.2" : "RFC 5681 section 3.1"),
+        a, in.acks[*step], *step - e + 1, target, seen,
+        absl::StrCat("cwnd after a congestion event not ", Beta(in),
+                     " of the cwnd before it")));
   }
 }
 
@@ -311,10 +341,12 @@ void CheckFlightAboveCwnd(const RuleInputs& in,
     // One datagram may go beyond cwnd on entering recovery or as a probe
     // (RFC 9002 section 7); the flight before an ACK was sent under the
     // cwnd the previous ACK left.
-    if (r.settling || !r.before ||
-        a.flight_before_bytes <= *r.before + a.mss_bytes) {
-      continue;
-    }
+    // A qlog's clock ticks in whole milliseconds: what the sender sent on
+    // this ACK's own growth may be ordered before it, so its bytes count.
+    if (r.settling || !r.before) continue;
+    const uint64_t allowed =
+        *r.before + a.mss_bytes + (IsQuic(in) ? a.bytes_acked : 0);
+    if (a.flight_before_bytes <= allowed) continue;
     out->push_back(
         Make(kRuleFlightAboveCwnd,
              IsQuic(in) ? "RFC 9002 section 7" : "RFC 5681 section 3.1", a, a,
@@ -325,22 +357,22 @@ void CheckFlightAboveCwnd(const RuleInputs& in,
 
 void CheckIncreaseNotCwndLimited(const RuleInputs& in,
                                  std::vector<ConformanceViolation>* out) {
-  for (size_t i = 0; i < in.acks.size(); ++i) {
-    const ConformanceAck& a = in.acks[i];
-    const StepRegime& r = in.regimes[i];
-    // RFC 9002 section 7.8 (RFC 7661 for TCP): no growth while the window
-    // is underused. Half the window is the slack Linux's slow-start rule
-    // gives (tcp_is_cwnd_limited(): cwnd < 2 * max_packets_out, 6.18).
-    if (r.settling || !r.before || !r.after || *r.after <= *r.before ||
-        2 * a.flight_before_bytes >= *r.before) {
-      continue;
-    }
+  // RFC 9002 section 7.8 (RFC 7661 for TCP): no growth while the window is
+  // underused and sending is not pacing-limited. Pacing is not logged, so
+  // a whole window of ACKs must find less than half the cwnd in flight (a
+  // paced sender fills most of it over a round), the slack Linux's
+  // slow-start rule gives too (tcp_is_cwnd_limited(): cwnd < 2 *
+  // max_packets_out, 6.18).
+  std::vector<bool> breaks;
+  for (const AckedWindow& w : AckedWindows(in, true, &breaks)) {
+    if (!w.under_half || w.increase <= 0) continue;
     out->push_back(
         Make(kRuleIncreaseNotCwndLimited,
-             IsQuic(in) ? "RFC 9002 section 7.8" : "RFC 7661 section 4.3", a, a,
-             1, *r.before, *r.after,
-             "cwnd increased while less than half of it was in "
-             "flight"));
+             IsQuic(in) ? "RFC 9002 section 7.8" : "RFC 7661 section 4.3",
+             in.acks[w.first], in.acks[w.last], w.last - w.first + 1,
+             w.start_cwnd, w.start_cwnd + w.increase,
+             "cwnd increased over a window of ACKs with less "
+             "than half of it in flight"));
   }
 }
 

@@ -22,8 +22,9 @@ struct StepRegime {
   // cannot end sooner: it ends when a packet sent after it began is acked,
   // RFC 9002 section 7.3.2), not counting the event's own step.
   bool in_recovery = false;
-  // Within two smoothed RTTs after a congestion event (or the event's own
-  // step): the reduction is still settling, growth rules skip it.
+  // Within two (QUIC) or four (TCP) smoothed RTTs after a congestion event,
+  // or the event's own step: the reduction is still settling, growth rules
+  // skip it.
   bool settling = false;
   // Below the slow-start threshold inferred from the last reduction.
   bool slow_start = true;
@@ -36,7 +37,8 @@ struct RuleInputs {
   std::optional<uint64_t> initial_cwnd_bytes;  // CheckConformance()'s.
 };
 
-std::vector<StepRegime> ClassifySteps(absl::Span<const ConformanceAck> acks);
+std::vector<StepRegime> ClassifySteps(absl::Span<const ConformanceAck> acks,
+                                      ConformanceTransport transport);
 
 // Each appends its violations (ungrouped; CheckConformance groups them).
 void CheckInitialWindow(const RuleInputs& in,
