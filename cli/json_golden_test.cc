@@ -14,6 +14,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "proto/conformance.pb.h"
 #include "proto/controllers.pb.h"
 #include "proto/flows.pb.h"
 #include "proto/json_printer.h"
@@ -84,6 +85,9 @@ const Golden kGoldens[] = {
      New<proto::Diagnosis>},
     {"convert", "convert --json testdata/pcap-format/ccreplay_sll2_ipv6.pcap",
      New<proto::Trace>},
+    {"check",
+     "check --json testdata/lab/k618_reno_40ms_unpaced_20mbit_pfifo50",
+     New<proto::ConformanceReport>},
 };
 
 class JsonGoldenTest : public ::testing::TestWithParam<Golden> {};

@@ -157,7 +157,14 @@ void CheckClaimedConformance(ConformanceTransport transport,
     break;
   }
   const std::vector<ConformanceAck> acks = p->conformance_trace.Finish();
-  p->conformance = CheckConformance(acks, profile);
+  // ss samples are snapshots many ACKs apart: per-ACK rules need a cwnd
+  // logged per ACK (tcp_probe, qlog); `ccreplay check` still runs them.
+  const CapturedSource source = p->replay.source;
+  if (source != CapturedSource::kTcpProbe && source != CapturedSource::kQlog) {
+    return;
+  }
+  p->conformance =
+      CheckConformance(acks, profile, p->replay.first_captured_cwnd_bytes);
   p->input.conformance = &p->conformance;
 }
 

@@ -139,6 +139,11 @@ absl::StatusOr<CheckRun> CheckInput(const std::string& input,
   if (!parsed.ok()) return parsed.status();
   run.profile.family = *parsed;
   run.source_description = result->source_description;
+  if (result->source == CapturedSource::kSs) {
+    run.warnings.push_back(
+        "ss samples are snapshots many ACKs apart: the per-ACK rules see "
+        "their sum, and reductions between samples are approximate");
+  }
   run.truncated = result->truncated;
   run.warnings.insert(run.warnings.end(), result->warnings.begin(),
                       result->warnings.end());

@@ -17,7 +17,8 @@ constexpr size_t kMaxEvidenceLines = 6;
 void RfcViolationRule::Check(const RuleContext& x, RuleOutput* out) const {
   if (x.conformance == nullptr || x.conformance->acks_checked == 0) {
     out->notes.push_back(
-        "rfc_violation: not checked (no captured cwnd per ACK)");
+        "rfc_violation: not checked (no cwnd logged per ACK: tcp_probe or "
+        "qlog)");
     return;
   }
   const ConformanceResult& c = *x.conformance;
