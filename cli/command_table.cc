@@ -315,11 +315,41 @@ CommandSpec Lab() {
 
 }  // namespace
 
+CommandSpec Watch() {
+  return {
+      "watch",
+      RunWatch,
+      "live: the flows on an interface, refreshed every second",
+      "ccreplay watch -i IFACE [--filter EXPR] [--json] [--duration TIME] "
+      "[-o report.html [--flow N]]",
+      "Captures on IFACE (libpcap, headers only, each packet as it arrives) "
+      "and every second lists the flows active in the last second: "
+      "endpoints, rate of new data sent, smoothed RTT, packets and "
+      "retransmissions so far, what limited the sender at most ACKs (cwnd, "
+      "rwnd, app) and its newest event (retransmission, ECN congestion "
+      "episode, duplicate ACK). Stops at --duration or on Ctrl-C; with -o "
+      "it then writes the diagnosis of the largest flow (or --flow) of what "
+      "it captured. Needs root or CAP_NET_RAW.",
+      "sudo ccreplay watch -i eth0 --filter 'tcp port 443'",
+      {{"i", "IFACE", ""},
+       kFilter,
+       {"json", "",
+        "write one JSON line per active flow per second "
+        "(proto/watch.proto) instead of the table."},
+       {"duration", "TIME",
+        "stop after this long, with its unit: 30s, 2m (default: at "
+        "Ctrl-C)."},
+       {"o", "report.html",
+        "when stopped, write the HTML diagnosis of the chosen flow."},
+       kFlow}};
+}
+
 const std::vector<CommandSpec>& AllCommands() {
   static const std::vector<CommandSpec>* const commands =
-      new std::vector<CommandSpec>{
-          Flows(), Diagnose(),    Convert(),  Timeline(),   Replay(),
-          Check(), Controllers(), Simulate(), Experiment(), Lab()};
+      new std::vector<CommandSpec>{Flows(),       Diagnose(), Convert(),
+                                   Timeline(),    Replay(),   Check(),
+                                   Controllers(), Simulate(), Experiment(),
+                                   Lab(),         Watch()};
   return *commands;
 }
 

@@ -21,6 +21,7 @@ int RunExperiment(const Args& args);
 int RunTimeline(const Args& args);
 int RunReplay(const Args& args);
 int RunCheck(const Args& args);
+int RunWatch(const Args& args);
 
 }  // namespace ccreplay
 

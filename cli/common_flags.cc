@@ -1,5 +1,7 @@
 #include "cli/common_flags.h"
 
+#include <fstream>
+
 #include "absl/flags/flag.h"
 
 // Each command documents what these mean for it (cli/command_table.cc);
@@ -25,3 +27,13 @@ ABSL_FLAG(std::string, probe, "",
 ABSL_FLAG(std::string, qlog, "",
           "QUIC: the sender's qlog; its ACK frames are replayed and its "
           "congestion_window is the ground truth (no CAPTURE needed).");
+
+namespace ccreplay {
+
+bool WriteFile(const std::string& path, const std::string& content) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(content.data(), static_cast<std::streamsize>(content.size()));
+  return static_cast<bool>(out);
+}
+
+}  // namespace ccreplay

@@ -24,4 +24,12 @@ ABSL_DECLARE_FLAG(std::string, ss);
 ABSL_DECLARE_FLAG(std::string, probe);
 ABSL_DECLARE_FLAG(std::string, qlog);
 
+namespace ccreplay {
+
+// Writes `content` to the file `path` (an output flag's value): false when
+// it cannot.
+bool WriteFile(const std::string& path, const std::string& content);
+
+}  // namespace ccreplay
+
 #endif  // CCREPLAY_CLI_COMMON_FLAGS_H_

@@ -4,7 +4,6 @@
 // (proto/report.proto) with --json PATH. reports/diagnose_session.h does
 // the work.
 #include <cstdio>
-#include <fstream>
 #include <string>
 
 #include "absl/flags/flag.h"
@@ -25,12 +24,6 @@ ABSL_FLAG(
 
 namespace ccreplay {
 namespace {
-
-bool WriteFile(const std::string& path, const std::string& content) {
-  std::ofstream out(path, std::ios::binary);
-  out.write(content.data(), static_cast<std::streamsize>(content.size()));
-  return static_cast<bool>(out);
-}
 
 // The diagnosis options from the flags and INPUT. Returns an exit code.
 int OptionsFromFlags(const Args& args, size_t inputs,

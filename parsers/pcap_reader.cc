@@ -286,6 +286,17 @@ int64_t SubSecondNs(int64_t field, CaptureInfo* info) {
   return field < 0 ? 0 : kNsPerSecond - 1;
 }
 
+// A record's time in ns, read with PCAP_TSTAMP_PRECISION_NANO. An absurd
+// timestamp (the fuzzer made a pcapng one) is kept out of the product,
+// which would overflow, and becomes -1: out of range.
+int64_t RecordTimeNs(const pcap_pkthdr& header, CaptureInfo* info) {
+  const bool plausible =
+      header.ts.tv_sec >= 0 && header.ts.tv_sec < kMaxTimeNs / kNsPerSecond;
+  return plausible ? static_cast<int64_t>(header.ts.tv_sec) * kNsPerSecond +
+                         SubSecondNs(header.ts.tv_usec, info)
+                   : -1;
+}
+
 // What the libpcap callback needs. pcap_loop() runs libpcap's read loop
 // once for the whole file; pcap_next_ex() enters it once per record.
 struct LibpcapLoop {
@@ -298,16 +309,8 @@ struct LibpcapLoop {
   static void OnRecord(u_char* user, const pcap_pkthdr* header,
                        const u_char* data) {
     LibpcapLoop& loop = *reinterpret_cast<LibpcapLoop*>(user);
-    // An absurd timestamp (the fuzzer made a pcapng one) is kept out of
-    // the product, which would overflow, and becomes -1: out of range.
-    const bool plausible =
-        header->ts.tv_sec >= 0 && header->ts.tv_sec < kMaxTimeNs / 1000000000;
-    const int64_t time_ns =
-        plausible ? static_cast<int64_t>(header->ts.tv_sec) * kNsPerSecond +
-                        SubSecondNs(header->ts.tv_usec, loop.sink->info)
-                  : -1;
-    HandleFrame(loop.link_type, time_ns, data, header->caplen, header->len,
-                *loop.sink);
+    HandleFrame(loop.link_type, RecordTimeNs(*header, loop.sink->info), data,
+                header->caplen, header->len, *loop.sink);
     if (loop.pcapng) {
       loop.good_offset = static_cast<uint64_t>(std::ftell(loop.file));
     } else {
@@ -587,5 +590,52 @@ absl::StatusOr<CaptureInfo> ReadCaptureFromMemory(const std::string& name,
   MemorySource source(data, size);
   return Read(name, source, consumer, CaptureReadOptions());
 }
+
+struct FrameReader::State {
+  State(std::string name, std::string filter_expression,
+        SegmentConsumer& consumer)
+      : sane(consumer, &info), filter(std::move(filter_expression)) {
+    info.path = std::move(name);
+    info.format = "live";
+  }
+  CaptureInfo info;
+  SaneSegments sane;
+  FrameFilter filter;
+  ProgressCallback no_progress;  // A live capture has no total to show.
+  FrameSink sink{&info, &sane, &filter, &no_progress, nullptr, {}};
+  int link_type = -1;
+};
+
+FrameReader::FrameReader(std::string name, std::string filter,
+                         SegmentConsumer& consumer)
+    : state_(std::make_unique<State>(std::move(name), std::move(filter),
+                                     consumer)) {}
+
+FrameReader::~FrameReader() = default;
+
+absl::Status FrameReader::SetLinkType(int link_type) {
+  if (!IsSupportedLinkType(link_type)) {
+    return absl::UnimplementedError(
+        absl::StrCat(state_->info.path, ": unsupported link type ",
+                     LinkTypeName(link_type), " (", link_type, ")"));
+  }
+  AddLinkType(&state_->info, link_type);
+  absl::Status prepared = state_->filter.Prepare(link_type);
+  if (!prepared.ok()) {
+    return absl::Status(prepared.code(), absl::StrCat(state_->info.path, ": ",
+                                                      prepared.message()));
+  }
+  state_->link_type = link_type;
+  return absl::OkStatus();
+}
+
+void FrameReader::OnRecord(const pcap_pkthdr& header, const uint8_t* data) {
+  HandleFrame(state_->link_type, RecordTimeNs(header, &state_->info), data,
+              header.caplen, header.len, state_->sink);
+}
+
+const CaptureInfo& FrameReader::info() const { return state_->info; }
+
+void FrameReader::Finish() { AddSummaryWarnings(&state_->info); }
 
 }  // namespace ccreplay

@@ -6,8 +6,11 @@
 #ifndef CCREPLAY_PARSERS_PCAP_READER_H_
 #define CCREPLAY_PARSERS_PCAP_READER_H_
 
+#include <pcap/pcap.h>
+
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -96,6 +99,33 @@ absl::StatusOr<CaptureInfo> ReadCaptureFromMemory(const std::string& name,
                                                   const uint8_t* data,
                                                   size_t size,
                                                   SegmentConsumer& consumer);
+
+// Frames handed in one at a time, as a live capture (parsers/live_capture.h)
+// delivers them: the same filter, decoder, time checks and sequence sanity
+// as ReadCapture, counted in info() the same way.
+class FrameReader {
+ public:
+  // `name` names the source in warnings; `filter` as
+  // CaptureReadOptions::filter (empty: every frame).
+  FrameReader(std::string name, std::string filter, SegmentConsumer& consumer);
+  ~FrameReader();
+  FrameReader(const FrameReader&) = delete;
+  FrameReader& operator=(const FrameReader&) = delete;
+
+  // Before the first frame: Unimplemented for a link type the decoder does
+  // not read, OutOfRange when the filter does not compile for it.
+  absl::Status SetLinkType(int link_type);
+  // One record as libpcap hands it out, its time in ns
+  // (PCAP_TSTAMP_PRECISION_NANO).
+  void OnRecord(const pcap_pkthdr& header, const uint8_t* data);
+  // The counts so far; with the summary warnings once Finish() is called.
+  const CaptureInfo& info() const;
+  void Finish();
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
 
 }  // namespace ccreplay
 

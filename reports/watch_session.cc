@@ -1,0 +1,226 @@
+#include "reports/watch_session.h"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/time/clock.h"
+#include "parsers/live_capture.h"
+#include "proto/json_printer.h"
+
+namespace ccreplay {
+namespace {
+
+// Set by SIGINT / SIGTERM while a watch runs.
+volatile sig_atomic_t g_stop_requested = 0;
+
+void RequestStop(int /*signal*/) { g_stop_requested = 1; }
+
+// Catches SIGINT and SIGTERM for its lifetime: they end the watch loop
+// (the capture's poll returns EINTR, as no SA_RESTART is set) instead of
+// the process, so the capture is flushed and closed and the temporary
+// directory removed. The previous handlers come back afterwards.
+class StopOnSignal {
+ public:
+  StopOnSignal() {
+    g_stop_requested = 0;
+    struct sigaction action = {};
+    action.sa_handler = RequestStop;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGINT, &action, &old_int_);
+    sigaction(SIGTERM, &action, &old_term_);
+  }
+  ~StopOnSignal() {
+    sigaction(SIGINT, &old_int_, nullptr);
+    sigaction(SIGTERM, &old_term_, nullptr);
+  }
+  bool requested() const { return g_stop_requested != 0; }
+
+ private:
+  struct sigaction old_int_ = {}, old_term_ = {};
+};
+
+// A private directory (mode 0700, mkdtemp) holding the capture's pcap
+// file; both are removed when it goes.
+class TempCaptureDir {
+ public:
+  static absl::StatusOr<std::unique_ptr<TempCaptureDir>> Create() {
+    const char* tmp = getenv("TMPDIR");
+    std::string pattern = absl::StrCat(tmp != nullptr && *tmp ? tmp : "/tmp",
+                                       "/ccreplay-watch-XXXXXX");
+    if (mkdtemp(pattern.data()) == nullptr) {
+      return absl::UnavailableError(
+          absl::StrCat(pattern, ": cannot create a temporary directory"));
+    }
+    return std::unique_ptr<TempCaptureDir>(new TempCaptureDir(pattern));
+  }
+  ~TempCaptureDir() {
+    unlink(pcap_path().c_str());
+    rmdir(dir_.c_str());
+  }
+  std::string pcap_path() const { return dir_ + "/live.pcap"; }
+
+ private:
+  explicit TempCaptureDir(std::string dir) : dir_(std::move(dir)) {}
+  std::string dir_;
+};
+
+int64_t NowNs() { return absl::ToUnixNanos(absl::Now()); }
+
+// The age of an event at `now_ns`, or none without an event.
+std::optional<double> EventAgeS(const LiveFlowInterval& row, int64_t now_ns) {
+  if (row.newest_event.empty()) return std::nullopt;
+  return std::max<int64_t>(0, now_ns - row.newest_event_time_ns) / 1e9;
+}
+
+// Writes one interval's rows to `out`: JSON Lines, or the table (redrawn
+// in place on a terminal).
+void WriteInterval(const std::vector<LiveFlowInterval>& rows, double end_s,
+                   double interval_s, bool json, FILE* out) {
+  const int64_t now_ns = NowNs();
+  if (json) {
+    for (const LiveFlowInterval& row : rows) {
+      std::fputs(
+          PrintJson(WatchFlowIntervalProto(row, end_s, interval_s, now_ns),
+                    JsonPrintOptions{0})
+              .c_str(),
+          out);
+    }
+  } else {
+    // ANSI: cursor home, clear screen (ECMA-48 CUP and ED).
+    if (isatty(fileno(out))) std::fputs("\033[H\033[2J", out);
+    std::fputs(WatchTable(rows, end_s, now_ns).c_str(), out);
+  }
+  std::fflush(out);
+}
+
+// Captures until the duration ends or a signal comes, writing an interval
+// of rows every options.interval (and the last, shorter one at the end).
+absl::Status WatchLoop(const WatchOptions& options, LiveCapture& capture,
+                       LiveFlowMonitor& monitor, FILE* out) {
+  StopOnSignal stop;
+  const absl::Time start = absl::Now();
+  const absl::Time end = options.duration.has_value()
+                             ? start + *options.duration
+                             : absl::InfiniteFuture();
+  absl::Time interval_start = start;
+  absl::Status status;
+  while (!stop.requested()) {
+    const absl::Time now = absl::Now();
+    const absl::Time tick = std::min(interval_start + options.interval, end);
+    if (now >= tick) {
+      WriteInterval(
+          monitor.EndInterval(absl::ToInt64Nanoseconds(now - interval_start)),
+          absl::ToDoubleSeconds(now - start),
+          absl::ToDoubleSeconds(now - interval_start), options.json, out);
+      interval_start = now;
+      if (now >= end) return status;
+      continue;
+    }
+    absl::StatusOr<int> polled =
+        capture.Poll(std::min(tick - now, absl::Milliseconds(100)));
+    if (!polled.ok()) {
+      status = polled.status();  // The interface went away: stop, keep all.
+      break;
+    }
+  }
+  const absl::Time now = absl::Now();
+  WriteInterval(
+      monitor.EndInterval(absl::ToInt64Nanoseconds(now - interval_start)),
+      absl::ToDoubleSeconds(now - start),
+      absl::ToDoubleSeconds(now - interval_start), options.json, out);
+  return status;
+}
+
+}  // namespace
+
+proto::WatchFlowInterval WatchFlowIntervalProto(const LiveFlowInterval& row,
+                                                double end_s, double interval_s,
+                                                int64_t now_ns) {
+  proto::WatchFlowInterval message;
+  message.set_interval_end_s(end_s);
+  message.set_interval_s(interval_s);
+  message.set_flow_index(row.flow_index);
+  message.set_sender(row.sender);
+  message.set_receiver(row.receiver);
+  message.set_rate_bps(row.rate_bps);
+  if (row.srtt_ms.has_value()) message.set_srtt_ms(*row.srtt_ms);
+  message.set_packets(row.packets);
+  message.set_data_bytes(row.data_bytes);
+  message.set_retransmissions(row.retransmissions);
+  message.set_limit(row.limit);
+  message.set_newest_event(row.newest_event);
+  std::optional<double> age = EventAgeS(row, now_ns);
+  if (age.has_value()) message.set_newest_event_age_s(*age);
+  return message;
+}
+
+std::string WatchTable(const std::vector<LiveFlowInterval>& rows, double end_s,
+                       int64_t now_ns) {
+  std::string text = absl::StrFormat(
+      "%.1f s, %d active flows\n%4s  %-45s %11s %9s %9s %7s %7s  %s\n", end_s,
+      rows.size(), "#", "flow", "rate", "srtt", "packets", "retx", "limit",
+      "newest event");
+  for (const LiveFlowInterval& row : rows) {
+    const std::string srtt = row.srtt_ms.has_value()
+                                 ? absl::StrFormat("%.2f ms", *row.srtt_ms)
+                                 : "n/a";
+    std::optional<double> age = EventAgeS(row, now_ns);
+    const std::string event =
+        age.has_value()
+            ? absl::StrFormat("%s (%.1f s ago)", row.newest_event, *age)
+            : "-";
+    absl::StrAppendFormat(
+        &text, "%4u  %-45s %6.2f Mb/s %9s %9u %7u %7s  %s\n", row.flow_index,
+        absl::StrCat(row.sender, " > ", row.receiver), row.rate_bps / 1e6, srtt,
+        row.packets, row.retransmissions, row.limit, event);
+  }
+  return text;
+}
+
+absl::StatusOr<WatchResult> RunWatch(const WatchOptions& options, FILE* out) {
+  std::unique_ptr<TempCaptureDir> temp;
+  if (options.diagnose) {
+    absl::StatusOr<std::unique_ptr<TempCaptureDir>> made =
+        TempCaptureDir::Create();
+    if (!made.ok()) return made.status();
+    temp = *std::move(made);
+  }
+  LiveFlowMonitor monitor;
+  LiveCaptureOptions capture_options{options.interface, options.filter,
+                                     temp ? temp->pcap_path() : ""};
+  absl::StatusOr<std::unique_ptr<LiveCapture>> capture =
+      LiveCapture::Open(capture_options, monitor);
+  if (!capture.ok()) return capture.status();
+  WatchResult result;
+  absl::Status looped = WatchLoop(options, **capture, monitor, out);
+  if (!looped.ok()) result.warnings.push_back(std::string(looped.message()));
+  result.kernel_drops = (*capture)->kernel_drops();
+  (*capture)->Close();
+  const CaptureInfo& info = (*capture)->info();
+  result.packets = info.packets;
+  result.flows = monitor.flow_table().flows().size();
+  result.warnings.insert(result.warnings.end(), info.warnings.begin(),
+                         info.warnings.end());
+  if (options.diagnose) {
+    DiagnoseOptions diagnose;
+    diagnose.input = temp->pcap_path();
+    diagnose.flow = options.flow;
+    diagnose.capture.filter = options.filter;
+    absl::StatusOr<DiagnoseRun> run = DiagnoseInput(diagnose);
+    if (run.ok()) {
+      result.diagnosis = *std::move(run);
+    } else {
+      result.diagnosis_status = run.status();
+    }
+  }
+  return result;
+}
+
+}  // namespace ccreplay

@@ -1,0 +1,62 @@
+// `ccreplay watch`: a live capture on an interface, its flows refreshed
+// every interval on the terminal (a table) or as JSON Lines (one
+// proto::WatchFlowInterval per flow per interval), until a duration ends or
+// SIGINT/SIGTERM; then, if asked, the diagnosis of one flow from the
+// packets captured so far (kept meanwhile in a pcap file in a private
+// temporary directory, removed before returning).
+#ifndef CCREPLAY_REPORTS_WATCH_SESSION_H_
+#define CCREPLAY_REPORTS_WATCH_SESSION_H_
+
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "proto/watch.pb.h"
+#include "replay/live_flows.h"
+#include "reports/diagnose_session.h"
+
+namespace ccreplay {
+
+struct WatchOptions {
+  std::string interface;
+  std::string filter;                      // pcap-filter(7); empty: all.
+  std::optional<absl::Duration> duration;  // None: until a signal.
+  absl::Duration interval = absl::Seconds(1);
+  bool json = false;
+  // Diagnose a flow when stopped: `flow` as --flow takes it (empty: the
+  // largest by bytes).
+  bool diagnose = false;
+  std::string flow;
+};
+
+struct WatchResult {
+  uint64_t packets = 0;       // Frames the filter passed.
+  uint64_t kernel_drops = 0;  // Frames the ring had no room for.
+  size_t flows = 0;
+  std::vector<std::string> warnings;
+  // With WatchOptions::diagnose, when the capture held a flow.
+  std::optional<DiagnoseRun> diagnosis;
+  absl::Status diagnosis_status;  // Why there is none, if there is none.
+};
+
+// Errors are LiveCapture::Open's (permission, no such interface, filter).
+// Writes the intervals to `out`; a terminal (isatty) gets the table redrawn
+// in place.
+absl::StatusOr<WatchResult> RunWatch(const WatchOptions& options, FILE* out);
+
+// One row of `--json`, `end_s` into the capture; ages are taken at
+// `now_ns` (capture clock: ns since 1970).
+proto::WatchFlowInterval WatchFlowIntervalProto(const LiveFlowInterval& row,
+                                                double end_s, double interval_s,
+                                                int64_t now_ns);
+
+// The terminal table of one interval.
+std::string WatchTable(const std::vector<LiveFlowInterval>& rows, double end_s,
+                       int64_t now_ns);
+
+}  // namespace ccreplay
+
+#endif  // CCREPLAY_REPORTS_WATCH_SESSION_H_
