@@ -33,11 +33,13 @@ struct CommandResult {
   std::string err;
 };
 
-CommandResult Ccreplay(const std::string& args) {
+// `wrapper` runs the binary (e.g. setpriv with its options); empty: none.
+CommandResult Ccreplay(const std::string& args,
+                       const std::string& wrapper = "") {
   // Per process: ctest -j runs several of these tests at once.
   const std::string err_path =
       ::testing::TempDir() + "/stderr_" + std::to_string(getpid()) + ".txt";
-  const std::string command = std::string(CCREPLAY_BINARY_DIR) +
+  const std::string command = wrapper + " " + std::string(CCREPLAY_BINARY_DIR) +
                               "/cli/ccreplay " + args + " 2>" + err_path;
   CommandResult run;
   FILE* pipe = popen(command.c_str(), "r");
@@ -533,6 +535,34 @@ TEST(CliTest, HelpNamesTheCommandAndAnExample) {
   CommandResult run = Ccreplay("flows --help");
   EXPECT_THAT(run.out + run.err, HasSubstr("ccreplay flows CAPTURE"));
   EXPECT_THAT(run.out + run.err, HasSubstr("Example"));
+}
+
+TEST(CliTest, WatchWithoutCaptureRightsIsRefusedNamingThem) {
+  // Without CAP_NET_RAW: as an unprivileged user, or as root with the
+  // capability dropped from the bounding set (setpriv(1), util-linux).
+  const std::string wrapper =
+      geteuid() == 0 ? "setpriv --bounding-set=-net_raw --inh-caps=-net_raw"
+                     : "";
+  CommandResult run = Ccreplay("watch -i lo --duration 1s --json", wrapper);
+  EXPECT_EQ(run.exit_code, 3) << run.err;  // README: "permission".
+  EXPECT_THAT(run.err, HasSubstr("ccreplay watch: lo: capturing needs root "
+                                 "or CAP_NET_RAW"));
+  EXPECT_EQ(run.out, "");
+}
+
+TEST(CliTest, WatchOnAMissingInterfaceOrWithoutInterfaceFails) {
+  CommandResult usage = Ccreplay("watch --duration 1s");
+  EXPECT_EQ(usage.exit_code, 2);
+  EXPECT_THAT(usage.err, HasSubstr("usage: ccreplay watch -i IFACE"));
+  if (geteuid() != 0) GTEST_SKIP() << "root needed to reach the device check";
+  CommandResult missing = Ccreplay("watch -i ccrnosuchif0 --duration 1s");
+  EXPECT_EQ(missing.exit_code, 3);
+  EXPECT_THAT(missing.err,
+              HasSubstr("ccreplay watch: ccrnosuchif0: no such interface"));
+  CommandResult filter =
+      Ccreplay("watch -i lo --duration 1s --filter 'tcp port nosuchport'");
+  EXPECT_EQ(filter.exit_code, 2) << filter.err;
+  EXPECT_THAT(filter.err, HasSubstr("ccreplay watch: lo: "));
 }
 
 TEST(CliTest, AnotherCommandsFlagIsAUsageErrorNamingItsOwner) {

@@ -6,10 +6,14 @@
 #include "lab/lab.h"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <pcap/pcap.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -17,17 +21,21 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
 #include "gtest/gtest.h"
 #include "lab/kernel_trace.h"
 #include "lab/lab_owner.h"
 #include "lab/subprocess.h"
 #include "parsers/bundle.h"
+#include "proto/json_printer.h"
+#include "proto/watch.pb.h"
 
 namespace ccreplay::lab {
 namespace {
@@ -381,6 +389,131 @@ TEST_F(LabTest, UnknownControllerFailsAndLeavesNothingBehind) {
     EXPECT_EQ(before.count(name), 1u) << name;
   for (const std::string& mount : LabTracefsMounts())
     EXPECT_EQ(mounts_before.count(mount), 1u) << mount;
+}
+
+const std::string kCcreplay =
+    std::string(CCREPLAY_BINARY_DIR) + "/cli/ccreplay";
+
+// The sender namespace of the lab this process started after `before` was
+// listed, once it exists (up to 30 s): "" if none appears.
+std::string WaitForOwnSenderNamespace(const std::set<std::string>& before) {
+  const absl::Time deadline = absl::Now() + absl::Seconds(30);
+  while (absl::Now() < deadline) {
+    for (const std::string& name : LabNamespaces()) {
+      if (before.count(name) == 0 && absl::EndsWith(name, "-snd") &&
+          ParseLabResourceOwner(name) == SelfOwner()) {
+        return name;
+      }
+    }
+    absl::SleepFor(absl::Milliseconds(20));
+  }
+  return "";
+}
+
+// Waits (up to 30 s) until the namespace has an established TCP connection
+// (`ss`, as the lab's own sampler reads it): the transfer runs.
+bool WaitForConnection(const std::string& netns) {
+  const absl::Time deadline = absl::Now() + absl::Seconds(30);
+  while (absl::Now() < deadline) {
+    absl::StatusOr<std::string> ss = RunProgram(
+        {"ip", "netns", "exec", netns, "ss", "-Htn", "state", "established"});
+    if (ss.ok() && !ss->empty()) return true;
+    absl::SleepFor(absl::Milliseconds(20));
+  }
+  return false;
+}
+
+// `ccreplay watch ARGS` in `netns`, its temporary files in `tmpdir`, stdout
+// to `out_path`.
+pid_t SpawnWatch(const std::string& netns, const std::string& tmpdir,
+                 const std::vector<std::string>& args,
+                 const std::string& out_path) {
+  std::vector<std::string> argv = {
+      "ip",      "netns", "exec", netns, "env", absl::StrCat("TMPDIR=", tmpdir),
+      kCcreplay, "watch"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  const int out = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  absl::StatusOr<pid_t> pid = SpawnProgram(argv, out, out);
+  close(out);
+  EXPECT_TRUE(pid.ok()) << pid.status();
+  return pid.value_or(-1);
+}
+
+// `ccreplay watch` on the sender's veth while a builtin transfer runs: the
+// flow is reported in the first second, at the lab's goodput, and a report
+// is written on SIGINT; no namespace, temporary directory or file remains.
+TEST_F(LabTest, WatchReportsTheLiveFlowAndWritesAReportOnSigint) {
+  LabConfig config = BaseConfig();
+  config.rate_bits_per_s = 20'000'000;
+  config.duration_s = 5;
+  config.transfer = TransferTool::kBuiltin;
+  config.flows = {FlowSpec{"cubic", 0, 0}};
+  char dir[] = "/tmp/ccreplay-watch-test-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  dirs_.push_back(dir);
+  const std::string tmpdir = absl::StrCat(dir, "/tmp");
+  ASSERT_EQ(mkdir(tmpdir.c_str(), 0700), 0);
+  const std::set<std::string> before = LabNamespaces();
+  LabBundle bundle;
+  std::thread lab([&] { Run(config, bundle); });
+  const std::string netns = WaitForOwnSenderNamespace(before);
+  const bool running = !netns.empty() && WaitForConnection(netns);
+  pid_t json_watch = -1, report_watch = -1;
+  const std::string json_path = absl::StrCat(dir, "/watch.jsonl");
+  const std::string report_path = absl::StrCat(dir, "/report.html");
+  if (running) {
+    // lab_owner.h: ccrl-<pid>-<start>-<run id>-snd; topology.cc names the
+    // sender's veth ccl<run id>s.
+    const std::vector<std::string> parts = absl::StrSplit(netns, '-');
+    const std::string device = absl::StrCat("ccl", parts[3], "s");
+    json_watch = SpawnWatch(
+        netns, tmpdir, {"-i", device, "--duration", "3s", "--json"}, json_path);
+    report_watch = SpawnWatch(netns, tmpdir, {"-i", device, "-o", report_path},
+                              absl::StrCat(dir, "/report_watch.txt"));
+    absl::SleepFor(absl::Seconds(3));
+    kill(report_watch, SIGINT);
+  }
+  const absl::StatusOr<int> json_exit =
+      json_watch > 0 ? WaitProgram(json_watch, absl::Seconds(30)) : -1;
+  const absl::StatusOr<int> report_exit =
+      report_watch > 0 ? WaitProgram(report_watch, absl::Seconds(60)) : -1;
+  lab.join();
+  ASSERT_TRUE(running) << "no lab transfer seen in " << netns;
+  if (HasFatalFailure()) return;
+  ASSERT_TRUE(json_exit.ok() && WIFEXITED(*json_exit)) << json_exit.status();
+  EXPECT_EQ(WEXITSTATUS(*json_exit), 0) << ReadFile(json_path);
+  ASSERT_TRUE(report_exit.ok() && WIFEXITED(*report_exit));
+  EXPECT_EQ(WEXITSTATUS(*report_exit), 0)
+      << ReadFile(absl::StrCat(dir, "/report_watch.txt"));
+  const std::string sender =
+      absl::StrCat(bundle.run.topology.sender_address, ":",
+                   bundle.run.plan.flows[0].sender_port);
+  // The lab's goodput: bytes the builtin receiver read over the transfer.
+  const double goodput_bps =
+      bundle.read.meta.flows(0).bytes_received() * 8.0 / config.duration_s;
+  std::vector<double> rates;
+  double first_end_s = -1;
+  const std::vector<std::string> lines =
+      absl::StrSplit(ReadFile(json_path), '\n', absl::SkipEmpty());
+  for (const std::string& line : lines) {
+    if (!absl::StartsWith(line, "{")) continue;  // The summary on stderr.
+    proto::WatchFlowInterval row;
+    ASSERT_TRUE(ParseJson(line, &row).ok()) << line;
+    if (row.sender() != sender) continue;
+    if (first_end_s < 0) first_end_s = row.interval_end_s();
+    if (row.interval_s() > 0.9) rates.push_back(row.rate_bps());
+  }
+  EXPECT_GT(first_end_s, 0) << "flow " << sender << " never reported";
+  EXPECT_LE(first_end_s, 2.0);
+  ASSERT_GE(rates.size(), 2u);
+  std::sort(rates.begin(), rates.end());
+  EXPECT_NEAR(rates[rates.size() / 2], goodput_bps, 0.1 * goodput_bps);
+  const std::string report = ReadFile(report_path);
+  EXPECT_GT(report.size(), 10'000u);
+  EXPECT_TRUE(absl::StrContains(report, "<html")) << report.substr(0, 200);
+  EXPECT_TRUE(absl::StrContains(report, bundle.run.topology.sender_address));
+  // The watches' temporary pcap and directory are gone.
+  EXPECT_EQ(rmdir(tmpdir.c_str()), 0) << "left in " << tmpdir;
 }
 
 }  // namespace
