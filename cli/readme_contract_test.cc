@@ -28,6 +28,7 @@
 #include "proto/testing/test_data.h"
 #include "proto/timeline.pb.h"
 #include "proto/trace.pb.h"
+#include "proto/watch.pb.h"
 
 namespace ccreplay {
 namespace {
@@ -100,7 +101,8 @@ TEST(ReadmeContract, EveryJsonOutputIsDocumentedFieldForField) {
       proto::PragueExperimentReport::descriptor()->full_name(),
       proto::ControllersReport::descriptor()->full_name(),
       proto::Diagnosis::descriptor()->full_name(),
-      proto::Trace::descriptor()->full_name()};
+      proto::Trace::descriptor()->full_name(),
+      proto::WatchFlowInterval::descriptor()->full_name()};
   for (const std::string& name : outputs) {
     EXPECT_TRUE(contracts.count(name)) << "README.md documents no " << name;
   }

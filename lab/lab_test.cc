@@ -507,6 +507,10 @@ TEST_F(LabTest, WatchReportsTheLiveFlowAndWritesAReportOnSigint) {
   EXPECT_LE(first_end_s, 2.0);
   ASSERT_GE(rates.size(), 2u);
   std::sort(rates.begin(), rates.end());
+  std::printf(
+      "watch: first report at %.2f s, median rate %.0f bit/s over "
+      "%zu intervals; lab goodput %.0f bit/s\n",
+      first_end_s, rates[rates.size() / 2], rates.size(), goodput_bps);
   EXPECT_NEAR(rates[rates.size() / 2], goodput_bps, 0.1 * goodput_bps);
   const std::string report = ReadFile(report_path);
   EXPECT_GT(report.size(), 10'000u);
