@@ -507,6 +507,23 @@ absl::Status HandleLoopFailure(
   return absl::OkStatus();
 }
 
+// Before the first frame of `link_type` from `name`: Unimplemented when the
+// decoder does not read it, OutOfRange when `filter` does not compile for it.
+absl::Status PrepareLinkType(const std::string& name, int link_type,
+                             FrameFilter& filter) {
+  if (!IsSupportedLinkType(link_type)) {
+    return absl::UnimplementedError(
+        absl::StrCat(name, ": unsupported link type ", LinkTypeName(link_type),
+                     " (", link_type, ")"));
+  }
+  absl::Status prepared = filter.Prepare(link_type);
+  if (!prepared.ok()) {
+    return absl::Status(prepared.code(),
+                        absl::StrCat(name, ": ", prepared.message()));
+  }
+  return absl::OkStatus();
+}
+
 // Reads the capture libpcap opened as `closer`.
 absl::Status ReadWithLibpcap(const std::string& name, ByteSource& source,
                              std::unique_ptr<pcap_t, void (*)(pcap_t*)>& closer,
@@ -520,16 +537,8 @@ absl::Status ReadWithLibpcap(const std::string& name, ByteSource& source,
   const int link_type = pcap_datalink(pcap);
   AddLinkType(&info, link_type);
   info.snaplen_bytes = static_cast<uint32_t>(std::max(0, pcap_snapshot(pcap)));
-  if (!IsSupportedLinkType(link_type)) {
-    return absl::UnimplementedError(
-        absl::StrCat(name, ": unsupported link type ", LinkTypeName(link_type),
-                     " (", link_type, ")"));
-  }
-  absl::Status prepared = sink.filter->Prepare(link_type);
-  if (!prepared.ok()) {
-    return absl::Status(prepared.code(),
-                        absl::StrCat(name, ": ", prepared.message()));
-  }
+  absl::Status prepared = PrepareLinkType(name, link_type, *sink.filter);
+  if (!prepared.ok()) return prepared;
   LibpcapLoop loop;
   loop.link_type = link_type;
   loop.pcapng = pcapng;
@@ -614,19 +623,11 @@ FrameReader::FrameReader(std::string name, std::string filter,
 FrameReader::~FrameReader() = default;
 
 absl::Status FrameReader::SetLinkType(int link_type) {
-  if (!IsSupportedLinkType(link_type)) {
-    return absl::UnimplementedError(
-        absl::StrCat(state_->info.path, ": unsupported link type ",
-                     LinkTypeName(link_type), " (", link_type, ")"));
-  }
   AddLinkType(&state_->info, link_type);
-  absl::Status prepared = state_->filter.Prepare(link_type);
-  if (!prepared.ok()) {
-    return absl::Status(prepared.code(), absl::StrCat(state_->info.path, ": ",
-                                                      prepared.message()));
-  }
-  state_->link_type = link_type;
-  return absl::OkStatus();
+  absl::Status prepared =
+      PrepareLinkType(state_->info.path, link_type, state_->filter);
+  if (prepared.ok()) state_->link_type = link_type;
+  return prepared;
 }
 
 void FrameReader::OnRecord(const pcap_pkthdr& header, const uint8_t* data) {

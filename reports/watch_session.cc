@@ -1,5 +1,6 @@
 #include "reports/watch_session.h"
 
+#include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -17,21 +18,40 @@
 namespace ccreplay {
 namespace {
 
-// Set by SIGINT / SIGTERM while a watch runs.
+// Set by the first SIGINT / SIGTERM while a watch runs.
 volatile sig_atomic_t g_stop_requested = 0;
+// The temporary capture file and directory to remove if a second signal
+// aborts the diagnosis ("" when none): fixed buffers, as the handler may
+// only make async-signal-safe calls (signal-safety(7): unlink, rmdir,
+// _exit).
+char g_temp_pcap[PATH_MAX] = "";
+char g_temp_dir[PATH_MAX] = "";
 
-void RequestStop(int /*signal*/) { g_stop_requested = 1; }
+void OnStopSignal(int signal) {
+  if (g_stop_requested == 0) {
+    g_stop_requested = 1;
+    return;
+  }
+  static constexpr char kMessage[] =
+      "ccreplay watch: interrupted again: no report\n";
+  (void)!write(STDERR_FILENO, kMessage, sizeof(kMessage) - 1);
+  if (g_temp_pcap[0] != '\0') unlink(g_temp_pcap);
+  if (g_temp_dir[0] != '\0') rmdir(g_temp_dir);
+  _exit(128 + signal);  // The shell's convention for death by a signal.
+}
 
-// Catches SIGINT and SIGTERM for its lifetime: they end the watch loop
-// (the capture's poll returns EINTR, as no SA_RESTART is set) instead of
-// the process, so the capture is flushed and closed and the temporary
-// directory removed. The previous handlers come back afterwards.
+// Catches SIGINT and SIGTERM for its lifetime: the first ends the capture
+// loop (the capture's poll returns EINTR, as no SA_RESTART is set) instead
+// of the process, so the capture is flushed and closed, the diagnosis
+// written and the temporary directory removed; a second one during the
+// diagnosis removes the directory and exits. The previous handlers come
+// back afterwards.
 class StopOnSignal {
  public:
   StopOnSignal() {
     g_stop_requested = 0;
     struct sigaction action = {};
-    action.sa_handler = RequestStop;
+    action.sa_handler = OnStopSignal;
     sigemptyset(&action.sa_mask);
     sigaction(SIGINT, &action, &old_int_);
     sigaction(SIGTERM, &action, &old_term_);
@@ -47,27 +67,31 @@ class StopOnSignal {
 };
 
 // A private directory (mode 0700, mkdtemp) holding the capture's pcap
-// file; both are removed when it goes.
+// file; both are removed when it goes, or by a second stop signal.
 class TempCaptureDir {
  public:
   static absl::StatusOr<std::unique_ptr<TempCaptureDir>> Create() {
     const char* tmp = getenv("TMPDIR");
     std::string pattern = absl::StrCat(tmp != nullptr && *tmp ? tmp : "/tmp",
                                        "/ccreplay-watch-XXXXXX");
-    if (mkdtemp(pattern.data()) == nullptr) {
+    if (pattern.size() + 16 >= PATH_MAX || mkdtemp(pattern.data()) == nullptr) {
       return absl::UnavailableError(
           absl::StrCat(pattern, ": cannot create a temporary directory"));
     }
     return std::unique_ptr<TempCaptureDir>(new TempCaptureDir(pattern));
   }
   ~TempCaptureDir() {
+    g_temp_pcap[0] = g_temp_dir[0] = '\0';
     unlink(pcap_path().c_str());
     rmdir(dir_.c_str());
   }
   std::string pcap_path() const { return dir_ + "/live.pcap"; }
 
  private:
-  explicit TempCaptureDir(std::string dir) : dir_(std::move(dir)) {}
+  explicit TempCaptureDir(std::string dir) : dir_(std::move(dir)) {
+    std::snprintf(g_temp_pcap, sizeof(g_temp_pcap), "%s", pcap_path().c_str());
+    std::snprintf(g_temp_dir, sizeof(g_temp_dir), "%s", dir_.c_str());
+  }
   std::string dir_;
 };
 
@@ -102,9 +126,9 @@ void WriteInterval(const std::vector<LiveFlowInterval>& rows, double end_s,
 
 // Captures until the duration ends or a signal comes, writing an interval
 // of rows every options.interval (and the last, shorter one at the end).
-absl::Status WatchLoop(const WatchOptions& options, LiveCapture& capture,
-                       LiveFlowMonitor& monitor, FILE* out) {
-  StopOnSignal stop;
+absl::Status WatchLoop(const WatchOptions& options, const StopOnSignal& stop,
+                       LiveCapture& capture, LiveFlowMonitor& monitor,
+                       FILE* out) {
   const absl::Time start = absl::Now();
   const absl::Time end = options.duration.has_value()
                              ? start + *options.duration
@@ -185,6 +209,7 @@ std::string WatchTable(const std::vector<LiveFlowInterval>& rows, double end_s,
 }
 
 absl::StatusOr<WatchResult> RunWatch(const WatchOptions& options, FILE* out) {
+  StopOnSignal stop;  // Before the directory exists, until it is gone.
   std::unique_ptr<TempCaptureDir> temp;
   if (options.diagnose) {
     absl::StatusOr<std::unique_ptr<TempCaptureDir>> made =
@@ -199,7 +224,7 @@ absl::StatusOr<WatchResult> RunWatch(const WatchOptions& options, FILE* out) {
       LiveCapture::Open(capture_options, monitor);
   if (!capture.ok()) return capture.status();
   WatchResult result;
-  absl::Status looped = WatchLoop(options, **capture, monitor, out);
+  absl::Status looped = WatchLoop(options, stop, **capture, monitor, out);
   if (!looped.ok()) result.warnings.push_back(std::string(looped.message()));
   result.kernel_drops = (*capture)->kernel_drops();
   (*capture)->Close();
