@@ -13,7 +13,12 @@ std::string NotableEvent(const TimelineEvent& event) {
   if (event.reneged) return "SACK reneging";
   if (event.spurious_retransmissions > 0) return "spurious retransmission";
   if (event.congestion_episode) return "congestion episode (ECN)";
-  if (event.idle_restart_time_ns != 0) return "restart after idle";
+  // Idle for an RTO or more: when RFC 5681 section 4.1 restarts the
+  // window; shorter pauses (an application gap) are ordinary.
+  if (event.idle_restart_time_ns != 0 &&
+      event.idle_restart_idle_us >= event.rto_us) {
+    return "restart after idle";
+  }
   if (event.duplicate) return "duplicate ACK";
   return "";
 }
