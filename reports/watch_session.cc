@@ -188,7 +188,7 @@ proto::WatchFlowInterval WatchFlowIntervalProto(const LiveFlowInterval& row,
 std::string WatchTable(const std::vector<LiveFlowInterval>& rows, double end_s,
                        int64_t now_ns) {
   std::string text = absl::StrFormat(
-      "%.1f s, %d active flows\n%4s  %-45s %11s %9s %9s %7s %7s  %s\n", end_s,
+      "%.1f s, active flows: %d\n%4s  %-45s %11s %9s %9s %7s %7s  %s\n", end_s,
       rows.size(), "#", "flow", "rate", "srtt", "packets", "retx", "limit",
       "newest event");
   for (const LiveFlowInterval& row : rows) {

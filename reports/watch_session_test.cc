@@ -1,0 +1,68 @@
+#include "reports/watch_session.h"
+
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "proto/json_printer.h"
+
+namespace ccreplay {
+namespace {
+
+using ::testing::HasSubstr;
+
+LiveFlowInterval Row() {
+  LiveFlowInterval row;
+  row.flow_index = 3;
+  row.sender = "10.0.0.1:40000";
+  row.receiver = "10.0.0.2:5201";
+  row.rate_bps = 19'500'000;
+  row.packets = 1200;
+  row.data_bytes = 1'000'000;
+  row.retransmissions = 2;
+  row.limit = "rwnd";
+  return row;
+}
+
+TEST(WatchSessionTest, JsonLineHasNullsForWhatIsNotKnownYet) {
+  const proto::WatchFlowInterval message =
+      WatchFlowIntervalProto(Row(), 2.0, 1.0, 5'000'000'000);
+  const std::string line = PrintJson(message, JsonPrintOptions{0});
+  // One line (JSON Lines), every field present, unknowns null.
+  EXPECT_EQ(line.find('\n'), line.size() - 1) << line;
+  EXPECT_THAT(line, HasSubstr("\"srtt_ms\":null"));
+  EXPECT_THAT(line, HasSubstr("\"newest_event_age_s\":null"));
+  EXPECT_THAT(line, HasSubstr("\"limit\":\"rwnd\""));
+  proto::WatchFlowInterval back;
+  ASSERT_TRUE(ParseJson(line, &back).ok());
+  EXPECT_EQ(back.flow_index(), 3u);
+  EXPECT_DOUBLE_EQ(back.rate_bps(), 19'500'000);
+  EXPECT_FALSE(back.has_srtt_ms());
+}
+
+TEST(WatchSessionTest, EventAgeIsTakenAtTheGivenTime) {
+  LiveFlowInterval row = Row();
+  row.srtt_ms = 12.5;
+  row.newest_event = "retransmission: fast";
+  row.newest_event_time_ns = 3'500'000'000;
+  const proto::WatchFlowInterval message =
+      WatchFlowIntervalProto(row, 2.0, 1.0, 5'000'000'000);
+  EXPECT_DOUBLE_EQ(message.srtt_ms(), 12.5);
+  EXPECT_DOUBLE_EQ(message.newest_event_age_s(), 1.5);
+  const std::string table = WatchTable({row}, 2.0, 5'000'000'000);
+  EXPECT_THAT(table, HasSubstr("2.0 s, active flows: 1"));
+  EXPECT_THAT(table, HasSubstr("10.0.0.1:40000 > 10.0.0.2:5201"));
+  EXPECT_THAT(table, HasSubstr("19.50 Mb/s"));
+  EXPECT_THAT(table, HasSubstr("12.50 ms"));
+  EXPECT_THAT(table, HasSubstr("retransmission: fast (1.5 s ago)"));
+}
+
+TEST(WatchSessionTest, TableSaysNaWithoutAnRttSample) {
+  const std::string table = WatchTable({Row()}, 1.0, 0);
+  EXPECT_THAT(table, HasSubstr(" n/a "));
+  EXPECT_THAT(table, ::testing::Not(HasSubstr("nan")));
+  EXPECT_THAT(table, ::testing::Not(HasSubstr("inf")));
+}
+
+}  // namespace
+}  // namespace ccreplay
