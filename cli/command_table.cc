@@ -324,7 +324,8 @@ CommandSpec Watch() {
       "[-o report.html [--flow N]]",
       "Captures on IFACE (libpcap, headers only, each packet as it arrives) "
       "and every second lists the flows active in the last second: "
-      "endpoints, rate of new data sent, smoothed RTT, packets and "
+      "endpoints, goodput (data newly acknowledged) and rate of new data "
+      "sent, smoothed RTT, packets and "
       "retransmissions so far, what limited the sender at most ACKs (cwnd, "
       "rwnd, app) and its newest event (retransmission, ECN congestion "
       "episode, duplicate ACK). Stops at --duration or on Ctrl-C; with -o "

@@ -44,6 +44,8 @@ void LiveFlowMonitor::OnEvent(const TimelineEvent& event) {
   FlowMarks& marks = Marks(event.flow_index);
   if (event.type == TimelineEvent::Type::kAck) {
     if (event.srtt_us > 0) marks.srtt_us = event.srtt_us;
+    marks.acked_bytes += event.bytes_acked;
+    marks.acks_seen = true;
     ++marks.limit_acks[static_cast<size_t>(event.limit)];
   }
   std::string notable = NotableEvent(event);
@@ -70,7 +72,11 @@ std::vector<LiveFlowInterval> LiveFlowMonitor::EndInterval(
       row.receiver = summary.receiver;
       const uint64_t new_bytes =
           bytes - std::min(bytes, marks.bytes_at_start[sender]);
-      if (interval_ns > 0) row.rate_bps = new_bytes * 8e9 / interval_ns;
+      if (interval_ns > 0) {
+        row.send_rate_bps = new_bytes * 8e9 / interval_ns;
+        if (marks.acks_seen)
+          row.rate_bps = marks.acked_bytes * 8e9 / interval_ns;
+      }
       if (marks.srtt_us > 0) row.srtt_ms = marks.srtt_us / 1e3;
       row.packets = packets;
       row.data_bytes = bytes;
@@ -89,6 +95,7 @@ std::vector<LiveFlowInterval> LiveFlowMonitor::EndInterval(
     marks.bytes_at_start = {flow.side[0].unique_payload_bytes,
                             flow.side[1].unique_payload_bytes};
     marks.limit_acks = {0, 0, 0, 0};
+    marks.acked_bytes = 0;
   }
   return rows;
 }

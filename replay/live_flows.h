@@ -23,8 +23,12 @@ struct LiveFlowInterval {
   uint32_t flow_index = 0;
   std::string sender;  // "ADDR:PORT", the data sender.
   std::string receiver;
+  // Data the receiver newly acknowledged cumulatively in the interval: the
+  // flow's goodput. None while no ACK of the flow's data has been seen (a
+  // capture of one direction only).
+  std::optional<double> rate_bps;
   // New data (unique payload bytes) the sender sent in the interval.
-  double rate_bps = 0;
+  double send_rate_bps = 0;
   // The sender's smoothed RTT after its last RTT sample; none before one.
   std::optional<double> srtt_ms;
   // Since the capture started.
@@ -57,6 +61,8 @@ class LiveFlowMonitor : public SegmentConsumer {
     uint64_t packets_at_start = 0;
     std::array<uint64_t, 2> bytes_at_start = {0, 0};  // Per Flow::side.
     int64_t srtt_us = 0;
+    uint64_t acked_bytes = 0;  // In the interval.
+    bool acks_seen = false;    // Since the capture started.
     std::array<uint64_t, 4> limit_acks = {0, 0, 0, 0};  // By SendLimit.
     std::string newest_event;
     int64_t newest_event_time_ns = 0;

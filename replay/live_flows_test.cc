@@ -30,7 +30,7 @@ struct SecondTicks : SegmentConsumer {
   void Restart() override {}
 };
 
-TEST(LiveFlowMonitorTest, RatePerSecondIsTheSendersNewBytesThatSecond) {
+TEST(LiveFlowMonitorTest, RatesPerSecondAreNewBytesSentAndAcked) {
   SecondTicks ticks;
   absl::StatusOr<CaptureInfo> info = ReadCapture(
       TestDataPath("lab/reno_ecn1_stepK60k_50mbit/sender.pcap.gz"), ticks);
@@ -41,6 +41,12 @@ TEST(LiveFlowMonitorTest, RatePerSecondIsTheSendersNewBytesThatSecond) {
   //     ip.src==10.99.1.1 && tcp.srcport==42408'
   // gives 5928149, 5975896, 5986032 bytes in seconds 0-1, 1-2, 2-3.
   const int64_t expected_bytes[] = {5928149, 5975896, 5986032};
+  // The receiver's cumulative ACK at the end of each second:
+  //   tshark -r sender.pcap.gz -q -z 'io,stat,1,MAX(tcp.ack)tcp.ack &&
+  //     ip.src==10.99.2.1 && tcp.dstport==42408'
+  // gives 5906430, 11877982, 17849534 (relative: data starts at 1).
+  const int64_t expected_acked[] = {5906430 - 1, 11877982 - 5906430,
+                                    17849534 - 11877982};
   ASSERT_EQ(ticks.intervals.size(), 3u);
   for (size_t second = 0; second < 3; ++second) {
     const std::vector<LiveFlowInterval>& rows = ticks.intervals[second];
@@ -51,7 +57,9 @@ TEST(LiveFlowMonitorTest, RatePerSecondIsTheSendersNewBytesThatSecond) {
     ASSERT_NE(bulk, nullptr) << "second " << second;
     EXPECT_EQ(bulk->flow_index, 1u);
     EXPECT_EQ(bulk->receiver, "10.99.2.1:5201");
-    EXPECT_DOUBLE_EQ(bulk->rate_bps, expected_bytes[second] * 8.0);
+    EXPECT_DOUBLE_EQ(bulk->send_rate_bps, expected_bytes[second] * 8.0);
+    ASSERT_TRUE(bulk->rate_bps.has_value());
+    EXPECT_DOUBLE_EQ(*bulk->rate_bps, expected_acked[second] * 8.0);
     EXPECT_EQ(bulk->retransmissions, 0u);
     ASSERT_TRUE(bulk->srtt_ms.has_value());
     // `ccreplay flows` gives a 6.3 ms median RTT; the step marker at 60 kB

@@ -173,7 +173,8 @@ proto::WatchFlowInterval WatchFlowIntervalProto(const LiveFlowInterval& row,
   message.set_flow_index(row.flow_index);
   message.set_sender(row.sender);
   message.set_receiver(row.receiver);
-  message.set_rate_bps(row.rate_bps);
+  if (row.rate_bps.has_value()) message.set_rate_bps(*row.rate_bps);
+  message.set_send_rate_bps(row.send_rate_bps);
   if (row.srtt_ms.has_value()) message.set_srtt_ms(*row.srtt_ms);
   message.set_packets(row.packets);
   message.set_data_bytes(row.data_bytes);
@@ -188,10 +189,14 @@ proto::WatchFlowInterval WatchFlowIntervalProto(const LiveFlowInterval& row,
 std::string WatchTable(const std::vector<LiveFlowInterval>& rows, double end_s,
                        int64_t now_ns) {
   std::string text = absl::StrFormat(
-      "%.1f s, active flows: %d\n%4s  %-45s %11s %9s %9s %7s %7s  %s\n", end_s,
-      rows.size(), "#", "flow", "rate", "srtt", "packets", "retx", "limit",
-      "newest event");
+      "%.1f s, active flows: %d\n%4s  %-45s %11s %11s %9s %9s %7s %7s  %s\n",
+      end_s, rows.size(), "#", "flow", "goodput", "sending", "srtt", "packets",
+      "retx", "limit", "newest event");
   for (const LiveFlowInterval& row : rows) {
+    const std::string goodput =
+        row.rate_bps.has_value()
+            ? absl::StrFormat("%.2f Mb/s", *row.rate_bps / 1e6)
+            : "n/a";
     const std::string srtt = row.srtt_ms.has_value()
                                  ? absl::StrFormat("%.2f ms", *row.srtt_ms)
                                  : "n/a";
@@ -201,9 +206,10 @@ std::string WatchTable(const std::vector<LiveFlowInterval>& rows, double end_s,
             ? absl::StrFormat("%s (%.1f s ago)", row.newest_event, *age)
             : "-";
     absl::StrAppendFormat(
-        &text, "%4u  %-45s %6.2f Mb/s %9s %9u %7u %7s  %s\n", row.flow_index,
-        absl::StrCat(row.sender, " > ", row.receiver), row.rate_bps / 1e6, srtt,
-        row.packets, row.retransmissions, row.limit, event);
+        &text, "%4u  %-45s %11s %6.2f Mb/s %9s %9u %7u %7s  %s\n",
+        row.flow_index, absl::StrCat(row.sender, " > ", row.receiver), goodput,
+        row.send_rate_bps / 1e6, srtt, row.packets, row.retransmissions,
+        row.limit, event);
   }
   return text;
 }

@@ -16,7 +16,7 @@ LiveFlowInterval Row() {
   row.flow_index = 3;
   row.sender = "10.0.0.1:40000";
   row.receiver = "10.0.0.2:5201";
-  row.rate_bps = 19'500'000;
+  row.send_rate_bps = 19'500'000;
   row.packets = 1200;
   row.data_bytes = 1'000'000;
   row.retransmissions = 2;
@@ -31,18 +31,21 @@ TEST(WatchSessionTest, JsonLineHasNullsForWhatIsNotKnownYet) {
   // One line (JSON Lines), every field present, unknowns null.
   EXPECT_EQ(line.find('\n'), line.size() - 1) << line;
   EXPECT_THAT(line, HasSubstr("\"srtt_ms\":null"));
+  EXPECT_THAT(line, HasSubstr("\"rate_bps\":null"));
   EXPECT_THAT(line, HasSubstr("\"newest_event_age_s\":null"));
   EXPECT_THAT(line, HasSubstr("\"limit\":\"rwnd\""));
   proto::WatchFlowInterval back;
   ASSERT_TRUE(ParseJson(line, &back).ok());
   EXPECT_EQ(back.flow_index(), 3u);
-  EXPECT_DOUBLE_EQ(back.rate_bps(), 19'500'000);
+  EXPECT_DOUBLE_EQ(back.send_rate_bps(), 19'500'000);
+  EXPECT_FALSE(back.has_rate_bps());
   EXPECT_FALSE(back.has_srtt_ms());
 }
 
 TEST(WatchSessionTest, EventAgeIsTakenAtTheGivenTime) {
   LiveFlowInterval row = Row();
   row.srtt_ms = 12.5;
+  row.rate_bps = 18'250'000;
   row.newest_event = "retransmission: fast";
   row.newest_event_time_ns = 3'500'000'000;
   const proto::WatchFlowInterval message =
@@ -52,7 +55,7 @@ TEST(WatchSessionTest, EventAgeIsTakenAtTheGivenTime) {
   const std::string table = WatchTable({row}, 2.0, 5'000'000'000);
   EXPECT_THAT(table, HasSubstr("2.0 s, active flows: 1"));
   EXPECT_THAT(table, HasSubstr("10.0.0.1:40000 > 10.0.0.2:5201"));
-  EXPECT_THAT(table, HasSubstr("19.50 Mb/s"));
+  EXPECT_THAT(table, HasSubstr("18.25 Mb/s  19.50 Mb/s"));
   EXPECT_THAT(table, HasSubstr("12.50 ms"));
   EXPECT_THAT(table, HasSubstr("retransmission: fast (1.5 s ago)"));
 }
