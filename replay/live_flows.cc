@@ -58,12 +58,12 @@ void LiveFlowMonitor::OnEvent(const TimelineEvent& event) {
 std::vector<LiveFlowInterval> LiveFlowMonitor::EndInterval(
     int64_t interval_ns) {
   std::vector<LiveFlowInterval> rows;
-  const std::vector<Flow>& flows = builder_.flow_table().flows();
+  const auto& flows = builder_.flow_table().flows();
   for (const Flow& flow : flows) {
     FlowMarks& marks = Marks(flow.index);
-    const uint64_t packets = flow.side[0].packets + flow.side[1].packets;
+    const uint64_t packets = flow.side[0].packets() + flow.side[1].packets();
     const int sender = flow.sender_side();
-    const uint64_t bytes = flow.side[sender].unique_payload_bytes;
+    const uint64_t bytes = flow.side[sender].unique_payload_bytes();
     if (packets > marks.packets_at_start) {
       LiveFlowInterval row;
       const FlowSummary summary = SummarizeFlow(flow, flow.first_ns);
@@ -92,8 +92,8 @@ std::vector<LiveFlowInterval> LiveFlowMonitor::EndInterval(
       rows.push_back(std::move(row));
     }
     marks.packets_at_start = packets;
-    marks.bytes_at_start = {flow.side[0].unique_payload_bytes,
-                            flow.side[1].unique_payload_bytes};
+    marks.bytes_at_start = {flow.side[0].unique_payload_bytes(),
+                            flow.side[1].unique_payload_bytes()};
     marks.limit_acks = {0, 0, 0, 0};
     marks.acked_bytes = 0;
   }
