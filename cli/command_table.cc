@@ -267,6 +267,11 @@ CommandSpec Experiment() {
            {"duration", "TIME",
             "prague-rtt-scaling: simulated time per run with its unit (10s)."},
            {"transition_rounds", "N", ""},
+           {"versions", "CC,CC...", ""},
+           {"gro_segments", "N,N...", ""},
+           {"flush_timer", "TIME", ""},
+           {"tso_burst_shift", "N", ""},
+           {"nic_rate", "BPS", ""},
            {"threads", "N", ""},
            {"json", "", "write the results as JSON to stdout."}}};
 }

@@ -1,5 +1,6 @@
 // `ccreplay experiment NAME`: the two reference experiments of the
 // simulator (replay/sim/mtu_experiment.h, replay/sim/prague_experiment.h).
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <string>
@@ -7,6 +8,7 @@
 
 #include "absl/flags/declare.h"
 #include "absl/flags/flag.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "cli/commands.h"
 #include "cli/common_flags.h"
@@ -50,6 +52,22 @@ ABSL_FLAG(int, transition_rounds, -1,
           "experiment prague-rtt-scaling: override every version's "
           "transition (rounds before RTT scaling starts); -1 keeps each "
           "version's own.");
+ABSL_FLAG(std::vector<std::string>, versions,
+          std::vector<std::string>({"prague:v05", "prague:v06", "prague:v07"}),
+          "experiment prague-rtt-scaling: the Prague profiles run.");
+ABSL_FLAG(std::vector<std::string>, gro_segments,
+          std::vector<std::string>({"1", "2", "4", "8", "16"}),
+          "experiment prague-rtt-scaling: receivers that ACK every N "
+          "segments (GRO coalescing), one row each.");
+ABSL_FLAG(absl::Duration, flush_timer, absl::Microseconds(50),
+          "experiment prague-rtt-scaling: the receiver's ACK flush timer "
+          "(GRO's gro_flush_timeout).");
+ABSL_FLAG(int, tso_burst_shift, 0,
+          "experiment prague-rtt-scaling: TSO bursts of 2^-N s of the pacing "
+          "rate (10: tcp_tso_autosize, 12: Prague v0.5's own); 0: off.");
+ABSL_FLAG(double, nic_rate, 0,
+          "experiment prague-rtt-scaling: the sender NIC's line rate in "
+          "bit/s (1e10 as the report's); 0: no NIC serialization.");
 ABSL_FLAG(int, threads, 0, "worker threads (0: one per core).");
 
 namespace ccreplay {
@@ -135,6 +153,21 @@ int RunPrague() {
   PragueExperimentOptions options;
   options.threads = absl::GetFlag(FLAGS_threads);
   options.transition_rounds = absl::GetFlag(FLAGS_transition_rounds);
+  options.profiles = absl::GetFlag(FLAGS_versions);
+  options.ack_every.clear();
+  for (const std::string& n : absl::GetFlag(FLAGS_gro_segments)) {
+    uint32_t every = 0;
+    if (!absl::SimpleAtoi(n, &every) || every == 0) {
+      return ReportError(
+          absl::InvalidArgumentError("--gro_segments takes positive integers"));
+    }
+    options.ack_every.push_back(every);
+  }
+  options.flush_timer_ns =
+      absl::ToInt64Nanoseconds(absl::GetFlag(FLAGS_flush_timer));
+  options.tso_burst_shift =
+      static_cast<uint32_t>(std::max(0, absl::GetFlag(FLAGS_tso_burst_shift)));
+  options.nic_rate_bps = static_cast<int64_t>(absl::GetFlag(FLAGS_nic_rate));
   if (const std::optional<absl::Duration> duration =
           absl::GetFlag(FLAGS_duration)) {
     options.duration_ns = absl::ToInt64Nanoseconds(*duration);

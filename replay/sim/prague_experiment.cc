@@ -31,6 +31,8 @@ SimulationConfig ConfigFor(const PragueExperimentOptions& options,
   flow.feedback = EcnFeedback::kAccEcn;
   flow.ack_every = ack_every;
   flow.delayed_ack_ns = options.flush_timer_ns;
+  flow.tso_burst_shift = options.tso_burst_shift;
+  flow.nic_rate_bps = options.nic_rate_bps;
   config.flows.push_back(flow);
   return config;
 }

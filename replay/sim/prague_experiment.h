@@ -30,6 +30,11 @@ struct PragueExperimentOptions {
   int64_t duration_ns = 10'000'000'000;
   int64_t flush_timer_ns = 50'000;
   uint32_t packet_bytes = 1448;
+  // The report's sender: 10 Gb/s NICs (the shaper, not the NIC, is the 1
+  // Gb/s bottleneck), so a TSO burst reaches the bottleneck at 10 Gb/s.
+  // FlowConfig::tso_burst_shift and nic_rate_bps; 0: off (the default).
+  uint32_t tso_burst_shift = 0;
+  int64_t nic_rate_bps = 0;
   // >= 0: every version's transition (rounds before RTT scaling) is set to
   // this, and the row's profile names it (e.g. "prague:v05,transition=0").
   int transition_rounds = -1;

@@ -76,6 +76,44 @@ TEST(Receiver, QuiclyAcksEachNewGapAtOnce) {
             (std::vector<std::string>{"t", "0-0", "2-2", "3-3", "5-5", "6-6"}));
 }
 
+// GRO-style thinning (ack_every = k): N in-order packets give floor(N / k)
+// ACKs of k packets each, and the remainder waits for the flush timer, which
+// ACKs it: ceil(N / k) ACKs in all. Checked for k = 2, 16 and 64, as the
+// prague-rtt-scaling ablation uses.
+TEST(Receiver, AckEveryKGivesCeilNOverKAcks) {
+  constexpr uint64_t kPackets = 100;
+  for (uint32_t k : {2u, 16u, 64u}) {
+    ReceiverConfig config;
+    config.ack_every = k;
+    Receiver receiver(config);
+    Receiver::Output out;
+    uint64_t acks = 0;
+    uint64_t armed_generation = 0;
+    bool armed = false;
+    for (uint64_t pn = 0; pn < kPackets; ++pn) {
+      SimPacket packet;
+      packet.pn = pn;
+      packet.seq = pn * kBytes;
+      packet.bytes = kBytes;
+      receiver.OnPacket(packet, 0, out);
+      for (int a = 0; a < out.ack_count; ++a) {
+        EXPECT_EQ(out.acks[a].pn_last - out.acks[a].pn_first + 1, k);
+        ++acks;
+      }
+      if (out.arm_timer) {
+        armed = true;
+        armed_generation = receiver.generation();
+      }
+    }
+    EXPECT_EQ(acks, kPackets / k) << "k=" << k;
+    ASSERT_TRUE(armed);
+    SimAck last;
+    ASSERT_TRUE(receiver.OnDelayedAckTimer(armed_generation, 0, last));
+    EXPECT_EQ(last.pn_last, kPackets - 1);
+    EXPECT_EQ(acks + 1, (kPackets + k - 1) / k) << "k=" << k;
+  }
+}
+
 TEST(Receiver, ParsesRecoveryAcks) {
   EXPECT_EQ(*ParseRecoveryAcks("every_packet_while_hole"),
             RecoveryAcks::kEveryPacketWhileHole);

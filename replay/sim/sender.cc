@@ -1,6 +1,7 @@
 #include "replay/sim/sender.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <utility>
 
@@ -80,17 +81,35 @@ SimPacket Sender::Send(int64_t now_ns) {
 
   if (rto_deadline_ns_ == kNever) rto_deadline_ns_ = now_ns + rto_ns_;
   if (config_.pacing && srtt_ns_ > 0) {
-    std::optional<double> rate_bps = controller_->pacing_rate_bps();
-    if (!rate_bps.has_value()) {
-      rate_bps = kPacingGain * 8.0 *
-                 static_cast<double>(controller_->cwnd_bytes()) * 1e9 /
-                 static_cast<double>(srtt_ns_);
-    }
     const int64_t gap_ns =
-        static_cast<int64_t>(8.0 * packet.bytes * 1e9 / *rate_bps);
+        static_cast<int64_t>(8.0 * packet.bytes * 1e9 / pacing_rate_bps());
     next_send_ns_ = std::max(next_send_ns_, now_ns) + gap_ns;
   }
   return packet;
+}
+
+double Sender::pacing_rate_bps() const {
+  if (srtt_ns_ <= 0) return 0;
+  const std::optional<double> rate_bps = controller_->pacing_rate_bps();
+  if (rate_bps.has_value()) return *rate_bps;
+  return kPacingGain * 8.0 * static_cast<double>(controller_->cwnd_bytes()) *
+         1e9 / static_cast<double>(srtt_ns_);
+}
+
+uint32_t Sender::burst_packets() const {
+  if (config_.tso_burst_shift == 0) return 1;
+  return TsoBurstPackets(pacing_rate_bps(), config_.tso_burst_shift,
+                         config_.packet_bytes);
+}
+
+uint32_t TsoBurstPackets(double pacing_rate_bps, uint32_t shift,
+                         uint32_t packet_bytes) {
+  constexpr uint32_t kMinTsoSegs = 2;  // sysctl_tcp_min_tso_segs
+  const double bytes = pacing_rate_bps / 8 / static_cast<double>(1u << shift);
+  const uint32_t max_segs =
+      static_cast<uint32_t>(kGsoMaxBytes / std::max<uint32_t>(packet_bytes, 1));
+  const double segs = std::floor(bytes / packet_bytes);
+  return static_cast<uint32_t>(std::clamp<double>(segs, kMinTsoSegs, max_segs));
 }
 
 void Sender::UpdateRtt(int64_t sample_ns) {

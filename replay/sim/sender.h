@@ -52,7 +52,24 @@ struct SenderConfig {
   uint64_t receive_window_bytes = 0;
   // The window clamp in bytes (FlowConfig::cwnd_clamp_packets); 0: none.
   uint64_t cwnd_clamp_bytes = 0;
+  // TSO bursts (FlowConfig::tso_burst_shift); 0: one packet per pacing
+  // slot.
+  uint32_t tso_burst_shift = 0;
 };
+
+// Linux's GSO limit (GSO_LEGACY_MAX_SIZE, include/linux/netdevice.h,
+// Linux 6.18): a TSO burst carries at most 64 KB.
+inline constexpr uint64_t kGsoMaxBytes = 65536;
+
+// Packets in one TSO burst at `pacing_rate_bps`: the bytes of 2^-shift s of
+// the rate, at least 2 segments, at most kGsoMaxBytes. shift 10 is
+// tcp_tso_autosize() (net/ipv4/tcp_output.c, Linux 6.18: sk_pacing_rate >>
+// sk_pacing_shift, default 10, min sysctl_tcp_min_tso_segs = 2, capped by
+// gso_max_size); shift 12 is Prague v0.5's own .tso_segs hook
+// (L4STeam/l4steam.github.io @ 0125ddd7 tcp_prague.c: max_tso_burst =
+// (rate / mtu) >> prague_burst_shift, default 12, and max(..., min_tso_segs)).
+uint32_t TsoBurstPackets(double pacing_rate_bps, uint32_t shift,
+                         uint32_t packet_bytes);
 
 // Counters of one flow, as the sender sees them.
 struct SenderStats {
@@ -89,6 +106,12 @@ class Sender {
   }
   // Earliest departure of the next packet under pacing (unused otherwise).
   int64_t next_send_ns() const { return next_send_ns_; }
+  // The pacing rate: the controller's where it defines one, else 1.25 x
+  // cwnd / srtt. 0 before the first RTT sample.
+  double pacing_rate_bps() const;
+  // Packets the next paced transmission may send back to back: 1 without
+  // TSO bursts (SenderConfig::tso_burst_shift), else TsoBurstPackets().
+  uint32_t burst_packets() const;
   // Builds and records the next transmission (a retransmission first).
   SimPacket Send(int64_t now_ns);
 

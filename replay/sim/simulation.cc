@@ -106,6 +106,10 @@ absl::StatusOr<BottleneckConfig> CheckedBottleneck(
       return absl::InvalidArgumentError(
           "packet size and ack_every must be positive");
     }
+    if (flow.tso_burst_shift > 30 || flow.nic_rate_bps < 0) {
+      return absl::InvalidArgumentError(
+          "tso_burst_shift must be in [0, 30] and the NIC rate not negative");
+    }
     bottleneck.largest_packet_bytes =
         std::max(bottleneck.largest_packet_bytes, flow.packet_bytes);
   }
@@ -125,6 +129,7 @@ SenderConfig FlowSender(uint32_t index, const FlowConfig& flow,
   sender.packet_bytes = flow.packet_bytes;
   sender.pacing = flow.pacing;
   sender.receive_window_bytes = flow.receive_window_bytes;
+  sender.tso_burst_shift = flow.tso_burst_shift;
   if (flow.cwnd_clamp_from_ns <= 0) {
     sender.cwnd_clamp_bytes =
         uint64_t{flow.cwnd_clamp_packets} * flow.packet_bytes;
@@ -169,6 +174,7 @@ absl::StatusOr<std::unique_ptr<Simulation>> Simulation::Create(
     f.forward_delay_ns = rtt_ns / 2;
     f.return_delay_ns = rtt_ns - rtt_ns / 2;
     f.delayed_ack_ns = flow.delayed_ack_ns;
+    f.nic_rate_bps = flow.nic_rate_bps;
     sim->Schedule(flow.start_ns, kFlowStart, i);
     if (flow.cwnd_clamp_packets > 0 && flow.cwnd_clamp_from_ns > 0) {
       sim->Schedule(flow.cwnd_clamp_from_ns, kCwndClamp, i);
@@ -263,22 +269,40 @@ void Simulation::TrySend(uint32_t i) {
   Flow& flow = flows_[i];
   if (!flow.started) return;
   if (flow.stop_ns >= 0 && now_ns_ >= flow.stop_ns) return;
+  // Packets left in the current TSO burst: a burst is one skb, sized when
+  // its slot comes and cut short by the window (tcp_write_xmit()).
+  uint32_t burst_left = 0;
   while (flow.sender.CanSend()) {
-    if (flow.sender.config().pacing && flow.sender.next_send_ns() > now_ns_) {
-      const int64_t at_ns = flow.sender.next_send_ns();
-      if (flow.pacing_event_ns != at_ns) {
-        flow.pacing_event_ns = at_ns;
-        Schedule(at_ns, kPacing, i);
+    if (flow.sender.config().pacing && burst_left == 0) {
+      if (flow.sender.next_send_ns() > now_ns_) {
+        const int64_t at_ns = flow.sender.next_send_ns();
+        if (flow.pacing_event_ns != at_ns) {
+          flow.pacing_event_ns = at_ns;
+          Schedule(at_ns, kPacing, i);
+        }
+        break;
       }
-      break;
+      burst_left = flow.sender.burst_packets();
     }
+    if (burst_left > 0) --burst_left;
     SimPacket packet = flow.sender.Send(now_ns_);
     if (observer_ != nullptr) observer_->OnDataSent(packet);
-    packet.arrival_ns = flow.jitter.Release(now_ns_) + flow.forward_delay_ns;
+    packet.arrival_ns = Departure(flow, packet.bytes) + flow.forward_delay_ns;
     if (flow.forward.empty()) Schedule(packet.arrival_ns, kForwardArrival, i);
     flow.forward.push_back(packet);
   }
   ArmSenderTimer(i);
+}
+
+int64_t Simulation::Departure(Flow& flow, uint32_t bytes) {
+  const int64_t release_ns =
+      std::max(flow.jitter.Release(now_ns_), flow.nic_free_ns);
+  if (flow.nic_rate_bps > 0) {
+    flow.nic_free_ns =
+        release_ns + static_cast<int64_t>(8 * int64_t{bytes} * 1'000'000'000 /
+                                          flow.nic_rate_bps);
+  }
+  return release_ns;
 }
 
 void Simulation::ArmSenderTimer(uint32_t i) {

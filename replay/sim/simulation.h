@@ -70,6 +70,17 @@ struct FlowConfig {
   int64_t cwnd_clamp_from_ns = 0;
   // Immediate ACKs while data is missing (receiver.h); ours by default.
   RecoveryAcks recovery_acks = RecoveryAcks::kEveryPacketWhileHole;
+  // TSO bursts of a paced sender: when a pacing slot comes, up to
+  // TsoBurstPackets(pacing rate, shift) packets leave together and the next
+  // slot is as many pacing gaps later, as Linux's EDT pacing of a TSO skb
+  // (net/ipv4/tcp_output.c tcp_update_skb_after_send(), Linux 6.18: wstamp
+  // advances by the skb's length / pacing rate). 10: tcp_tso_autosize(),
+  // 12: Prague v0.5's .tso_segs (sender.h). 0: one packet per slot.
+  uint32_t tso_burst_shift = 0;
+  // The sender NIC's line rate: back-to-back packets leave it one
+  // serialization time apart (a 10 Gb/s NIC sends a 64 KB TSO burst in 52
+  // us). 0: no NIC, packets leave when sent.
+  int64_t nic_rate_bps = 0;
 };
 
 struct SimulationConfig {
@@ -195,6 +206,8 @@ class Simulation {
     RingBuffer<SimAck> returning{256};
     int64_t timer_event_ns = Sender::kNever;
     int64_t pacing_event_ns = Sender::kNever;
+    int64_t nic_rate_bps = 0;  // FlowConfig::nic_rate_bps
+    int64_t nic_free_ns = 0;   // when the NIC has sent its last packet
     FlowStats stats;
     uint64_t last_sample_egress_bytes = 0;
   };
@@ -204,6 +217,9 @@ class Simulation {
   void Schedule(int64_t time_ns, EventKind kind, uint32_t flow);
   void Dispatch(const SimEvent& event);
   void TrySend(uint32_t flow);
+  // When a packet sent now leaves the sender: after the jitter, behind the
+  // NIC's previous packet.
+  int64_t Departure(Flow& flow, uint32_t bytes);
   void ArmSenderTimer(uint32_t flow);
   void OnForwardArrival(uint32_t flow);
   void OnLinkDone();

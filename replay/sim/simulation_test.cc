@@ -264,6 +264,77 @@ TEST(Simulation, ACwndClampSetMidFlow) {
   EXPECT_EQ(most_after, 20'000u);
 }
 
+// Records when each ACK left the receiver.
+class AckTimes : public PacketObserver {
+ public:
+  void OnFlowStart(uint32_t, int64_t, const FlowConfig&, EcnFeedback) override {
+  }
+  void OnDataSent(const SimPacket&) override {}
+  void OnAckReceived(const SimAck& ack) override {
+    sent_ns.push_back(ack.sent_ns);
+  }
+  std::vector<int64_t> sent_ns;
+};
+
+// The GRO flush timer: with ACK every 64 and two packets in flight, the
+// first ACK leaves the receiver one flush timeout after the first packet
+// arrived: 200 us of propagation + 11.584 us of serialization (1448 B at 1
+// Gbit/s) + 500 us.
+TEST(Simulation, GroFlushTimerFiresAfterTheTimeout) {
+  SimulationConfig config =
+      OneFlow("reno", 1'000'000'000, 400'000, 1'000'000, 1448, 64);
+  config.flows[0].delayed_ack_ns = 500'000;
+  config.flows[0].cwnd_clamp_packets = 2;
+  AckTimes acks;
+  auto sim = Simulation::Create(config, &acks);
+  ASSERT_TRUE(sim.ok());
+  (*sim)->RunUntil(2 * kMs);
+  ASSERT_FALSE(acks.sent_ns.empty());
+  EXPECT_EQ(acks.sent_ns[0], 200'000 + 11'584 + 500'000);
+}
+
+// A TSO burst leaves a 10 Gbit/s NIC back to back, one serialization time
+// (1448 B x 8 / 10 Gbit/s = 1158 ns) apart; the bottleneck (100 Gbit/s)
+// keeps that spacing and an ACK per packet shows it. Without TSO bursts the
+// paced packets are spaced by the pacing gap (>= 3 us below 4 Gbit/s).
+TEST(Simulation, TsoBurstsLeaveAtLineRate) {
+  auto spacings = [](uint32_t shift) {
+    SimulationConfig config =
+        OneFlow("reno", 100'000'000'000, 400'000, 10'000'000, 1448, 1);
+    config.flows[0].pacing = true;
+    config.flows[0].tso_burst_shift = shift;
+    config.flows[0].nic_rate_bps = 10'000'000'000;
+    config.flows[0].cwnd_clamp_packets = 100;
+    AckTimes acks;
+    auto sim = Simulation::Create(config, &acks);
+    EXPECT_TRUE(sim.ok());
+    (*sim)->RunUntil(20 * kMs);
+    int line_rate = 0;
+    int other = 0;
+    for (size_t k = 1; k < acks.sent_ns.size(); ++k) {
+      const int64_t gap = acks.sent_ns[k] - acks.sent_ns[k - 1];
+      if (acks.sent_ns[k - 1] < kMs) continue;  // the unpaced first RTT
+      (gap == 1158 ? line_rate : other) += 1;
+    }
+    return std::make_pair(line_rate, other);
+  };
+  const auto [burst_line, burst_other] = spacings(10);
+  const auto [paced_line, paced_other] = spacings(0);
+  EXPECT_EQ(paced_line, 0);
+  EXPECT_GT(paced_other, 1000);
+  // Most packets of a burst follow the previous one at line rate.
+  EXPECT_GT(burst_line, 2 * burst_other);
+}
+
+// tcp_tso_autosize() and Prague v0.5's .tso_segs at 1 Gbit/s, 1448-byte
+// segments: 125e6 B/s >> 12 = 30517 B = 21 segments; >> 10 = 122070 B,
+// capped at 64 KB = 45 segments; at 10 Mbit/s the minimum of 2.
+TEST(Simulation, TsoBurstPacketsFollowThePacingRate) {
+  EXPECT_EQ(TsoBurstPackets(1e9, 12, 1448), 21u);
+  EXPECT_EQ(TsoBurstPackets(1e9, 10, 1448), 45u);
+  EXPECT_EQ(TsoBurstPackets(1e7, 10, 1448), 2u);
+}
+
 TEST(Simulation, RejectsBadConfigurations) {
   SimulationConfig config =
       OneFlow("nosuchcc", 1'000'000, kMs, 10'000, 1000, 2);
