@@ -150,6 +150,31 @@ TEST(SimDiagnosisTest, ScaledPragueV05UnderUtilizesWithRttScalingSlowGrowth) {
   EXPECT_LT(*hold_ms, 41);
 }
 
+// docs/experiments.md "Experiment 2", ablation: the 2020 defaults (v0.5,
+// transition 100 rounds) with GRO holding ACKs up to a 500 us flush timeout
+// (napi gro_flush_timeout, net/core/dev.c napi_complete_done(), Linux
+// 6.18) and TSO bursts of Prague's own size from a 10 Gbit/s NIC. The
+// simulated flow stays near 0.35 of the link while rtt_scaling=none reaches
+// 0.99 (`ccreplay experiment prague-rtt-scaling --versions prague:v05
+// --gro_segments 16 --flush_timer 500us --tso_burst_shift 12 --nic_rate
+// 1e10 --duration 4s`); the diagnosis of its capture must name RTT scaling
+// and prove it by the unscaled replay.
+TEST(SimDiagnosisTest, PragueV05DefaultsWithGroFlushHaveRttScalingSlowGrowth) {
+  SimulationConfig config = PraguePath("prague:v05");
+  config.flows[0].delayed_ack_ns = 500'000;
+  config.flows[0].tso_burst_shift = 12;
+  config.flows[0].nic_rate_bps = 10'000'000'000;
+  SimulatedCapture c;
+  SimulateAndDiagnose(config, 4000 * kMs, "v05gro", 0, true, c);
+  const proto::Finding* f = FindingOf(c.run, "rtt_scaling_slow_growth");
+  ASSERT_NE(f, nullptr);
+  EXPECT_TRUE(absl::StrContains(f->message(), "without scaling the replay"))
+      << f->message();
+  const std::optional<double> scaled = NumberAfter(c.run, "utilization ");
+  ASSERT_TRUE(scaled.has_value());
+  EXPECT_LT(*scaled, 50);
+}
+
 TEST(SimDiagnosisTest, UnreproducedClosedLoopIsSaidToBeNoEvidence) {
   // docs/experiments.md "Experiment 2" proper: the receiver flushes after 50 us
   // (GRO at the end of a NAPI poll), so at the paced rate it ACKs every 3-4
