@@ -222,6 +222,8 @@ CommandSpec Simulate() {
         "simulated time with its unit: 10s, 500ms (default 10s)."},
        {"start", "TIME,TIME...", ""},
        {"pacing", "", ""},
+       {"tso_burst_shift", "N", ""},
+       {"nic_rate", "BPS", ""},
        {"ack_every", "N", ""},
        {"delayed_ack", "TIME", ""},
        {"ce_threshold", "TIME", ""},
@@ -272,6 +274,7 @@ CommandSpec Experiment() {
            {"flush_timer", "TIME", ""},
            {"tso_burst_shift", "N", ""},
            {"nic_rate", "BPS", ""},
+           {"preset", "gro_flush", ""},
            {"threads", "N", ""},
            {"json", "", "write the results as JSON to stdout."}}};
 }

@@ -9,6 +9,7 @@
 #include "absl/flags/declare.h"
 #include "absl/flags/flag.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "cli/commands.h"
 #include "cli/common_flags.h"
@@ -23,6 +24,8 @@
 ABSL_DECLARE_FLAG(std::string, profile);
 ABSL_DECLARE_FLAG(uint64_t, seed);
 ABSL_DECLARE_FLAG(std::string, sender_jitter);
+ABSL_DECLARE_FLAG(int, tso_burst_shift);
+ABSL_DECLARE_FLAG(double, nic_rate);
 
 ABSL_FLAG(std::vector<std::string>, controllers,
           std::vector<std::string>({"reno", "cubic"}),
@@ -62,12 +65,11 @@ ABSL_FLAG(std::vector<std::string>, gro_segments,
 ABSL_FLAG(absl::Duration, flush_timer, absl::Microseconds(50),
           "experiment prague-rtt-scaling: the receiver's ACK flush timer "
           "(GRO's gro_flush_timeout).");
-ABSL_FLAG(int, tso_burst_shift, 0,
-          "experiment prague-rtt-scaling: TSO bursts of 2^-N s of the pacing "
-          "rate (10: tcp_tso_autosize, 12: Prague v0.5's own); 0: off.");
-ABSL_FLAG(double, nic_rate, 0,
-          "experiment prague-rtt-scaling: the sender NIC's line rate in "
-          "bit/s (1e10 as the report's); 0: no NIC serialization.");
+ABSL_FLAG(std::string, preset, "",
+          "experiment prague-rtt-scaling: a named setting (gro_flush: v0.5, "
+          "ACK every 16, 500 us flush, TSO shift 12, 10 Gb/s NIC, 4 s; "
+          "docs/experiments.md) in place of --versions, --gro_segments, "
+          "--flush_timer, --tso_burst_shift, --nic_rate and --duration.");
 ABSL_FLAG(int, threads, 0, "worker threads (0: one per core).");
 
 namespace ccreplay {
@@ -149,29 +151,45 @@ int RunMtu() {
   return kExitOk;
 }
 
-int RunPrague() {
+// The experiment's options from the flags, or from --preset.
+absl::StatusOr<PragueExperimentOptions> PragueOptionsFromFlags() {
+  const std::string preset = absl::GetFlag(FLAGS_preset);
   PragueExperimentOptions options;
+  if (preset == "gro_flush") {
+    options = GroFlushPreset();
+  } else if (!preset.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown --preset ", preset, " (gro_flush)"));
+  } else {
+    options.profiles = absl::GetFlag(FLAGS_versions);
+    options.ack_every.clear();
+    for (const std::string& n : absl::GetFlag(FLAGS_gro_segments)) {
+      uint32_t every = 0;
+      if (!absl::SimpleAtoi(n, &every) || every == 0) {
+        return absl::InvalidArgumentError(
+            "--gro_segments takes positive integers");
+      }
+      options.ack_every.push_back(every);
+    }
+    options.flush_timer_ns =
+        absl::ToInt64Nanoseconds(absl::GetFlag(FLAGS_flush_timer));
+    options.tso_burst_shift = static_cast<uint32_t>(
+        std::max(0, absl::GetFlag(FLAGS_tso_burst_shift)));
+    options.nic_rate_bps = static_cast<int64_t>(absl::GetFlag(FLAGS_nic_rate));
+    if (const std::optional<absl::Duration> duration =
+            absl::GetFlag(FLAGS_duration)) {
+      options.duration_ns = absl::ToInt64Nanoseconds(*duration);
+    }
+  }
   options.threads = absl::GetFlag(FLAGS_threads);
   options.transition_rounds = absl::GetFlag(FLAGS_transition_rounds);
-  options.profiles = absl::GetFlag(FLAGS_versions);
-  options.ack_every.clear();
-  for (const std::string& n : absl::GetFlag(FLAGS_gro_segments)) {
-    uint32_t every = 0;
-    if (!absl::SimpleAtoi(n, &every) || every == 0) {
-      return ReportError(
-          absl::InvalidArgumentError("--gro_segments takes positive integers"));
-    }
-    options.ack_every.push_back(every);
-  }
-  options.flush_timer_ns =
-      absl::ToInt64Nanoseconds(absl::GetFlag(FLAGS_flush_timer));
-  options.tso_burst_shift =
-      static_cast<uint32_t>(std::max(0, absl::GetFlag(FLAGS_tso_burst_shift)));
-  options.nic_rate_bps = static_cast<int64_t>(absl::GetFlag(FLAGS_nic_rate));
-  if (const std::optional<absl::Duration> duration =
-          absl::GetFlag(FLAGS_duration)) {
-    options.duration_ns = absl::ToInt64Nanoseconds(*duration);
-  }
+  return options;
+}
+
+int RunPrague() {
+  absl::StatusOr<PragueExperimentOptions> parsed = PragueOptionsFromFlags();
+  if (!parsed.ok()) return ReportError(parsed.status());
+  const PragueExperimentOptions& options = *parsed;
   const auto start = std::chrono::steady_clock::now();
   absl::StatusOr<PragueExperimentResult> result = RunPragueExperiment(options);
   if (!result.ok()) return ReportError(result.status());

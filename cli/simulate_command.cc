@@ -1,5 +1,6 @@
 // `ccreplay simulate`: closed-loop what-if runs on a modelled bottleneck
 // (replay/sim/). Flags become a SimulationConfig; results are printed.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -43,6 +44,12 @@ ABSL_FLAG(int, ack_every, 2,
 ABSL_FLAG(absl::Duration, delayed_ack, absl::Milliseconds(40),
           "delayed-ACK timer (default 40ms, Linux TCP_DELACK_MIN).");
 ABSL_FLAG(bool, pacing, false, "pace the senders.");
+ABSL_FLAG(int, tso_burst_shift, 0,
+          "paced senders send TSO bursts of 2^-N s of the pacing rate (10: "
+          "tcp_tso_autosize, 12: Prague v0.5's own); 0: off.");
+ABSL_FLAG(double, nic_rate, 0,
+          "the senders' NIC line rate in bit/s (1e10: back-to-back packets "
+          "1.16 us apart); 0: no NIC serialization.");
 ABSL_FLAG(std::vector<std::string>, start, {"0"},
           "start time of each flow, comma-separated durations (0,10ms; the "
           "last value repeats; default 0).");
@@ -162,6 +169,9 @@ absl::Status FlowsFromFlags(SimulationConfig& config) {
     flow.ack_every = static_cast<uint32_t>(absl::GetFlag(FLAGS_ack_every));
     flow.delayed_ack_ns =
         absl::ToInt64Nanoseconds(absl::GetFlag(FLAGS_delayed_ack));
+    flow.tso_burst_shift = static_cast<uint32_t>(
+        std::max(0, absl::GetFlag(FLAGS_tso_burst_shift)));
+    flow.nic_rate_bps = static_cast<int64_t>(absl::GetFlag(FLAGS_nic_rate));
     config.flows.push_back(flow);
   }
   return absl::OkStatus();

@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "replay/sim/pcap_export.h"
+#include "replay/sim/prague_experiment.h"
 #include "replay/sim/simulation.h"
 #include "reports/diagnose_session.h"
 #include "reports/rules/rule_test_support.h"
@@ -156,23 +157,43 @@ TEST(SimDiagnosisTest, ScaledPragueV05UnderUtilizesWithRttScalingSlowGrowth) {
 // 6.18) and TSO bursts of Prague's own size from a 10 Gbit/s NIC. The
 // simulated flow stays near 0.35 of the link while rtt_scaling=none reaches
 // 0.99 (`ccreplay experiment prague-rtt-scaling --versions prague:v05
-// --gro_segments 16 --flush_timer 500us --tso_burst_shift 12 --nic_rate
-// 1e10 --duration 4s`); the diagnosis of its capture must name RTT scaling
-// and prove it by the unscaled replay.
+// --preset gro_flush`, the preset this test runs); the diagnosis of its
+// capture must name RTT scaling and prove it by the unscaled replay.
 TEST(SimDiagnosisTest, PragueV05DefaultsWithGroFlushHaveRttScalingSlowGrowth) {
-  SimulationConfig config = PraguePath("prague:v05");
-  config.flows[0].delayed_ack_ns = 500'000;
-  config.flows[0].tso_burst_shift = 12;
-  config.flows[0].nic_rate_bps = 10'000'000'000;
+  const PragueExperimentOptions preset = GroFlushPreset();
+  SimulationConfig config = PragueRunConfig(preset, "prague:v05", 16);
+  config.sample_interval_ns = 10 * kMs;
   SimulatedCapture c;
-  SimulateAndDiagnose(config, 4000 * kMs, "v05gro", 0, true, c);
+  SimulateAndDiagnose(config, preset.duration_ns, "v05gro", 0, true, c);
+  EXPECT_TRUE(MethodSays(c.run,
+                         "best-fitting claimed controller: "
+                         "prague:v05 (median error 0.0%)"));
   const proto::Finding* f = FindingOf(c.run, "rtt_scaling_slow_growth");
   ASSERT_NE(f, nullptr);
+  // The stretch starts once the 100 rounds are over with cwnd below the
+  // BDP (0.21 s in this run) and lasts to the end of the capture.
+  EXPECT_GT(f->start_s(), 0.1);
+  EXPECT_LT(f->start_s(), 0.5);
+  EXPECT_NEAR(f->end_s(), 4.0, 0.01);
+  // srtt 0.50 ms = 3 units of 128 us against T = 78: (3/78)^2 = 1/676.
+  const std::optional<double> ai =
+      NumberAfter(c.run, "median RTT-scaling factor ");
+  ASSERT_TRUE(ai.has_value());
+  EXPECT_NEAR(*ai, 9.0 / (78 * 78), 1e-6);
+  // The counterfactual: the same ACKs without scaling regain the BDP.
   EXPECT_TRUE(absl::StrContains(f->message(), "without scaling the replay"))
       << f->message();
-  const std::optional<double> scaled = NumberAfter(c.run, "utilization ");
-  ASSERT_TRUE(scaled.has_value());
-  EXPECT_LT(*scaled, 50);
+  const std::optional<double> regain = NumberAfter(c.run, "at the BDP ");
+  ASSERT_TRUE(regain.has_value());
+  EXPECT_LT(*regain, 0.1);
+  // The captured utilization is the simulated flow's (0.317 over 4 s in the
+  // experiment table). The fitted closed loop does not reproduce it: the
+  // sender's side shows the 500 us hold as 0.01 ms, so that run is said to
+  // be no evidence.
+  const std::optional<double> captured = NumberAfter(c.run, "the captured ");
+  ASSERT_TRUE(captured.has_value());
+  EXPECT_NEAR(*captured, 32, 1);
+  EXPECT_TRUE(absl::StrContains(f->evidence(3), "does not reproduce"));
 }
 
 TEST(SimDiagnosisTest, UnreproducedClosedLoopIsSaidToBeNoEvidence) {

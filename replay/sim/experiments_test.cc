@@ -189,5 +189,28 @@ TEST(PragueExperiment, DefaultTransitionRecoversBeforeScaling) {
   EXPECT_GT(scaled.utilization_second_half, 0.99);
 }
 
+// docs/experiments.md "Experiment 2", 2026-12-01 ablation: with the v0.5
+// defaults, a receiver that holds ACKs for 500 us (16 segments per ACK at
+// 1 Gbit/s instead of ~5 with a 50 us flush) slows the backlog's walk down,
+// the collapse to 2 segments ends after the 100-round transition and the
+// regrowth is scaled: 0.317 of the link over 4 s with scaling, 0.990
+// without (`ccreplay experiment prague-rtt-scaling --preset gro_flush`).
+TEST(PragueExperiment, GroFlushPresetUnderUtilizesOnlyWithScaling) {
+  PragueExperimentOptions options = GroFlushPreset();
+  options.threads = 1;
+  absl::StatusOr<PragueExperimentResult> result = RunPragueExperiment(options);
+  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_EQ(result->rows.size(), 2u);
+  const PragueRow& scaled = result->rows[0];
+  const PragueRow& unscaled = result->rows[1];
+  EXPECT_EQ(scaled.profile, "prague:v05");
+  EXPECT_TRUE(scaled.rtt_scaling);
+  EXPECT_NEAR(scaled.utilization, 0.317, 0.01);
+  EXPECT_LT(scaled.utilization_second_half, 0.4);
+  EXPECT_EQ(scaled.min_cwnd_after_ss_segments, 2);
+  EXPECT_GT(unscaled.utilization, 0.98);
+  EXPECT_GT(unscaled.utilization_second_half, 0.999);
+}
+
 }  // namespace
 }  // namespace ccreplay

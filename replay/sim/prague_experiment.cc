@@ -9,15 +9,9 @@
 #include "replay/sim/simulation.h"
 
 namespace ccreplay {
-namespace {
 
-struct Run {
-  PragueRow row;
-  uint64_t packets = 0;
-};
-
-SimulationConfig ConfigFor(const PragueExperimentOptions& options,
-                           const std::string& spec, uint32_t ack_every) {
+SimulationConfig PragueRunConfig(const PragueExperimentOptions& options,
+                                 const std::string& spec, uint32_t ack_every) {
   SimulationConfig config;
   config.rate_bps = options.rate_bps;
   config.base_rtt_ns = options.base_rtt_ns;
@@ -36,6 +30,24 @@ SimulationConfig ConfigFor(const PragueExperimentOptions& options,
   config.flows.push_back(flow);
   return config;
 }
+
+PragueExperimentOptions GroFlushPreset() {
+  PragueExperimentOptions options;
+  options.profiles = {"prague:v05"};
+  options.ack_every = {16};
+  options.flush_timer_ns = 500'000;
+  options.tso_burst_shift = 12;
+  options.nic_rate_bps = 10'000'000'000;
+  options.duration_ns = 4'000'000'000;
+  return options;
+}
+
+namespace {
+
+struct Run {
+  PragueRow row;
+  uint64_t packets = 0;
+};
 
 // The profile as reported: the version, with the transition override.
 absl::StatusOr<std::string> ProfileLabel(const PragueExperimentOptions& options,
@@ -74,7 +86,7 @@ absl::StatusOr<PragueExperimentResult> RunPragueExperiment(
       if (!spec.ok()) return spec.status();
       for (uint32_t ack_every : options.ack_every) {
         absl::StatusOr<std::unique_ptr<Simulation>> sim =
-            Simulation::Create(ConfigFor(options, *spec, ack_every));
+            Simulation::Create(PragueRunConfig(options, *spec, ack_every));
         if (!sim.ok()) return sim.status();
       }
     }
@@ -87,9 +99,9 @@ absl::StatusOr<PragueExperimentResult> RunPragueExperiment(
             *ProfileLabel(options, options.profiles[i / (2 * acks)]);
         run.row.rtt_scaling = (i / acks) % 2 == 0;
         run.row.ack_every = options.ack_every[i % acks];
-        std::unique_ptr<Simulation> sim = *Simulation::Create(
-            ConfigFor(options, *SpecFor(run.row.profile, run.row.rtt_scaling),
-                      run.row.ack_every));
+        std::unique_ptr<Simulation> sim = *Simulation::Create(PragueRunConfig(
+            options, *SpecFor(run.row.profile, run.row.rtt_scaling),
+            run.row.ack_every));
         const int64_t half_ns = options.duration_ns / 2;
         sim->RunUntil(half_ns);
         const uint64_t half_bytes = sim->flow_stats(0).egress_bytes;

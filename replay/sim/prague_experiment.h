@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "replay/sim/simulation.h"
 
 namespace ccreplay {
 
@@ -55,6 +56,18 @@ struct PragueExperimentResult {
   std::vector<PragueRow> rows;  // profile x scaling (on, off) x ack_every
   uint64_t packets_simulated = 0;
 };
+
+// The preset "gro_flush": the ablation's condition under which the v0.5
+// defaults stay below the link while rtt_scaling=none fills it
+// (docs/experiments.md, "Experiment 2", 2026-12-01 ablation): v0.5 only,
+// GRO ACKing every 16 segments with a 500 us flush timeout (the top of the
+// 50-500 us range of napi gro_flush_timeout settings), TSO bursts of
+// v0.5's own size (prague_burst_shift 12) from a 10 Gbit/s NIC, 4 s.
+PragueExperimentOptions GroFlushPreset();
+
+// The simulation of one run: `spec` acknowledged every `ack_every`.
+SimulationConfig PragueRunConfig(const PragueExperimentOptions& options,
+                                 const std::string& spec, uint32_t ack_every);
 
 absl::StatusOr<PragueExperimentResult> RunPragueExperiment(
     const PragueExperimentOptions& options);
