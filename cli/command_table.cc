@@ -274,6 +274,7 @@ CommandSpec Experiment() {
            {"flush_timer", "TIME", ""},
            {"tso_burst_shift", "N", ""},
            {"nic_rate", "BPS", ""},
+           {"ce_per_skb", "", ""},
            {"preset", "gro_flush", ""},
            {"threads", "N", ""},
            {"json", "", "write the results as JSON to stdout."}}};

@@ -65,6 +65,9 @@ ABSL_FLAG(std::vector<std::string>, gro_segments,
 ABSL_FLAG(absl::Duration, flush_timer, absl::Microseconds(50),
           "experiment prague-rtt-scaling: the receiver's ACK flush timer "
           "(GRO's gro_flush_timeout).");
+ABSL_FLAG(bool, ce_per_skb, false,
+          "experiment prague-rtt-scaling: CE by sojourn decided once per TSO "
+          "skb, as sch_fq marks a GSO skb whole.");
 ABSL_FLAG(std::string, preset, "",
           "experiment prague-rtt-scaling: a named setting (gro_flush: v0.5, "
           "ACK every 16, 500 us flush, TSO shift 12, 10 Gb/s NIC, 4 s; "
@@ -176,6 +179,7 @@ absl::StatusOr<PragueExperimentOptions> PragueOptionsFromFlags() {
     options.tso_burst_shift = static_cast<uint32_t>(
         std::max(0, absl::GetFlag(FLAGS_tso_burst_shift)));
     options.nic_rate_bps = static_cast<int64_t>(absl::GetFlag(FLAGS_nic_rate));
+    options.ce_per_skb = absl::GetFlag(FLAGS_ce_per_skb);
     if (const std::optional<absl::Duration> duration =
             absl::GetFlag(FLAGS_duration)) {
       options.duration_ns = absl::ToInt64Nanoseconds(*duration);

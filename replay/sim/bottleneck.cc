@@ -65,14 +65,24 @@ int64_t Bottleneck::StartTransmission(int64_t now_ns) {
   SimPacket& head = queue_.front();
   transmitting_ = true;
   in_service_bytes_ = head.bytes;
-  if (config_.ce_sojourn_threshold_ns >= 0 &&
-      now_ns - head.arrival_ns > config_.ce_sojourn_threshold_ns) {
+  if (config_.ce_sojourn_threshold_ns >= 0 && SojournMarks(head, now_ns)) {
     MarkCe(head);
   }
   const int64_t bits_ns =
       int64_t{head.bytes} * 8 * 1'000'000'000 + serialization_remainder_;
   serialization_remainder_ = bits_ns % config_.rate_bps;
   return now_ns + bits_ns / config_.rate_bps;
+}
+
+bool Bottleneck::SojournMarks(const SimPacket& head, int64_t now_ns) {
+  const bool over = now_ns - head.arrival_ns > config_.ce_sojourn_threshold_ns;
+  if (!config_.ce_per_skb || head.skb == 0) return over;
+  if (head.flow != decided_flow_ || head.skb != decided_skb_) {
+    decided_flow_ = head.flow;
+    decided_skb_ = head.skb;
+    decided_ce_ = over;
+  }
+  return decided_ce_;
 }
 
 SimPacket Bottleneck::FinishTransmission() {

@@ -59,6 +59,13 @@ struct BottleneckConfig {
   InServiceAccounting in_service = InServiceAccounting::kUntilLastBit;
   int64_t ce_sojourn_threshold_ns = -1;     // -1: off
   int64_t ce_backlog_threshold_bytes = -1;  // -1: off
+  // Sojourn marking per skb: the segments of one TSO burst share the
+  // decision taken at the first one's dequeue. Linux sch_fq dequeues a GSO
+  // skb whole and INET_ECN_set_ce() marks its one IP header, which every
+  // segment copies when the skb is segmented (net/sched/sch_fq.c
+  // fq_dequeue(); net/ipv4/tcp_offload.c tcp_gso_segment(), Linux 6.18).
+  // Off: each segment is judged by its own sojourn.
+  bool ce_per_skb = false;
 };
 
 // Whether a packet of `packet_bytes` may enter a buffer of `capacity_bytes`
@@ -94,6 +101,8 @@ class Bottleneck {
 
  private:
   void MarkCe(SimPacket& packet);
+  // Whether the head, dequeued at `now_ns`, is marked by sojourn time.
+  bool SojournMarks(const SimPacket& head, int64_t now_ns);
 
   BottleneckConfig config_;
   RingBuffer<SimPacket> queue_;
@@ -106,6 +115,10 @@ class Bottleneck {
   uint64_t transmitted_bytes_ = 0;
   uint64_t drops_ = 0;
   uint64_t ce_marks_ = 0;
+  // The skb whose sojourn decision later segments share (ce_per_skb).
+  uint32_t decided_flow_ = 0;
+  uint64_t decided_skb_ = 0;
+  bool decided_ce_ = false;
 };
 
 }  // namespace ccreplay

@@ -152,6 +152,37 @@ TEST(Bottleneck, PacketInServiceCountsOnlyUntilItStartsWithQuiclyAccounting) {
   }
 }
 
+// Four 1448-byte ECT(1) packets arrive together at 1 Gbit/s (11.584 us
+// each) with a 20 us sojourn threshold: dequeued at 0, 11.584, 23.168 and
+// 34.752 us. Packets 0-2 are one TSO skb, packet 3 the next. Per segment,
+// 2 and 3 are over the threshold; per skb, the skb's first segment (0 us)
+// decides for 1 and 2, and packet 3 (a new skb) is judged by itself.
+TEST(Bottleneck, SojournMarkingPerSkbFollowsTheSkbsFirstSegment) {
+  auto marked = [](bool per_skb) {
+    BottleneckConfig config;
+    config.rate_bps = 1'000'000'000;
+    config.buffer_bytes = 100'000;
+    config.largest_packet_bytes = 1448;
+    config.ce_sojourn_threshold_ns = 20'000;
+    config.ce_per_skb = per_skb;
+    Bottleneck bottleneck(config);
+    for (uint64_t skb : {1, 1, 1, 2}) {
+      SimPacket packet = Packet(1448, kEct1);
+      packet.skb = skb;
+      EXPECT_TRUE(bottleneck.Enqueue(packet, 0));
+    }
+    std::vector<bool> ce;
+    int64_t now_ns = 0;
+    for (int k = 0; k < 4; ++k) {
+      now_ns = bottleneck.StartTransmission(now_ns);
+      ce.push_back(bottleneck.FinishTransmission().ecn == kCe);
+    }
+    return ce;
+  };
+  EXPECT_EQ(marked(false), (std::vector<bool>{false, false, true, true}));
+  EXPECT_EQ(marked(true), (std::vector<bool>{false, false, false, true}));
+}
+
 TEST(Bottleneck, ParsesInServiceAccounting) {
   EXPECT_EQ(*ParseInServiceAccounting("until_last_bit"),
             InServiceAccounting::kUntilLastBit);

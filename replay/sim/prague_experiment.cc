@@ -18,6 +18,7 @@ SimulationConfig PragueRunConfig(const PragueExperimentOptions& options,
   config.buffer_bytes = static_cast<uint64_t>(
       static_cast<double>(options.rate_bps) / 8 * options.buffer_s);
   config.ce_sojourn_threshold_ns = options.ce_sojourn_threshold_ns;
+  config.ce_per_skb = options.ce_per_skb;
   FlowConfig flow;
   flow.cc_spec = spec;
   flow.packet_bytes = options.packet_bytes;

@@ -36,6 +36,8 @@ struct PragueExperimentOptions {
   // FlowConfig::tso_burst_shift and nic_rate_bps; 0: off (the default).
   uint32_t tso_burst_shift = 0;
   int64_t nic_rate_bps = 0;
+  // fq marks a TSO skb whole (SimulationConfig::ce_per_skb).
+  bool ce_per_skb = false;
   // >= 0: every version's transition (rounds before RTT scaling) is set to
   // this, and the row's profile names it (e.g. "prague:v05,transition=0").
   int transition_rounds = -1;

@@ -26,6 +26,9 @@ struct SimPacket {
   uint8_t ecn = 0;   // IP ECN field, parsers/tcp_segment.h IpEcnCodepoint
   bool cwr = false;  // TCP CWR flag (RFC 3168 section 6.1.2)
   bool retransmission = false;
+  // The TSO burst (one skb) the packet left in, numbered per flow from 1;
+  // 0: sent alone (FlowConfig::tso_burst_shift off).
+  uint64_t skb = 0;
 };
 
 // One ACK from a receiver. A receiver ACKs at once whenever a packet number

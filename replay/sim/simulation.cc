@@ -101,6 +101,7 @@ absl::StatusOr<BottleneckConfig> CheckedBottleneck(
   bottleneck.in_service = config.in_service;
   bottleneck.ce_sojourn_threshold_ns = config.ce_sojourn_threshold_ns;
   bottleneck.ce_backlog_threshold_bytes = config.ce_backlog_threshold_bytes;
+  bottleneck.ce_per_skb = config.ce_per_skb;
   for (const FlowConfig& flow : config.flows) {
     if (flow.packet_bytes == 0 || flow.ack_every == 0) {
       return absl::InvalidArgumentError(
@@ -283,9 +284,11 @@ void Simulation::TrySend(uint32_t i) {
         break;
       }
       burst_left = flow.sender.burst_packets();
+      ++flow.skbs_sent;
     }
     if (burst_left > 0) --burst_left;
     SimPacket packet = flow.sender.Send(now_ns_);
+    if (flow.sender.config().tso_burst_shift > 0) packet.skb = flow.skbs_sent;
     if (observer_ != nullptr) observer_->OnDataSent(packet);
     packet.arrival_ns = Departure(flow, packet.bytes) + flow.forward_delay_ns;
     if (flow.forward.empty()) Schedule(packet.arrival_ns, kForwardArrival, i);

@@ -93,6 +93,8 @@ struct SimulationConfig {
   InServiceAccounting in_service = InServiceAccounting::kUntilLastBit;
   int64_t ce_sojourn_threshold_ns = -1;     // -1: off
   int64_t ce_backlog_threshold_bytes = -1;  // -1: off
+  // Sojourn marking decided once per TSO skb (BottleneckConfig::ce_per_skb).
+  bool ce_per_skb = false;
   // Probability that a packet is lost after the bottleneck (quicly -r).
   double random_loss = 0;
   // A random delay per packet at each sender, against drop-tail phase
@@ -208,6 +210,7 @@ class Simulation {
     int64_t pacing_event_ns = Sender::kNever;
     int64_t nic_rate_bps = 0;  // FlowConfig::nic_rate_bps
     int64_t nic_free_ns = 0;   // when the NIC has sent its last packet
+    uint64_t skbs_sent = 0;    // TSO bursts so far (SimPacket::skb)
     FlowStats stats;
     uint64_t last_sample_egress_bytes = 0;
   };
