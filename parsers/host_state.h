@@ -23,6 +23,9 @@ namespace ccreplay {
 struct SeriesPoint {
   int64_t time_us = 0;
   double value = 0;
+  // Place of the event that carried the value in its trace's log, as
+  // QuicPacketSent::log_order (qlog only; 0: not recorded).
+  uint64_t log_order = 0;
 };
 using Series = std::vector<SeriesPoint>;
 
@@ -88,9 +91,11 @@ struct QuicPacketSent {
   // False for packets that carry only ACK/PADDING/CONNECTION_CLOSE frames
   // (RFC 9002 §2 "ack-eliciting"); such packets do not count in flight.
   bool ack_eliciting = true;
-  // Place in the log among the trace's sent, ACK and lost events (from 1;
-  // 0: not recorded). Orders events with equal times: a log with whole
-  // milliseconds has sends, ACKs and losses in the same millisecond.
+  // Place in the log among all of the trace's events (HostTrace::samples
+  // when the event was read: from 1; 0: not recorded; the ACK frames of one
+  // packet share it). Orders events with equal times: a log with whole
+  // milliseconds has sends, ACKs, losses and metrics in the same
+  // millisecond.
   uint64_t log_order = 0;
 };
 
@@ -133,11 +138,6 @@ struct QuicSenderEvents {
   std::vector<QuicAckReceived> acks_received;
   std::vector<QuicPacketLost> packets_lost;
   uint64_t packets_received = 0;
-
-  // The log_order of the next event recorded.
-  uint64_t NextLogOrder() const {
-    return packets_sent.size() + acks_received.size() + packets_lost.size() + 1;
-  }
 };
 
 // The first and last time of a trace's packets sent and ACKs received, in

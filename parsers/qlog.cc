@@ -655,6 +655,7 @@ class QlogReader {
   void HandleMetrics(od::object& data, int64_t time_us, HostTrace& trace,
                      TraceClock& clock, uint64_t offset) {
     CapturedSeries& series = trace.series;
+    const uint64_t order = trace.samples;  // This event's log_order.
     bool cwnd_seen = false;
     for (auto field_result : data) {
       if (broken_) break;
@@ -674,24 +675,24 @@ class QlogReader {
                                        key, *number));
           continue;
         }
-        series.cwnd_bytes.push_back({time_us, *number});
+        series.cwnd_bytes.push_back({time_us, *number, order});
         cwnd_seen = true;
       } else if (key == "bytes_in_flight") {
-        series.bytes_in_flight.push_back({time_us, *number});
+        series.bytes_in_flight.push_back({time_us, *number, order});
       } else if (key == "ssthresh") {
-        series.ssthresh_bytes.push_back({time_us, *number});
+        series.ssthresh_bytes.push_back({time_us, *number, order});
       } else if (key == "smoothed_rtt") {
-        series.srtt_us.push_back({time_us, rtt_us});
+        series.srtt_us.push_back({time_us, rtt_us, order});
       } else if (key == "rtt_variance") {
-        series.rttvar_us.push_back({time_us, rtt_us});
+        series.rttvar_us.push_back({time_us, rtt_us, order});
       } else if (key == "min_rtt") {
-        series.min_rtt_us.push_back({time_us, rtt_us});
+        series.min_rtt_us.push_back({time_us, rtt_us, order});
       } else if (key == "latest_rtt") {
-        series.latest_rtt_us.push_back({time_us, rtt_us});
+        series.latest_rtt_us.push_back({time_us, rtt_us, order});
       } else if (key == "pacing_rate") {
-        series.pacing_rate_bps.push_back({time_us, *number});
+        series.pacing_rate_bps.push_back({time_us, *number, order});
       } else {
-        series.other[std::string(key)].push_back({time_us, *number});
+        series.other[std::string(key)].push_back({time_us, *number, order});
       }
     }
     if (cwnd_seen) ++trace.cwnd_updates;
@@ -828,7 +829,7 @@ class QlogReader {
       for (QuicAckReceived& ack : packet.acks) {
         ack.time_us = time_us;
         ack.space = space;
-        ack.log_order = events.NextLogOrder();
+        ack.log_order = trace.samples;
         std::sort(ack.acked_ranges.begin(), ack.acked_ranges.end(),
                   [](const AckRange& a, const AckRange& b) {
                     return a.first < b.first;
@@ -847,7 +848,7 @@ class QlogReader {
       lost.space = space;
       lost.packet_number = *packet.number;
       lost.trigger = packet.trigger;
-      lost.log_order = events.NextLogOrder();
+      lost.log_order = trace.samples;
       events.packets_lost.push_back(std::move(lost));
       return;
     }
@@ -860,7 +861,7 @@ class QlogReader {
         UINT32_MAX));
     // Without a frame list the log cannot say; count the packet in flight.
     sent.ack_eliciting = !packet.has_frames || packet.ack_eliciting;
-    sent.log_order = events.NextLogOrder();
+    sent.log_order = trace.samples;
     events.packets_sent.push_back(sent);
   }
 

@@ -96,6 +96,10 @@ struct TimelineEvent {
   // kRetransmission: the packets sent before the loss was declared.
   int64_t send_order = -1;
   uint64_t delivery_rate_bytes_per_s = 0;
+  // QUIC: the place of the ACK frame or loss in the stack's log
+  // (QuicPacketSent::log_order; 0: not recorded), which orders it against
+  // the captured cwnd points logged in the same millisecond.
+  uint64_t log_order = 0;
   // Before this ACK the sender resumed sending at `idle_restart_time_ns`
   // with nothing outstanding, `idle_restart_idle_us` after its previous
   // send (0: no such resumption); replay applies the restart-after-idle

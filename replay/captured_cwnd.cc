@@ -98,10 +98,15 @@ absl::StatusOr<CapturedCwnd> CapturedCwndForQuicTrace(const HostTrace& trace) {
 
 CwndAligner::CwndAligner(const CapturedCwnd& captured) : captured_(captured) {}
 
-absl::Span<const SeriesPoint> CwndAligner::DueBefore(int64_t ack_time_us) {
+absl::Span<const SeriesPoint> CwndAligner::DueBefore(int64_t ack_time_us,
+                                                     uint64_t ack_log_order) {
   const size_t begin = next_;
-  while (next_ < captured_.points.size() &&
-         captured_.points[next_].time_us < ack_time_us) {
+  while (next_ < captured_.points.size()) {
+    const SeriesPoint& p = captured_.points[next_];
+    const bool due = p.log_order > 0 && ack_log_order > 0
+                         ? p.log_order < ack_log_order
+                         : p.time_us < ack_time_us;
+    if (!due) break;
     ++next_;
   }
   return absl::MakeConstSpan(captured_.points.data() + begin, next_ - begin);

@@ -71,9 +71,15 @@ class CwndAligner {
   // `captured` must outlive the aligner.
   explicit CwndAligner(const CapturedCwnd& captured);
 
-  // Points due before an ACK at `ack_time_us` (all not yet handed out with
-  // time < ack_time_us). What they show depends on shows_state_before_ack().
-  absl::Span<const SeriesPoint> DueBefore(int64_t ack_time_us);
+  // Points due before an ACK at `ack_time_us`, logged at `ack_log_order`
+  // (0: not recorded): all not yet handed out that were logged before it
+  // when both it and the point carry a log_order, else those with time <
+  // ack_time_us. A log with whole-millisecond times (ngtcp2's qlog) holds
+  // several ACKs per millisecond, each followed by the cwnd it left: by
+  // log order, each ACK is matched with the cwnd logged right after it.
+  // What the points show depends on shows_state_before_ack().
+  absl::Span<const SeriesPoint> DueBefore(int64_t ack_time_us,
+                                          uint64_t ack_log_order = 0);
   // The points after the last ACK.
   absl::Span<const SeriesPoint> Rest();
 

@@ -79,7 +79,7 @@ class ReplayDiff {
           limited ? std::optional<uint64_t>(flight_bytes) : std::nullopt;
       if (limited) CompareWithCurrent(t_us, flight_bytes);
     } else {
-      CompareDue(aligner_.DueBefore(t_us));
+      CompareDue(aligner_.DueBefore(t_us, e.log_order));
     }
     if (captured_tap_) {
       CapturedAtEvent at;
