@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <map>
 #include <optional>
+#include <utility>
 
 namespace ccreplay {
 namespace {
@@ -119,7 +120,11 @@ class Builder {
       : sink_(sink), stats_(stats) {}
 
   void OnSent(const QuicPacketSent& p) {
-    if (p.space != PacketNumberSpace::kApplication) return;
+    if (p.space != PacketNumberSpace::kApplication) {
+      handshake_sent_[{p.space, p.packet_number}] = {
+          p.time_us, p.size_bytes, p.ack_eliciting && p.size_bytes > 0};
+      return;
+    }
     const bool in_flight = p.ack_eliciting && p.size_bytes > 0;
     sent_[p.packet_number] = {p.time_us, p.size_bytes, in_flight, sends_++,
                               rate_.OnSent(p.time_us, in_flight_bytes_)};
@@ -128,7 +133,10 @@ class Builder {
   }
 
   void OnAck(const QuicAckReceived& a) {
-    if (a.space != PacketNumberSpace::kApplication) return;
+    if (a.space != PacketNumberSpace::kApplication) {
+      OnHandshakeAck(a);
+      return;
+    }
     TimelineEvent e;
     const uint64_t largest = LargestAcked(a);
     const std::optional<SentPacket> largest_newly_acked =
@@ -154,6 +162,7 @@ class Builder {
     TimelineEvent e;
     e.type = TimelineEvent::Type::kRetransmission;
     e.time_ns = l.time_us * 1000;
+    e.log_order = l.log_order;
     e.seq_start = static_cast<int64_t>(l.packet_number);
     e.seq_end = e.seq_start + 1;
     e.kind = RetransmissionKind::kFast;
@@ -170,6 +179,43 @@ class Builder {
   }
 
  private:
+  // An ACK frame of the Initial or Handshake space: the bytes it newly
+  // acknowledges grow cwnd as any others do (RFC 9002 appendix B.5
+  // OnPacketsAcked; ngtcp2 0.12.1 shares one ngtcp2_cc among the three
+  // spaces' ngtcp2_rtb, lib/ngtcp2_conn.c pktns_init(), and
+  // ngtcp2_rtb_recv_ack() calls cc->on_pkt_acked for every packet it
+  // acknowledges, lib/ngtcp2_rtb.c), and its RTT sample counts (RFC 9002
+  // section 5.1; the ack_delay of an Initial ACK is ignored, section 5.3).
+  // These packets stay out of the application flight and the delivery
+  // rate: a discarded space's packets are never acked (section 6.4), and
+  // the log does not say when a space is discarded.
+  void OnHandshakeAck(const QuicAckReceived& a) {
+    TimelineEvent e;
+    const uint64_t largest = LargestAcked(a);
+    for (const AckRange& range : a.acked_ranges) {
+      auto it = handshake_sent_.lower_bound({a.space, range.first});
+      while (it != handshake_sent_.end() && it->first.first == a.space &&
+             it->first.second <= range.last) {
+        const HandshakePacket& packet = it->second;
+        if (it->first.second == largest && packet.time_us <= a.time_us) {
+          e.rtt_sample_us = a.time_us - packet.time_us;
+          rtt_.OnSample(e.rtt_sample_us,
+                        a.space == PacketNumberSpace::kInitial
+                            ? 0
+                            : static_cast<int64_t>(a.ack_delay_us.value_or(0)));
+        }
+        if (packet.in_flight) {
+          e.bytes_acked += packet.size_bytes;
+          ++e.packets_delivered;
+        }
+        it = handshake_sent_.erase(it);
+      }
+    }
+    if (e.bytes_acked == 0) return;
+    // No application packet number and no send order: 0 and -1 say so.
+    EmitAck(a, 0, e);
+  }
+
   // Removes the packets `a` acknowledges from sent_, counting the in-flight
   // ones into `e`; returns the largest acknowledged if it was newly acked.
   std::optional<SentPacket> RemoveAcked(const QuicAckReceived& a,
@@ -214,6 +260,7 @@ class Builder {
   void EmitAck(const QuicAckReceived& a, uint64_t largest, TimelineEvent& e) {
     e.type = TimelineEvent::Type::kAck;
     e.time_ns = a.time_us * 1000;
+    e.log_order = a.log_order;
     e.ack = static_cast<int64_t>(largest);
     e.srtt_us = rtt_.smoothed_us();
     e.rttvar_us = rtt_.rttvar_us();
@@ -234,6 +281,13 @@ class Builder {
   const TimelineSink& sink_;
   QuicTimelineStats& stats_;
   std::map<uint64_t, SentPacket> sent_;
+  struct HandshakePacket {
+    int64_t time_us = 0;
+    uint32_t size_bytes = 0;
+    bool in_flight = false;
+  };
+  std::map<std::pair<PacketNumberSpace, uint64_t>, HandshakePacket>
+      handshake_sent_;
   uint64_t in_flight_bytes_ = 0;
   uint64_t ce_packets_total_ = 0;
   int64_t sends_ = 0;  // Application-space packets sent so far.

@@ -3,8 +3,10 @@
 // declared lost, turned into the same TimelineEvents the TCP reconstruction
 // emits, so replay drives controllers the same way for both.
 //
-// Per ACK frame (application space only: congestion control in the
-// handshake spaces is negligible for a bulk transfer):
+// An ACK frame of the Initial or Handshake space becomes an ACK event with
+// the bytes it newly acknowledges and its RTT sample only (RFC 9002
+// appendix B.5 grows cwnd for every space; ngtcp2 does, see
+// OnHandshakeAck()). Per ACK frame of the application space:
 // - bytes acked: the sizes of the packets in the acked ranges not acked or
 //   declared lost before (RFC 9002 section 7: only in-flight packets count);
 // - RTT sample when the largest acknowledged packet is newly acked (RFC 9002
