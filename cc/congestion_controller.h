@@ -24,6 +24,7 @@
 #include <optional>
 
 #include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 
 namespace ccreplay {
 
@@ -43,6 +44,14 @@ struct DeliveryRateSample {
   // rs->is_app_limited: that packet was sent while the application (not
   // the network) limited the sender.
   bool app_limited = false;
+};
+
+// QUIC: one in-flight packet an ACK frame newly acknowledged.
+struct AckedPacket {
+  // Place in send order (0 for the first application packet sent); -1 for
+  // a packet of the Initial or Handshake space.
+  int64_t send_order = -1;
+  uint64_t bytes = 0;
 };
 
 // One ACK (TCP) or ACK frame (QUIC) that acknowledged something new or
@@ -87,6 +96,10 @@ struct AckEvent {
   // before its recovery began (ngtcp2) needs: send order, unlike send
   // times, tells packets apart in a log with millisecond times.
   int64_t largest_acked_send_order = -1;
+  // QUIC: the packets behind bytes_acked, ascending by packet number (the
+  // order ngtcp2_rtb_recv_ack() hands them to on_pkt_acked); empty when
+  // unknown (TCP). Valid only during the call it is passed to.
+  absl::Span<const AckedPacket> acked_packets;
   // QUIC: the delivery-rate sample this ACK gives (bytes per second), as
   // draft-cheng-iccrg-delivery-rate-estimation-01 section 3.3 computes it;
   // 0 when the ACK gives none.

@@ -20,22 +20,21 @@ Ngtcp2Sender::Ngtcp2Sender(uint32_t mss_bytes)
 
 void Ngtcp2Sender::OnAck(const AckEvent& ack) {
   OnAckStart(ack);
-  const uint64_t packets =
-      std::max<uint64_t>(1, PacketsDelivered(ack, mss_bytes_));
-  // ngtcp2 skips growth for each packet sent at or before the recovery
-  // start; an ACK is judged by its newest packet (the packets of one ACK
-  // straddle the start only on the first ACK after a loss). Without send
-  // orders (a TCP timeline) nothing is held back.
-  const bool in_recovery = ack.largest_acked_send_order >= 0 &&
-                           ack.largest_acked_send_order < recovery_start_order_;
-  for (uint64_t i = 0; i < packets && ack.bytes_acked > 0; ++i) {
-    // The packets of one ACK are not told apart: equal shares, the
-    // remainder on the last.
-    const uint64_t bytes = ack.bytes_acked / packets +
-                           (i + 1 == packets ? ack.bytes_acked % packets : 0);
-    if (in_recovery) continue;
-    if (target_cwnd_bytes_ > 0 && target_cwnd_bytes_ < cwnd_bytes_) continue;
-    OnPacketAcked(ack, bytes);
+  if (!ack.acked_packets.empty()) {
+    for (const AckedPacket& packet : ack.acked_packets) {
+      OnPacketAckedUnlessHeld(ack, packet.send_order, packet.bytes);
+    }
+  } else {
+    // Without the packets (a TCP timeline): equal shares, the remainder on
+    // the last, all judged by the newest packet.
+    const uint64_t packets =
+        std::max<uint64_t>(1, PacketsDelivered(ack, mss_bytes_));
+    for (uint64_t i = 0; i < packets && ack.bytes_acked > 0; ++i) {
+      OnPacketAckedUnlessHeld(
+          ack, ack.largest_acked_send_order,
+          ack.bytes_acked / packets +
+              (i + 1 == packets ? ack.bytes_acked % packets : 0));
+    }
   }
   // lib/ngtcp2_conn.c conn_verify_ecn(): a CE increase is a congestion
   // event when the newest packet acknowledged was sent after recovery
@@ -46,6 +45,17 @@ void Ngtcp2Sender::OnAck(const AckEvent& ack) {
       ack.largest_acked_send_order >= recovery_start_order_)
     CongestionEvent(ack.largest_acked_send_order + 1);
   UpdateTarget(ack);
+}
+
+void Ngtcp2Sender::OnPacketAckedUnlessHeld(const AckEvent& ack,
+                                           int64_t send_order,
+                                           uint64_t packet_bytes) {
+  // on_pkt_acked: no growth for a packet sent at or before the recovery
+  // start (in_congestion_recovery(); a Handshake-space packet, -1, and a
+  // packet of unknown order are never held back), nor above the cap.
+  if (send_order >= 0 && send_order < recovery_start_order_) return;
+  if (target_cwnd_bytes_ > 0 && target_cwnd_bytes_ < cwnd_bytes_) return;
+  OnPacketAcked(ack, packet_bytes);
 }
 
 void Ngtcp2Sender::OnLoss(const LossEvent& loss) {

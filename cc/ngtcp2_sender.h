@@ -13,10 +13,13 @@
 //   (on_ack_recv; the rate is the running maximum of the delivery-rate
 //   samples, lib/ngtcp2_rst.c), a deviation from RFC 9002 / RFC 9438;
 // - a floor of 2 * mss after a reduction.
+// - ACKs of the Initial and Handshake spaces grow cwnd too (one ngtcp2_cc
+//   for the three spaces; the QUIC timeline delivers them);
+// - each acknowledged packet is judged by its own send time and size
+//   (AckEvent::acked_packets), in packet-number order.
 // Not modelled: persistent congestion (the QUIC timeline does not report
-// it), the restoration after a spurious loss (CUBIC's
-// on_spurious_congestion: a packet declared lost that is acked later), and
-// growth from ACKs in the Initial and Handshake spaces.
+// it) and the restoration after a spurious loss (CUBIC's
+// on_spurious_congestion: a packet declared lost that is acked later).
 #ifndef CCREPLAY_CC_NGTCP2_SENDER_H_
 #define CCREPLAY_CC_NGTCP2_SENDER_H_
 
@@ -67,6 +70,10 @@ class Ngtcp2Sender : public CongestionController {
   // A congestion event that begins recovery: packets with a smaller send
   // order than `send_order` were sent before it.
   void CongestionEvent(int64_t send_order);
+  // One acknowledged packet, `send_order` as AckedPacket::send_order:
+  // OnPacketAcked() unless recovery or the cap holds it back.
+  void OnPacketAckedUnlessHeld(const AckEvent& ack, int64_t send_order,
+                               uint64_t packet_bytes);
   void UpdateTarget(const AckEvent& ack);
 
   // congestion_recovery_start_ts, as a send order; -1 before the first

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "cc/congestion_controller.h"
 #include "parsers/flow_table.h"
 #include "parsers/pcap_reader.h"
 #include "parsers/sequence_tracker.h"
@@ -96,6 +97,8 @@ struct TimelineEvent {
   // kRetransmission: the packets sent before the loss was declared.
   int64_t send_order = -1;
   uint64_t delivery_rate_bytes_per_s = 0;
+  // QUIC kAck: the in-flight packets newly acked (AckEvent::acked_packets).
+  std::vector<AckedPacket> acked_packets;
   // QUIC: the place of the ACK frame or loss in the stack's log
   // (QuicPacketSent::log_order; 0: not recorded), which orders it against
   // the captured cwnd points logged in the same millisecond.

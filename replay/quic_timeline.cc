@@ -114,6 +114,23 @@ bool SentBefore(const QuicPacketSent& sent, int64_t time_us, uint64_t log_order,
          sent.packet_number <= LargestAcked(*ack);
 }
 
+// Whether `ack`, the next ACK frame, comes before `lost`, the next loss,
+// `last_ack_order` being the log_order of the ACK frame before `ack`. By
+// time; at equal times the ACK comes first (the order of RFC 9002 appendix
+// A.7 OnAckReceived / A.10 DetectAndRemoveLost: cwnd grows for what the ACK
+// acknowledges before the losses it reveals reduce it), unless the loss
+// was logged before the previous ACK frame: ngtcp2 0.12.1 writes the
+// losses an ACK reveals before that ACK's packet_received event
+// (ngtcp2_qlog_pkt_lost() runs inside ngtcp2_rtb_recv_ack(), the packet
+// event is written by ngtcp2_qlog_pkt_received_end() after all its frames,
+// lib/ngtcp2_conn.c), so such a loss belongs to an ACK already replayed.
+bool AckBeforeLoss(const QuicAckReceived& ack, const QuicPacketLost& lost,
+                   uint64_t last_ack_order) {
+  if (ack.time_us != lost.time_us) return ack.time_us < lost.time_us;
+  return lost.log_order == 0 || last_ack_order == 0 ||
+         lost.log_order > last_ack_order;
+}
+
 class Builder {
  public:
   Builder(const TimelineSink& sink, QuicTimelineStats& stats)
@@ -207,6 +224,7 @@ class Builder {
         if (packet.in_flight) {
           e.bytes_acked += packet.size_bytes;
           ++e.packets_delivered;
+          e.acked_packets.push_back({-1, packet.size_bytes});
         }
         it = handshake_sent_.erase(it);
       }
@@ -230,6 +248,8 @@ class Builder {
           e.send_order = std::max(e.send_order, it->second.send_order);
           e.bytes_acked += it->second.size_bytes;
           ++e.packets_delivered;
+          e.acked_packets.push_back(
+              {it->second.send_order, it->second.size_bytes});
           in_flight_bytes_ -= it->second.size_bytes;
         }
         largest_send_order_acked_ =
@@ -308,9 +328,9 @@ QuicTimelineStats BuildQuicTimeline(const HostTrace& trace,
   const QuicSenderEvents& q = trace.quic_events;
   size_t s = 0, a = 0, l = 0;
   // Merge the three logs by time. At equal times an ACK comes before the
-  // losses it revealed (ngtcp2 writes those first, while it processes the
-  // ACK; the order of RFC 9002 appendix A.7 OnAckReceived / A.10
-  // DetectAndRemoveLost), and a send keeps its place in the log.
+  // losses it revealed (AckBeforeLoss()), and a send keeps its place in
+  // the log.
+  uint64_t last_ack_order = 0;
   while (s < q.packets_sent.size() || a < q.acks_received.size() ||
          l < q.packets_lost.size()) {
     const QuicPacketSent* sent =
@@ -319,9 +339,11 @@ QuicTimelineStats BuildQuicTimeline(const HostTrace& trace,
         a < q.acks_received.size() ? &q.acks_received[a] : nullptr;
     const QuicPacketLost* lost =
         l < q.packets_lost.size() ? &q.packets_lost[l] : nullptr;
-    if (ack != nullptr && (lost == nullptr || ack->time_us <= lost->time_us) &&
+    if (ack != nullptr &&
+        (lost == nullptr || AckBeforeLoss(*ack, *lost, last_ack_order)) &&
         (sent == nullptr ||
          !SentBefore(*sent, ack->time_us, ack->log_order, ack))) {
+      last_ack_order = ack->log_order;
       builder.OnAck(q.acks_received[a++]);
     } else if (lost != nullptr &&
                (sent == nullptr ||

@@ -34,6 +34,7 @@ AckEvent ToAckEvent(const TimelineEvent& event, const ReplayFlowFacts& facts,
   ack.min_rtt_us = event.min_rtt_us;
   ack.bytes_in_flight = event.pipe_bytes;
   ack.largest_acked_send_order = event.send_order;
+  ack.acked_packets = event.acked_packets;
   ack.delivery_rate_bytes_per_s = event.delivery_rate_bytes_per_s;
   // The timeline knows the sender was not cwnd-limited only when it was
   // held by the application or the receive window; pacing or an unknown
