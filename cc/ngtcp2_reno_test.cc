@@ -43,6 +43,30 @@ TEST(Ngtcp2RenoTest, HalvesAsTheLogShows) {
   EXPECT_EQ(reno.cwnd_bytes(), 21337u + 98);
 }
 
+// An ACK whose packets straddle the recovery start: ngtcp2 judges each
+// packet by its own send time (on_pkt_acked, in_congestion_recovery()), so
+// only the one sent after the start grows cwnd; judged by the newest
+// packet, both would (+98, then +98 more).
+TEST(Ngtcp2RenoTest, EachAckedPacketIsJudgedByItsOwnSendOrder) {
+  Ngtcp2Reno reno(1452);
+  reno.OnAck(Ack(1000, 42674 - 14520, 0));
+  LossEvent loss;
+  loss.send_order = 10;
+  reno.OnLoss(loss);
+  const AckedPacket packets[] = {{9, 1444}, {10, 1444}};
+  AckEvent ack = Ack(2000, 2 * 1444, 10);
+  ack.packets_delivered = 2;
+  ack.acked_packets = packets;
+  reno.OnAck(ack);
+  EXPECT_EQ(reno.cwnd_bytes(), 21337u + 98);
+  // A Handshake-space packet (send order -1) is never held back.
+  const AckedPacket handshake[] = {{-1, 1444}};
+  ack = Ack(3000, 1444, -1);
+  ack.acked_packets = handshake;
+  reno.OnAck(ack);
+  EXPECT_GT(reno.cwnd_bytes(), 21337u + 98);
+}
+
 // No growth while cwnd is above 2.89 * max(IW, rate * min_rtt): with no
 // rate above IW's, 2.89 * 14520 = 41962; the ACK that crosses it still
 // adds all its bytes (the check is per packet, before the increase).

@@ -47,5 +47,30 @@ TEST(CapturedCwndTest, AlignerHandsOutPointsBeforeEachAck) {
   EXPECT_TRUE(CwndAligner(c).shows_state_before_ack());
 }
 
+// Three ACKs in one millisecond, each followed by the cwnd it left (the
+// 336 ms of testdata/quic/ngtcp2_reno_20mbit_pfifo12/server.sqlog.gz:
+// 10970 -> 11161 -> 12416 -> 12751): by log order each ACK gets the point
+// logged before it, not all the points of the millisecond.
+TEST(CapturedCwndTest, AlignerMatchesPointsToAcksByLogOrder) {
+  CapturedCwnd c;
+  c.source = CapturedSource::kQlog;
+  c.points = {{335000, 10970, 1},
+              {336000, 11161, 3},
+              {336000, 12416, 5},
+              {336000, 12751, 7}};
+  CwndAligner aligner(c);
+  // ACK frames at log orders 2, 4 and 6, all at 336 ms.
+  EXPECT_EQ(aligner.DueBefore(336000, 2).size(), 1u);
+  const absl::Span<const SeriesPoint> second = aligner.DueBefore(336000, 4);
+  ASSERT_EQ(second.size(), 1u);
+  EXPECT_EQ(second[0].value, 11161);
+  EXPECT_EQ(aligner.DueBefore(336000, 6).size(), 1u);
+  EXPECT_EQ(aligner.Rest().size(), 1u);
+  // Without the ACK's log order, time decides: nothing at 336 ms is due.
+  CwndAligner by_time(c);
+  EXPECT_EQ(by_time.DueBefore(336000).size(), 1u);
+  EXPECT_EQ(by_time.DueBefore(336000).size(), 0u);
+}
+
 }  // namespace
 }  // namespace ccreplay
