@@ -233,10 +233,11 @@ absl::StatusOr<std::unique_ptr<CongestionController>> MakeLinuxBbr(
   return std::make_unique<LinuxBbr>(options);
 }
 
-// long: the table of profiles, one entry each, in the order `controllers`
-// lists them.
-const std::vector<ProfileDef>& Profiles() {
-  static const auto* const kProfiles = new std::vector<ProfileDef>{
+// The reference and Linux TCP profiles, in the order `controllers` lists
+// them.
+// long: the table, one entry each.
+std::vector<ProfileDef> TcpProfiles() {
+  return {
       {{"reno", "Reno with RFC 5681 byte counting (+1 MSS per cwnd acked)",
         "RFC 5681 section 3, RFC 3465 section 2.1, RFC 3168 section 6.1.2",
         BaseOptions(true)},
@@ -282,6 +283,14 @@ const std::vector<ProfileDef>& Profiles() {
                 "TCP Prague 2024: T=25ms, 4 rounds, frac_cwnd, alpha from 0",
                 "L4STeam/linux @ 893e1479 net/ipv4/tcp_prague.c "
                 "(MODULE_VERSION 0.7), window mode"),
+  };
+}
+
+// The QUIC profiles (RFC 9002, quicly's, ngtcp2's) and BBR, in the order
+// `controllers` lists them after TcpProfiles().
+// long: the table, one entry each.
+std::vector<ProfileDef> StackProfiles() {
+  return {
       {{"rfc9002:newreno",
         "QUIC NewReno: IW min(10 mds, max(14720, 2 mds)), beta 0.5, one "
         "reduction per recovery period, persistent congestion to 2 mds",
@@ -338,6 +347,14 @@ const std::vector<ProfileDef>& Profiles() {
         }()},
        MakeLinuxBbr},
   };
+}
+
+const std::vector<ProfileDef>& Profiles() {
+  static const auto* const kProfiles = [] {
+    auto* all = new std::vector<ProfileDef>(TcpProfiles());
+    for (ProfileDef& def : StackProfiles()) all->push_back(std::move(def));
+    return all;
+  }();
   return *kProfiles;
 }
 

@@ -20,6 +20,7 @@
 #include "absl/strings/strip.h"
 #include "google/protobuf/descriptor.h"
 #include "gtest/gtest.h"
+#include "proto/conformance.pb.h"
 #include "proto/controllers.pb.h"
 #include "proto/flows.pb.h"
 #include "proto/replay.pb.h"
@@ -100,6 +101,7 @@ TEST(ReadmeContract, EveryJsonOutputIsDocumentedFieldForField) {
       proto::MtuExperimentReport::descriptor()->full_name(),
       proto::PragueExperimentReport::descriptor()->full_name(),
       proto::ControllersReport::descriptor()->full_name(),
+      proto::ConformanceReport::descriptor()->full_name(),
       proto::Diagnosis::descriptor()->full_name(),
       proto::Trace::descriptor()->full_name(),
       proto::WatchFlowInterval::descriptor()->full_name()};

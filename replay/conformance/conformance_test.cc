@@ -230,27 +230,46 @@ TEST(ConformanceTest, FlagsCwndPinnedAtTheMinimum) {
 }
 
 // The server qlogs of real ngtcp2 0.12.1 transfers (testdata/SOURCES.md)
-// keep every rule of their family: ngtcp2 logs congestion_window after
-// each ACK, so every step is checked.
-TEST(ConformanceTest, RealNgtcp2QlogsBreakNoRule) {
+// keep every rule of their family but one step: ngtcp2 logs
+// congestion_window after each ACK, so every step is checked. The ACKs
+// checked include the Initial and Handshake ACKs the QUIC timeline now
+// replays (as ngtcp2_rtb_recv_ack does for every space).
+//
+// The one group left, on the CUBIC run: cwnd 31437 -> 31496 B over 7 ACKs
+// at 38-45 ms after the first ACK, inside what the checker takes as a
+// recovery period (one min RTT after the congestion event; min_rtt is 0 in
+// this log's whole milliseconds). ngtcp2 ends recovery when a packet sent
+// after it began is acknowledged (RFC 9002 section 7.3.2), which the
+// checker cannot yet see: it is not shown to be a real violation. Asserted
+// exactly so that a change either way is noticed.
+TEST(ConformanceTest, RealNgtcp2QlogsBreakNoRuleButOneUnresolvedStep) {
   struct Case {
     const char* path;
     const char* family;
     uint64_t acks_checked;
+    size_t violations;
   };
   for (const Case& c :
-       {Case{"quic/ngtcp2_cubic_20mbit_pfifo12/server.sqlog.gz", "cubic", 967},
-        Case{"quic/ngtcp2_reno_20mbit_pfifo12/server.sqlog.gz", "reno", 949},
+       {Case{"quic/ngtcp2_cubic_20mbit_pfifo12/server.sqlog.gz", "cubic", 969,
+             1},
+        Case{"quic/ngtcp2_reno_20mbit_pfifo12/server.sqlog.gz", "reno", 955, 0},
         Case{"quic/ngtcp2_reno_30mbit_pfifo100_40ms/server-0.sqlog.gz", "reno",
-             5800}}) {
+             5801, 0}}) {
     CheckOptions options;
     options.family = c.family;
     absl::StatusOr<CheckRun> run = CheckInput(TestDataPath(c.path), options);
     ASSERT_TRUE(run.ok()) << run.status();
     EXPECT_EQ(run->profile.transport, ConformanceTransport::kQuic);
     EXPECT_EQ(run->result.acks_checked, c.acks_checked) << c.path;
-    EXPECT_TRUE(run->result.violations.empty())
+    ASSERT_EQ(run->result.violations.size(), c.violations)
         << c.path << ": " << ::testing::PrintToString(RulesOf(run->result));
+    if (c.violations == 1) {
+      const ConformanceViolation& v = run->result.violations[0];
+      EXPECT_EQ(v.rule, kRuleIncreaseInRecovery);
+      EXPECT_EQ(v.acks, 7u);
+      EXPECT_EQ(v.expected_bytes, 31437u);
+      EXPECT_EQ(v.seen_bytes, 31496u);
+    }
   }
 }
 
