@@ -85,8 +85,7 @@ const Golden kGoldens[] = {
      New<proto::Diagnosis>},
     {"convert", "convert --json testdata/pcap-format/ccreplay_sll2_ipv6.pcap",
      New<proto::Trace>},
-    {"check",
-     "check --json testdata/lab/k618_reno_40ms_unpaced_20mbit_pfifo50",
+    {"check", "check --json testdata/lab/k618_reno_40ms_unpaced_20mbit_pfifo50",
      New<proto::ConformanceReport>},
 };
 

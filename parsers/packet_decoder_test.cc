@@ -426,7 +426,6 @@ TEST(PacketDecoderTest, LinkTypeNames) {
   EXPECT_FALSE(IsSupportedLinkType(105));
 }
 
-
 // ---- Tunnels -------------------------------------------------------------
 
 // An outer IPv4 header (203.0.113.1 -> 203.0.113.2) carrying `protocol`,
