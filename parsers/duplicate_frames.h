@@ -39,18 +39,7 @@ class DuplicateFrames {
   void Reset() { directions_.clear(); }
 
  private:
-  struct Key {
-    IpAddress src, dst;
-    uint16_t src_port = 0, dst_port = 0;
-    bool operator==(const Key& o) const {
-      return src_port == o.src_port && dst_port == o.dst_port && src == o.src &&
-             dst == o.dst;
-    }
-    template <typename H>
-    friend H AbslHashValue(H h, const Key& k) {
-      return H::combine(std::move(h), k.src, k.dst, k.src_port, k.dst_port);
-    }
-  };
+  using Key = EndpointPair;
   struct Signature {
     int64_t time_ns = 0;
     uint64_t peer_frames = 0;  // The reverse direction's count then.

@@ -74,10 +74,10 @@ FlowTable::Key FlowTable::KeyOf(const IpAddress& a, uint16_t a_port,
                                 const IpAddress& b, uint16_t b_port) {
   const bool a_low = EndpointNotAfter(a, a_port, b, b_port);
   Key key;
-  key.low_address = a_low ? a : b;
-  key.high_address = a_low ? b : a;
-  key.low_port = a_low ? a_port : b_port;
-  key.high_port = a_low ? b_port : a_port;
+  key.src = a_low ? a : b;
+  key.dst = a_low ? b : a;
+  key.src_port = a_low ? a_port : b_port;
+  key.dst_port = a_low ? b_port : a_port;
   return key;
 }
 

@@ -173,19 +173,8 @@ class FlowTable : public SegmentConsumer {
   bool last_started_flow() const { return last_started_flow_; }
 
  private:
-  struct Key {
-    IpAddress low_address, high_address;
-    uint16_t low_port = 0, high_port = 0;
-    bool operator==(const Key& o) const {
-      return low_port == o.low_port && high_port == o.high_port &&
-             low_address == o.low_address && high_address == o.high_address;
-    }
-    template <typename H>
-    friend H AbslHashValue(H h, const Key& k) {
-      return H::combine(std::move(h), k.low_address, k.high_address, k.low_port,
-                        k.high_port);
-    }
-  };
+  // The lower endpoint (EndpointNotAfter) first.
+  using Key = EndpointPair;
   // The connection of endpoints a and b, either way round.
   static Key KeyOf(const IpAddress& a, uint16_t a_port, const IpAddress& b,
                    uint16_t b_port);

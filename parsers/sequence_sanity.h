@@ -63,18 +63,7 @@ class SequenceSanity {
   };
   // Endpoints in the segment's order (the cache) or lower one first (the
   // map).
-  struct Key {
-    IpAddress src, dst;
-    uint16_t src_port = 0, dst_port = 0;
-    bool operator==(const Key& o) const {
-      return src_port == o.src_port && dst_port == o.dst_port && src == o.src &&
-             dst == o.dst;
-    }
-    template <typename H>
-    friend H AbslHashValue(H h, const Key& k) {
-      return H::combine(std::move(h), k.src, k.dst, k.src_port, k.dst_port);
-    }
-  };
+  using Key = EndpointPair;
 
   // Whether `value` is within `bound` of `field`'s last accepted value (or
   // starts or resynchronises it); accepted values become the last one

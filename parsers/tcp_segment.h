@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <utility>
 
 namespace ccreplay {
 
@@ -30,6 +31,21 @@ struct IpAddress {
   friend H AbslHashValue(H h, const IpAddress& a) {
     return H::combine(H::combine_contiguous(std::move(h), a.bytes, 16),
                       a.family);
+  }
+};
+
+// Two endpoints as a hash-map key: one direction of a connection (source
+// first), or a connection in EndpointNotAfter order (lower first).
+struct EndpointPair {
+  IpAddress src, dst;
+  uint16_t src_port = 0, dst_port = 0;
+  bool operator==(const EndpointPair& o) const {
+    return src_port == o.src_port && dst_port == o.dst_port && src == o.src &&
+           dst == o.dst;
+  }
+  template <typename H>
+  friend H AbslHashValue(H h, const EndpointPair& k) {
+    return H::combine(std::move(h), k.src, k.dst, k.src_port, k.dst_port);
   }
 };
 
