@@ -88,7 +88,7 @@ TEST(MtuExperiment, QuiclyModelRenoOnBdp40) {
 // experiment's defaults on bdp40, 20 runs: the setting without
 // normalization must run normalize=off, not the profile's default (before
 // NormalizationSettingSpec both settings ran the default, normalized).
-// Measured at commit 1fd787e (95a5666 as rebased) with `ccreplay
+// Measured at commit 64400f8 with `ccreplay
 // experiment mtu-normalization --controllers quicly:cuback --profile bdp40
 // --runs 20`: 0.6960 (standard error 0.0271) without, 1.1160 (0.0388)
 // with; bytes ratios 0.6850 and 1.0951. Deterministic runs (no jitter); the
