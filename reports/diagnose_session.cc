@@ -10,6 +10,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "cc/registry.h"
 #include "parsers/host_state_reader.h"
 #include "parsers/input_kind.h"
 #include "replay/ack_timeline.h"
@@ -143,7 +144,10 @@ void TapConformance(Pieces* p, ReplayOptions* replay) {
 }
 
 // Checks the trace against the rules of the first claimed controller's
-// family (CUBIC's for a cubic spec, else Reno's) once the replay is done.
+// family once the replay is done: CUBIC's for a cubic spec or a stack's
+// CUBIC profile (`ngtcp2:cubic`, `quicly:cubic`), else Reno's; a stack
+// profile (`ngtcp2:`) also names the stack whose documented deviations
+// apply, when `stack` does not.
 void CheckClaimedConformance(ConformanceTransport transport,
                              const std::string& stack, Pieces* p) {
   ConformanceProfile profile;
@@ -151,8 +155,13 @@ void CheckClaimedConformance(ConformanceTransport transport,
   profile.stack = stack;
   for (const ReplayChoice& c : p->evidence.choices) {
     if (c.role != ReplayRole::kClaimed) continue;
-    if (absl::StartsWith(c.spec, "cubic")) {
+    const absl::StatusOr<ControllerSpec> spec = ControllerSpec::Parse(c.spec);
+    if (!spec.ok()) break;
+    if (spec->family == "cubic" || absl::StartsWith(spec->variant, "cubic")) {
       profile.family = ConformanceFamily::kCubic;
+    }
+    if (profile.stack.empty() && spec->family == "ngtcp2") {
+      profile.stack = "ngtcp2";
     }
     break;
   }

@@ -114,6 +114,12 @@ std::vector<StepRegime> ClassifySteps(absl::Span<const ConformanceAck> acks,
                                   ? kSettleRttsQuic
                                   : kSettleRttsTcp;
   std::vector<StepRegime> regimes(acks.size());
+  // The log's clock step: a qlog in whole milliseconds (as ngtcp2 writes
+  // it) cannot place a step inside a recovery period shorter than that.
+  const bool whole_ms = std::all_of(
+      acks.begin(), acks.end(),
+      [](const ConformanceAck& a) { return a.time_us % 1000 == 0; });
+  const int64_t clock_step_us = whole_ms ? 1000 : 1;
   int64_t recovery_until_us = std::numeric_limits<int64_t>::min();
   int64_t settle_until_us = std::numeric_limits<int64_t>::min();
   uint64_t ssthresh = std::numeric_limits<uint64_t>::max();
@@ -126,7 +132,12 @@ std::vector<StepRegime> ClassifySteps(absl::Span<const ConformanceAck> acks,
     r.in_recovery = a.time_us < recovery_until_us;
     r.settling = a.congestion_event || a.time_us < settle_until_us;
     if (a.congestion_event) {
-      recovery_until_us = a.time_us + RttOf(a, false);
+      // Recovery lasts at least one min RTT (RFC 9002 section 7.3.2: until
+      // a packet sent after it began is acked). A logged min RTT of 0 is a
+      // sample under the clock step, not a missing one: no step of the log
+      // can be shown to fall inside that period.
+      recovery_until_us =
+          a.time_us + std::max<int64_t>(0, a.min_rtt_us - clock_step_us);
       settle_until_us = a.time_us + settle_rtts * RttOf(a, true);
       ssthresh_pending = true;
     } else if (ssthresh_pending && !r.settling && r.before) {

@@ -18,9 +18,10 @@ struct StepRegime {
   // The captured cwnd before and after the step (after: before the next).
   std::optional<uint64_t> before;
   std::optional<uint64_t> after;
-  // Within a minimum RTT after a congestion event (QUIC's recovery period
-  // cannot end sooner: it ends when a packet sent after it began is acked,
-  // RFC 9002 section 7.3.2), not counting the event's own step.
+  // Within a minimum RTT, less the log's clock step, after a congestion
+  // event (QUIC's recovery period cannot end sooner: it ends when a packet
+  // sent after it began is acked, RFC 9002 section 7.3.2), not counting the
+  // event's own step.
   bool in_recovery = false;
   // Within two (QUIC) or four (TCP) smoothed RTTs after a congestion event,
   // or the event's own step: the reduction is still settling, growth rules

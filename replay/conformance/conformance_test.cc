@@ -17,14 +17,16 @@ constexpr uint32_t kPacketBytes = 1200;
 constexpr uint32_t kMaxDatagramBytes = 1472;
 constexpr int64_t kMsNs = 1'000'000;
 
-// The five bug classes of issue 17, each a deliberately broken controller
-// around the RFC Reno of cc/.
+// The five bug classes of issue 17, and growth during recovery (RFC 9002
+// section 7.3.2), each a deliberately broken controller around the RFC
+// Reno of cc/.
 enum class Bug {
   kNone,
   kDoubleCaIncrease,        // neqo #2875: 2 MSS per RTT in CA
   kSlowStartCountsPackets,  // quiche #2691: a full datagram per packet
   kCwndPerSend,             // seastar #3596: flight allowed past cwnd
   kIdlePinsMinimum,         // quiche CUBIC: cwnd pinned at the minimum
+  kGrowsInRecovery,         // one datagram per ACK while in recovery
 };
 
 class BrokenController : public CongestionController {
@@ -40,12 +42,17 @@ class BrokenController : public CongestionController {
       counted.bytes_acked = ack.bytes_acked / kPacketBytes * kMaxDatagramBytes;
     }
     inner_->OnAck(counted);
+    if (bug_ == Bug::kGrowsInRecovery &&
+        inner_->state().phase == Phase::kRecovery) {
+      recovery_growth_ += kPacketBytes;
+    }
     if (bug_ == Bug::kDoubleCaIncrease &&
         phase == Phase::kCongestionAvoidance) {
       inner_->OnAck(counted);
     }
   }
   void OnLoss(const LossEvent& loss) override {
+    recovery_growth_ = 0;
     inner_->OnLoss(loss);
     if (bug_ == Bug::kIdlePinsMinimum) pinned_ = true;
   }
@@ -59,11 +66,11 @@ class BrokenController : public CongestionController {
   uint64_t cwnd_bytes() const override {
     if (pinned_) return 2 * kPacketBytes;
     return bug_ == Bug::kCwndPerSend ? 2 * inner_->cwnd_bytes()
-                                     : inner_->cwnd_bytes();
+                                     : inner_->cwnd_bytes() + recovery_growth_;
   }
   // What the stack logs as its congestion_window.
   uint64_t logged_cwnd_bytes() const {
-    return pinned_ ? 2 * kPacketBytes : inner_->cwnd_bytes();
+    return pinned_ ? 2 * kPacketBytes : inner_->cwnd_bytes() + recovery_growth_;
   }
   double cwnd_segments() const override {
     return static_cast<double>(cwnd_bytes()) / kPacketBytes;
@@ -81,6 +88,7 @@ class BrokenController : public CongestionController {
   Bug bug_;
   std::unique_ptr<CongestionController> inner_;
   bool pinned_ = false;
+  uint64_t recovery_growth_ = 0;
 };
 
 // The "captured" trace: what a qlog of the broken stack would show, read
@@ -229,47 +237,43 @@ TEST(ConformanceTest, FlagsCwndPinnedAtTheMinimum) {
   EXPECT_EQ(v->expected_bytes, 3 * kPacketBytes);
 }
 
+TEST(ConformanceTest, FlagsGrowthDuringRecovery) {
+  const ConformanceResult result =
+      SimulateAndCheck(Bug::kGrowsInRecovery, kRenoSpec);
+  const ConformanceViolation* v = Find(result, kRuleIncreaseInRecovery);
+  ASSERT_NE(v, nullptr) << ::testing::PrintToString(RulesOf(result));
+  EXPECT_EQ(v->rfc_section, "RFC 9002 section 7.3.2");
+  // At least one datagram more than the cwnd the recovery began with.
+  EXPECT_GE(v->seen_bytes, v->expected_bytes + kPacketBytes);
+}
+
 // The server qlogs of real ngtcp2 0.12.1 transfers (testdata/SOURCES.md)
-// keep every rule of their family but one step: ngtcp2 logs
-// congestion_window after each ACK, so every step is checked. The ACKs
-// checked include the Initial and Handshake ACKs the QUIC timeline now
-// replays (as ngtcp2_rtb_recv_ack does for every space).
-//
-// The one group left, on the CUBIC run: cwnd 31437 -> 31496 B over 7 ACKs
-// at 38-45 ms after the first ACK, inside what the checker takes as a
-// recovery period (one min RTT after the congestion event; min_rtt is 0 in
-// this log's whole milliseconds). ngtcp2 ends recovery when a packet sent
-// after it began is acknowledged (RFC 9002 section 7.3.2), which the
-// checker cannot yet see: it is not shown to be a real violation. Asserted
-// exactly so that a change either way is noticed.
-TEST(ConformanceTest, RealNgtcp2QlogsBreakNoRuleButOneUnresolvedStep) {
+// keep every rule of their family: ngtcp2 logs congestion_window after
+// each ACK, so every step is checked. The ACKs checked include the Initial
+// and Handshake ACKs the QUIC timeline replays (as ngtcp2_rtb_recv_ack does
+// for every space). The CUBIC run's min RTT is logged as 0 (under its
+// whole-millisecond clock), so no step can be placed inside its recovery
+// periods; taken as a missing sample, a 100 ms stand-in flagged 7 ACKs of
+// congestion-avoidance growth after recovery had ended.
+TEST(ConformanceTest, RealNgtcp2QlogsBreakNoRule) {
   struct Case {
     const char* path;
     const char* family;
     uint64_t acks_checked;
-    size_t violations;
   };
   for (const Case& c :
-       {Case{"quic/ngtcp2_cubic_20mbit_pfifo12/server.sqlog.gz", "cubic", 969,
-             1},
-        Case{"quic/ngtcp2_reno_20mbit_pfifo12/server.sqlog.gz", "reno", 955, 0},
+       {Case{"quic/ngtcp2_cubic_20mbit_pfifo12/server.sqlog.gz", "cubic", 969},
+        Case{"quic/ngtcp2_reno_20mbit_pfifo12/server.sqlog.gz", "reno", 955},
         Case{"quic/ngtcp2_reno_30mbit_pfifo100_40ms/server-0.sqlog.gz", "reno",
-             5801, 0}}) {
+             5801}}) {
     CheckOptions options;
     options.family = c.family;
     absl::StatusOr<CheckRun> run = CheckInput(TestDataPath(c.path), options);
     ASSERT_TRUE(run.ok()) << run.status();
     EXPECT_EQ(run->profile.transport, ConformanceTransport::kQuic);
     EXPECT_EQ(run->result.acks_checked, c.acks_checked) << c.path;
-    ASSERT_EQ(run->result.violations.size(), c.violations)
+    EXPECT_TRUE(run->result.violations.empty())
         << c.path << ": " << ::testing::PrintToString(RulesOf(run->result));
-    if (c.violations == 1) {
-      const ConformanceViolation& v = run->result.violations[0];
-      EXPECT_EQ(v.rule, kRuleIncreaseInRecovery);
-      EXPECT_EQ(v.acks, 7u);
-      EXPECT_EQ(v.expected_bytes, 31437u);
-      EXPECT_EQ(v.seen_bytes, 31496u);
-    }
   }
 }
 

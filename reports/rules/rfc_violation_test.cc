@@ -24,6 +24,21 @@ TEST(RfcViolationRuleTest, QuietOnARealNgtcp2Qlog) {
   EXPECT_TRUE(MethodSays(*run, "rfc_violation: 955 ACKs checked"));
 }
 
+// An ngtcp2 CUBIC transfer is claimed as ngtcp2:cubic (from its qlog), so
+// CUBIC's rules apply (a 0.7 reduction, not Reno's 0.5) with ngtcp2's
+// documented deviations: quiet, as `ccreplay check --cc cubic --stack
+// ngtcp2` on the same file finds.
+TEST(RfcViolationRuleTest, QuietOnARealNgtcp2CubicQlogClaimedAsItsProfile) {
+  DiagnoseOptions options;
+  options.input =
+      TestDataPath("quic/ngtcp2_cubic_20mbit_pfifo12/server.sqlog.gz");
+  options.simulate = false;
+  absl::StatusOr<DiagnoseRun> run = DiagnoseInput(options);
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(FindingOf(*run, "rfc_violation"), nullptr);
+  EXPECT_TRUE(MethodSays(*run, "rfc_violation: 969 ACKs checked"));
+}
+
 // A violation becomes a warning whose evidence names the rule, the RFC
 // section, the report's time range and the two values.
 TEST(RfcViolationRuleTest, AViolationIsAWarningWithEvidence) {
