@@ -227,10 +227,13 @@ std::string Verdict(const DiagnosisInput& in, const PathEstimates& est,
     absl::StrAppend(&verdict, verdict.empty() ? "" : " ", cannot_tell);
   // A busy-period rate well below the peak means the path's rate varied
   // (Wi-Fi, cellular, cross traffic): the utilization figure is against
-  // the peak, so say what was available most of the time too.
+  // the peak, so say what was available most of the time too. Not when
+  // the flow's own goodput exceeded that busy-period rate: then the busy
+  // median is not what the path offered, and "212% of it" misleads.
   if (!est.rate_is_lower_bound && est.busy_delivery_rate_bps > 0 &&
       est.busy_delivery_rate_bps <
-          kVaryingRateShare * est.bottleneck_rate_bps) {
+          kVaryingRateShare * est.bottleneck_rate_bps &&
+      in.summary.goodput_bps <= est.busy_delivery_rate_bps) {
     absl::StrAppend(
         &verdict,
         absl::StrFormat(

@@ -168,6 +168,19 @@ TEST(DiagnosisTest, PragueCaptureReplaysThePragueProfiles) {
   EXPECT_THAT(d.page.verdict, HasSubstr("The path's rate varied"));
 }
 
+// A short GTP-tunnelled download whose goodput (7.42 Mb/s; tshark -r FILE
+// -q -z conv,tcp: 63424 payload bytes) is above its busy-period median
+// (3.50 Mb/s): that median is not what the path offered, so the verdict
+// must not say the rate varied ("212% of it overall" before).
+TEST(DiagnosisTest, NoRateVariedCaveatWhenGoodputExceedsTheBusyMedian) {
+  CCREPLAY_PATH_OR_SKIP(
+      path, SharedTestData("wild/zeek_tunnels_gtp2_different_udp_port.pcap"));
+  const Diagnosis d = DiagnoseFile(path);
+  EXPECT_GT(d.result.goodput_bps(),
+            d.result.estimates().busy_delivery_rate_bps());
+  EXPECT_THAT(d.page.verdict, Not(HasSubstr("rate varied")));
+}
+
 TEST(DiagnosisTest, Ngtcp2QlogAloneIsDiagnosedAsReno) {
   // The server's qlog of a 6 s download through HTB 30mbit + 40 ms netem
   // (SOURCES.md; the server ran --cc=reno). Estimates: base RTT 40 ms; rate
