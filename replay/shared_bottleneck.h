@@ -9,10 +9,10 @@
 // Input is a flow's delay samples. The RFC measures one-way delay (OWD) at
 // the receiver; a capture at the sender gives RTT samples instead, so the
 // return path's delay variation (and delayed ACKs) enter the statistics
-// too. RFC 8382 section 3.1 notes that the statistics need only the delay's
-// variation, not its absolute value, which holds for an RTT with a quiet
-// return path; a congested return path adds its own skew and variability
-// and can merge or split groups.
+// too. The statistics need only the delay's variation, not its absolute
+// value (the RFC's OWD may carry any clock offset), which an RTT over a
+// quiet return path gives; a congested return path adds its own skew and
+// variability and can merge or split groups.
 //
 // Statistics are evaluated at the end of every base interval T (on the
 // absolute grid floor(time_us / T), so all flows share instants), over the
