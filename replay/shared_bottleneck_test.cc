@@ -96,6 +96,57 @@ TEST(SharedBottleneckTest, StatisticsMatchTheRfcDefinitions) {
   }
 }
 
+// RFC 8382 section 3.3.1 step 1 on the hand-built flow, whose skew_est
+// runs -0.286, -0.182, 0.200, 0.091 and pkt_loss 0, 0.025, 0.025, 0.025
+// (above): below c_s at the first two evaluations; the last two stay
+// congested only through the hysteresis (below c_h = 0.3 after a congested
+// evaluation), or through a pkt_loss above p_l.
+TEST(SharedBottleneckTest, CongestionTestHasHysteresisAndLoss) {
+  const SbdFlowSeries s = HandSeries();
+  SbdParams p = HandParams();
+  SbdResult r = DetectSharedBottlenecks({s}, p);
+  EXPECT_EQ(r.flows[0].congested_evaluations, 4);
+  EXPECT_TRUE(r.flows[0].congested);
+  ASSERT_EQ(r.groups.size(), 1u);
+  EXPECT_EQ(r.groups[0].confidence, 1.0);
+
+  p.c_h = p.c_s;  // no hysteresis
+  r = DetectSharedBottlenecks({s}, p);
+  EXPECT_EQ(r.flows[0].congested_evaluations, 2);
+  EXPECT_FALSE(r.flows[0].congested);  // not at most evaluations
+  EXPECT_EQ(r.flows[0].why_not,
+            "congested at 2 of 4 evaluations: median skew_est -0.045 not "
+            "below c_s = -0.01, pkt_loss 0.025 not above p_l = 0.10");
+  EXPECT_TRUE(r.groups.empty());
+
+  p.p_l = 0.02;  // the loss alone marks the last three
+  r = DetectSharedBottlenecks({s}, p);
+  EXPECT_EQ(r.flows[0].congested_evaluations, 4);
+}
+
+// RFC 8382 section 3.3.1 steps 2 to 4: a copy of the hand-built flow has
+// the same statistics and joins it; the flow with every delay doubled has
+// the same skew_est and freq_est (the crossing band scales with var_est)
+// but twice the var_est, 50% apart > p_mad = 10%, and is split off.
+TEST(SharedBottleneckTest, GroupsSplitByVariability) {
+  SbdFlowSeries a = HandSeries();
+  SbdFlowSeries copy = a;
+  copy.flow_id = 1;
+  SbdFlowSeries doubled = a;
+  doubled.flow_id = 2;
+  for (DelaySample& d : doubled.delays) d.delay_us *= 2;
+  const SbdResult r = DetectSharedBottlenecks({a, copy, doubled}, HandParams());
+  ASSERT_EQ(r.groups.size(), 2u);
+  EXPECT_EQ(r.groups[0].flow_ids, (std::vector<uint32_t>{0, 1}));
+  EXPECT_EQ(r.groups[0].confidence, 1.0);
+  EXPECT_EQ(r.groups[1].flow_ids, (std::vector<uint32_t>{2}));
+  EXPECT_EQ(r.groups[1].confidence, 1.0);
+  ASSERT_TRUE(r.flows[2].var_est_ms.has_value());
+  EXPECT_NEAR(*r.flows[2].var_est_ms, 2 * *r.flows[0].var_est_ms, 1e-9);
+  EXPECT_EQ(r.flows[2].skew_est, r.flows[0].skew_est);
+  EXPECT_EQ(r.flows[2].freq_est, r.flows[0].freq_est);
+}
+
 // A flow that has not yet filled M intervals, or whose intervals hold too
 // few samples, is not evaluated and says why.
 TEST(SharedBottleneckTest, TooFewSamplesIsSaidInWords) {
