@@ -118,6 +118,14 @@ FlowEvaluations Evaluate(const std::vector<SbdInterval>& intervals,
 // The series' intervals: summed here from the raw samples, or as the
 // builder summed them.
 FlowEvaluations EvaluateSeries(const SbdFlowSeries& s, const SbdParams& p) {
+  if (p.t_us <= 0 || p.m < 1 || p.n < p.m) {
+    FlowEvaluations out;
+    out.error = absl::StrFormat(
+        "the parameters need T > 0 and 1 <= M <= N (T = %d us, M = %d, N = "
+        "%d)",
+        p.t_us, p.m, p.n);
+    return out;
+  }
   if (!s.intervals.empty()) {
     if (s.intervals_t_us != p.t_us || s.intervals_m != p.m) {
       FlowEvaluations out;

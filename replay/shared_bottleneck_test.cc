@@ -160,6 +160,12 @@ TEST(SharedBottleneckTest, TooFewSamplesIsSaidInWords) {
             "too few delay samples (3): needs 3 base intervals of 100 ms "
             "holding at least 1");
   EXPECT_TRUE(r.groups.empty());
+
+  SbdParams bad = HandParams();
+  bad.m = bad.n + 1;
+  EXPECT_EQ(DetectSharedBottlenecks({HandSeries()}, bad).flows[0].why_not,
+            "the parameters need T > 0 and 1 <= M <= N (T = 100000 us, M = 5, "
+            "N = 4)");
 }
 
 // Reads `path` back through the all-flows AckTimelineBuilder into one
