@@ -24,10 +24,13 @@ ABSL_FLAG(std::string, mark, "none",
           "bottleneck; needs ECN). Default none.");
 ABSL_FLAG(std::vector<std::string>, flows, {},
           "comma-separated flows, each CC[:mss=BYTES][:rate=RATE] (rate: the "
-          "application-limited sending rate in tc bit units, 10mbit). "
+          "application-limited sending rate in tc bit units, 10mbit), or "
+          "with --transfer ngtcp2 CC[:max_udp_payload=BYTES] (1200..1472). "
           "Default: one bulk flow of --cc.");
 ABSL_FLAG(std::string, transfer, "auto",
-          "traffic generator: auto (iperf3 if installed), iperf3 or builtin.");
+          "traffic generator: auto (iperf3 if installed), iperf3, builtin, "
+          "or ngtcp2 (QUIC: an HTTP/3 download from Debian's gtlsserver in "
+          "the sender namespace, its qlog the bundle's ground truth).");
 ABSL_FLAG(bool, cleanup, false,
           "only remove what killed labs left behind (namespaces, tracefs "
           "instances and mounts, temporary directories) and list it.");

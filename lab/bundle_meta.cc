@@ -104,8 +104,10 @@ proto::BundleFlow Flow(const LabRun& run, size_t i) {
   flow.set_controller(planned.spec.cc);
   flow.set_sender(
       absl::StrCat(run.topology.sender_address, ":", planned.sender_port));
-  flow.set_receiver(
-      absl::StrCat(run.topology.receiver_address, ":", planned.receiver_port));
+  // gtlsclient binds an ephemeral port the lab does not learn.
+  const bool quic = run.transfer_tool == "ngtcp2";
+  flow.set_receiver(absl::StrCat(run.topology.receiver_address, ":",
+                                 quic ? 0 : planned.receiver_port));
   if (planned.spec.mss_bytes > 0) flow.set_mss_bytes(planned.spec.mss_bytes);
   if (planned.spec.app_rate_bits_per_s > 0) {
     flow.set_app_limited_rate_bits_per_s(planned.spec.app_rate_bits_per_s);
@@ -116,6 +118,12 @@ proto::BundleFlow Flow(const LabRun& run, size_t i) {
   }
   if (i < run.iperf3_reports.size())
     flow.set_iperf3_report(run.iperf3_reports[i]);
+  if (planned.spec.max_udp_payload_bytes > 0)
+    flow.set_max_udp_payload_bytes(planned.spec.max_udp_payload_bytes);
+  if (i < run.ngtcp2_results.size()) {
+    flow.set_server_qlog(run.ngtcp2_results[i].server_qlog);
+    flow.set_download_bytes(run.ngtcp2_results[i].download_bytes);
+  }
   return flow;
 }
 

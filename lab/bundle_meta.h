@@ -11,6 +11,7 @@
 #include "lab/delay_line.h"
 #include "lab/kernel_trace.h"
 #include "lab/lab_config.h"
+#include "lab/ngtcp2_transfer.h"
 #include "lab/packet_capture.h"
 #include "lab/reaper.h"
 #include "lab/sender_host.h"
@@ -25,9 +26,10 @@ struct LabRun {
   LabConfig config;
   LabTopology topology;
   TransferPlan plan;
-  std::string transfer_tool;                // "iperf3" or "builtin"
+  std::string transfer_tool;                // "iperf3", "builtin" or "ngtcp2"
   std::vector<FlowResult> builtin_results;  // builtin only
   std::vector<std::string> iperf3_reports;  // iperf3 only
+  std::vector<Ngtcp2FlowResult> ngtcp2_results;  // ngtcp2 only
   std::string kernel;
   SenderHostFacts sender_host;
   absl::Time start_time = absl::InfinitePast();  // until the transfer starts

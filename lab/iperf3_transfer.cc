@@ -1,20 +1,14 @@
 #include "lab/iperf3_transfer.h"
 
 #include <fcntl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cmath>
 #include <cstring>
-#include <fstream>
 
 #include "absl/status/status.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
-#include "absl/strings/str_split.h"
-#include "absl/time/clock.h"
 #include "lab/cleanup_registry.h"
 #include "lab/netns.h"
 #include "lab/subprocess.h"
@@ -24,43 +18,6 @@ namespace {
 
 constexpr absl::Duration kListenTimeout = absl::Seconds(3);
 constexpr absl::Duration kDrainTimeout = absl::Seconds(20);
-
-// True when the namespace of the calling thread has a TCP socket listening
-// on `port` (/proc/thread-self/net/tcp: local address as HEXIP:HEXPORT,
-// state 0A = TCP_LISTEN; proc(5)).
-bool ThreadNetnsListensOn(int port) {
-  std::ifstream table("/proc/thread-self/net/tcp");
-  std::string line;
-  std::string local_suffix = absl::StrFormat(":%04X", port);
-  while (std::getline(table, line)) {
-    std::vector<absl::string_view> fields =
-        absl::StrSplit(line, ' ', absl::SkipWhitespace());
-    if (fields.size() > 3 && absl::EndsWith(fields[1], local_suffix) &&
-        fields[3] == "0A") {
-      return true;
-    }
-  }
-  return false;
-}
-
-absl::Status WaitForListener(absl::string_view netns, int port) {
-  return RunInNetns(netns, [port]() -> absl::Status {
-    absl::Time deadline = absl::Now() + kListenTimeout;
-    while (!ThreadNetnsListensOn(port)) {
-      if (absl::Now() > deadline) {
-        return absl::DeadlineExceededError(
-            absl::StrCat("iperf3 server did not listen on port ", port));
-      }
-      absl::SleepFor(absl::Milliseconds(5));
-    }
-    return absl::OkStatus();
-  });
-}
-
-std::string DescribeExit(int status) {
-  return WIFEXITED(status) ? absl::StrCat("exit ", WEXITSTATUS(status))
-                           : absl::StrCat("signal ", WTERMSIG(status));
-}
 
 // The iperf3 processes of a transfer, registered for cleanup at exit.
 struct Iperf3Processes {
@@ -83,8 +40,9 @@ absl::Status StartServers(const TransferPlan& plan, Iperf3Processes* p) {
     if (!server.ok()) return server.status();
     p->servers.push_back(*server);
     p->handles.push_back(registry.AddProcess(*server));
-    absl::Status status =
-        WaitForListener(plan.receiver_netns, flow.receiver_port);
+    absl::Status status = WaitForServerSocket(
+        plan.receiver_netns, ServerSocket::kTcpListen, flow.receiver_port,
+        "iperf3 server", kListenTimeout);
     if (!status.ok()) return status;
   }
   return absl::OkStatus();
@@ -155,8 +113,8 @@ absl::Status WaitForAll(const TransferPlan& plan, absl::string_view bundle_dir,
     if (status.ok() && (!exit.ok() || *exit != 0)) {
       status = absl::InternalError(absl::StrCat(
           "iperf3 client of flow ", i, " failed (",
-          exit.ok() ? DescribeExit(*exit) : exit.status().ToString(), "); see ",
-          bundle_dir, "/", p.reports[i]));
+          exit.ok() ? DescribeExitStatus(*exit) : exit.status().ToString(),
+          "); see ", bundle_dir, "/", p.reports[i]));
     }
   }
   for (pid_t server : p.servers) {

@@ -19,6 +19,7 @@
 #include "lab/cleanup_registry.h"
 #include "lab/iperf3_transfer.h"
 #include "lab/lab_owner.h"
+#include "lab/ngtcp2_transfer.h"
 #include "lab/reaper.h"
 #include "lab/step_marker.h"
 #include "lab/subprocess.h"
@@ -121,6 +122,15 @@ absl::Status CheckLabPrerequisites(const LabConfig& config) {
     return absl::FailedPreconditionError(
         "--transfer iperf3: iperf3 is not installed");
   }
+  if (config.transfer == TransferTool::kNgtcp2) {
+    for (const char* tool : {kNgtcp2Server, kNgtcp2Client, kOpenssl}) {
+      if (FindProgram(tool).empty()) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "--transfer ngtcp2 needs '", tool,
+            "' (Debian packages ngtcp2-server, ngtcp2-client, openssl)"));
+      }
+    }
+  }
   if (access("/proc/self/ns/net", F_OK) != 0) {
     return absl::FailedPreconditionError(
         "kernel feature missing: network namespaces (CONFIG_NET_NS)");
@@ -150,7 +160,8 @@ absl::StatusOr<LabRun> PlanRun(const LabConfig& config, ReapReport reaped) {
   if (!topology.ok()) return topology.status();
   run.topology = *topology;
   run.plan = MakePlan(config, run.topology);
-  run.transfer_tool = config.transfer == TransferTool::kBuiltin ||
+  run.transfer_tool = config.transfer == TransferTool::kNgtcp2 ? "ngtcp2"
+                      : config.transfer == TransferTool::kBuiltin ||
                               (config.transfer == TransferTool::kAuto &&
                                FindProgram("iperf3").empty())
                           ? "builtin"
@@ -200,7 +211,9 @@ absl::Status BuildPath(const LabConfig& config, const std::string& marker_path,
   if (!status.ok()) return status;
   run->sender_host =
       ReadSenderHostFacts(t.sender_netns, t.sender_device, run->kernel);
+  // ngtcp2's controllers run in user space, not as TCP_CONGESTION.
   for (const PlannedFlow& flow : run->plan.flows) {
+    if (config.transfer == TransferTool::kNgtcp2) break;
     status = CheckControllerAvailable(t.sender_netns, flow.spec.cc);
     if (!status.ok()) return status;
   }
@@ -245,11 +258,12 @@ absl::StatusOr<Recorders> StartRecorders(const LabConfig& config,
   absl::Status status = WriteMeta(run);
   if (!status.ok()) return status;
   const std::string out = config.output_dir + "/";
+  const char* filter = run.transfer_tool == "ngtcp2" ? "udp" : "tcp";
   absl::StatusOr<std::unique_ptr<PacketCapture>> capture = PacketCapture::Start(
-      t.sender_netns, t.sender_device, "tcp", out + kBundleSenderPcap);
+      t.sender_netns, t.sender_device, filter, out + kBundleSenderPcap);
   if (!capture.ok()) return capture.status();
   r.sender_capture = *std::move(capture);
-  capture = PacketCapture::Start(t.receiver_netns, t.receiver_device, "tcp",
+  capture = PacketCapture::Start(t.receiver_netns, t.receiver_device, filter,
                                  out + kBundleReceiverPcap);
   if (!capture.ok()) return capture.status();
   r.receiver_capture = *std::move(capture);
@@ -267,6 +281,12 @@ absl::Status RunTransfer(const LabConfig& config, LabRun* run) {
         RunBuiltinTransfer(run->plan);
     if (!results.ok()) return results.status();
     run->builtin_results = *std::move(results);
+  } else if (run->transfer_tool == "ngtcp2") {
+    absl::StatusOr<std::vector<Ngtcp2FlowResult>> results = RunNgtcp2Transfer(
+        run->plan, Ngtcp2DownloadBytes(run->plan, config.rate_bits_per_s),
+        run->topology.run_id, config.output_dir);
+    if (!results.ok()) return results.status();
+    run->ngtcp2_results = *std::move(results);
   } else {
     absl::StatusOr<std::vector<std::string>> reports =
         RunIperf3Transfer(run->plan, config.output_dir);

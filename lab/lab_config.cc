@@ -54,6 +54,8 @@ absl::string_view TransferToolName(TransferTool tool) {
       return "iperf3";
     case TransferTool::kBuiltin:
       return "builtin";
+    case TransferTool::kNgtcp2:
+      return "ngtcp2";
   }
   return "?";
 }
@@ -102,10 +104,21 @@ absl::StatusOr<FlowSpec> ParseFlowSpec(absl::string_view text) {
             absl::StrCat("bad flow '", text, "': ", rate.status().message()));
       }
       flow.app_rate_bits_per_s = rate->bits_per_second;
+    } else if (kv.first == "max_udp_payload") {
+      // RFC 9000 section 14: QUIC datagrams carry at least 1200 bytes of
+      // UDP payload; 1472 fills the lab's 1500-byte IPv4 MTU.
+      if (!absl::SimpleAtoi(kv.second, &flow.max_udp_payload_bytes) ||
+          flow.max_udp_payload_bytes < 1200 ||
+          flow.max_udp_payload_bytes > 1472) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "bad flow '", text,
+            "': max_udp_payload must be 1200..1472 bytes (QUIC minimum .. "
+            "IPv4 MTU 1500)"));
+      }
     } else {
       return absl::InvalidArgumentError(
           absl::StrCat("bad flow '", text, "': unknown key '", kv.first,
-                       "' (expected mss= or rate=)"));
+                       "' (expected mss=, rate= or max_udp_payload=)"));
     }
   }
   return flow;
@@ -125,8 +138,33 @@ absl::StatusOr<TransferTool> ParseTransferTool(const std::string& transfer) {
   if (transfer == "auto") return TransferTool::kAuto;
   if (transfer == "iperf3") return TransferTool::kIperf3;
   if (transfer == "builtin") return TransferTool::kBuiltin;
-  return absl::InvalidArgumentError(absl::StrCat(
-      "bad --transfer '", transfer, "': expected auto, iperf3 or builtin"));
+  if (transfer == "ngtcp2") return TransferTool::kNgtcp2;
+  return absl::InvalidArgumentError(
+      absl::StrCat("bad --transfer '", transfer,
+                   "': expected auto, iperf3, builtin or ngtcp2"));
+}
+
+// What each transfer tool can do with a flow: ngtcp2's examples know four
+// controllers and neither TCP_MAXSEG nor a rate limit; the TCP tools send
+// no QUIC datagrams.
+absl::Status CheckFlowForTool(const FlowSpec& flow, TransferTool tool) {
+  if (tool != TransferTool::kNgtcp2) {
+    if (flow.max_udp_payload_bytes == 0) return absl::OkStatus();
+    return absl::InvalidArgumentError(
+        "max_udp_payload= is for QUIC flows: it needs --transfer ngtcp2");
+  }
+  if (flow.cc != "reno" && flow.cc != "cubic" && flow.cc != "bbr" &&
+      flow.cc != "bbr2") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--transfer ngtcp2: controller '", flow.cc,
+                     "' is not one of ngtcp2's (reno, cubic, bbr, bbr2)"));
+  }
+  if (flow.mss_bytes != 0 || flow.app_rate_bits_per_s != 0) {
+    return absl::InvalidArgumentError(
+        "--transfer ngtcp2: mss= and rate= are TCP options (use "
+        "max_udp_payload=)");
+  }
+  return absl::OkStatus();
 }
 
 // The bottleneck: rate, queue, CE marking, delay. Needs config->ecn.
@@ -157,7 +195,7 @@ absl::Status ParseBottleneck(const LabFlagValues& flags, LabConfig* config) {
 }
 
 // The flows: one of --cc without --flow, else one per --flow. Needs
-// config->cc.
+// config->cc and config->transfer.
 absl::Status ParseFlows(const LabFlagValues& flags, LabConfig* config) {
   if (flags.mss_bytes != 0 &&
       (flags.mss_bytes < 88 || flags.mss_bytes > 65495)) {
@@ -175,6 +213,10 @@ absl::Status ParseFlows(const LabFlagValues& flags, LabConfig* config) {
   }
   if (config->flows.size() > 8) {
     return absl::InvalidArgumentError("at most 8 flows per lab run");
+  }
+  for (const FlowSpec& flow : config->flows) {
+    absl::Status status = CheckFlowForTool(flow, config->transfer);
+    if (!status.ok()) return status;
   }
   return absl::OkStatus();
 }

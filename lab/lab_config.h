@@ -28,16 +28,23 @@ struct QueueSpec {
   int64_t limit = 1000;  // packets when in_packets, else bytes
 };
 
-// One TCP transfer from the sender namespace to the receiver namespace.
+// One transfer from the sender namespace to the receiver namespace: a TCP
+// connection, or with --transfer ngtcp2 a QUIC connection whose server (the
+// data sender) runs in the sender namespace.
 struct FlowSpec {
-  std::string cc;     // per-socket TCP_CONGESTION
+  std::string cc;     // per-socket TCP_CONGESTION; ngtcp2's --cc
   int mss_bytes = 0;  // TCP_MAXSEG before connect; 0 = path default
   // Application-limited: the sender writes at most this rate (bits/s);
   // 0 = bulk (always has data).
   int64_t app_rate_bits_per_s = 0;
+  // ngtcp2 only: the server's --max-udp-payload-size (the largest UDP
+  // payload it sends); 0 = ngtcp2's default (1200 bytes with PMTUD off).
+  int max_udp_payload_bytes = 0;
 };
 
-enum class TransferTool { kAuto, kIperf3, kBuiltin };
+// kNgtcp2: Debian's ngtcp2 examples (gtlsserver/gtlsclient), an HTTP/3
+// download from the sender namespace (lab/ngtcp2_transfer.h).
+enum class TransferTool { kAuto, kIperf3, kBuiltin, kNgtcp2 };
 
 struct LabConfig {
   std::string cc = "cubic";
@@ -63,7 +70,8 @@ absl::string_view TransferToolName(TransferTool tool);
 
 // "none" or "step:K" where K is bytes ("step:60000", "step:60kB").
 absl::StatusOr<int64_t> ParseMarkStepBytes(absl::string_view text);
-// "CC[:mss=BYTES][:rate=RATE]", e.g. "reno", "cubic:mss=1200:rate=10mbit".
+// "CC[:mss=BYTES][:rate=RATE][:max_udp_payload=BYTES]", e.g. "reno",
+// "cubic:mss=1200:rate=10mbit", "reno:max_udp_payload=1280".
 absl::StatusOr<FlowSpec> ParseFlowSpec(absl::string_view text);
 
 // The command line, initialised to the lab's defaults (the cli overwrites a

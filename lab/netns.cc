@@ -6,9 +6,14 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 #include <thread>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
 #include "lab/subprocess.h"
 
 namespace ccreplay::lab {
@@ -16,6 +21,27 @@ namespace {
 
 std::string NetnsPath(absl::string_view name) {
   return absl::StrCat("/run/netns/", name);
+}
+
+// True when the namespace of the calling thread has a `kind` socket on
+// local `port`: /proc/thread-self/net/tcp or udp, local address as
+// HEXIP:HEXPORT, state 0A = TCP_LISTEN (proc(5)); a bound UDP socket may be
+// in any state.
+bool ThreadNetnsHasSocket(ServerSocket kind, int port) {
+  const bool tcp = kind == ServerSocket::kTcpListen;
+  std::ifstream table(tcp ? "/proc/thread-self/net/tcp"
+                          : "/proc/thread-self/net/udp");
+  std::string line;
+  std::string local_suffix = absl::StrFormat(":%04X", port);
+  while (std::getline(table, line)) {
+    std::vector<absl::string_view> fields =
+        absl::StrSplit(line, ' ', absl::SkipWhitespace());
+    if (fields.size() > 3 && absl::EndsWith(fields[1], local_suffix) &&
+        (!tcp || fields[3] == "0A")) {
+      return true;
+    }
+  }
+  return false;
 }
 
 }  // namespace
@@ -89,6 +115,22 @@ absl::StatusOr<pid_t> SpawnInNetns(absl::string_view netns,
   absl::StatusOr<pid_t> pid = SpawnProgram(argv, stdout_fd, stderr_fd, fd);
   close(fd);
   return pid;
+}
+
+absl::Status WaitForServerSocket(absl::string_view netns, ServerSocket kind,
+                                 int port, absl::string_view server,
+                                 absl::Duration timeout) {
+  return RunInNetns(netns, [&]() -> absl::Status {
+    absl::Time deadline = absl::Now() + timeout;
+    while (!ThreadNetnsHasSocket(kind, port)) {
+      if (absl::Now() > deadline) {
+        return absl::DeadlineExceededError(
+            absl::StrCat(server, " did not open port ", port));
+      }
+      absl::SleepFor(absl::Milliseconds(5));
+    }
+    return absl::OkStatus();
+  });
 }
 
 }  // namespace ccreplay::lab

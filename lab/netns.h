@@ -15,6 +15,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/time/time.h"
 
 namespace ccreplay::lab {
 
@@ -37,6 +38,16 @@ absl::Status WriteNetnsSysctl(absl::string_view netns, absl::string_view key,
 absl::StatusOr<pid_t> SpawnInNetns(absl::string_view netns,
                                    const std::vector<std::string>& argv,
                                    int stdout_fd, int stderr_fd);
+
+// Which socket a server opens: a listening TCP socket, or a bound UDP one.
+enum class ServerSocket { kTcpListen, kUdp };
+
+// Waits until the namespace has a `kind` socket on local `port` (its
+// /proc/net/tcp or /proc/net/udp table, proc(5)); DeadlineExceeded naming
+// `server` after `timeout`.
+absl::Status WaitForServerSocket(absl::string_view netns, ServerSocket kind,
+                                 int port, absl::string_view server,
+                                 absl::Duration timeout);
 
 }  // namespace ccreplay::lab
 

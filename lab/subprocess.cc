@@ -146,11 +146,9 @@ absl::StatusOr<std::string> RunProgram(const std::vector<std::string>& argv) {
   while (waitpid(*pid, &status, 0) < 0 && errno == EINTR) {
   }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    return absl::InternalError(absl::StrCat(
-        "`", absl::StrJoin(argv, " "), "` failed (",
-        WIFEXITED(status) ? absl::StrCat("exit ", WEXITSTATUS(status))
-                          : absl::StrCat("signal ", WTERMSIG(status)),
-        "): ", output));
+    return absl::InternalError(
+        absl::StrCat("`", absl::StrJoin(argv, " "), "` failed (",
+                     DescribeExitStatus(status), "): ", output));
   }
   return output;
 }
@@ -177,6 +175,11 @@ absl::StatusOr<int> WaitProgram(pid_t pid, absl::Duration timeout) {
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   return status;
+}
+
+std::string DescribeExitStatus(int status) {
+  return WIFEXITED(status) ? absl::StrCat("exit ", WEXITSTATUS(status))
+                           : absl::StrCat("signal ", WTERMSIG(status));
 }
 
 }  // namespace ccreplay::lab

@@ -36,6 +36,9 @@ absl::StatusOr<pid_t> SpawnProgram(const std::vector<std::string>& argv,
 // Returns the exit status as waitpid(2) reports it.
 absl::StatusOr<int> WaitProgram(pid_t pid, absl::Duration timeout);
 
+// A waitpid(2) status as text: "exit N" or "signal N".
+std::string DescribeExitStatus(int status);
+
 }  // namespace ccreplay::lab
 
 #endif  // CCREPLAY_LAB_SUBPROCESS_H_
