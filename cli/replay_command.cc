@@ -46,17 +46,28 @@ std::optional<std::vector<std::string>> ControllerSpecs() {
   return *std::move(specs);
 }
 
-// A qlog is known by its content, whatever its name; anything else is a
-// capture or a bundle directory (ResolveTcpInput), whose Linux specs are
+// A qlog is known by its content, whatever its name, and an ngtcp2 bundle
+// by its server qlogs (ResolveQuicInput); anything else is a
+// capture or a TCP bundle directory (ResolveTcpInput), whose Linux specs are
 // replayed with the sender's configuration fitted into `sender_config`, the
 // capture read as `capture` says.
 absl::StatusOr<ReplayResult> ReplayInput(const std::string& input,
                                          bool qlog_flag, ReplayOptions options,
                                          const CaptureReadOptions& capture,
                                          SenderConfigReport& sender_config) {
-  absl::StatusOr<InputClass> kind = ClassifyInput(input);
-  if (!kind.ok()) return kind.status();
-  if (qlog_flag || IsQlog(kind->kind)) return ReplayQuicLog(input, options);
+  absl::StatusOr<std::optional<QuicInput>> quic =
+      ResolveQuicInput(input, qlog_flag, options.flow);
+  if (!quic.ok()) return quic.status();
+  if (quic->has_value()) {
+    options.flow = (*quic)->flow;
+    absl::StatusOr<ReplayResult> result = ReplayQuicLog((*quic)->qlog, options);
+    if (result.ok()) {
+      result->warnings.insert(result->warnings.begin(),
+                              (*quic)->warnings.begin(),
+                              (*quic)->warnings.end());
+    }
+    return result;
+  }
   if (options.specs.empty()) {
     return absl::InvalidArgumentError(
         "--cc is required for a capture or bundle (only a qlog names its "

@@ -1,11 +1,13 @@
 #include "parsers/bundle.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <utility>
 
 #include "absl/status/status.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "proto/json_printer.h"
 
@@ -73,6 +75,48 @@ absl::StatusOr<Bundle> ReadBundle(const std::string& dir) {
   if (!meta.ok()) return meta.status();
   bundle.meta = *std::move(meta);
   return bundle;
+}
+
+absl::StatusOr<std::string> BundleServerQlog(const Bundle& bundle,
+                                             const std::string& flow) {
+  std::vector<std::string> qlogs;  // Per flow; "" for a flow without one.
+  for (const proto::BundleFlow& f : bundle.meta.flows()) {
+    if (f.server_qlog().empty()) {
+      qlogs.push_back("");
+      continue;
+    }
+    qlogs.push_back(FindInBundle(bundle.dir, f.server_qlog()));
+    if (qlogs.back().empty()) {
+      return absl::NotFoundError(absl::StrCat(bundle.dir, ": meta.json names ",
+                                              f.server_qlog(),
+                                              ", which is missing"));
+    }
+  }
+  if (std::all_of(qlogs.begin(), qlogs.end(),
+                  [](const std::string& q) { return q.empty(); })) {
+    return std::string();
+  }
+  size_t index = 0;
+  if (!flow.empty()) {
+    if (!absl::SimpleAtoi(flow, &index) || index >= qlogs.size()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(bundle.dir, ": --flow ", flow, " is not one of its ",
+                       qlogs.size(), " flows (meta.json flows[].index)"));
+    }
+    return qlogs[index];
+  }
+  std::string largest;
+  uintmax_t largest_bytes = 0;
+  for (const std::string& qlog : qlogs) {
+    std::error_code error;
+    const uintmax_t bytes =
+        qlog.empty() ? 0 : std::filesystem::file_size(qlog, error);
+    if (!qlog.empty() && !error && (largest.empty() || bytes > largest_bytes)) {
+      largest = qlog;
+      largest_bytes = bytes;
+    }
+  }
+  return largest;
 }
 
 }  // namespace ccreplay

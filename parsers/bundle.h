@@ -56,6 +56,15 @@ absl::StatusOr<proto::BundleMeta> ReadBundleMeta(const std::string& dir);
 // directory when it has no sender capture; ReadBundleMeta's errors.
 absl::StatusOr<Bundle> ReadBundle(const std::string& dir);
 
+// The QUIC ground truth of a bundle from `lab --transfer ngtcp2`: the path
+// of the server qlog (meta.flows[].server_qlog, or the same with ".gz") of
+// the flow `flow` names (--flow: an index into meta.flows; empty: the flow
+// with the largest qlog, the one that sent the most). "" for a bundle
+// without qlogs (a TCP bundle); InvalidArgument for a bad index, NotFound
+// naming a qlog meta.json names but the bundle lacks.
+absl::StatusOr<std::string> BundleServerQlog(const Bundle& bundle,
+                                             const std::string& flow);
+
 }  // namespace ccreplay
 
 #endif  // CCREPLAY_PARSERS_BUNDLE_H_

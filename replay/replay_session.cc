@@ -303,6 +303,24 @@ absl::StatusOr<TcpInput> ResolveTcpInput(const std::string& path,
   return input;
 }
 
+absl::StatusOr<std::optional<QuicInput>> ResolveQuicInput(
+    const std::string& path, bool qlog_flag, const std::string& flow) {
+  if (qlog_flag) return QuicInput{path, flow, {}};
+  absl::StatusOr<InputClass> kind = ClassifyInput(path);
+  if (!kind.ok()) return kind.status();
+  if (IsQlog(kind->kind)) return QuicInput{path, flow, {}};
+  if (kind->kind != InputKind::kBundleDirectory) return std::nullopt;
+  absl::StatusOr<Bundle> bundle = ReadBundle(path);
+  if (!bundle.ok()) return bundle.status();
+  absl::StatusOr<std::string> qlog = BundleServerQlog(*bundle, flow);
+  if (!qlog.ok()) return qlog.status();
+  if (qlog->empty()) return std::nullopt;
+  QuicInput input{*qlog, "", {}};
+  if (!bundle->complete())
+    input.warnings.push_back(IncompleteBundleWarning(*bundle));
+  return input;
+}
+
 absl::StatusOr<TcpCaptureScan> ScanTcpCapture(
     const std::string& capture_path, const std::string& flow,
     const CaptureReadOptions& read_options) {

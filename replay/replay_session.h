@@ -121,6 +121,21 @@ struct TcpInput {
 absl::StatusOr<TcpInput> ResolveTcpInput(const std::string& path,
                                          const std::string& host_state_path);
 
+// A QUIC input as named on the command line: a qlog (known by its content,
+// or by `qlog_flag`), or a bundle of `lab --transfer ngtcp2`, whose flow's
+// server qlog is the ground truth (parsers/bundle.h BundleServerQlog picks
+// it by `flow`). `flow` is what to select inside the qlog: the given one
+// for a qlog, empty for a bundle's (one trace per file).
+struct QuicInput {
+  std::string qlog;
+  std::string flow;
+  // About the bundle (an incomplete one); empty for a qlog.
+  std::vector<std::string> warnings;
+};
+// nullopt when `path` is neither (a capture, a TCP bundle).
+absl::StatusOr<std::optional<QuicInput>> ResolveQuicInput(
+    const std::string& path, bool qlog_flag, const std::string& flow);
+
 // The first pass over a TCP capture: its flow table and the flow chosen
 // by `flow` (replay/flow_selection.h; errors name the capture).
 struct TcpCaptureScan {

@@ -306,14 +306,22 @@ absl::Status DiagnoseQuic(const DiagnoseOptions& options,
 absl::StatusOr<DiagnoseRun> DiagnoseInput(const DiagnoseOptions& options) {
   Pieces p;
   // The input's kind comes from its content (a qlog may be named .json).
+  // An ngtcp2 bundle is diagnosed from its flow's server qlog.
   std::string qlog = options.qlog_path;
+  DiagnoseOptions quic_options = options;
   if (qlog.empty()) {
-    absl::StatusOr<InputClass> input = ClassifyInput(options.input);
-    if (!input.ok()) return input.status();
-    if (IsQlog(input->kind)) qlog = options.input;
+    absl::StatusOr<std::optional<QuicInput>> quic =
+        ResolveQuicInput(options.input, false, options.flow);
+    if (!quic.ok()) return quic.status();
+    if (quic->has_value()) {
+      qlog = (*quic)->qlog;
+      quic_options.flow = (*quic)->flow;
+      p.run.warnings = (*quic)->warnings;
+    }
   }
-  const absl::Status status =
-      qlog.empty() ? DiagnoseTcp(options, &p) : DiagnoseQuic(options, qlog, &p);
+  const absl::Status status = qlog.empty()
+                                  ? DiagnoseTcp(options, &p)
+                                  : DiagnoseQuic(quic_options, qlog, &p);
   if (!status.ok()) return status;
   p.input.input_path = qlog.empty() ? options.input : qlog;
   if (!options.host_state_path.empty())

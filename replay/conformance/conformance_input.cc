@@ -98,9 +98,10 @@ absl::StatusOr<ConformanceFamily> ParseFamily(const std::string& name) {
 
 absl::StatusOr<CheckRun> CheckInput(const std::string& input,
                                     const CheckOptions& options) {
-  absl::StatusOr<InputClass> kind = ClassifyInput(input);
-  if (!kind.ok()) return kind.status();
-  const bool quic = options.qlog || IsQlog(kind->kind);
+  absl::StatusOr<std::optional<QuicInput>> quic_input =
+      ResolveQuicInput(input, options.qlog, options.flow);
+  if (!quic_input.ok()) return quic_input.status();
+  const bool quic = quic_input->has_value();
   CheckRun run;
   std::string family = options.family;
   run.profile.stack = options.stack;
@@ -110,14 +111,14 @@ absl::StatusOr<CheckRun> CheckInput(const std::string& input,
   ReplayOptions replay;
   // The replay needs one controller; its output is not used.
   replay.specs = {"reno"};
-  replay.flow = options.flow;
+  replay.flow = quic ? (*quic_input)->flow : options.flow;
   replay.captured_tap = [&builder](const TimelineEvent& e,
                                    const CapturedAtEvent& captured) {
     builder.OnEvent(e, captured);
   };
   absl::StatusOr<ReplayResult> result;
   if (quic) {
-    result = ReplayQuicLog(input, replay);
+    result = ReplayQuicLog((*quic_input)->qlog, replay);
   } else {
     absl::StatusOr<TcpInput> tcp =
         ResolveTcpInput(input, options.host_state_path);
