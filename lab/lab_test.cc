@@ -32,6 +32,7 @@
 #include "gtest/gtest.h"
 #include "lab/kernel_trace.h"
 #include "lab/lab_owner.h"
+#include "lab/ngtcp2_transfer.h"
 #include "lab/subprocess.h"
 #include "parsers/bundle.h"
 #include "proto/json_printer.h"
@@ -375,6 +376,53 @@ TEST_F(LabTest, TwoConcurrentFlowsWithDifferentControllersAndMss) {
   EXPECT_EQ(bundle.sender.at(FlowKeys(bundle, 1).first).max_payload_bytes,
             1188);
   EXPECT_GT(std::count(ss_log.begin(), ss_log.end(), '#'), 100);
+}
+
+// Issue 17 item 3: a 1280-byte Reno and a 1452-byte CUBIC QUIC flow share
+// the bottleneck; each server's qlog lands in the bundle, named in
+// meta.json, with datagrams of exactly its payload size, and nothing is
+// left behind.
+TEST_F(LabTest, Ngtcp2FlowsOfTwoPacketSizesCompete) {
+  if (FindProgram(kNgtcp2Server).empty() ||
+      FindProgram(kNgtcp2Client).empty()) {
+    GTEST_SKIP() << "Debian ngtcp2-server/ngtcp2-client not installed "
+                    "(scripts/bootstrap.sh installs them)";
+  }
+  const std::set<std::string> before = LabNamespaces();
+  LabConfig config = BaseConfig();
+  config.rate_bits_per_s = 20'000'000;
+  config.queue = QueueSpec{true, 20};
+  config.transfer = TransferTool::kNgtcp2;
+  config.flows = {FlowSpec{"reno", 0, 0, 1280}, FlowSpec{"cubic", 0, 0, 1452}};
+  char dir[] = "/tmp/ccreplay-lab-test-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  dirs_.push_back(dir);
+  config.output_dir = dir;
+  absl::StatusOr<LabRun> run = RunLab(config);
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(LabNamespaces(), before);
+  absl::StatusOr<Bundle> bundle = ReadBundle(dir);
+  ASSERT_TRUE(bundle.ok()) << bundle.status();
+  EXPECT_EQ(bundle->meta.transfer_tool(), "ngtcp2");
+  ASSERT_EQ(bundle->meta.flows_size(), 2);
+  for (int i = 0; i < 2; ++i) {
+    const proto::BundleFlow& flow = bundle->meta.flows(i);
+    EXPECT_EQ(flow.server_qlog(),
+              absl::StrCat("server-qlog/flow", i, ".sqlog"));
+    // 20 Mbit/s for 2 s, shared by two flows.
+    EXPECT_EQ(flow.download_bytes(), 2'500'000);
+    absl::StatusOr<std::string> qlog =
+        BundleServerQlog(*bundle, absl::StrCat(i));
+    ASSERT_TRUE(qlog.ok()) << qlog.status();
+    std::ifstream in(*qlog);
+    std::stringstream text;
+    text << in.rdbuf();
+    const std::string full =
+        absl::StrCat("\"length\":", flow.max_udp_payload_bytes(), "}");
+    std::vector<absl::string_view> pieces = absl::StrSplit(text.str(), full);
+    EXPECT_GT(pieces.size(), 1000u) << full;
+    EXPECT_TRUE(absl::StrContains(text.str(), "\"congestion_window\""));
+  }
 }
 
 TEST_F(LabTest, UnknownControllerFailsAndLeavesNothingBehind) {

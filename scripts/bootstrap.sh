@@ -11,6 +11,7 @@ packages=(
   chromium  # reports/report_browser_test.sh: the HTML report in a real browser
   jq  # README examples pipe --json through it (ctest readme_examples)
   golang-github-gopacket-gopacket-dev  # gopacket's test captures, read by tests in place
+  ngtcp2-server ngtcp2-client openssl  # lab --transfer ngtcp2: gtlsserver/gtlsclient, the throwaway key pair
   "$@"
 )
 missing=()
