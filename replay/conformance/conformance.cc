@@ -25,6 +25,10 @@ constexpr KnownDeviation kKnownDeviations[] = {
     {"ngtcp2", kRuleCwndStalled,
      "ngtcp2 caps cwnd growth by the delivery rate (its CUBIC and Reno in "
      "lib/ngtcp2_cc.c, 0.12.1): growth stops while the rate does not rise"},
+    {"ngtcp2", kRuleCubicGrowth,
+     "ngtcp2 grows W_est with alpha = 1 from the start of congestion "
+     "avoidance, not alpha_cubic until W_est reaches W_max "
+     "(ngtcp2_cc_cubic_cc_on_ack_recv(), lib/ngtcp2_cc.c, 0.12.1)"},
 };
 
 uint64_t Excess(const ConformanceViolation& v) {
@@ -83,7 +87,9 @@ ConformanceResult CheckConformance(absl::Span<const ConformanceAck> acks,
   for (auto* rule : {&CheckInitialWindow, &CheckSlowStartIncrease,
                      &CheckCongestionAvoidanceIncrease, &CheckCwndStalled,
                      &CheckReduction, &CheckIncreaseInRecovery,
-                     &CheckFlightAboveCwnd, &CheckIncreaseNotCwndLimited}) {
+                     &CheckFlightAboveCwnd, &CheckIncreaseNotCwndLimited,
+                     &CheckSecondReduction, &CheckPersistentCongestion,
+                     &CheckCubicGrowth, &CheckPrrBound, &CheckDctcpReduction}) {
     rule(in, &raw);
   }
   ConformanceResult result;
@@ -102,7 +108,15 @@ ConformanceResult CheckConformance(absl::Span<const ConformanceAck> acks,
 }
 
 absl::string_view ConformanceFamilyName(ConformanceFamily family) {
-  return family == ConformanceFamily::kCubic ? "cubic" : "reno";
+  switch (family) {
+    case ConformanceFamily::kCubic:
+      return "cubic";
+    case ConformanceFamily::kDctcp:
+      return "dctcp";
+    case ConformanceFamily::kReno:
+      break;
+  }
+  return "reno";
 }
 
 absl::string_view ConformanceTransportName(ConformanceTransport transport) {

@@ -1,7 +1,8 @@
 // A per-ACK conformance check of a sender's captured congestion window
 // against the rules of the controller family it claims: RFC 9002 section 7
-// (QUIC), RFC 5681 / RFC 6928 / RFC 3465 (TCP), RFC 9438 (CUBIC's
-// reduction and growth clamp). Each rule is one small function over the
+// (QUIC), RFC 5681 / RFC 6928 / RFC 3465 / RFC 6937 (TCP), RFC 9438
+// (CUBIC's reduction, W_cubic, W_est and growth clamp), RFC 8257 (DCTCP).
+// Each rule is one small function over the
 // ACK steps (conformance_rules.cc); this file holds the input, the result
 // and the table of deviations a stack documents.
 //
@@ -30,6 +31,7 @@ struct ConformanceAck {
   uint32_t mss_bytes = 0;  // Max datagram size (QUIC) or SMSS (TCP).
   int64_t min_rtt_us = 0;
   int64_t srtt_us = 0;
+  int64_t rttvar_us = 0;  // RFC 9002 section 5.3 / RFC 6298; 0: unknown.
   // The sender was cwnd-limited before this ACK (replay/ack_timeline.h).
   bool cwnd_limited = false;
   // The captured cwnd just before this ACK; nullopt when none yet.
@@ -41,10 +43,17 @@ struct ConformanceAck {
   // processed; `timeout` when by a retransmission timeout.
   bool congestion_event = false;
   bool timeout = false;
+  // The congestion event was ECN feedback (ECE, a CE count increase), not
+  // a loss.
+  bool ecn_event = false;
+  // Bytes this ACK acknowledged that the receiver echoed as CE-marked
+  // (every byte of a DCTCP ECE ACK, RFC 8257 section 3.2; CE packets times
+  // the MSS under AccECN or QUIC).
+  uint64_t ce_bytes = 0;
 };
 
 enum class ConformanceTransport { kQuic, kTcp };
-enum class ConformanceFamily { kReno, kCubic };
+enum class ConformanceFamily { kReno, kCubic, kDctcp };
 
 struct ConformanceProfile {
   ConformanceTransport transport = ConformanceTransport::kQuic;
@@ -67,6 +76,13 @@ inline constexpr absl::string_view kRuleFlightAboveCwnd = "flight_above_cwnd";
 inline constexpr absl::string_view kRuleIncreaseNotCwndLimited =
     "increase_not_cwnd_limited";
 inline constexpr absl::string_view kRuleCwndStalled = "cwnd_stalled";
+inline constexpr absl::string_view kRuleSecondReduction =
+    "second_reduction_in_recovery";
+inline constexpr absl::string_view kRulePersistentCongestion =
+    "persistent_congestion";
+inline constexpr absl::string_view kRuleCubicGrowth = "cubic_growth";
+inline constexpr absl::string_view kRulePrrBound = "prr_bound";
+inline constexpr absl::string_view kRuleDctcpReduction = "dctcp_reduction";
 
 // One group of consecutive steps that break the same rule.
 struct ConformanceViolation {

@@ -10,6 +10,19 @@
 #include "replay/replay_session.h"
 
 namespace ccreplay {
+namespace {
+
+// The bytes of ACK `e` the receiver echoed as CE-marked: all of a DCTCP
+// ECE ACK's (RFC 8257 section 3.2), else the AccECN byte counter, else CE
+// packets times the MSS (QUIC's ECN counts).
+uint64_t CeBytes(const TimelineEvent& e) {
+  const uint64_t acked = e.bytes_acked + e.bytes_sacked;
+  if (e.ece) return acked;
+  if (e.ce_bytes > 0) return e.ce_bytes;
+  return e.ce_packets * e.mss_bytes;
+}
+
+}  // namespace
 
 void ConformanceTraceBuilder::OnEvent(const TimelineEvent& e,
                                       const CapturedAtEvent& captured) {
@@ -32,6 +45,8 @@ void ConformanceTraceBuilder::OnEvent(const TimelineEvent& e,
     same.bytes_acked += e.bytes_acked + e.bytes_sacked;
     same.packets_acked += e.packets_delivered;
     same.congestion_event = same.congestion_event || e.congestion_episode;
+    same.ecn_event = same.ecn_event || e.congestion_episode;
+    same.ce_bytes += CeBytes(e);
     return;
   }
   ConformanceAck& a = acks_.emplace_back();
@@ -42,8 +57,11 @@ void ConformanceTraceBuilder::OnEvent(const TimelineEvent& e,
   a.mss_bytes = e.mss_bytes;
   a.min_rtt_us = e.min_rtt_us;
   a.srtt_us = e.srtt_us;
+  a.rttvar_us = e.rttvar_us;
+  a.ce_bytes = CeBytes(e);
   a.cwnd_limited = e.limit == SendLimit::kCwnd;
   a.congestion_event = e.congestion_episode;
+  a.ecn_event = e.congestion_episode;
   if (pending_event_ns_) {
     // Loss found while this ACK was processed carries its time; one found
     // later (a timer, a retransmission sent after the ACK) belongs to the
@@ -51,6 +69,7 @@ void ConformanceTraceBuilder::OnEvent(const TimelineEvent& e,
     const bool same = *pending_event_ns_ == e.time_ns || acks_.size() == 1;
     ConformanceAck& owner = same ? a : acks_[acks_.size() - 2];
     owner.congestion_event = true;
+    owner.ecn_event = false;  // A loss at the same ACK: the loss reaction.
     owner.timeout = owner.timeout || pending_timeout_;
     pending_event_ns_.reset();
   }
@@ -90,8 +109,10 @@ absl::StatusOr<ConformanceFamily> ParseFamily(const std::string& name) {
     return ConformanceFamily::kReno;
   }
   if (absl::StartsWith(name, "cubic")) return ConformanceFamily::kCubic;
-  return absl::InvalidArgumentError(absl::StrCat(
-      "no conformance rules for controller family '", name, "' (reno, cubic)"));
+  if (absl::StartsWith(name, "dctcp")) return ConformanceFamily::kDctcp;
+  return absl::InvalidArgumentError(
+      absl::StrCat("no conformance rules for controller family '", name,
+                   "' (reno, cubic, dctcp)"));
 }
 
 }  // namespace

@@ -33,9 +33,23 @@ constexpr uint64_t kQuicMaxDatagramBytes = 1472;
 bool IsQuic(const RuleInputs& in) {
   return in.profile.transport == ConformanceTransport::kQuic;
 }
+// DCTCP halves on loss as Reno does (RFC 8257 section 3.3).
 double Beta(const RuleInputs& in) {
   return in.profile.family == ConformanceFamily::kCubic ? kBetaCubic
                                                         : kBetaReno;
+}
+// A DCTCP sender's reaction to CE is its own rule (CheckDctcpReduction):
+// the rules of a loss reduction skip those events.
+bool IsLossReduction(const RuleInputs& in, const ConformanceAck& a) {
+  return a.congestion_event &&
+         !(a.ecn_event && in.profile.family == ConformanceFamily::kDctcp);
+}
+// QUIC logs no max datagram size: it is at least the largest packet, and
+// may be up to 1472 (the IPv4 UDP payload at MTU 1500) without packets
+// that large; the bounds that grow with it take the largest plausible.
+uint64_t MaxDatagramBound(const RuleInputs& in, const ConformanceAck& a) {
+  return IsQuic(in) ? std::max<uint64_t>(a.mss_bytes, kQuicMaxDatagramBytes)
+                    : a.mss_bytes;
 }
 int64_t RttOf(const ConformanceAck& a, bool smoothed) {
   const int64_t rtt = smoothed ? a.srtt_us : a.min_rtt_us;
@@ -162,13 +176,7 @@ void CheckInitialWindow(const RuleInputs& in,
   if (first == in.acks.end()) return;
   const uint64_t initial =
       in.initial_cwnd_bytes.value_or(*first->cwnd_before_bytes);
-  // QUIC logs no max datagram size: it is at least the largest packet, and
-  // may be up to 1472 (the IPv4 UDP payload at MTU 1500) without packets
-  // that large; the cap grows with it, so the largest plausible one is
-  // taken.
-  const uint64_t mds =
-      IsQuic(in) ? std::max<uint64_t>(first->mss_bytes, kQuicMaxDatagramBytes)
-                 : first->mss_bytes;
+  const uint64_t mds = MaxDatagramBound(in, *first);
   // RFC 9002 section 7.2: min(10 * max_datagram_size, max(14720,
   // 2 * max_datagram_size)); RFC 6928 section 2: min(10 * MSS,
   // max(2 * MSS, 14600)).
@@ -269,13 +277,19 @@ void CheckCwndStalled(const RuleInputs& in,
   }
 }
 
+namespace {
+
+// The end of the settling span of congestion event `e`.
+int64_t SettleUntilUs(const RuleInputs& in, size_t e) {
+  return in.acks[e].time_us + (IsQuic(in) ? kSettleRttsQuic : kSettleRttsTcp) *
+                                  RttOf(in.acks[e], true);
+}
+
 // The step at or after congestion event `e`, within the settling span and
 // before the next event, that made the reduction; nullopt when cwnd did
 // not fall.
 std::optional<size_t> ReductionStep(const RuleInputs& in, size_t e) {
-  const int64_t until_us =
-      in.acks[e].time_us +
-      (IsQuic(in) ? kSettleRttsQuic : kSettleRttsTcp) * RttOf(in.acks[e], true);
+  const int64_t until_us = SettleUntilUs(in, e);
   std::optional<size_t> lowest;
   for (size_t j = e; j < in.acks.size() && in.acks[j].time_us <= until_us;
        ++j) {
@@ -289,20 +303,28 @@ std::optional<size_t> ReductionStep(const RuleInputs& in, size_t e) {
   return lowest;
 }
 
+// The highest cwnd logged from congestion event `e` to the step that
+// reduced it: the sender may grow on the ACKs it processes before it
+// declares the loss.
+uint64_t CwndAtEvent(const RuleInputs& in, size_t e, size_t step) {
+  uint64_t before = 0;
+  for (size_t j = e; j <= step; ++j) {
+    before = std::max({before, in.regimes[j].before.value_or(0),
+                       in.acks[j].cwnd_peak_after_bytes.value_or(0)});
+  }
+  return before;
+}
+
+}  // namespace
+
 void CheckReduction(const RuleInputs& in,
                     std::vector<ConformanceViolation>* out) {
   for (size_t e = 0; e < in.acks.size(); ++e) {
     const ConformanceAck& a = in.acks[e];
-    if (!a.congestion_event) continue;
+    if (!IsLossReduction(in, a)) continue;
     const std::optional<size_t> step = ReductionStep(in, e);
     if (!step) continue;
-    // The highest cwnd logged from the event to the reduction: the sender
-    // may grow on the ACKs it processes before it declares the loss.
-    uint64_t before = 0;
-    for (size_t j = e; j <= *step; ++j) {
-      before = std::max({before, in.regimes[j].before.value_or(0),
-                         in.acks[j].cwnd_peak_after_bytes.value_or(0)});
-    }
+    const uint64_t before = CwndAtEvent(in, e, *step);
     const uint64_t seen = *in.regimes[*step].after;
     // Two datagrams of slack: the log's rounding, and growth between the
     // last cwnd logged and the reduction.
@@ -384,6 +406,313 @@ void CheckIncreaseNotCwndLimited(const RuleInputs& in,
              w.start_cwnd, w.start_cwnd + w.increase,
              "cwnd increased over a window of ACKs with less "
              "than half of it in flight"));
+  }
+}
+
+namespace {
+
+// The step whose cwnd-before is what the recovery period of event `e`
+// left: QUIC's period lasts at least a min RTT (ClassifySteps), TCP's
+// reduction is done once its settling span is over (PRR ends with cwnd
+// at ssthresh, RFC 6937 section 3). nullopt when another congestion event
+// or a timeout comes first, or the trace ends.
+std::optional<size_t> PeriodEndStep(const RuleInputs& in, size_t e) {
+  const int64_t settle_until_us = SettleUntilUs(in, e);
+  for (size_t j = e + 1; j < in.acks.size(); ++j) {
+    if (in.acks[j].congestion_event || in.acks[j].timeout) return std::nullopt;
+    const bool over = IsQuic(in) ? !in.regimes[j].in_recovery
+                                 : in.acks[j].time_us >= settle_until_us;
+    if (over) return j;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+void CheckSecondReduction(const RuleInputs& in,
+                          std::vector<ConformanceViolation>* out) {
+  // One reduction per recovery period: RFC 9002 section 7.3.2 (a loss or
+  // CE of a packet sent before the period began does not reduce again),
+  // RFC 6582 section 3.2 step 4 and RFC 5681 section 3.2 for TCP (the
+  // recovery exits with cwnd at ssthresh = beta * FlightSize). A second
+  // cut leaves beta^2 of the window, two datagrams of slack below beta.
+  for (size_t e = 0; e < in.acks.size(); ++e) {
+    const ConformanceAck& a = in.acks[e];
+    if (!IsLossReduction(in, a) || a.timeout) continue;
+    const std::optional<size_t> step = ReductionStep(in, e);
+    const std::optional<size_t> end = PeriodEndStep(in, e);
+    if (!step || !end || *end <= *step || !in.regimes[*end].before) continue;
+    const uint64_t slack = 2 * static_cast<uint64_t>(a.mss_bytes);
+    const uint64_t target =
+        static_cast<uint64_t>(Beta(in) * CwndAtEvent(in, e, *step));
+    const uint64_t seen = *in.regimes[*end].before;
+    // At the minimum window (RFC 9002 section 7.2) a cut cannot be told.
+    if (seen + slack >= target || seen <= 2 * slack) continue;
+    out->push_back(Make(
+        kRuleSecondReduction,
+        IsQuic(in) ? "RFC 9002 section 7.3.2" : "RFC 6582 section 3.2", a,
+        in.acks[*end], *end - e + 1, target, seen,
+        absl::StrCat("cwnd reduced again inside the recovery period: below ",
+                     Beta(in),
+                     " of the cwnd before it when the period ended")));
+  }
+}
+
+namespace {
+
+// RFC 9002 section 7.6.1: kPersistentCongestionThreshold and
+// kGranularity (section 6.1.2). The peer's max_ack_delay is no part of a
+// qlog's recovery events: RFC 9000 section 18.2's default stands in.
+constexpr int64_t kPersistentCongestionThreshold = 3;
+constexpr int64_t kGranularityUs = 1000;
+constexpr int64_t kDefaultMaxAckDelayUs = 25'000;
+// Probes a PTO sends (RFC 9002 section 6.2.4): what may be acked when
+// everything else sent in the silence was lost.
+constexpr uint64_t kPtoProbeDatagrams = 2;
+
+// Whether ACK i declares persistent congestion (RFC 9002 section 7.6.2):
+// an RTT sample before, then no ACK for longer than the persistent
+// congestion duration while data was in flight, and ACK i declares loss
+// while acknowledging no more than the probes, so every packet sent in the
+// silence but those was lost.
+bool DeclaresPersistentCongestion(const RuleInputs& in, size_t i) {
+  const ConformanceAck& a = in.acks[i];
+  if (i == 0 || !a.congestion_event) return false;
+  const ConformanceAck& prev = in.acks[i - 1];
+  if (prev.srtt_us <= 0 || prev.flight_before_bytes <= prev.bytes_acked) {
+    return false;
+  }
+  const int64_t duration_us =
+      (prev.srtt_us + std::max(4 * prev.rttvar_us, kGranularityUs) +
+       kDefaultMaxAckDelayUs) *
+      kPersistentCongestionThreshold;
+  return a.time_us - prev.time_us > duration_us &&
+         a.bytes_acked <= kPtoProbeDatagrams * MaxDatagramBound(in, a);
+}
+
+}  // namespace
+
+void CheckPersistentCongestion(const RuleInputs& in,
+                               std::vector<ConformanceViolation>* out) {
+  // TCP's retransmission timeout (RFC 5681 section 3.1) is not told apart
+  // from a fast retransmit reliably enough from a capture to judge the
+  // loss window; the rule is QUIC's.
+  if (!IsQuic(in)) return;
+  for (size_t i = 0; i < in.acks.size(); ++i) {
+    if (!DeclaresPersistentCongestion(in, i)) continue;
+    const ConformanceAck& a = in.acks[i];
+    // The collapse is at this ACK or a step logged in the same srtt.
+    std::optional<uint64_t> lowest;
+    for (size_t j = i;
+         j < in.acks.size() && in.acks[j].time_us <= a.time_us + RttOf(a, true);
+         ++j) {
+      const std::optional<uint64_t>& after = in.regimes[j].after;
+      if (after && (!lowest || *after < *lowest)) lowest = after;
+    }
+    if (!lowest) continue;
+    // kMinimumWindow = 2 * max_datagram_size (RFC 9002 sections 7.2,
+    // 7.6.2), with a datagram for the log's rounding.
+    const uint64_t minimum = 2 * MaxDatagramBound(in, a);
+    if (*lowest <= minimum + a.mss_bytes) continue;
+    out->push_back(Make(kRulePersistentCongestion, "RFC 9002 section 7.6.2",
+                        in.acks[i - 1], a, 2, minimum, *lowest,
+                        "cwnd not reduced to the minimum window after "
+                        "persistent congestion"));
+  }
+}
+
+namespace {
+
+// RFC 9438 section 4.2 (C, in segments per second cubed) and section 4.3
+// (alpha_cubic = 3 (1 - beta) / (1 + beta), about 0.53 for beta = 0.7).
+constexpr double kCubicC = 0.4;
+constexpr double kAlphaCubic = 3 * (1 - kBetaCubic) / (1 + kBetaCubic);
+
+// W_cubic(t) = C (t - K)^3 + W_max, K = cbrt((W_max - cwnd_epoch) / C)
+// (RFC 9438 section 4.2, equations 1-2), in bytes for segments of `mss`.
+double WCubicBytes(double w_max, double epoch, double mss, double t_s) {
+  const double k_s = std::cbrt(std::max(0.0, w_max - epoch) / mss / kCubicC);
+  return kCubicC * std::pow(t_s - k_s, 3) * mss + w_max;
+}
+
+// The congestion-avoidance steps after the reduction `step` of event `e`,
+// up to the next event, against RFC 9438's bound: cwnd never passes its
+// target, W_cubic(t + RTT) (section 4.2; the 1.5 cwnd clamp only lowers
+// it), or the Reno-friendly W_est when that is higher (section 4.3). t is
+// taken from the event, not from the later start of congestion avoidance,
+// and W_max both as it was and as fast convergence lowers it (section
+// 4.7): both only raise the bound, so a stack's choice cannot trip it.
+void CheckCubicEpoch(const RuleInputs& in, size_t e, size_t step,
+                     std::vector<ConformanceViolation>* out) {
+  const ConformanceAck& a = in.acks[e];
+  const double mss = static_cast<double>(MaxDatagramBound(in, a));
+  const double w_max = static_cast<double>(CwndAtEvent(in, e, step));
+  const double epoch = static_cast<double>(*in.regimes[step].after);
+  const double w_max_converged = w_max * (1 + kBetaCubic) / 2;
+  double w_est = epoch;
+  for (size_t j = step + 1; j < in.acks.size() && !in.acks[j].congestion_event;
+       ++j) {
+    const ConformanceAck& b = in.acks[j];
+    const StepRegime& r = in.regimes[j];
+    if (!r.before || !r.after || *r.before == 0) continue;
+    // alpha_cubic until W_est reaches the cwnd before the event, then 1.
+    w_est += (w_est >= w_max ? 1.0 : kAlphaCubic) * mss *
+             static_cast<double>(b.bytes_acked) / *r.before;
+    if (r.slow_start) continue;
+    const double t_s = (b.time_us - a.time_us + RttOf(b, true)) / 1e6;
+    const double bound =
+        std::max({WCubicBytes(w_max, epoch, mss, t_s),
+                  WCubicBytes(w_max_converged, epoch, mss, t_s), w_est}) +
+        2 * mss;
+    if (*r.after <= bound) continue;
+    out->push_back(Make(kRuleCubicGrowth, "RFC 9438 sections 4.2-4.3", b, b, 1,
+                        static_cast<uint64_t>(bound), *r.after,
+                        "cwnd above max(W_cubic(t + RTT), W_est) plus two "
+                        "segments, t from the congestion event"));
+  }
+}
+
+}  // namespace
+
+void CheckCubicGrowth(const RuleInputs& in,
+                      std::vector<ConformanceViolation>* out) {
+  if (in.profile.family != ConformanceFamily::kCubic) return;
+  for (size_t e = 0; e < in.acks.size(); ++e) {
+    // After a timeout the sender slow-starts first (RFC 9438 section 4.8).
+    if (!IsLossReduction(in, in.acks[e]) || in.acks[e].timeout) continue;
+    const std::optional<size_t> step = ReductionStep(in, e);
+    if (step && in.regimes[*step].after) CheckCubicEpoch(in, e, *step, out);
+  }
+}
+
+namespace {
+
+// The PRR bound over the steps of one TCP recovery from event `e` (RFC
+// 6937 section 3, as Linux's tcp_cwnd_reduction(), net/ipv4/tcp_input.c,
+// 6.18): cwnd = pipe + sndcnt, sndcnt = ceil(prr_delivered * ssthresh /
+// RecoverFS) - prr_out while pipe > ssthresh, else at most ssthresh -
+// pipe; at least one segment when nothing was sent yet. prr_out is not
+// logged: the growth of the flight between ACKs is a lower bound of what
+// was sent, so the bound is an upper one. Checked until cwnd reaches
+// ssthresh, another event, or the settling span ends.
+void CheckPrrEpisode(const RuleInputs& in, size_t e,
+                     std::vector<ConformanceViolation>* out) {
+  const ConformanceAck& a = in.acks[e];
+  const double recover_fs = static_cast<double>(CwndAtEvent(in, e, e));
+  if (recover_fs <= 0) return;
+  // A DCTCP CE reduction's ssthresh depends on its alpha: RecoverFS bounds
+  // it from above.
+  const bool dctcp_ce =
+      a.ecn_event && in.profile.family == ConformanceFamily::kDctcp;
+  const double ssthresh = dctcp_ce ? recover_fs : Beta(in) * recover_fs;
+  const double mss = a.mss_bytes;
+  double delivered = 0;
+  double sent_lower = 0;
+  double pipe_before = 0;  // Pipe after the previous step.
+  const int64_t until_us = SettleUntilUs(in, e);
+  for (size_t j = e; j < in.acks.size() && in.acks[j].time_us <= until_us;
+       ++j) {
+    const ConformanceAck& b = in.acks[j];
+    if (j != e && (b.congestion_event || b.timeout)) return;
+    const double flight = static_cast<double>(b.flight_before_bytes);
+    if (j != e) sent_lower += std::max(0.0, flight - pipe_before);
+    delivered += b.bytes_acked;
+    const double pipe = std::max(0.0, flight - b.bytes_acked);
+    pipe_before = pipe;
+    const std::optional<uint64_t>& after = in.regimes[j].after;
+    if (!after) continue;
+    if (*after <= ssthresh + mss) return;
+    const double sndcnt = std::max(
+        std::ceil(delivered * ssthresh / recover_fs) - sent_lower, mss);
+    // Two segments of slack: segment rounding and tcp_probe's alignment.
+    const double bound = std::max(ssthresh, pipe + sndcnt) + 2 * mss;
+    if (*after <= bound) continue;
+    out->push_back(Make(kRulePrrBound, "RFC 6937 section 3", b, b, 1,
+                        static_cast<uint64_t>(bound), *after,
+                        "cwnd in recovery above pipe + PRR's sndcnt (plus "
+                        "two segments)"));
+  }
+}
+
+}  // namespace
+
+void CheckPrrBound(const RuleInputs& in,
+                   std::vector<ConformanceViolation>* out) {
+  if (IsQuic(in)) return;
+  for (size_t e = 0; e < in.acks.size(); ++e) {
+    if (in.acks[e].congestion_event && !in.acks[e].timeout) {
+      CheckPrrEpisode(in, e, out);
+    }
+  }
+}
+
+namespace {
+
+// RFC 8257 section 3.3: the gain g (Linux dctcp_shift_g = 4), and alpha's
+// initial value (section 3.3 leaves it open; Linux dctcp_alpha_on_init and
+// RFC 8257 section 4.2's conservative choice: 1).
+constexpr double kDctcpG = 1.0 / 16;
+constexpr double kDctcpInitialAlpha = 1.0;
+
+// Alpha in force at each step: alpha <- (1 - g) alpha + g F once per window
+// of data, F the fraction of its bytes echoed CE (RFC 8257 section 3.3); a
+// window ends when the bytes acked since it began reach what was in flight
+// then (snd_una >= next_seq, Linux tcp_dctcp.c).
+std::vector<double> DctcpAlphas(const RuleInputs& in) {
+  std::vector<double> alphas(in.acks.size());
+  double alpha = kDctcpInitialAlpha;
+  uint64_t window = 0, acked = 0, ce = 0;
+  for (size_t i = 0; i < in.acks.size(); ++i) {
+    const ConformanceAck& a = in.acks[i];
+    if (window == 0) {
+      window = std::max<uint64_t>(
+          {a.flight_before_bytes, in.regimes[i].before.value_or(0), 1});
+    }
+    acked += a.bytes_acked;
+    ce += std::min(a.ce_bytes, a.bytes_acked);
+    if (acked >= window) {
+      alpha = (1 - kDctcpG) * alpha +
+              kDctcpG * static_cast<double>(ce) / static_cast<double>(acked);
+      window = acked = ce = 0;
+    }
+    alphas[i] = alpha;
+  }
+  return alphas;
+}
+
+}  // namespace
+
+void CheckDctcpReduction(const RuleInputs& in,
+                         std::vector<ConformanceViolation>* out) {
+  if (in.profile.family != ConformanceFamily::kDctcp) return;
+  const std::vector<double> alphas = DctcpAlphas(in);
+  for (size_t e = 0; e < in.acks.size(); ++e) {
+    const ConformanceAck& a = in.acks[e];
+    if (!a.congestion_event || !a.ecn_event) continue;
+    // cwnd <- cwnd (1 - alpha / 2), at most once per window (RFC 8257
+    // section 3.3): the lowest cwnd over the window of data after the ECE.
+    const uint64_t prior = CwndAtEvent(in, e, e);
+    std::optional<uint64_t> lowest;
+    uint64_t acked = 0;
+    for (size_t j = e; j < in.acks.size() && acked < prior; ++j) {
+      if (j != e && in.acks[j].congestion_event) break;
+      acked += in.acks[j].bytes_acked;
+      const std::optional<uint64_t>& after = in.regimes[j].after;
+      if (after && (!lowest || *after < *lowest)) lowest = after;
+    }
+    if (!lowest || acked < prior) continue;
+    const double expected = prior * (1 - alphas[e] / 2);
+    // Alpha's windows start where the sender's may not: g of the cwnd,
+    // and two segments of rounding.
+    const double tolerance = kDctcpG * prior + 2.0 * a.mss_bytes;
+    if (std::abs(*lowest - expected) <= tolerance) continue;
+    out->push_back(
+        Make(kRuleDctcpReduction, "RFC 8257 section 3.3", a, a, 1,
+             static_cast<uint64_t>(expected), *lowest,
+             *lowest < expected
+                 ? "cwnd cut by more than alpha/2 in one window of data (more "
+                   "than one reduction per window?)"
+                 : "cwnd cut by less than alpha/2 on ECE"));
   }
 }
 

@@ -58,6 +58,16 @@ void CheckFlightAboveCwnd(const RuleInputs& in,
                           std::vector<ConformanceViolation>* out);
 void CheckIncreaseNotCwndLimited(const RuleInputs& in,
                                  std::vector<ConformanceViolation>* out);
+void CheckSecondReduction(const RuleInputs& in,
+                          std::vector<ConformanceViolation>* out);
+void CheckPersistentCongestion(const RuleInputs& in,
+                               std::vector<ConformanceViolation>* out);
+void CheckCubicGrowth(const RuleInputs& in,
+                      std::vector<ConformanceViolation>* out);
+void CheckPrrBound(const RuleInputs& in,
+                   std::vector<ConformanceViolation>* out);
+void CheckDctcpReduction(const RuleInputs& in,
+                         std::vector<ConformanceViolation>* out);
 
 }  // namespace ccreplay
 
