@@ -593,8 +593,9 @@ namespace {
 // RecoverFS) - prr_out while pipe > ssthresh, else at most ssthresh -
 // pipe; at least one segment when nothing was sent yet. prr_out is not
 // logged: the growth of the flight between ACKs is a lower bound of what
-// was sent, so the bound is an upper one. Checked until cwnd reaches
-// ssthresh, another event, or the settling span ends.
+// was sent, so the bound is an upper one. Checked until the ACKs have
+// delivered RecoverFS (the data outstanding at the loss: recovery is over,
+// RFC 6582 section 3.2), another event, or the settling span ends.
 void CheckPrrEpisode(const RuleInputs& in, size_t e,
                      std::vector<ConformanceViolation>* out) {
   const ConformanceAck& a = in.acks[e];
@@ -620,17 +621,18 @@ void CheckPrrEpisode(const RuleInputs& in, size_t e,
     const double pipe = std::max(0.0, flight - b.bytes_acked);
     pipe_before = pipe;
     const std::optional<uint64_t>& after = in.regimes[j].after;
-    if (!after) continue;
-    if (*after <= ssthresh + mss) return;
-    const double sndcnt = std::max(
-        std::ceil(delivered * ssthresh / recover_fs) - sent_lower, mss);
-    // Two segments of slack: segment rounding and tcp_probe's alignment.
-    const double bound = std::max(ssthresh, pipe + sndcnt) + 2 * mss;
-    if (*after <= bound) continue;
-    out->push_back(Make(kRulePrrBound, "RFC 6937 section 3", b, b, 1,
-                        static_cast<uint64_t>(bound), *after,
-                        "cwnd in recovery above pipe + PRR's sndcnt (plus "
-                        "two segments)"));
+    const double sndcnt =
+        std::max(std::ceil(delivered * ssthresh / recover_fs) - sent_lower,
+                 sent_lower > 0 ? 0.0 : mss);
+    // A segment of slack: segment rounding and tcp_probe's alignment.
+    const double bound = std::max(ssthresh, pipe + sndcnt) + mss;
+    if (after && *after > bound) {
+      out->push_back(Make(kRulePrrBound, "RFC 6937 section 3", b, b, 1,
+                          static_cast<uint64_t>(bound), *after,
+                          "cwnd in recovery above pipe + PRR's sndcnt (plus "
+                          "a segment)"));
+    }
+    if (delivered >= recover_fs) return;
   }
 }
 

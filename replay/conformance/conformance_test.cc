@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_format.h"
 #include "cc/registry.h"
 #include "gtest/gtest.h"
 #include "proto/testing/test_data.h"
@@ -27,6 +28,8 @@ enum class Bug {
   kCwndPerSend,             // seastar #3596: flight allowed past cwnd
   kIdlePinsMinimum,         // quiche CUBIC: cwnd pinned at the minimum
   kGrowsInRecovery,         // one datagram per ACK while in recovery
+  kSecondCutInRecovery,     // halves again on a loss inside recovery, once
+  kClockTwiceAsFast,        // CUBIC's t read on a clock at twice the rate
 };
 
 class BrokenController : public CongestionController {
@@ -38,6 +41,7 @@ class BrokenController : public CongestionController {
     if (pinned_) return;
     const Phase phase = inner_->state().phase;
     AckEvent counted = ack;
+    counted.time_us = Warp(ack.time_us);
     if (bug_ == Bug::kSlowStartCountsPackets && phase == Phase::kSlowStart) {
       counted.bytes_acked = ack.bytes_acked / kPacketBytes * kMaxDatagramBytes;
     }
@@ -53,24 +57,36 @@ class BrokenController : public CongestionController {
   }
   void OnLoss(const LossEvent& loss) override {
     recovery_growth_ = 0;
-    inner_->OnLoss(loss);
+    if (bug_ == Bug::kSecondCutInRecovery && !second_cut_done_ &&
+        inner_->state().phase == Phase::kRecovery) {
+      cut_factor_ = 0.5;
+      second_cut_done_ = true;
+    }
+    LossEvent warped = loss;
+    warped.time_us = Warp(loss.time_us);
+    inner_->OnLoss(warped);
     if (bug_ == Bug::kIdlePinsMinimum) pinned_ = true;
   }
   void OnPacketSent(const PacketSentEvent& sent) override {
-    inner_->OnPacketSent(sent);
+    PacketSentEvent warped = sent;
+    warped.time_us = Warp(sent.time_us);
+    inner_->OnPacketSent(warped);
   }
   void OnIdleRestart(const IdleRestartEvent& idle) override {
-    inner_->OnIdleRestart(idle);
+    IdleRestartEvent warped = idle;
+    warped.time_us = Warp(idle.time_us);
+    inner_->OnIdleRestart(warped);
   }
   // What the sender enforces.
   uint64_t cwnd_bytes() const override {
-    if (pinned_) return 2 * kPacketBytes;
-    return bug_ == Bug::kCwndPerSend ? 2 * inner_->cwnd_bytes()
-                                     : inner_->cwnd_bytes() + recovery_growth_;
+    return bug_ == Bug::kCwndPerSend ? 2 * logged_cwnd_bytes()
+                                     : logged_cwnd_bytes();
   }
   // What the stack logs as its congestion_window.
   uint64_t logged_cwnd_bytes() const {
-    return pinned_ ? 2 * kPacketBytes : inner_->cwnd_bytes() + recovery_growth_;
+    if (pinned_) return 2 * kPacketBytes;
+    const auto cut = static_cast<uint64_t>(cut_factor_ * inner_->cwnd_bytes());
+    return std::max<uint64_t>(cut, 2 * kPacketBytes) + recovery_growth_;
   }
   double cwnd_segments() const override {
     return static_cast<double>(cwnd_bytes()) / kPacketBytes;
@@ -85,10 +101,18 @@ class BrokenController : public CongestionController {
   }
 
  private:
+  // The time the inner controller sees: twice the elapsed time under
+  // kClockTwiceAsFast, so CUBIC's curve runs as with C = 8 * 0.4.
+  int64_t Warp(int64_t time_us) const {
+    return bug_ == Bug::kClockTwiceAsFast ? 2 * time_us : time_us;
+  }
+
   Bug bug_;
   std::unique_ptr<CongestionController> inner_;
   bool pinned_ = false;
   uint64_t recovery_growth_ = 0;
+  double cut_factor_ = 1.0;
+  bool second_cut_done_ = false;
 };
 
 // The "captured" trace: what a qlog of the broken stack would show, read
@@ -112,9 +136,14 @@ class CwndLogger : public PacketObserver {
     a.min_rtt_us = 40'000;
     a.cwnd_before_bytes = cwnd_bytes_;
     a.cwnd_limited = flight_bytes_ + kPacketBytes >= cwnd_bytes_;
+    // Every packet a DCTCP receiver's ECE ACK covers was CE-marked (RFC
+    // 8257 section 3.2).
+    a.ce_bytes = ack.ece ? a.bytes_acked : 0;
     const Phase phase = controller->state().phase;
-    a.congestion_event = phase == Phase::kRecovery && !in_recovery_;
-    in_recovery_ = phase == Phase::kRecovery;
+    const bool reducing = phase == Phase::kRecovery || phase == Phase::kCwr;
+    a.congestion_event = reducing && !in_recovery_;
+    a.ecn_event = a.congestion_event && phase == Phase::kCwr;
+    in_recovery_ = reducing;
     flight_bytes_ = sim->sender(0).bytes_in_flight();
     cwnd_bytes_ = controller->logged_cwnd_bytes();
   }
@@ -129,17 +158,26 @@ class CwndLogger : public PacketObserver {
   bool in_recovery_ = false;
 };
 
-// One bulk flow of the broken controller, 1200-byte datagrams, 20 Mb/s,
-// 40 ms, a 60-packet drop-tail buffer, for 6 s; the RFC 9002 rules of
-// `family` checked against its logged cwnd.
-ConformanceResult SimulateAndCheck(Bug bug, const std::string& spec) {
+// One bulk flow of the broken controller, 1200-byte datagrams, 20 Mb/s
+// (or `rate_bps`), 40 ms, a 60-packet drop-tail buffer, for 6 s; the rules of
+// `profile` (RFC 9002 Reno by default) checked against its logged cwnd. With
+// `ce_sojourn_ms`, the bottleneck marks CE above that sojourn and the flow
+// gets DCTCP feedback (ECE on each ACK of a CE-marked packet).
+ConformanceResult SimulateAndCheck(
+    Bug bug, const std::string& spec,
+    const ConformanceProfile& profile = ConformanceProfile(),
+    int64_t ce_sojourn_ms = -1, int64_t rate_bps = 20'000'000) {
   CwndLogger logger;
   SimulationConfig config;
-  config.rate_bps = 20'000'000;
+  config.rate_bps = rate_bps;
   config.base_rtt_ns = 40 * kMsNs;
   config.buffer_bytes = 60 * kPacketBytes;
   FlowConfig& flow = config.flows.emplace_back();
   flow.packet_bytes = kPacketBytes;
+  if (ce_sojourn_ms >= 0) {
+    config.ce_sojourn_threshold_ns = ce_sojourn_ms * kMsNs;
+    flow.feedback = EcnFeedback::kDctcp;
+  }
   flow.make_controller = [&logger, bug, spec] {
     auto controller =
         std::make_unique<BrokenController>(bug, *MakeController(spec));
@@ -151,13 +189,16 @@ ConformanceResult SimulateAndCheck(Bug bug, const std::string& spec) {
   if (!sim.ok()) return {};
   logger.sim = sim->get();
   (*sim)->RunUntil(6000 * kMsNs);
-  return CheckConformance(logger.acks, ConformanceProfile());
+  return CheckConformance(logger.acks, profile);
 }
 
+// Each group as "rule t0-t1 s: expected/seen B", for failure messages.
 std::vector<std::string> RulesOf(const ConformanceResult& result) {
   std::vector<std::string> rules;
   for (const ConformanceViolation& v : result.violations) {
-    rules.push_back(v.rule);
+    rules.push_back(absl::StrFormat("%s %.3f-%.3f s (%d ACKs): %d/%d B", v.rule,
+                                    v.start_us / 1e6, v.end_us / 1e6, v.acks,
+                                    v.expected_bytes, v.seen_bytes));
   }
   return rules;
 }
@@ -245,6 +286,177 @@ TEST(ConformanceTest, FlagsGrowthDuringRecovery) {
   EXPECT_EQ(v->rfc_section, "RFC 9002 section 7.3.2");
   // At least one datagram more than the cwnd the recovery began with.
   EXPECT_GE(v->seen_bytes, v->expected_bytes + kPacketBytes);
+}
+
+TEST(ConformanceTest, FlagsASecondReductionInOneRecoveryPeriod) {
+  const ConformanceResult result =
+      SimulateAndCheck(Bug::kSecondCutInRecovery, kRenoSpec);
+  const ConformanceViolation* v = Find(result, kRuleSecondReduction);
+  ASSERT_NE(v, nullptr) << ::testing::PrintToString(RulesOf(result));
+  EXPECT_EQ(v->rfc_section, "RFC 9002 section 7.3.2");
+  // Halved twice: a quarter of the window instead of half, to within the
+  // datagram the cut's rounding and recovery's one send may add.
+  EXPECT_NEAR(static_cast<double>(v->seen_bytes), v->expected_bytes / 2.0,
+              kPacketBytes);
+  // The unbroken controller's single cuts are not flagged (the test above
+  // finds no violation at all).
+}
+
+constexpr char kCubicSpec[] = "cubic:mss=1200";
+
+ConformanceProfile Profile(ConformanceTransport transport,
+                           ConformanceFamily family) {
+  ConformanceProfile profile;
+  profile.transport = transport;
+  profile.family = family;
+  return profile;
+}
+
+TEST(ConformanceTest, RfcCubicStaysUnderWCubicAndWEst) {
+  const ConformanceResult result = SimulateAndCheck(
+      Bug::kNone, kCubicSpec,
+      Profile(ConformanceTransport::kQuic, ConformanceFamily::kCubic));
+  EXPECT_GT(result.acks_checked, 5000u);
+  EXPECT_EQ(Find(result, kRuleCubicGrowth), nullptr)
+      << ::testing::PrintToString(RulesOf(result));
+  EXPECT_EQ(Find(result, kRuleSecondReduction), nullptr);
+}
+
+TEST(ConformanceTest, FlagsCubicOnAClockTwiceAsFast) {
+  const ConformanceProfile cubic =
+      Profile(ConformanceTransport::kQuic, ConformanceFamily::kCubic);
+  const ConformanceResult result =
+      SimulateAndCheck(Bug::kClockTwiceAsFast, kCubicSpec, cubic);
+  const ConformanceViolation* v = Find(result, kRuleCubicGrowth);
+  ASSERT_NE(v, nullptr) << ::testing::PrintToString(RulesOf(result));
+  EXPECT_EQ(v->rfc_section, "RFC 9438 sections 4.2-4.3");
+  // W_cubic(2t) passes W_cubic(t + RTT) by several datagrams (6.7 here)
+  // over hundreds of ACKs before the next loss.
+  EXPECT_GE(v->seen_bytes, v->expected_bytes + 4 * kPacketBytes);
+  EXPECT_GT(v->acks, 100u);
+  // The 1.5x clamp alone lets this through.
+  EXPECT_EQ(Find(result, kRuleCongestionAvoidanceIncrease), nullptr);
+  // ngtcp2's CUBIC (W_est with alpha = 1 from the start, cc/ngtcp2_cubic.h)
+  // stays under the bound on this path.
+  EXPECT_EQ(Find(SimulateAndCheck(Bug::kNone, "ngtcp2:cubic,mss=1200", cubic),
+                 kRuleCubicGrowth),
+            nullptr);
+}
+
+// A QUIC flow's ACKs around a blackout, each driven through RFC 9002's
+// NewReno (cc/rfc9002_newreno.h) as its qlog would log them: 100 ACKs of
+// one 1200-byte datagram every 2 ms with the window full (srtt 40 ms,
+// rttvar 5 ms), no ACK for 1 s, then an ACK of `resumed_bytes` that
+// declares the loss of the flight as `loss_kind` (kRto: the controller's
+// persistent congestion), then 100 more ACKs.
+std::vector<ConformanceAck> BlackoutTrace(LossEvent::Kind loss_kind,
+                                          uint64_t resumed_bytes) {
+  std::unique_ptr<CongestionController> cc =
+      *MakeController("rfc9002:newreno,mss=1200");
+  std::vector<ConformanceAck> acks;
+  int64_t t_us = 100'000;
+  const auto ack = [&](uint64_t bytes, bool loss) {
+    const uint64_t flight = cc->cwnd_bytes();
+    ConformanceAck& a = acks.emplace_back();
+    a.time_us = t_us;
+    a.bytes_acked = bytes;
+    a.packets_acked = bytes / kPacketBytes;
+    a.flight_before_bytes = flight;
+    a.mss_bytes = kPacketBytes;
+    a.min_rtt_us = 40'000;
+    a.srtt_us = 40'000;
+    a.rttvar_us = 5'000;
+    a.cwnd_limited = true;
+    a.cwnd_before_bytes = flight;
+    a.congestion_event = loss;
+    AckEvent e;
+    e.time_us = t_us;
+    e.bytes_acked = bytes;
+    e.rtt_sample_us = a.srtt_us;
+    e.srtt_us = a.srtt_us;
+    e.min_rtt_us = a.min_rtt_us;
+    e.bytes_in_flight = flight - bytes;
+    e.mss_bytes = kPacketBytes;
+    cc->OnAck(e);
+    if (!loss) return;
+    LossEvent l;
+    l.time_us = t_us;
+    l.kind = loss_kind;
+    l.bytes_lost = flight - bytes;
+    l.bytes_in_flight = flight;
+    cc->OnLoss(l);
+  };
+  for (int i = 0; i < 100; ++i, t_us += 2'000) ack(kPacketBytes, false);
+  t_us += 1'000'000;
+  ack(resumed_bytes, true);
+  for (int i = 0; i < 100; ++i) {
+    t_us += 2'000;
+    ack(kPacketBytes, false);
+  }
+  return acks;
+}
+
+TEST(ConformanceTest, FlagsNoMinimumWindowAfterPersistentCongestion) {
+  // 1 s without ACKs is more than (40 + 4 * 5 + 25 ms) * 3 = 255 ms, the
+  // persistent congestion duration (RFC 9002 section 7.6.1, max_ack_delay
+  // at its default); the one datagram acked is a PTO probe.
+  const ConformanceResult broken = CheckConformance(
+      BlackoutTrace(LossEvent::Kind::kFastRetransmit, kPacketBytes),
+      ConformanceProfile());
+  const ConformanceViolation* v = Find(broken, kRulePersistentCongestion);
+  ASSERT_NE(v, nullptr) << ::testing::PrintToString(RulesOf(broken));
+  EXPECT_EQ(v->rfc_section, "RFC 9002 section 7.6.2");
+  // kMinimumWindow for the largest max datagram size 1200-byte packets
+  // allow: 2 * 1472; seen: half the window, an ordinary loss's cut.
+  EXPECT_EQ(v->expected_bytes, 2 * kMaxDatagramBytes);
+  EXPECT_GT(v->seen_bytes, 20 * kPacketBytes);
+  // The controller that collapses to 2 * 1200 bytes keeps the rule.
+  const ConformanceResult good = CheckConformance(
+      BlackoutTrace(LossEvent::Kind::kRto, kPacketBytes), ConformanceProfile());
+  EXPECT_EQ(Find(good, kRulePersistentCongestion), nullptr)
+      << ::testing::PrintToString(RulesOf(good));
+  // An ACK path outage: the ACK after the silence acknowledges 20
+  // datagrams sent in it, so they were not all lost: no persistent
+  // congestion, an ordinary cut is right.
+  const ConformanceResult outage = CheckConformance(
+      BlackoutTrace(LossEvent::Kind::kFastRetransmit, 20 * kPacketBytes),
+      ConformanceProfile());
+  EXPECT_EQ(Find(outage, kRulePersistentCongestion), nullptr)
+      << ::testing::PrintToString(RulesOf(outage));
+}
+
+TEST(ConformanceTest, TcpWithoutPrrIsFlagged) {
+  const ConformanceProfile tcp =
+      Profile(ConformanceTransport::kTcp, ConformanceFamily::kReno);
+  const ConformanceResult good = SimulateAndCheck(Bug::kNone, kRenoSpec, tcp);
+  EXPECT_EQ(Find(good, kRulePrrBound), nullptr)
+      << ::testing::PrintToString(RulesOf(good));
+  const ConformanceResult result =
+      SimulateAndCheck(Bug::kGrowsInRecovery, kRenoSpec, tcp);
+  const ConformanceViolation* v = Find(result, kRulePrrBound);
+  ASSERT_NE(v, nullptr) << ::testing::PrintToString(RulesOf(result));
+  EXPECT_EQ(v->rfc_section, "RFC 6937 section 3");
+  // One datagram a step above pipe + sndcnt: the one each ACK grows it by.
+  EXPECT_GE(v->seen_bytes, v->expected_bytes + kPacketBytes);
+  EXPECT_GT(v->acks, 100u);
+}
+
+TEST(ConformanceTest, FlagsDctcpThatHalvesOnEce) {
+  const ConformanceProfile dctcp =
+      Profile(ConformanceTransport::kTcp, ConformanceFamily::kDctcp);
+  const ConformanceResult good =
+      SimulateAndCheck(Bug::kNone, "dctcp:mss=1200", dctcp, 2);
+  EXPECT_GT(good.acks_checked, 4000u);
+  EXPECT_EQ(Find(good, kRuleDctcpReduction), nullptr)
+      << ::testing::PrintToString(RulesOf(good));
+  const ConformanceResult result =
+      SimulateAndCheck(Bug::kNone, "reno:mss=1200", dctcp, 2);
+  const ConformanceViolation* v = Find(result, kRuleDctcpReduction);
+  ASSERT_NE(v, nullptr) << ::testing::PrintToString(RulesOf(result));
+  EXPECT_EQ(v->rfc_section, "RFC 8257 section 3.3");
+  // Reno halves on ECE where alpha (a few CE marks per window, against a
+  // 2 ms sojourn threshold) asks for a cut of about 1 %.
+  EXPECT_LT(v->seen_bytes, 0.6 * v->expected_bytes);
 }
 
 // The server qlogs of real ngtcp2 0.12.1 transfers (testdata/SOURCES.md)
