@@ -25,7 +25,7 @@ int RunCheck(const Args& args) {
   if (args.size() > 1 || (args.empty() && qlog.empty()) || sources > 1) {
     std::fprintf(stderr,
                  "usage: ccreplay check INPUT|BUNDLE_DIR [--ss LOG | --probe "
-                 "LOG | --qlog FILE] [--flow N] [--cc reno|cubic] "
+                 "LOG | --qlog FILE] [--flow N] [--cc reno|cubic|dctcp] "
                  "[--stack NAME] [--json]  (see --help)\n");
     return kExitUsage;
   }

@@ -148,7 +148,7 @@ CommandSpec Check() {
           RunCheck,
           "check the captured cwnd against its family's RFC rules",
           "ccreplay check INPUT|BUNDLE_DIR [--ss LOG | --probe LOG] "
-          "[--flow N] [--cc reno|cubic] [--stack NAME] [--json]\n"
+          "[--flow N] [--cc reno|cubic|dctcp] [--stack NAME] [--json]\n"
           "ccreplay check --qlog FILE [...]",
           "Checks the sender's own cwnd (a qlog's congestion_window, "
           "tcp_probe's snd_cwnd, ss samples), ACK by ACK, against the rules "
@@ -157,14 +157,19 @@ CommandSpec Check() {
           "congestion-avoidance increase at most one datagram per window "
           "acked (RFC 9002 7.3.3, RFC 5681; CUBIC's 1.5x clamp, RFC 9438), "
           "growth while cwnd-limited, one reduction by beta per congestion "
-          "event, no increase in recovery, flight within cwnd, no increase "
-          "while under half used (RFC 9002 7.8). One line per group of "
+          "event and per recovery period (RFC 9002 7.3.2, RFC 6582), no "
+          "increase in recovery, the minimum window after persistent "
+          "congestion (RFC 9002 7.6), flight within cwnd, no increase "
+          "while under half used (RFC 9002 7.8); CUBIC under max(W_cubic, "
+          "W_est) (RFC 9438 4.2-4.3), TCP recovery within PRR's bound (RFC "
+          "6937), DCTCP's cut by alpha/2 once per window (RFC 8257 3.3). "
+          "One line per group of "
           "violations: rule, time range, ACKs, the bound and the value seen, "
           "the RFC section; a stack's documented deviations (--stack) are "
           "named as such. Exit 0 whatever it finds; the count is printed.",
           "ccreplay check testdata/quic/ngtcp2_reno_20mbit_pfifo12/"
           "server.sqlog.gz --cc reno --stack ngtcp2",
-          {{"cc", "reno|cubic",
+          {{"cc", "reno|cubic|dctcp",
             "the family whose rules apply; default: the bundle's controller, "
             "else reno."},
            {"stack", "NAME", ""},

@@ -145,7 +145,8 @@ void TapConformance(Pieces* p, ReplayOptions* replay) {
 
 // Checks the trace against the rules of the first claimed controller's
 // family once the replay is done: CUBIC's for a cubic spec or a stack's
-// CUBIC profile (`ngtcp2:cubic`, `quicly:cubic`), else Reno's; a stack
+// CUBIC profile (`ngtcp2:cubic`, `quicly:cubic`), DCTCP's for `dctcp`,
+// else Reno's; a stack
 // profile (`ngtcp2:`) also names the stack whose documented deviations
 // apply, when `stack` does not.
 void CheckClaimedConformance(ConformanceTransport transport,
@@ -160,6 +161,7 @@ void CheckClaimedConformance(ConformanceTransport transport,
     if (spec->family == "cubic" || absl::StartsWith(spec->variant, "cubic")) {
       profile.family = ConformanceFamily::kCubic;
     }
+    if (spec->family == "dctcp") profile.family = ConformanceFamily::kDctcp;
     if (profile.stack.empty() && spec->family == "ngtcp2") {
       profile.stack = "ngtcp2";
     }

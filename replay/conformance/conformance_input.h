@@ -41,7 +41,7 @@ struct CheckOptions {
   std::string flow;             // --flow; empty: the largest / first.
   std::string host_state_path;  // --ss / --probe (TCP).
   bool qlog = false;            // The input is a qlog whatever it looks like.
-  // "reno" or "cubic"; empty: the bundle's controller, else reno.
+  // "reno", "cubic" or "dctcp"; empty: the bundle's controller, else reno.
   std::string family;
   // The stack whose documented deviations apply; empty: "linux" for a lab
   // bundle, none otherwise.

@@ -460,10 +460,12 @@ TEST(ConformanceTest, FlagsDctcpThatHalvesOnEce) {
 }
 
 // The server qlogs of real ngtcp2 0.12.1 transfers (testdata/SOURCES.md)
-// keep every rule of their family: ngtcp2 logs congestion_window after
-// each ACK, so every step is checked. The ACKs checked include the Initial
-// and Handshake ACKs the QUIC timeline replays (as ngtcp2_rtb_recv_ack does
-// for every space). The CUBIC run's min RTT is logged as 0 (under its
+// keep every rule of their family, the recovery-period, persistent
+// congestion and CUBIC W_cubic/W_est rules included (no ACK silence there
+// reaches the persistent congestion duration): ngtcp2 logs congestion_window
+// after each ACK, so every step is checked. The ACKs checked include the
+// Initial and Handshake ACKs the QUIC timeline replays (as ngtcp2_rtb_recv_ack
+// does for every space). The CUBIC run's min RTT is logged as 0 (under its
 // whole-millisecond clock), so no step can be placed inside its recovery
 // periods; taken as a missing sample, a 100 ms stand-in flagged 7 ACKs of
 // congestion-avoidance growth after recovery had ended.
@@ -491,7 +493,10 @@ TEST(ConformanceTest, RealNgtcp2QlogsBreakNoRule) {
 
 // Linux lab bundles with tcp_probe (a cwnd per ACK): nothing beyond the
 // documented deviation that Linux's slow start grows by every packet a
-// stretch ACK delivers, where RFC 3465 caps it at two.
+// stretch ACK delivers, where RFC 3465 caps it at two. PRR's bound holds
+// with its one segment of slack: with none, every bundle's recoveries
+// pass it by less than a segment (Linux counts whole packets), which is
+// what makes the slack that and the bound a tight one.
 TEST(ConformanceTest, LinuxTcpProbeBundlesShowOnlyDocumentedDeviations) {
   struct Case {
     const char* dir;
