@@ -300,6 +300,18 @@ TEST(ConformanceTest, FlagsASecondReductionInOneRecoveryPeriod) {
               kPacketBytes);
   // The unbroken controller's single cuts are not flagged (the test above
   // finds no violation at all).
+  // As TCP: the cwnd the recovery's settling span leaves (RFC 6582).
+  ConformanceProfile tcp;
+  tcp.transport = ConformanceTransport::kTcp;
+  const ConformanceResult as_tcp =
+      SimulateAndCheck(Bug::kSecondCutInRecovery, kRenoSpec, tcp);
+  const ConformanceViolation* t = Find(as_tcp, kRuleSecondReduction);
+  ASSERT_NE(t, nullptr) << ::testing::PrintToString(RulesOf(as_tcp));
+  EXPECT_EQ(t->rfc_section, "RFC 6582 section 3.2");
+  EXPECT_LT(t->seen_bytes, 0.6 * t->expected_bytes);
+  EXPECT_EQ(
+      Find(SimulateAndCheck(Bug::kNone, kRenoSpec, tcp), kRuleSecondReduction),
+      nullptr);
 }
 
 constexpr char kCubicSpec[] = "cubic:mss=1200";
