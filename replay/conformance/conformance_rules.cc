@@ -33,7 +33,7 @@ constexpr uint64_t kQuicMaxDatagramBytes = 1472;
 bool IsQuic(const RuleInputs& in) {
   return in.profile.transport == ConformanceTransport::kQuic;
 }
-// DCTCP halves on loss as Reno does (RFC 8257 section 3.3).
+// DCTCP halves on loss as Reno does (RFC 8257 section 3.5).
 double Beta(const RuleInputs& in) {
   return in.profile.family == ConformanceFamily::kCubic ? kBetaCubic
                                                         : kBetaReno;
@@ -650,9 +650,9 @@ void CheckPrrBound(const RuleInputs& in,
 
 namespace {
 
-// RFC 8257 section 3.3: the gain g (Linux dctcp_shift_g = 4), and alpha's
-// initial value (section 3.3 leaves it open; Linux dctcp_alpha_on_init and
-// RFC 8257 section 4.2's conservative choice: 1).
+// RFC 8257 section 3.3: the gain g (Linux dctcp_shift_g = 4); alpha's
+// initial value as Linux's default dctcp_alpha_on_init = 1024 / 1024
+// (net/ipv4/tcp_dctcp.c, 6.18).
 constexpr double kDctcpG = 1.0 / 16;
 constexpr double kDctcpInitialAlpha = 1.0;
 
