@@ -503,6 +503,49 @@ TEST(ConformanceTest, RealNgtcp2QlogsBreakNoRule) {
   }
 }
 
+// The ngtcp2 0.12.1 lab bundles (testdata/SOURCES.md), checked as
+// `ccreplay check --stack ngtcp2` does: nothing beyond ngtcp2's documented
+// deviations. The two CUBIC runs with loss on a 20-packet queue spend
+// their congestion avoidance in the Reno-friendly region, where ngtcp2's
+// W_est with alpha = 1 passes RFC 9438's alpha_cubic bound: one
+// cubic_growth group each, named as the deviation. With alpha = 1 in the
+// bound instead of alpha_cubic both runs keep the rule (checked by hand
+// when the rule was written), so the group is that deviation and no other
+// departure.
+TEST(ConformanceTest, Ngtcp2LabBundlesShowOnlyDocumentedDeviations) {
+  struct Case {
+    const char* dir;
+    const char* family;
+    uint64_t acks_checked;
+    size_t cubic_growth_groups;
+  };
+  for (const Case& c :
+       {Case{"lab/ngtcp2_cubic_1280_20mbit_20ms_pfifo20", "cubic", 3809, 1},
+        Case{"lab/ngtcp2_cubic_1452_20mbit_40ms_pfifo20", "cubic", 4012, 1},
+        Case{"lab/ngtcp2_cubic_1452_20mbit_40ms_pfifo2000", "cubic", 4154, 0},
+        Case{"lab/ngtcp2_reno_1280_20mbit_20ms_pfifo20", "reno", 4595, 0},
+        Case{"lab/ngtcp2_reno_1452_20mbit_40ms_pfifo20", "reno", 4024, 0}}) {
+    CheckOptions options;
+    options.family = c.family;
+    options.stack = "ngtcp2";
+    absl::StatusOr<CheckRun> run = CheckInput(
+        TestDataPath(std::string(c.dir) + "/server-qlog/flow0.sqlog.gz"),
+        options);
+    ASSERT_TRUE(run.ok()) << run.status();
+    EXPECT_EQ(run->result.acks_checked, c.acks_checked) << c.dir;
+    EXPECT_EQ(run->result.violation_count(), 0u)
+        << c.dir << ": " << ::testing::PrintToString(RulesOf(run->result));
+    EXPECT_EQ(run->result.violations.size(), c.cubic_growth_groups) << c.dir;
+    for (const ConformanceViolation& v : run->result.violations) {
+      EXPECT_EQ(v.rule, kRuleCubicGrowth) << c.dir;
+      EXPECT_FALSE(v.documented_deviation.empty());
+      // Above the alpha_cubic bound by 9.6 % and 11.8 %: less than 15 %.
+      EXPECT_GT(v.seen_bytes, v.expected_bytes);
+      EXPECT_LT(v.seen_bytes, 1.15 * v.expected_bytes) << c.dir;
+    }
+  }
+}
+
 // Linux lab bundles with tcp_probe (a cwnd per ACK): nothing beyond the
 // documented deviation that Linux's slow start grows by every packet a
 // stretch ACK delivers, where RFC 3465 caps it at two. PRR's bound holds
