@@ -30,6 +30,11 @@ struct SentPacket {
 // ngtcp2_rst_on_ack_recv) computes them: the sample is taken from the most
 // recently sent packet an ACK acknowledges, over the longer of its send and
 // ACK intervals, and dropped when that interval is shorter than min_rtt.
+// One sampler serves the three packet number spaces, as ngtcp2's one
+// conn->rst does (lib/ngtcp2_conn.c ngtcp2_conn_new() hands &conn->rst to
+// the Initial, Handshake and application ngtcp2_rtb): Initial and
+// Handshake packets count in `delivered` and in the flight that decides
+// whether a send starts a new sampling interval.
 class DeliveryRateSampler {
  public:
   RateState OnSent(int64_t time_us, uint64_t in_flight_before_bytes) {
@@ -39,15 +44,18 @@ class DeliveryRateSampler {
     return {delivered_bytes_, delivered_time_us_, first_sent_time_us_};
   }
 
-  void OnAcked(const SentPacket& packet, int64_t now_us) {
-    delivered_bytes_ += packet.size_bytes;
+  // A packet of `size_bytes` sent at `sent_time_us` with `rate`, acked at
+  // `now_us`.
+  void OnAcked(int64_t sent_time_us, uint32_t size_bytes, const RateState& rate,
+               int64_t now_us) {
+    delivered_bytes_ += size_bytes;
     delivered_time_us_ = now_us;
-    if (packet.rate.delivered_bytes <= prior_delivered_bytes_) return;
-    prior_delivered_bytes_ = packet.rate.delivered_bytes;
+    if (rate.delivered_bytes <= prior_delivered_bytes_) return;
+    prior_delivered_bytes_ = rate.delivered_bytes;
     has_prior_ = true;
-    send_elapsed_us_ = packet.time_us - packet.rate.first_sent_time_us;
-    ack_elapsed_us_ = delivered_time_us_ - packet.rate.delivered_time_us;
-    first_sent_time_us_ = packet.time_us;
+    send_elapsed_us_ = sent_time_us - rate.first_sent_time_us;
+    ack_elapsed_us_ = delivered_time_us_ - rate.delivered_time_us;
+    first_sent_time_us_ = sent_time_us;
   }
 
   // The sample at the end of an ACK, bytes per second; 0 for none.
@@ -137,14 +145,22 @@ class Builder {
       : sink_(sink), stats_(stats) {}
 
   void OnSent(const QuicPacketSent& p) {
+    const bool in_flight = p.ack_eliciting && p.size_bytes > 0;
+    // ngtcp2 samples only the packets it keeps for retransmission, not the
+    // ACK-only ones (lib/ngtcp2_conn.c conn_on_pkt_sent() -> ngtcp2_rtb_add()
+    // -> ngtcp2_rst_on_pkt_sent()), against the flight of all spaces.
+    const RateState rate =
+        in_flight ? rate_.OnSent(p.time_us,
+                                 in_flight_bytes_ + handshake_in_flight_bytes_)
+                  : RateState{};
     if (p.space != PacketNumberSpace::kApplication) {
-      handshake_sent_[{p.space, p.packet_number}] = {
-          p.time_us, p.size_bytes, p.ack_eliciting && p.size_bytes > 0};
+      handshake_sent_[{p.space, p.packet_number}] = {p.time_us, p.size_bytes,
+                                                     in_flight, rate};
+      if (in_flight) handshake_in_flight_bytes_ += p.size_bytes;
       return;
     }
-    const bool in_flight = p.ack_eliciting && p.size_bytes > 0;
     sent_[p.packet_number] = {p.time_us, p.size_bytes, in_flight, sends_++,
-                              rate_.OnSent(p.time_us, in_flight_bytes_)};
+                              rate};
     if (in_flight) in_flight_bytes_ += p.size_bytes;
     stats_.max_packet_bytes = std::max(stats_.max_packet_bytes, p.size_bytes);
   }
@@ -154,6 +170,7 @@ class Builder {
       OnHandshakeAck(a);
       return;
     }
+    DiscardHandshakeSpaces();
     TimelineEvent e;
     const uint64_t largest = LargestAcked(a);
     const std::optional<SentPacket> largest_newly_acked =
@@ -203,9 +220,9 @@ class Builder {
   // ngtcp2_rtb_recv_ack() calls cc->on_pkt_acked for every packet it
   // acknowledges, lib/ngtcp2_rtb.c), and its RTT sample counts (RFC 9002
   // section 5.1; the ack_delay of an Initial ACK is ignored, section 5.3).
-  // These packets stay out of the application flight and the delivery
-  // rate: a discarded space's packets are never acked (section 6.4), and
-  // the log does not say when a space is discarded.
+  // These packets stay out of the application flight (a discarded space's
+  // packets are never acked, section 6.4) but count in the delivery rate
+  // (DeliveryRateSampler).
   void OnHandshakeAck(const QuicAckReceived& a) {
     TimelineEvent e;
     const uint64_t largest = LargestAcked(a);
@@ -222,6 +239,9 @@ class Builder {
                             : static_cast<int64_t>(a.ack_delay_us.value_or(0)));
         }
         if (packet.in_flight) {
+          rate_.OnAcked(packet.time_us, packet.size_bytes, packet.rate,
+                        a.time_us);
+          handshake_in_flight_bytes_ -= packet.size_bytes;
           e.bytes_acked += packet.size_bytes;
           ++e.packets_delivered;
           e.acked_packets.push_back({-1, packet.size_bytes});
@@ -234,6 +254,18 @@ class Builder {
     EmitAck(a, 0, e);
   }
 
+  // The log does not say when the Initial and Handshake spaces are
+  // discarded; a server discards them when the handshake completes
+  // (lib/ngtcp2_conn.c conn_discard_initial_state() and
+  // conn_discard_handshake_state(), RFC 9001 section 4.9), before it can
+  // read an application-space ACK. Their packets still unacknowledged then
+  // leave the flight (conn_discard_pktns()).
+  void DiscardHandshakeSpaces() {
+    if (handshake_sent_.empty()) return;
+    handshake_sent_.clear();
+    handshake_in_flight_bytes_ = 0;
+  }
+
   // Removes the packets `a` acknowledges from sent_, counting the in-flight
   // ones into `e`; returns the largest acknowledged if it was newly acked.
   std::optional<SentPacket> RemoveAcked(const QuicAckReceived& a,
@@ -244,7 +276,8 @@ class Builder {
       while (it != sent_.end() && it->first <= range.last) {
         if (it->first == largest) largest_newly_acked = it->second;
         if (it->second.in_flight) {
-          rate_.OnAcked(it->second, a.time_us);
+          rate_.OnAcked(it->second.time_us, it->second.size_bytes,
+                        it->second.rate, a.time_us);
           e.send_order = std::max(e.send_order, it->second.send_order);
           e.bytes_acked += it->second.size_bytes;
           ++e.packets_delivered;
@@ -305,10 +338,12 @@ class Builder {
     int64_t time_us = 0;
     uint32_t size_bytes = 0;
     bool in_flight = false;
+    RateState rate;
   };
   std::map<std::pair<PacketNumberSpace, uint64_t>, HandshakePacket>
       handshake_sent_;
-  uint64_t in_flight_bytes_ = 0;
+  uint64_t in_flight_bytes_ = 0;  // Application space only.
+  uint64_t handshake_in_flight_bytes_ = 0;
   uint64_t ce_packets_total_ = 0;
   int64_t sends_ = 0;  // Application-space packets sent so far.
   // Packets sent before the current recovery period began: one sent later
