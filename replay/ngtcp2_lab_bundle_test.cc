@@ -34,9 +34,9 @@ struct BundleCase {
   uint32_t samples;
 };
 
-// The runs the issue's bounds hold on (median <= 1 %, p95 <= 5 %).
-// Measured on 6246084+: reno 1280 0.0 % / 0.1 %, cubic 1280 0.0 % / 1.1 %,
-// cubic 1452 without loss 0.0 % / 0.0 %.
+// The issue's bounds: median <= 1 %, p95 <= 5 %. Measured (ccreplay
+// replay DIR --json): reno 1280 0.025 % / 0.075 %, cubic 1280 0.025 % /
+// 1.075 %, cubic 1452 without loss 0.025 % / 0.025 %.
 constexpr BundleCase kWithinBounds[] = {
     {"lab/ngtcp2_reno_1280_20mbit_20ms_pfifo20", "ngtcp2:reno,mss=1280", 15166},
     {"lab/ngtcp2_cubic_1280_20mbit_20ms_pfifo20", "ngtcp2:cubic,mss=1280",
@@ -44,15 +44,16 @@ constexpr BundleCase kWithinBounds[] = {
     {"lab/ngtcp2_cubic_1452_20mbit_40ms_pfifo2000", "ngtcp2:cubic", 13269},
 };
 
-// The 40 ms runs with loss miss the p95 bound: reno 1452 0.9 % / 8.1 %,
-// cubic 1452 1.3 % / 11.5 %, all of it in slow start (14.5 % and 16.3 %
-// there). At 0.138 s of the Reno run ngtcp2 logged latest_rtt 45 ms against
-// min_rtt 40 ms and kept growing (52272 -> 76956 bytes) while the model
-// left slow start at 42108: RFC 9406's threshold at a 40 ms min RTT is
-// exactly 5 ms, and the qlog's whole-millisecond times cannot tell 44.9 ms
-// from 45 ms. Disabled until the profile decides HyStart++ from something
-// finer than the logged milliseconds.
-constexpr BundleCase kSlowStartMiss[] = {
+// The 40 ms runs with loss: reno 1452 0.075 % / 0.575 %, cubic 1452
+// 0.075 % / 0.325 %. They missed p95 (reno 0.875 % / 8.075 %, cubic
+// 1.275 % / 11.475 %, all in slow start) while the delivery-rate sampler
+// counted only the application space: no packet recorded a delivered
+// above 0 until 122 ms, so ngtcp2's growth cap (2.89 x max(initial window,
+// rate x min_rtt)) stayed at 2.89 x 14520 and held the model at 42108
+// bytes from 134 ms while ngtcp2 grew on. ngtcp2 samples all three spaces
+// with one conn->rst; the test of that:
+// QuicTimelineTest.HandshakePacketsCountInTheDeliveryRate.
+constexpr BundleCase kFortyMsWithLoss[] = {
     {"lab/ngtcp2_reno_1452_20mbit_40ms_pfifo20", "ngtcp2:reno", 13384},
     {"lab/ngtcp2_cubic_1452_20mbit_40ms_pfifo20", "ngtcp2:cubic", 13359},
 };
@@ -81,8 +82,8 @@ TEST(Ngtcp2LabBundleTest, ReplayThroughTheStackProfileWithinOnePercent) {
   for (const BundleCase& c : kWithinBounds) ExpectReplayWithinIssueBounds(c);
 }
 
-TEST(Ngtcp2LabBundleTest, DISABLED_FortyMsRunsWithLossWithinOnePercent) {
-  for (const BundleCase& c : kSlowStartMiss) ExpectReplayWithinIssueBounds(c);
+TEST(Ngtcp2LabBundleTest, FortyMsRunsWithLossWithinOnePercent) {
+  for (const BundleCase& c : kFortyMsWithLoss) ExpectReplayWithinIssueBounds(c);
 }
 
 // The server's UDP payloads in the sender capture (Ethernet, IPv4, UDP from
@@ -170,9 +171,9 @@ double ExpectWindowsFitCwnd(const std::vector<Datagram>& sent,
 // datagram (qlog time 0 is the connection's start), +- 2 ms for the qlog's
 // whole milliseconds and the capture's place before the bottleneck.
 TEST(Ngtcp2LabBundleTest, BytesInFlightNeverAboveCwnd) {
-  for (const BundleCase* cases : {kWithinBounds, kSlowStartMiss}) {
+  for (const BundleCase* cases : {kWithinBounds, kFortyMsWithLoss}) {
     const size_t n = cases == kWithinBounds ? std::size(kWithinBounds)
-                                            : std::size(kSlowStartMiss);
+                                            : std::size(kFortyMsWithLoss);
     for (size_t i = 0; i < n; ++i) {
       SCOPED_TRACE(cases[i].dir);
       absl::StatusOr<Bundle> bundle = ReadBundle(TestDataPath(cases[i].dir));

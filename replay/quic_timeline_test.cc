@@ -130,5 +130,85 @@ TEST(QuicTimelineTest, LossLoggedBeforeItsAckComesBeforeTheNextAck) {
   EXPECT_EQ(events[0].acked_packets[1].send_order, 2);
 }
 
+// ngtcp2 keeps one delivery-rate sampler for the three spaces (its
+// conn->rst), so the bytes of the Initial and Handshake ACKs are in the
+// `delivered` that the first application packets record when sent. The
+// start of testdata/lab/ngtcp2_reno_1452_20mbit_40ms_pfifo20/server-qlog/
+// flow0.sqlog.gz (zcat | head -70): Initial pn 0 (166 bytes), Handshake pn
+// 0 (725) and 1-RTT pn 0 (561) at 0 ms, their Initial and Handshake ACKs
+// at 41 ms, 1-RTT pn 1-11 (1452 each) at 41 ms, the ACK of 1-RTT 0 at
+// 46 ms, then ACKs of 0-2, 0-4, .., 0-10 at 82 .. 86 ms. Packet 1 recorded
+// delivered = 166 + 725; the ACK at 86 ms has delivered 561 + 10 * 1452
+// more over max(41 - 0, 82 - 41) ms (by hand: 15081 / 0.041 s). Counting
+// only the application space, no packet recorded a delivered above the
+// first one's 0 and there was no sample at all until 122 ms: the model's
+// growth cap stayed at 2.89 x 14520 and held cwnd at 42108 while ngtcp2's
+// grew to 52272 by 138 ms.
+TEST(QuicTimelineTest, HandshakePacketsCountInTheDeliveryRate) {
+  HostTrace t;
+  t.quic = true;
+  auto& q = t.quic_events;
+  q.packets_sent = {{0, PacketNumberSpace::kInitial, 0, 166, true},
+                    {0, PacketNumberSpace::kHandshake, 0, 725, true},
+                    {0, PacketNumberSpace::kApplication, 0, 561, true}};
+  for (uint64_t pn = 1; pn <= 11; ++pn) {
+    q.packets_sent.push_back(
+        {41000, PacketNumberSpace::kApplication, pn, 1452, true});
+  }
+  QuicAckReceived initial;
+  initial.time_us = 41000;
+  initial.space = PacketNumberSpace::kInitial;
+  initial.acked_ranges = {{0, 0}};
+  QuicAckReceived handshake = initial;
+  handshake.space = PacketNumberSpace::kHandshake;
+  q.acks_received = {initial, handshake};
+  for (uint64_t last = 0; last <= 10; last += 2) {
+    QuicAckReceived a;
+    a.time_us = last == 0 ? 46000 : 81000 + 1000 * int64_t(last / 2);
+    a.acked_ranges = {{0, last}};
+    q.acks_received.push_back(a);
+  }
+  std::vector<TimelineEvent> events;
+  BuildQuicTimeline(t,
+                    [&events](const TimelineEvent& e) { events.push_back(e); });
+  ASSERT_EQ(events.size(), 8u);
+  // No sample before a packet that recorded a delivered above 0 is acked.
+  EXPECT_EQ(events[2].delivery_rate_bytes_per_s, 0u);
+  // 82 ms: (561 + 2 * 1452) bytes over 41 ms.
+  EXPECT_EQ(events[3].time_ns, 82000000);
+  EXPECT_EQ(events[3].delivery_rate_bytes_per_s, 3465u * 1000 / 41);
+  EXPECT_EQ(events[7].time_ns, 86000000);
+  EXPECT_EQ(events[7].delivery_rate_bytes_per_s, 15081u * 1000 / 41);
+}
+
+// A Handshake packet never acknowledged leaves the flight when the
+// handshake completes (ngtcp2 conn_discard_pktns(); here at the first
+// application ACK), so a send after the application flight drained starts
+// a new sampling interval (ngtcp2_rst_on_pkt_sent: bytes_in_flight == 0).
+TEST(QuicTimelineTest, UnackedHandshakePacketsLeaveTheSamplersFlight) {
+  HostTrace t;
+  t.quic = true;
+  auto& q = t.quic_events;
+  q.packets_sent = {{0, PacketNumberSpace::kHandshake, 0, 1000, true},
+                    {0, PacketNumberSpace::kApplication, 0, 1200, true},
+                    {100000, PacketNumberSpace::kApplication, 1, 1200, true},
+                    {110000, PacketNumberSpace::kApplication, 2, 1200, true}};
+  QuicAckReceived a1;
+  a1.time_us = 40000;
+  a1.acked_ranges = {{0, 0}};
+  QuicAckReceived a2;
+  a2.time_us = 150000;
+  a2.acked_ranges = {{0, 2}};
+  q.acks_received = {a1, a2};
+  std::vector<TimelineEvent> events;
+  BuildQuicTimeline(t,
+                    [&events](const TimelineEvent& e) { events.push_back(e); });
+  ASSERT_EQ(events.size(), 2u);
+  // Interval from the send of pn 1 (100 ms, flight 0) to 150 ms: 50 ms.
+  // With the Handshake packet still in flight it would run from 0 ms
+  // (send) and 40 ms (ACK): 2400 bytes / 110 ms.
+  EXPECT_EQ(events[1].delivery_rate_bytes_per_s, 2400u * 1000 / 50);
+}
+
 }  // namespace
 }  // namespace ccreplay
