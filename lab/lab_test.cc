@@ -35,6 +35,7 @@
 #include "lab/ngtcp2_transfer.h"
 #include "lab/subprocess.h"
 #include "parsers/bundle.h"
+#include "replay/conformance/conformance_input.h"
 #include "proto/json_printer.h"
 #include "proto/watch.pb.h"
 
@@ -422,6 +423,21 @@ TEST_F(LabTest, Ngtcp2FlowsOfTwoPacketSizesCompete) {
     std::vector<absl::string_view> pieces = absl::StrSplit(text.str(), full);
     EXPECT_GT(pieces.size(), 1000u) << full;
     EXPECT_TRUE(absl::StrContains(text.str(), "\"congestion_window\""));
+    // The qlog's cwnd against its own sends: no datagram sent while the
+    // logged bytes in flight were above the logged cwnd (check's
+    // flight_above_cwnd, RFC 9002 section 7), and nothing else beyond the
+    // deviations ngtcp2 documents. `ccreplay check DIR --flow I --cc CC
+    // --stack ngtcp2` prints the same.
+    CheckOptions options;
+    options.family = i == 0 ? "reno" : "cubic";
+    options.stack = "ngtcp2";
+    absl::StatusOr<CheckRun> check = CheckInput(*qlog, options);
+    ASSERT_TRUE(check.ok()) << check.status();
+    EXPECT_GT(check->result.acks_checked, 500u);
+    for (const ConformanceViolation& v : check->result.violations) {
+      EXPECT_NE(v.rule, kRuleFlightAboveCwnd) << v.description;
+      EXPECT_FALSE(v.documented_deviation.empty()) << v.description;
+    }
   }
 }
 
