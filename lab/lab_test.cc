@@ -35,9 +35,9 @@
 #include "lab/ngtcp2_transfer.h"
 #include "lab/subprocess.h"
 #include "parsers/bundle.h"
-#include "replay/conformance/conformance_input.h"
 #include "proto/json_printer.h"
 #include "proto/watch.pb.h"
+#include "replay/conformance/conformance_input.h"
 
 namespace ccreplay::lab {
 namespace {
