@@ -293,6 +293,7 @@ CommandSpec Lab() {
       "ccreplay lab [--cc reno|cubic|bbr] [--ecn off|rfc3168|accecn] "
       "[--rate 50mbit] [--queue 100p|150kB|20ms] [--mark step:K_BYTES|none] "
       "[--delay 10ms] [--duration 5s] [--flows SPEC,...] [--mss BYTES] "
+      "[--rate2 RATE] [--queue2 SIZE] [--delay2 TIME] "
       "[--transfer auto|iperf3|builtin] -o BUNDLE_DIR\n"
       "       ccreplay lab --cleanup",
       "Builds sender / router / receiver network namespaces, shapes the "
@@ -320,6 +321,9 @@ CommandSpec Lab() {
        {"duration", "TIME",
         "length of the transfer with its unit: 5s, 1500ms (default 5s)."},
        {"flows", "SPEC,SPEC...", ""},
+       {"rate2", "RATE", ""},
+       {"queue2", "SIZE", ""},
+       {"delay2", "TIME", ""},
        {"mss", "BYTES",
         "TCP_MAXSEG of flows that set no mss= (default: the path's)."},
        {"transfer", "TOOL", ""},

@@ -1,5 +1,6 @@
 // ccreplay lab: flag handling for the namespace testbed (lab/).
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,10 +24,20 @@ ABSL_FLAG(std::string, mark, "none",
           "CE marking: none, or step:K_BYTES (eBPF step marker at the "
           "bottleneck; needs ECN). Default none.");
 ABSL_FLAG(std::vector<std::string>, flows, {},
-          "comma-separated flows, each CC[:mss=BYTES][:rate=RATE] (rate: the "
-          "application-limited sending rate in tc bit units, 10mbit), or "
-          "with --transfer ngtcp2 CC[:max_udp_payload=BYTES] (1200..1472). "
-          "Default: one bulk flow of --cc.");
+          "comma-separated flows, each CC[:mss=BYTES][:rate=RATE][:path=1|2] "
+          "(rate: the application-limited sending rate in tc bit units, "
+          "10mbit; path=2: through the second bottleneck, --rate2/--queue2/"
+          "--delay2), or with --transfer ngtcp2 CC[:max_udp_payload=BYTES] "
+          "(1200..1472). Default: one bulk flow of --cc.");
+ABSL_FLAG(std::optional<ccreplay::BitRate>, rate2, std::nullopt,
+          "rate of the second bottleneck (flows with path=2), tc units. "
+          "Default: --rate.");
+ABSL_FLAG(std::optional<ccreplay::BufferSize>, queue2, std::nullopt,
+          "queue of the second bottleneck, as --queue (a time is at "
+          "--rate2). Default: --queue.");
+ABSL_FLAG(std::optional<absl::Duration>, delay2, std::nullopt,
+          "delay on the second bottleneck's ACK path (its own TUN delay "
+          "line). Default: --delay.");
 ABSL_FLAG(std::string, transfer, "auto",
           "traffic generator: auto (iperf3 if installed), iperf3, builtin, "
           "or ngtcp2 (QUIC: an HTTP/3 download from Debian's gtlsserver in "
@@ -83,6 +94,9 @@ int RunLab(const Args& args) {
   flags.flows = absl::GetFlag(FLAGS_flows);
   flags.transfer = absl::GetFlag(FLAGS_transfer);
   flags.output_dir = absl::GetFlag(FLAGS_o);
+  flags.rate2 = absl::GetFlag(FLAGS_rate2);
+  flags.queue2 = absl::GetFlag(FLAGS_queue2);
+  flags.delay2 = absl::GetFlag(FLAGS_delay2);
   absl::StatusOr<lab::LabConfig> config = lab::ParseLabConfig(flags);
   if (!config.ok()) {
     std::fprintf(stderr, "ccreplay lab: %s\n",

@@ -64,7 +64,7 @@ absl::Status Receive(const TransferPlan& plan, const PlannedFlow& flow,
   absl::Status entered = EnterNetns(plan.receiver_netns);
   int listener =
       entered.ok() ? socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0) : -1;
-  sockaddr_in address = Address(plan.receiver_address, flow.receiver_port);
+  sockaddr_in address = Address(flow.receiver_address, flow.receiver_port);
   int one = 1;
   if (!entered.ok()) {
     listening.set_value(entered);
@@ -76,7 +76,7 @@ absl::Status Receive(const TransferPlan& plan, const PlannedFlow& flow,
           0 ||
       listen(listener, 1) != 0) {
     absl::Status error = Errno(absl::StrCat(
-        "receiver listen on ", plan.receiver_address, ":", flow.receiver_port));
+        "receiver listen on ", flow.receiver_address, ":", flow.receiver_port));
     if (listener >= 0) close(listener);
     listening.set_value(error);
     return error;
@@ -117,7 +117,7 @@ absl::Status ConnectSender(int fd, const TransferPlan& plan,
   int one = 1;
   timeval send_timeout = {0, 200'000};  // wake to check the deadline
   sockaddr_in local = Address(plan.sender_address, flow.sender_port);
-  sockaddr_in remote = Address(plan.receiver_address, flow.receiver_port);
+  sockaddr_in remote = Address(flow.receiver_address, flow.receiver_port);
   absl::Status status = SetController(fd, flow.spec.cc);
   if (!status.ok()) return status;
   if (flow.spec.mss_bytes > 0 &&
@@ -133,7 +133,7 @@ absl::Status ConnectSender(int fd, const TransferPlan& plan,
                               flow.sender_port));
   }
   if (connect(fd, reinterpret_cast<sockaddr*>(&remote), sizeof(remote)) != 0) {
-    return Errno(absl::StrCat("connect to ", plan.receiver_address, ":",
+    return Errno(absl::StrCat("connect to ", flow.receiver_address, ":",
                               flow.receiver_port));
   }
   return absl::OkStatus();

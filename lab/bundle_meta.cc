@@ -58,26 +58,72 @@ proto::BundleBottleneck Bottleneck(const LabRun& run) {
   return bottleneck;
 }
 
+proto::BundleDelayLine DelayLineProto(const DelayLineStats& stats) {
+  proto::BundleDelayLine line;
+  line.set_delay_us(stats.delay_us);
+  line.set_packets(stats.packets);
+  line.set_max_backlog_packets(stats.max_backlog_packets);
+  line.set_late_mean_us(stats.late_mean_us);
+  line.set_late_max_us(stats.late_max_us);
+  line.set_late_over_100us_packets(stats.late_over_100us);
+  line.set_late_over_1ms_packets(stats.late_over_1ms);
+  line.set_write_errors(stats.write_errors);
+  line.set_write_max_us(stats.write_max_us);
+  line.set_sched_fifo(stats.realtime_priority);
+  return line;
+}
+
 proto::BundleDelay Delay(const LabRun& run) {
   proto::BundleDelay delay;
   delay.set_delay_ms(run.config.delay_ms);
   delay.set_method(run.delay_method);
   if (!run.delay_line.has_value()) return delay;
-  const DelayLineStats& stats = *run.delay_line;
   delay.set_device(run.topology.delay_device);
   delay.set_route_table(run.topology.delay_table);
-  proto::BundleDelayLine* line = delay.mutable_delay_line();
-  line->set_delay_us(stats.delay_us);
-  line->set_packets(stats.packets);
-  line->set_max_backlog_packets(stats.max_backlog_packets);
-  line->set_late_mean_us(stats.late_mean_us);
-  line->set_late_max_us(stats.late_max_us);
-  line->set_late_over_100us_packets(stats.late_over_100us);
-  line->set_late_over_1ms_packets(stats.late_over_1ms);
-  line->set_write_errors(stats.write_errors);
-  line->set_write_max_us(stats.write_max_us);
-  line->set_sched_fifo(stats.realtime_priority);
+  *delay.mutable_delay_line() = DelayLineProto(*run.delay_line);
   return delay;
+}
+
+// Path `number`'s bottleneck and delay (BundlePath).
+proto::BundlePath Path(int number, const PathSpec& spec,
+                       const std::string& receiver_address,
+                       const std::string& delay_device,
+                       const std::optional<DelayLineStats>& delay_line) {
+  proto::BundlePath path;
+  path.set_path(number);
+  path.set_rate_bits_per_s(spec.rate_bits_per_s);
+  path.set_qdisc(spec.queue.in_packets ? "pfifo" : "bfifo");
+  if (spec.queue.in_packets) {
+    path.set_limit_packets(spec.queue.limit);
+  } else {
+    path.set_limit_bytes(spec.queue.limit);
+  }
+  path.set_delay_ms(spec.delay_ms);
+  path.set_receiver_address(receiver_address);
+  path.set_htb_class(number == 1 ? "1:10" : "1:20");  // topology.cc
+  path.set_delay_device(delay_device);
+  if (delay_line.has_value()) {
+    *path.mutable_delay_line() = DelayLineProto(*delay_line);
+  }
+  return path;
+}
+
+// Path 1, and path 2 when a flow took it.
+void AddPaths(const LabRun& run, proto::BundleMeta* meta) {
+  const LabConfig& config = run.config;
+  const LabTopology& t = run.topology;
+  const bool first_line = run.delay_method == "tun";
+  *meta->add_paths() = Path(
+      1, PathSpec{config.rate_bits_per_s, config.queue, config.delay_ms},
+      t.receiver_address, first_line ? t.delay_device : "", run.delay_line);
+  if (!config.second_path.has_value()) return;
+  const bool shared = config.second_path->delay_ms == config.delay_ms;
+  const bool own_line = !shared && config.second_path->delay_ms > 0;
+  *meta->add_paths() = Path(2, *config.second_path, t.second_receiver_address,
+                            shared && first_line ? t.delay_device
+                            : own_line           ? t.second_delay_device
+                                                 : "",
+                            shared ? run.delay_line : run.second_delay_line);
 }
 
 proto::BundleTopology Topology(const LabTopology& t) {
@@ -106,8 +152,9 @@ proto::BundleFlow Flow(const LabRun& run, size_t i) {
       absl::StrCat(run.topology.sender_address, ":", planned.sender_port));
   // gtlsclient binds an ephemeral port the lab does not learn.
   const bool quic = run.transfer_tool == "ngtcp2";
-  flow.set_receiver(absl::StrCat(run.topology.receiver_address, ":",
+  flow.set_receiver(absl::StrCat(planned.receiver_address, ":",
                                  quic ? 0 : planned.receiver_port));
+  flow.set_path(planned.spec.path);
   if (planned.spec.mss_bytes > 0) flow.set_mss_bytes(planned.spec.mss_bytes);
   if (planned.spec.app_rate_bits_per_s > 0) {
     flow.set_app_limited_rate_bits_per_s(planned.spec.app_rate_bits_per_s);
@@ -191,6 +238,7 @@ proto::BundleMeta ToBundleMeta(const LabRun& run) {
   for (size_t i = 0; i < run.plan.flows.size(); ++i) {
     *meta.add_flows() = Flow(run, i);
   }
+  AddPaths(run, &meta);
   *meta.mutable_sender_capture() = Capture(kBundleSenderPcap, t.sender_netns,
                                            t.sender_device, run.sender_capture);
   *meta.mutable_receiver_capture() =
@@ -198,13 +246,21 @@ proto::BundleMeta ToBundleMeta(const LabRun& run) {
               run.receiver_capture);
   proto::BundleSs* ss = meta.mutable_ss();
   ss->set_file(kBundleSsLog);
-  ss->set_command("ss -tinoH dst RECEIVER (sender namespace)");
+  ss->set_command(run.config.second_path.has_value()
+                      ? "ss -tinoH dst RECEIVER/24 (sender namespace)"
+                      : "ss -tinoH dst RECEIVER (sender namespace)");
   ss->set_interval_ms(absl::ToDoubleMilliseconds(run.ss_interval));
   ss->set_samples(run.ss.samples);
   ss->set_mean_interval_ms(run.ss.mean_interval_ms);
   ss->set_max_interval_ms(run.ss.max_interval_ms);
   *meta.mutable_trace() = Trace(run.trace);
   return meta;
+}
+
+std::string SsPeerFilter(const LabRun& run) {
+  const LabTopology& t = run.topology;
+  if (!run.config.second_path.has_value()) return t.receiver_address;
+  return absl::StrCat(t.receiver_address, "/", t.prefix_length);
 }
 
 }  // namespace ccreplay::lab

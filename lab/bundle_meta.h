@@ -37,6 +37,9 @@ struct LabRun {
   std::string marker_compiled_at;  // "" without a marker
   std::string delay_method;        // "none", "netem" or "tun"
   std::optional<DelayLineStats> delay_line;
+  // The second path's own delay line (LabConfig::second_path with a delay
+  // other than the first's).
+  std::optional<DelayLineStats> second_delay_line;
   CaptureStats sender_capture, receiver_capture;
   SsSamplerStats ss;
   absl::Duration ss_interval;
@@ -50,6 +53,10 @@ struct LabRun {
 };
 
 proto::BundleMeta ToBundleMeta(const LabRun& run);
+
+// The `ss ... dst FILTER` that selects the run's connections: the receiver
+// address, or with a second path the receiver's prefix (B.1 and B.2).
+std::string SsPeerFilter(const LabRun& run);
 
 }  // namespace ccreplay::lab
 

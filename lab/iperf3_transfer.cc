@@ -34,7 +34,7 @@ absl::Status StartServers(const TransferPlan& plan, Iperf3Processes* p) {
   for (const PlannedFlow& flow : plan.flows) {
     absl::StatusOr<pid_t> server =
         SpawnInNetns(plan.receiver_netns,
-                     {"iperf3", "-s", "-1", "-B", plan.receiver_address, "-p",
+                     {"iperf3", "-s", "-1", "-B", flow.receiver_address, "-p",
                       absl::StrCat(flow.receiver_port)},
                      -1, -1);
     if (!server.ok()) return server.status();
@@ -55,7 +55,7 @@ std::vector<std::string> ClientArgv(const TransferPlan& plan,
       std::max<int64_t>(1, std::llround(absl::ToDoubleSeconds(plan.duration))));
   std::vector<std::string> argv = {"iperf3",
                                    "-c",
-                                   plan.receiver_address,
+                                   flow.receiver_address,
                                    "-p",
                                    absl::StrCat(flow.receiver_port),
                                    "-B",

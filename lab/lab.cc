@@ -91,12 +91,13 @@ TransferPlan MakePlan(const LabConfig& config, const LabTopology& topology) {
   plan.sender_netns = topology.sender_netns;
   plan.receiver_netns = topology.receiver_netns;
   plan.sender_address = topology.sender_address;
-  plan.receiver_address = topology.receiver_address;
   plan.duration = absl::Seconds(config.duration_s);
   for (size_t i = 0; i < config.flows.size(); ++i) {
     plan.flows.push_back(PlannedFlow{
         config.flows[i], topology.base_port + 10 + static_cast<int>(i),
-        topology.base_port + static_cast<int>(i)});
+        topology.base_port + static_cast<int>(i),
+        config.flows[i].path == 2 ? topology.second_receiver_address
+                                  : topology.receiver_address});
   }
   return plan;
 }
@@ -217,21 +218,27 @@ absl::Status BuildPath(const LabConfig& config, const std::string& marker_path,
     status = CheckControllerAvailable(t.sender_netns, flow.spec.cc);
     if (!status.ok()) return status;
   }
-  return ShapeBottleneck(t, config, marker_path);
+  status = ShapeBottleneck(t, config, marker_path);
+  if (!status.ok() || !config.second_path.has_value()) return status;
+  return AddSecondBottleneck(t, *config.second_path);
 }
 
-// The path's delay: netem where the kernel has it, else a TUN delay line
-// on the ACK path (returned, to be stopped after the transfer).
+// The first path's delay: netem where the kernel has it (one bottleneck
+// only: netem on the router's egress towards the sender would delay both
+// paths' ACKs alike), else a TUN delay line on the ACK path (returned, to
+// be stopped after the transfer).
 absl::StatusOr<std::unique_ptr<DelayLine>> AddDelay(const LabConfig& config,
                                                     LabRun* run) {
   const LabTopology& t = run->topology;
   run->delay_method = "none";
   if (config.delay_ms <= 0) return nullptr;
-  absl::StatusOr<bool> netem = TryNetemDelay(t, config.delay_ms);
-  if (!netem.ok()) return netem.status();
-  if (*netem) {
-    run->delay_method = "netem";
-    return nullptr;
+  if (!config.second_path.has_value()) {
+    absl::StatusOr<bool> netem = TryNetemDelay(t, config.delay_ms);
+    if (!netem.ok()) return netem.status();
+    if (*netem) {
+      run->delay_method = "netem";
+      return nullptr;
+    }
   }
   absl::StatusOr<std::unique_ptr<DelayLine>> line = DelayLine::Start(
       t.router_netns, t.delay_device, absl::Milliseconds(config.delay_ms));
@@ -239,6 +246,28 @@ absl::StatusOr<std::unique_ptr<DelayLine>> AddDelay(const LabConfig& config,
   absl::Status status = RouteAckPathThroughDelayLine(t);
   if (!status.ok()) return status;
   run->delay_method = "tun";
+  return line;
+}
+
+// The second path's delay, when it differs from the first's: its own TUN
+// delay line (returned) or, at 0, a rule past the first's; null when the
+// second path shares the first's delay (and delay line).
+absl::StatusOr<std::unique_ptr<DelayLine>> AddSecondDelay(
+    const LabConfig& config, const LabTopology& t) {
+  if (!config.second_path.has_value() ||
+      config.second_path->delay_ms == config.delay_ms) {
+    return nullptr;
+  }
+  std::unique_ptr<DelayLine> line;
+  if (config.second_path->delay_ms > 0) {
+    absl::StatusOr<std::unique_ptr<DelayLine>> started =
+        DelayLine::Start(t.router_netns, t.second_delay_device,
+                         absl::Milliseconds(config.second_path->delay_ms));
+    if (!started.ok()) return started.status();
+    line = *std::move(started);
+  }
+  absl::Status status = RouteSecondAckPath(t, line != nullptr);
+  if (!status.ok()) return status;
   return line;
 }
 
@@ -268,7 +297,7 @@ absl::StatusOr<Recorders> StartRecorders(const LabConfig& config,
   if (!capture.ok()) return capture.status();
   r.receiver_capture = *std::move(capture);
   absl::StatusOr<std::unique_ptr<SsSampler>> sampler = SsSampler::Start(
-      t.sender_netns, t.receiver_address, out + kBundleSsLog, kSsInterval);
+      t.sender_netns, SsPeerFilter(run), out + kBundleSsLog, kSsInterval);
   if (!sampler.ok()) return sampler.status();
   r.sampler = *std::move(sampler);
   return r;
@@ -336,6 +365,9 @@ absl::StatusOr<LabRun> RunLab(const LabConfig& config) {
   absl::StatusOr<std::unique_ptr<DelayLine>> delay_line =
       AddDelay(config, &*run);
   if (!delay_line.ok()) return delay_line.status();
+  absl::StatusOr<std::unique_ptr<DelayLine>> second_delay_line =
+      AddSecondDelay(config, run->topology);
+  if (!second_delay_line.ok()) return second_delay_line.status();
 
   absl::StatusOr<Recorders> recorders = StartRecorders(config, *run);
   if (!recorders.ok()) return recorders.status();
@@ -345,6 +377,9 @@ absl::StatusOr<LabRun> RunLab(const LabConfig& config) {
   status = StopRecorders(config, *recorders, &*run);
   if (!status.ok()) return status;
   if (*delay_line != nullptr) run->delay_line = (*delay_line)->Stop();
+  if (*second_delay_line != nullptr) {
+    run->second_delay_line = (*second_delay_line)->Stop();
+  }
   run->bottleneck_qdisc_stats = BottleneckQdiscStats(run->topology);
 
   run->wall_s = absl::ToDoubleSeconds(absl::Now() - wall_start);

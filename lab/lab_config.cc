@@ -1,5 +1,7 @@
 #include "lab/lab_config.h"
 
+#include <algorithm>
+
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -115,10 +117,16 @@ absl::StatusOr<FlowSpec> ParseFlowSpec(absl::string_view text) {
             "': max_udp_payload must be 1200..1472 bytes (QUIC minimum .. "
             "IPv4 MTU 1500)"));
       }
+    } else if (kv.first == "path") {
+      if (kv.second != "1" && kv.second != "2") {
+        return absl::InvalidArgumentError(
+            absl::StrCat("bad flow '", text, "': path must be 1 or 2"));
+      }
+      flow.path = kv.second == "1" ? 1 : 2;
     } else {
       return absl::InvalidArgumentError(
           absl::StrCat("bad flow '", text, "': unknown key '", kv.first,
-                       "' (expected mss=, rate= or max_udp_payload=)"));
+                       "' (expected mss=, rate=, path= or max_udp_payload=)"));
     }
   }
   return flow;
@@ -164,21 +172,48 @@ absl::Status CheckFlowForTool(const FlowSpec& flow, TransferTool tool) {
         "--transfer ngtcp2: mss= and rate= are TCP options (use "
         "max_udp_payload=)");
   }
+  // The second path is chosen by the receiver's address, and gtlsclient
+  // sends from the address its route picks (B.1).
+  if (flow.path != 1) {
+    return absl::InvalidArgumentError(
+        "--transfer ngtcp2: path=2 is for TCP flows only");
+  }
   return absl::OkStatus();
+}
+
+// One bottleneck's rate, queue and delay; `suffix` ("" or "2") names the
+// flags in errors.
+absl::StatusOr<PathSpec> ParsePath(BitRate rate, const BufferSize& queue,
+                                   absl::Duration delay,
+                                   absl::string_view suffix) {
+  PathSpec path;
+  path.rate_bits_per_s = rate.bits_per_second;
+  // pfifo counts packets, bfifo bytes (tc-pfifo(8)).
+  path.queue.in_packets = queue.unit == BufferSize::Unit::kPackets;
+  path.queue.limit =
+      path.queue.in_packets
+          ? queue.count
+          : static_cast<int64_t>(queue.Bytes(rate, /*packet_bytes=*/0));
+  if (path.queue.limit <= 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--queue", suffix, " must hold at least one byte"));
+  }
+  if (delay < absl::ZeroDuration() || delay > absl::Seconds(10)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--delay", suffix, " must be 0..10s"));
+  }
+  path.delay_ms = absl::ToDoubleMilliseconds(delay);
+  return path;
 }
 
 // The bottleneck: rate, queue, CE marking, delay. Needs config->ecn.
 absl::Status ParseBottleneck(const LabFlagValues& flags, LabConfig* config) {
-  config->rate_bits_per_s = flags.rate.bits_per_second;
-  // pfifo counts packets, bfifo bytes (tc-pfifo(8)).
-  config->queue.in_packets = flags.queue.unit == BufferSize::Unit::kPackets;
-  config->queue.limit = config->queue.in_packets
-                            ? flags.queue.count
-                            : static_cast<int64_t>(flags.queue.Bytes(
-                                  flags.rate, /*packet_bytes=*/0));
-  if (config->queue.limit <= 0) {
-    return absl::InvalidArgumentError("--queue must hold at least one byte");
-  }
+  absl::StatusOr<PathSpec> path =
+      ParsePath(flags.rate, flags.queue, flags.delay, "");
+  if (!path.ok()) return path.status();
+  config->rate_bits_per_s = path->rate_bits_per_s;
+  config->queue = path->queue;
+  config->delay_ms = path->delay_ms;
   absl::StatusOr<int64_t> mark = ParseMarkStepBytes(flags.mark);
   if (!mark.ok()) return mark.status();
   config->mark_step_bytes = *mark;
@@ -187,10 +222,33 @@ absl::Status ParseBottleneck(const LabFlagValues& flags, LabConfig* config) {
         "--mark step:K marks CE on ECT packets only: it needs --ecn rfc3168 or "
         "accecn");
   }
-  if (flags.delay < absl::ZeroDuration() || flags.delay > absl::Seconds(10)) {
-    return absl::InvalidArgumentError("--delay must be 0..10s");
+  return absl::OkStatus();
+}
+
+// The second bottleneck, when a flow has path=2: --rate2/--queue2/--delay2,
+// each defaulting to the first's flag. Needs config->flows.
+absl::Status ParseSecondPath(const LabFlagValues& flags, LabConfig* config) {
+  const bool used =
+      std::any_of(config->flows.begin(), config->flows.end(),
+                  [](const FlowSpec& flow) { return flow.path == 2; });
+  if (!used) {
+    if (flags.rate2 || flags.queue2 || flags.delay2) {
+      return absl::InvalidArgumentError(
+          "--rate2/--queue2/--delay2 shape the second bottleneck: give a flow "
+          "path=2 (--flows cubic:path=2)");
+    }
+    return absl::OkStatus();
   }
-  config->delay_ms = absl::ToDoubleMilliseconds(flags.delay);
+  // The step marker's virtual queue drains at --rate: one bottleneck only.
+  if (config->mark_step_bytes > 0) {
+    return absl::InvalidArgumentError(
+        "--mark marks the first bottleneck only: not with a path=2 flow");
+  }
+  absl::StatusOr<PathSpec> path = ParsePath(
+      flags.rate2.value_or(flags.rate), flags.queue2.value_or(flags.queue),
+      flags.delay2.value_or(flags.delay), "2");
+  if (!path.ok()) return path.status();
+  config->second_path = *path;
   return absl::OkStatus();
 }
 
@@ -249,6 +307,8 @@ absl::StatusOr<LabConfig> ParseLabConfig(const LabFlagValues& flags) {
   if (!transfer.ok()) return transfer.status();
   config.transfer = *transfer;
   status = ParseFlows(flags, &config);
+  if (!status.ok()) return status;
+  status = ParseSecondPath(flags, &config);
   if (!status.ok()) return status;
   return config;
 }

@@ -5,6 +5,7 @@
 #define CCREPLAY_LAB_LAB_CONFIG_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,18 @@ struct FlowSpec {
   // ngtcp2 only: the server's --max-udp-payload-size (the largest UDP
   // payload it sends); 0 = ngtcp2's default (1200 bytes with PMTUD off).
   int max_udp_payload_bytes = 0;
+  // The bottleneck the flow crosses: 1 (--rate/--queue/--delay) or 2
+  // (--rate2/--queue2/--delay2, LabConfig::second_path).
+  int path = 1;
+};
+
+// A bottleneck the lab can route flows through: an HTB class of this rate
+// with a pfifo/bfifo under it on the router's egress towards the receiver,
+// and the propagation delay of its ACK path.
+struct PathSpec {
+  int64_t rate_bits_per_s = 50'000'000;
+  QueueSpec queue;
+  double delay_ms = 0;
 };
 
 // kNgtcp2: Debian's ngtcp2 examples (gtlsserver/gtlsclient), an HTTP/3
@@ -57,6 +70,8 @@ struct LabConfig {
   double delay_ms = 0;
   double duration_s = 5;
   std::vector<FlowSpec> flows;  // at least one after parsing
+  // The second bottleneck; set exactly when a flow has path=2.
+  std::optional<PathSpec> second_path;
   TransferTool transfer = TransferTool::kAuto;
   std::string output_dir;
 };
@@ -70,8 +85,9 @@ absl::string_view TransferToolName(TransferTool tool);
 
 // "none" or "step:K" where K is bytes ("step:60000", "step:60kB").
 absl::StatusOr<int64_t> ParseMarkStepBytes(absl::string_view text);
-// "CC[:mss=BYTES][:rate=RATE][:max_udp_payload=BYTES]", e.g. "reno",
-// "cubic:mss=1200:rate=10mbit", "reno:max_udp_payload=1280".
+// "CC[:mss=BYTES][:rate=RATE][:path=1|2][:max_udp_payload=BYTES]", e.g.
+// "reno", "cubic:mss=1200:rate=10mbit", "cubic:path=2",
+// "reno:max_udp_payload=1280".
 absl::StatusOr<FlowSpec> ParseFlowSpec(absl::string_view text);
 
 // The command line, initialised to the lab's defaults (the cli overwrites a
@@ -90,6 +106,11 @@ struct LabFlagValues {
   absl::Duration duration = absl::Seconds(5);
   int mss_bytes = 0;
   std::vector<std::string> flows;
+  // The second bottleneck (flows with path=2); unset = as the first. A
+  // queue given as a time is the bytes the second shaper sends in it.
+  std::optional<BitRate> rate2;
+  std::optional<BufferSize> queue2;
+  std::optional<absl::Duration> delay2;
 };
 absl::StatusOr<LabConfig> ParseLabConfig(const LabFlagValues& flags);
 

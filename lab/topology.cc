@@ -59,6 +59,9 @@ absl::StatusOr<LabTopology> PlanTopology() {
     t.router_receiver_address =
         absl::StrCat("10.", second, ".", third + 1, ".254");
     t.receiver_address = absl::StrCat("10.", second, ".", third + 1, ".1");
+    t.second_receiver_address =
+        absl::StrCat("10.", second, ".", third + 1, ".2");
+    t.second_delay_device = absl::StrCat("ccl", t.run_id, "dl2");
     t.base_port = 20000 + (id % 630) * 20;
     return t;
   }
@@ -158,24 +161,37 @@ absl::Status BuildTopology(const LabTopology& t, EcnMode ecn) {
   return absl::OkStatus();
 }
 
+namespace {
+
+// HTB class 1:`minor` of `rate_bits_per_s` (ceil the same: it borrows
+// nothing) with its fifo `minor`: under it.
+absl::Status AddShapedClass(const LabTopology& t, int minor,
+                            int64_t rate_bits_per_s, const QueueSpec& queue) {
+  std::string rate = absl::StrCat(rate_bits_per_s, "bit");
+  absl::Status status =
+      Ip({"tc", "-n", t.router_netns, "class", "add", "dev",
+          t.router_receiver_device, "parent", "1:", "classid",
+          absl::StrCat("1:", minor), "htb", "rate", rate, "ceil", rate},
+         "HTB qdisc (CONFIG_NET_SCH_HTB)");
+  if (!status.ok()) return status;
+  return Ip(
+      {"tc", "-n", t.router_netns, "qdisc", "add", "dev",
+       t.router_receiver_device, "parent", absl::StrCat("1:", minor), "handle",
+       absl::StrCat(minor, ":"), queue.in_packets ? "pfifo" : "bfifo", "limit",
+       absl::StrCat(queue.limit)},
+      "pfifo/bfifo qdisc (CONFIG_NET_SCH_FIFO)");
+}
+
+}  // namespace
+
 absl::Status ShapeBottleneck(const LabTopology& t, const LabConfig& config,
                              absl::string_view marker_object_path) {
-  std::string rate = absl::StrCat(config.rate_bits_per_s, "bit");
   absl::Status status = Ip({"tc", "-n", t.router_netns, "qdisc", "add", "dev",
                             t.router_receiver_device, "root", "handle",
                             "1:", "htb", "default", "10", "r2q", "100"},
                            "HTB qdisc (CONFIG_NET_SCH_HTB)");
   if (!status.ok()) return status;
-  status = Ip({"tc", "-n", t.router_netns, "class", "add", "dev",
-               t.router_receiver_device, "parent", "1:", "classid", "1:10",
-               "htb", "rate", rate, "ceil", rate},
-              "HTB qdisc (CONFIG_NET_SCH_HTB)");
-  if (!status.ok()) return status;
-  status = Ip({"tc", "-n", t.router_netns, "qdisc", "add", "dev",
-               t.router_receiver_device, "parent", "1:10", "handle",
-               "10:", config.queue.in_packets ? "pfifo" : "bfifo", "limit",
-               absl::StrCat(config.queue.limit)},
-              "pfifo/bfifo qdisc (CONFIG_NET_SCH_FIFO)");
+  status = AddShapedClass(t, 10, config.rate_bits_per_s, config.queue);
   if (!status.ok() || marker_object_path.empty()) return status;
   status = Ip({"tc", "-n", t.router_netns, "qdisc", "add", "dev",
                t.router_receiver_device, "clsact"},
@@ -185,6 +201,37 @@ absl::Status ShapeBottleneck(const LabTopology& t, const LabConfig& config,
              t.router_receiver_device, "egress", "bpf", "da", "obj",
              std::string(marker_object_path), "sec", "tc"},
             "cls_bpf with eBPF (CONFIG_NET_CLS_BPF, CONFIG_BPF_SYSCALL)");
+}
+
+absl::Status AddSecondBottleneck(const LabTopology& t, const PathSpec& path) {
+  absl::Status status =
+      Ip({"ip", "-n", t.receiver_netns, "addr", "add",
+          absl::StrCat(t.second_receiver_address, "/", t.prefix_length), "dev",
+          t.receiver_device});
+  if (!status.ok()) return status;
+  status = AddShapedClass(t, 20, path.rate_bits_per_s, path.queue);
+  if (!status.ok()) return status;
+  return Ip({"tc",
+             "-n",
+             t.router_netns,
+             "filter",
+             "add",
+             "dev",
+             t.router_receiver_device,
+             "parent",
+             "1:",
+             "protocol",
+             "ip",
+             "prio",
+             "1",
+             "u32",
+             "match",
+             "ip",
+             "dst",
+             t.second_receiver_address + "/32",
+             "flowid",
+             "1:20"},
+            "u32 classifier (CONFIG_NET_CLS_U32)");
 }
 
 absl::StatusOr<bool> TryNetemDelay(const LabTopology& t, double delay_ms) {
@@ -198,31 +245,60 @@ absl::StatusOr<bool> TryNetemDelay(const LabTopology& t, double delay_ms) {
   return output.status();
 }
 
-absl::Status RouteAckPathThroughDelayLine(const LabTopology& t) {
-  std::string table = absl::StrCat(t.delay_table);
+namespace {
+
+// A TUN device of the delay line made ready for routing: no reverse-path
+// filter, no IPv6 (its link-local autoconfiguration would send router
+// solicitations into the delay line), up, the default route of `table`.
+absl::Status PrepareDelayDevice(const LabTopology& t, const std::string& device,
+                                int table) {
   absl::Status status = WriteNetnsSysctl(
-      t.router_netns,
-      absl::StrCat("net/ipv4/conf/", t.delay_device, "/rp_filter"), "0");
+      t.router_netns, absl::StrCat("net/ipv4/conf/", device, "/rp_filter"),
+      "0");
   if (!status.ok()) return status;
-  // No IPv6 on the device: its link-local autoconfiguration would send
-  // router solicitations into the delay line.
   if (access("/proc/sys/net/ipv6", F_OK) == 0) {
     status = WriteNetnsSysctl(
-        t.router_netns,
-        absl::StrCat("net/ipv6/conf/", t.delay_device, "/disable_ipv6"), "1");
+        t.router_netns, absl::StrCat("net/ipv6/conf/", device, "/disable_ipv6"),
+        "1");
     if (!status.ok()) return status;
   }
   for (const std::vector<std::string>& command :
        std::vector<std::vector<std::string>>{
-           {"ip", "-n", t.router_netns, "link", "set", t.delay_device, "up"},
+           {"ip", "-n", t.router_netns, "link", "set", device, "up"},
            {"ip", "-n", t.router_netns, "route", "add", "default", "dev",
-            t.delay_device, "table", table},
-           {"ip", "-n", t.router_netns, "rule", "add", "iif",
-            t.router_receiver_device, "lookup", table}}) {
+            device, "table", absl::StrCat(table)}}) {
     status = Ip(command, "policy routing (CONFIG_IP_MULTIPLE_TABLES)");
     if (!status.ok()) return status;
   }
   return absl::OkStatus();
+}
+
+// The second path's ACK rule is looked up before the first path's, whose
+// `ip rule add` without a preference gets 32765 (below main's 32766).
+constexpr int kSecondAckRulePreference = 1000;
+
+}  // namespace
+
+absl::Status RouteAckPathThroughDelayLine(const LabTopology& t) {
+  absl::Status status = PrepareDelayDevice(t, t.delay_device, t.delay_table);
+  if (!status.ok()) return status;
+  return Ip({"ip", "-n", t.router_netns, "rule", "add", "iif",
+             t.router_receiver_device, "lookup", absl::StrCat(t.delay_table)},
+            "policy routing (CONFIG_IP_MULTIPLE_TABLES)");
+}
+
+absl::Status RouteSecondAckPath(const LabTopology& t, bool own_delay_line) {
+  if (own_delay_line) {
+    absl::Status status =
+        PrepareDelayDevice(t, t.second_delay_device, t.second_delay_table);
+    if (!status.ok()) return status;
+  }
+  return Ip(
+      {"ip", "-n", t.router_netns, "rule", "add", "pref",
+       absl::StrCat(kSecondAckRulePreference), "from",
+       t.second_receiver_address, "iif", t.router_receiver_device, "lookup",
+       own_delay_line ? absl::StrCat(t.second_delay_table) : "main"},
+      "policy routing (CONFIG_IP_MULTIPLE_TABLES)");
 }
 
 std::string BottleneckQdiscStats(const LabTopology& t) {

@@ -6,7 +6,15 @@
 // with the bottleneck on the router's egress towards the receiver (HTB rate
 // with a pfifo or bfifo under it, optionally the eBPF step CE marker on
 // clsact egress) and the propagation delay on the ACK path (router towards
-// sender): netem where the kernel has it, else the TUN delay line. Names,
+// sender): netem where the kernel has it, else the TUN delay line.
+//
+// A second bottleneck (flows with path=2) is a second HTB class on the same
+// egress, with its own rate and fifo, that a u32 filter fills with the
+// packets to a second receiver address B.2 (on the receiver veth); HTB
+// classes without a common parent borrow nothing from each other
+// (tc-htb(8)), so the two queues and rates are independent while both
+// captures still see every flow on one interface. Its ACKs, from B.2, take
+// their own delay line by a source rule ahead of the first path's. Names,
 // addresses and ports derive from a per-run id, so labs can run side by
 // side; every namespace is registered for cleanup as soon as it exists, and
 // its name carries the owning process (lab_owner.h), so one that outlives a
@@ -37,6 +45,10 @@ struct LabTopology {
   int base_port = 20000;
   // Routing table that steers the ACK path into the delay line.
   int delay_table = 100;
+  // The second bottleneck: its receiver address (B.2), its ACK path's delay
+  // line and routing table.
+  std::string second_receiver_address, second_delay_device;
+  int second_delay_table = 101;
 };
 
 // Picks an id whose namespaces do not exist yet.
@@ -53,6 +65,12 @@ absl::Status ShapeBottleneck(const LabTopology& topology,
                              const LabConfig& config,
                              absl::string_view marker_object_path);
 
+// The second bottleneck: B.2 on the receiver veth, HTB class 1:20 of
+// `path`'s rate with its fifo, and the u32 filter that sends B.2's packets
+// into it. After ShapeBottleneck.
+absl::Status AddSecondBottleneck(const LabTopology& topology,
+                                 const PathSpec& path);
+
 // Adds `delay_ms` to the ACK path with netem; false when the kernel has no
 // netem (the caller then uses the delay line).
 absl::StatusOr<bool> TryNetemDelay(const LabTopology& topology,
@@ -60,6 +78,11 @@ absl::StatusOr<bool> TryNetemDelay(const LabTopology& topology,
 
 // Routes the ACK path through the (already created) TUN device.
 absl::Status RouteAckPathThroughDelayLine(const LabTopology& topology);
+
+// Routes the second bottleneck's ACKs (from B.2) through its own (already
+// created) TUN device, or, without one, past the first path's delay line.
+absl::Status RouteSecondAckPath(const LabTopology& topology,
+                                bool own_delay_line);
 
 // `tc -s qdisc show` of the bottleneck, for the bundle.
 std::string BottleneckQdiscStats(const LabTopology& topology);

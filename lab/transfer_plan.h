@@ -17,11 +17,13 @@ struct PlannedFlow {
   FlowSpec spec;
   int sender_port = 0;
   int receiver_port = 0;
+  // The receiver's address for the flow's path (LabTopology).
+  std::string receiver_address;
 };
 
 struct TransferPlan {
   std::string sender_netns, receiver_netns;
-  std::string sender_address, receiver_address;
+  std::string sender_address;
   absl::Duration duration;
   std::vector<PlannedFlow> flows;
 };
