@@ -85,5 +85,63 @@ TEST(ParseLabConfig, RefusesBadCombinations) {
   EXPECT_FALSE(ParseLabConfig(flags).ok());
 }
 
+TEST(ParseFlowSpec, Path) {
+  EXPECT_EQ(ParseFlowSpec("cubic")->path, 1);
+  EXPECT_EQ(ParseFlowSpec("cubic:path=1")->path, 1);
+  FlowSpec flow = *ParseFlowSpec("cubic:mss=1200:path=2");
+  EXPECT_EQ(flow.path, 2);
+  EXPECT_EQ(flow.mss_bytes, 1200);
+  EXPECT_FALSE(ParseFlowSpec("cubic:path=3").ok());
+  EXPECT_FALSE(ParseFlowSpec("cubic:path=").ok());
+}
+
+TEST(ParseLabConfig, SecondPathOnlyWithAPath2Flow) {
+  LabFlagValues flags = Defaults();
+  flags.flows = {"cubic", "cubic"};
+  EXPECT_FALSE(ParseLabConfig(flags)->second_path.has_value());
+  flags.rate2 = BitRate{12'000'000};  // shapes nothing: refused
+  EXPECT_FALSE(ParseLabConfig(flags).ok());
+}
+
+TEST(ParseLabConfig, SecondPathDefaultsToTheFirst) {
+  LabFlagValues flags = Defaults();
+  flags.queue = *ParseBufferSize("10ms");
+  flags.delay = absl::Milliseconds(40);
+  flags.flows = {"cubic", "cubic:path=2"};
+  LabConfig config = *ParseLabConfig(flags);
+  ASSERT_TRUE(config.second_path.has_value());
+  EXPECT_EQ(config.second_path->rate_bits_per_s, 50'000'000);
+  EXPECT_FALSE(config.second_path->queue.in_packets);
+  EXPECT_EQ(config.second_path->queue.limit, 62'500);
+  EXPECT_EQ(config.second_path->delay_ms, 40);
+  // A queue time is bytes at the second path's own rate: 12 Mbit/s for
+  // 10 ms = 15000 bytes.
+  flags.rate2 = BitRate{12'000'000};
+  flags.delay2 = absl::Milliseconds(25);
+  config = *ParseLabConfig(flags);
+  EXPECT_EQ(config.second_path->rate_bits_per_s, 12'000'000);
+  EXPECT_EQ(config.second_path->queue.limit, 15'000);
+  EXPECT_EQ(config.second_path->delay_ms, 25);
+  EXPECT_EQ(config.rate_bits_per_s, 50'000'000);
+  EXPECT_EQ(config.queue.limit, 62'500);
+  EXPECT_EQ(config.delay_ms, 40);
+  flags.queue2 = BufferSize{BufferSize::Unit::kPackets, 30};
+  config = *ParseLabConfig(flags);
+  EXPECT_TRUE(config.second_path->queue.in_packets);
+  EXPECT_EQ(config.second_path->queue.limit, 30);
+  flags.delay2 = absl::Seconds(11);
+  EXPECT_FALSE(ParseLabConfig(flags).ok());
+}
+
+TEST(ParseLabConfig, StepMarkerIsRefusedWithTwoPaths) {
+  LabFlagValues flags = Defaults();
+  flags.ecn = "rfc3168";
+  flags.mark = "step:60000";
+  flags.flows = {"cubic", "cubic:path=2"};
+  absl::StatusOr<LabConfig> config = ParseLabConfig(flags);
+  ASSERT_FALSE(config.ok());
+  EXPECT_NE(config.status().message().find("path=2"), absl::string_view::npos);
+}
+
 }  // namespace
 }  // namespace ccreplay::lab

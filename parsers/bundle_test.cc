@@ -10,10 +10,14 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "gtest/gtest.h"
+#include "parsers/flow_table.h"
+#include "parsers/pcap_reader.h"
 #include "proto/testing/test_data.h"
 
 namespace ccreplay {
@@ -96,6 +100,83 @@ TEST(BundleTest, CubicEcnDelayLineBundle) {
   EXPECT_EQ(m.sender_nstat().size(), 10u);
   EXPECT_EQ(m.tool_versions_size(), 3);
 }
+
+// The two-flow bundles of testdata/SOURCES.md (issue 19): one flow with
+// 1448-byte segments, one with 1188 (mss=1200), through one bottleneck or
+// two. Per flow: what meta.json says, and what the flow table reads from
+// sender.pcap.gz, against tshark 4.0.17:
+//   payload bytes: `tshark -r sender.pcap.gz -Y tcp.srcport==RPORT -T fields
+//     -e tcp.ack | sort -n | tail -1` minus 2 (SYN and FIN);
+//   data frames: `tshark -r sender.pcap.gz -q -z conv,tcp` ("->" frames);
+//   SYN MSS: `-Y tcp.flags.syn==1 -T fields -e tcp.options.mss_val`;
+//   segment size: `-Y tcp.srcport==SPORT -T fields -e tcp.len | sort | uniq
+//   -c`.
+struct TwoFlowExpected {
+  const char* sender;
+  const char* receiver;
+  int path;
+  uint64_t data_bytes, data_frames;
+  uint32_t syn_mss, segment_bytes;
+};
+
+struct TwoFlowBundle {
+  const char* dir;
+  // Path rate, pfifo packets and ACK delay, path 1 first.
+  std::vector<std::tuple<int64_t, int64_t, double>> paths;
+  std::vector<TwoFlowExpected> flows;
+};
+
+class TwoFlowBundleTest : public ::testing::TestWithParam<TwoFlowBundle> {};
+
+TEST_P(TwoFlowBundleTest, MetaAndCaptureAgreeWithTshark) {
+  const TwoFlowBundle& e = GetParam();
+  absl::StatusOr<Bundle> bundle = ReadBundle(kLab + e.dir);
+  ASSERT_TRUE(bundle.ok()) << bundle.status();
+  const proto::BundleMeta& m = bundle->meta;
+  EXPECT_TRUE(m.complete());
+  ASSERT_EQ(m.paths_size(), static_cast<int>(e.paths.size()));
+  for (int i = 0; i < m.paths_size(); ++i) {
+    EXPECT_EQ(m.paths(i).path(), i + 1);
+    EXPECT_EQ(m.paths(i).rate_bits_per_s(), std::get<0>(e.paths[i]));
+    EXPECT_EQ(m.paths(i).limit_packets(), std::get<1>(e.paths[i]));
+    EXPECT_EQ(m.paths(i).delay_ms(), std::get<2>(e.paths[i]));
+  }
+  FlowTable table;
+  absl::StatusOr<CaptureInfo> info = ReadCapture(bundle->sender_capture, table);
+  ASSERT_TRUE(info.ok()) << info.status();
+  ASSERT_EQ(table.flows().size(), e.flows.size());
+  ASSERT_EQ(m.flows_size(), static_cast<int>(e.flows.size()));
+  for (size_t i = 0; i < e.flows.size(); ++i) {
+    const TwoFlowExpected& want = e.flows[i];
+    const proto::BundleFlow& flow = m.flows(static_cast<int>(i));
+    EXPECT_EQ(flow.sender(), want.sender);
+    EXPECT_EQ(flow.receiver(), want.receiver);
+    EXPECT_EQ(flow.path(), want.path);
+    // The flow's receiver is its path's receiver address.
+    EXPECT_TRUE(absl::StartsWith(
+        flow.receiver(), m.paths(want.path - 1).receiver_address() + ":"));
+    EXPECT_EQ(flow.bytes_sent(), static_cast<int64_t>(want.data_bytes));
+    FlowSummary f = SummarizeFlow(table.flows()[i], info->first_packet_time_ns);
+    EXPECT_EQ(f.sender, want.sender);
+    EXPECT_EQ(f.receiver, want.receiver);
+    EXPECT_EQ(f.data_bytes, want.data_bytes);
+    EXPECT_EQ(f.packets_data_dir, want.data_frames);
+    EXPECT_EQ(f.mss_option_sender.value_or(0), want.syn_mss);
+    EXPECT_EQ(f.max_payload_bytes, want.segment_bytes);
+  }
+}
+
+// clang-format off
+INSTANTIATE_TEST_SUITE_P(Issue19, TwoFlowBundleTest, ::testing::Values(
+  TwoFlowBundle{"two_mss_1448_1188_shared_20mbit_40ms",
+                {{20'000'000, 70, 40}},
+                {{"10.70.82.1:23590", "10.70.83.1:23580", 1, 24'641'536, 17'040, 1460, 1448},
+                 {"10.70.82.1:23591", "10.70.83.1:23581", 1, 23'330'816, 19'711, 1200, 1188}}},
+  TwoFlowBundle{"two_mss_1448_1188_apart_20mbit_40ms_12mbit_25ms",
+                {{20'000'000, 70, 40}, {12'000'000, 30, 25}},
+                {{"10.103.234.1:21390", "10.103.235.1:21380", 1, 47'841'280, 33'056, 1460, 1448},
+                 {"10.103.234.1:21391", "10.103.235.2:21381", 2, 28'573'696, 24'102, 1200, 1188}}}));
+// clang-format on
 
 TEST(BundleTest, OlderBundlesWithSsOnly) {
   struct Expected {
