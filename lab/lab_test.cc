@@ -50,6 +50,7 @@ struct DirectionCounts {
   int64_t ect = 0;  // ECT(0) or ECT(1)
   int64_t ece_flag = 0;
   int64_t max_payload_bytes = 0;
+  int64_t payload_bytes = 0;  // retransmissions included
   // Packets of this direction seen before the other direction's first FIN:
   // for the ACK direction at the sender, the ACKs that reach a socket still
   // ESTABLISHED, which is where tcp_probe fires (tcp_rcv_established).
@@ -95,6 +96,7 @@ std::map<std::string, DirectionCounts> CountTcp(const std::string& path) {
       c.last_data_s = time_s;
     }
     if (payload > c.max_payload_bytes) c.max_payload_bytes = payload;
+    if (payload > 0) c.payload_bytes += payload;
     if ((ip[1] & 3) == 3) ++c.ce;
     if ((ip[1] & 3) == 1 || (ip[1] & 3) == 2) ++c.ect;
     if (tcp[13] & 0x40) ++c.ece_flag;
@@ -271,14 +273,24 @@ LabConfig BaseConfig() {
   return config;
 }
 
-int64_t QdiscDropped(const std::string& stats) {
-  // "Sent 123 bytes 45 pkt (dropped 8, overlimits 0 requeues 0)" per qdisc;
-  // the fifo under HTB is the one with handle 10:.
+// "Sent 123 bytes 45 pkt (dropped 8, overlimits 0 requeues 0)" of the fifo
+// with handle `handle` (10: under HTB class 1:10, 20: under 1:20); -1 when
+// absent.
+struct FifoCounters {
+  int64_t sent_packets = -1;
+  int64_t dropped = -1;
+};
+FifoCounters FifoStats(const std::string& stats, int handle) {
   std::smatch match;
   std::regex fifo(
-      R"(qdisc [pb]fifo 10:[^\n]*\n\s*Sent \d+ bytes \d+ pkt \(dropped (\d+))");
-  if (!std::regex_search(stats, match, fifo)) return -1;
-  return std::stoll(match[1]);
+      absl::StrCat("qdisc [pb]fifo ", handle,
+                   R"(:[^\n]*\n\s*Sent \d+ bytes (\d+) pkt \(dropped (\d+))"));
+  if (!std::regex_search(stats, match, fifo)) return {};
+  return {std::stoll(match[1]), std::stoll(match[2])};
+}
+
+int64_t QdiscDropped(const std::string& stats) {
+  return FifoStats(stats, 10).dropped;
 }
 
 TEST_F(LabTest, RenoRfc3168EcnWithStepMarker) {
@@ -439,6 +451,74 @@ TEST_F(LabTest, Ngtcp2FlowsOfTwoPacketSizesCompete) {
       EXPECT_FALSE(v.documented_deviation.empty()) << v.description;
     }
   }
+}
+
+// Payload bits per second of `c` between its first and last data packet.
+double PayloadRate(const DirectionCounts& c) {
+  return c.payload_bytes * 8.0 / (c.last_data_s - c.first_data_s);
+}
+
+// Two flows routed apart (--flows cubic,cubic:mss=1200:path=2): each
+// crosses its own HTB class and fifo, its ACKs take its own delay line,
+// and ss and tcp_probe see both.
+TEST_F(LabTest, TwoFlowsThroughSeparateBottlenecks) {
+  LabConfig config = BaseConfig();
+  config.rate_bits_per_s = 20'000'000;
+  config.queue = QueueSpec{true, 50};
+  config.delay_ms = 10;
+  config.second_path = PathSpec{8'000'000, QueueSpec{true, 30}, 30};
+  config.duration_s = 3;
+  config.transfer = TransferTool::kBuiltin;
+  config.flows = {FlowSpec{"cubic", 0, 0}, FlowSpec{"cubic", 1200, 0, 0, 2}};
+  LabBundle bundle;
+  Run(config, bundle);
+  dirs_.push_back(bundle.dir);
+  if (HasFatalFailure()) return;
+  const proto::BundleMeta& m = bundle.read.meta;
+  ASSERT_EQ(m.paths_size(), 2);
+  EXPECT_EQ(m.flows(0).path(), 1);
+  EXPECT_EQ(m.flows(1).path(), 2);
+  const std::string ss_log = ReadFile(bundle.read.ss_log);
+  for (int i = 0; i < 2; ++i) {
+    const proto::BundlePath& path = m.paths(i);
+    const proto::BundleFlow& flow = m.flows(i);
+    EXPECT_EQ(path.path(), i + 1);
+    EXPECT_TRUE(
+        absl::StartsWith(flow.receiver(), path.receiver_address() + ":"));
+    auto [data_key, ack_key] = FlowKeys(bundle, i);
+    ASSERT_TRUE(bundle.receiver.count(data_key)) << data_key;
+    const DirectionCounts& received = bundle.receiver.at(data_key);
+    // HTB counts the Ethernet frame (skb->len at the veth's egress): the
+    // 1448-byte payload of a 1514-byte frame is 95.6 % of it, 1188 of 1254
+    // is 94.7 %. A flow on its own path gets close to that, and never more
+    // than its path's rate; two flows on one 20 Mbit/s path would each get
+    // about half of it.
+    const double rate = PayloadRate(received);
+    EXPECT_LT(rate, path.rate_bits_per_s() * 0.96) << "flow " << i;
+    EXPECT_GT(rate, path.rate_bits_per_s() * 0.85) << "flow " << i;
+    // Its packets, and only they, left through its path's fifo (handles
+    // 10: and 20:). The u32 filter takes IPv4 to B.2 only; the default
+    // class 1:10 also carries the router's ARP requests and IPv6
+    // neighbour discovery and MLD on that veth (7 packets in a 3 s run).
+    const int64_t fifo_sent =
+        FifoStats(m.bottleneck().qdisc_stats(), i == 0 ? 10 : 20).sent_packets;
+    EXPECT_GE(fifo_sent, received.packets) << "flow " << i;
+    EXPECT_LE(fifo_sent, received.packets + (i == 0 ? 16 : 0)) << "flow " << i;
+    // Its ACKs, and only they, crossed its path's delay line.
+    EXPECT_EQ(path.delay_line().delay_us(), path.delay_ms() * 1000);
+    EXPECT_EQ(path.delay_line().packets(), bundle.receiver.at(ack_key).packets)
+        << "flow " << i;
+    ExpectProbePerAck(bundle, i);
+    EXPECT_TRUE(absl::StrContains(ss_log, flow.sender())) << flow.sender();
+  }
+  EXPECT_EQ(m.paths(1).rate_bits_per_s(), 8'000'000);
+  EXPECT_EQ(m.paths(1).limit_packets(), 30);
+  EXPECT_EQ(m.paths(1).delay_ms(), 30);
+  EXPECT_EQ(m.delay().method(), "tun");
+  // Together they carried more than either path alone could.
+  EXPECT_GT(PayloadRate(bundle.receiver.at(FlowKeys(bundle, 0).first)) +
+                PayloadRate(bundle.receiver.at(FlowKeys(bundle, 1).first)),
+            config.rate_bits_per_s * 1.2);
 }
 
 TEST_F(LabTest, UnknownControllerFailsAndLeavesNothingBehind) {
