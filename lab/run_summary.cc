@@ -1,5 +1,7 @@
 #include "lab/run_summary.h"
 
+#include <utility>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
@@ -16,11 +18,13 @@ std::string LabRunSummary(const LabRun& run) {
       run.sender_capture.ps_drop, run.receiver_capture.packets_written,
       run.receiver_capture.ps_drop, run.ss.samples, run.trace.entries,
       run.trace.overrun);
-  if (run.delay_line.has_value()) {
+  for (const auto& [name, line] :
+       {std::pair{"delay line", &run.delay_line},
+        std::pair{"path 2 delay line", &run.second_delay_line}}) {
+    if (!line->has_value()) continue;
     absl::StrAppendFormat(
-        &text, "  delay line: %d packets, late max %d us, %d over 0.1 ms\n",
-        run.delay_line->packets, run.delay_line->late_max_us,
-        run.delay_line->late_over_100us);
+        &text, "  %s: %d packets, late max %d us, %d over 0.1 ms\n", name,
+        (*line)->packets, (*line)->late_max_us, (*line)->late_over_100us);
   }
   return text;
 }
