@@ -117,13 +117,12 @@ void AddPaths(const LabRun& run, proto::BundleMeta* meta) {
       1, PathSpec{config.rate_bits_per_s, config.queue, config.delay_ms},
       t.receiver_address, first_line ? t.delay_device : "", run.delay_line);
   if (!config.second_path.has_value()) return;
-  const bool shared = config.second_path->delay_ms == config.delay_ms;
-  const bool own_line = !shared && config.second_path->delay_ms > 0;
-  *meta->add_paths() = Path(2, *config.second_path, t.second_receiver_address,
-                            shared && first_line ? t.delay_device
-                            : own_line           ? t.second_delay_device
-                                                 : "",
-                            shared ? run.delay_line : run.second_delay_line);
+  const std::string& device = run.second_path_delay_device;
+  *meta->add_paths() =
+      Path(2, *config.second_path, t.second_receiver_address, device,
+           device == t.second_delay_device ? run.second_delay_line
+           : device.empty()                ? std::nullopt
+                                           : run.delay_line);
 }
 
 proto::BundleTopology Topology(const LabTopology& t) {

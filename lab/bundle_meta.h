@@ -37,6 +37,9 @@ struct LabRun {
   std::string marker_compiled_at;  // "" without a marker
   std::string delay_method;        // "none", "netem" or "tun"
   std::optional<DelayLineStats> delay_line;
+  // The TUN device delaying the second path's ACKs: its own, the first
+  // path's when the delays are equal, "" without a delay or a second path.
+  std::string second_path_delay_device;
   // The second path's own delay line (LabConfig::second_path with a delay
   // other than the first's).
   std::optional<DelayLineStats> second_delay_line;

@@ -251,11 +251,15 @@ absl::StatusOr<std::unique_ptr<DelayLine>> AddDelay(const LabConfig& config,
 
 // The second path's delay, when it differs from the first's: its own TUN
 // delay line (returned) or, at 0, a rule past the first's; null when the
-// second path shares the first's delay (and delay line).
+// second path shares the first's delay (and delay line). After AddDelay.
 absl::StatusOr<std::unique_ptr<DelayLine>> AddSecondDelay(
-    const LabConfig& config, const LabTopology& t) {
-  if (!config.second_path.has_value() ||
-      config.second_path->delay_ms == config.delay_ms) {
+    const LabConfig& config, LabRun* run) {
+  const LabTopology& t = run->topology;
+  if (!config.second_path.has_value()) return nullptr;
+  if (config.second_path->delay_ms == config.delay_ms) {
+    if (run->delay_method == "tun") {
+      run->second_path_delay_device = t.delay_device;
+    }
     return nullptr;
   }
   std::unique_ptr<DelayLine> line;
@@ -268,6 +272,7 @@ absl::StatusOr<std::unique_ptr<DelayLine>> AddSecondDelay(
   }
   absl::Status status = RouteSecondAckPath(t, line != nullptr);
   if (!status.ok()) return status;
+  if (line != nullptr) run->second_path_delay_device = t.second_delay_device;
   return line;
 }
 
@@ -366,7 +371,7 @@ absl::StatusOr<LabRun> RunLab(const LabConfig& config) {
       AddDelay(config, &*run);
   if (!delay_line.ok()) return delay_line.status();
   absl::StatusOr<std::unique_ptr<DelayLine>> second_delay_line =
-      AddSecondDelay(config, run->topology);
+      AddSecondDelay(config, &*run);
   if (!second_delay_line.ok()) return second_delay_line.status();
 
   absl::StatusOr<Recorders> recorders = StartRecorders(config, *run);
