@@ -143,5 +143,17 @@ TEST(ParseLabConfig, StepMarkerIsRefusedWithTwoPaths) {
   EXPECT_NE(config.status().message().find("path=2"), absl::string_view::npos);
 }
 
+TEST(ParseLabConfig, Path2IsForTcpFlows) {
+  LabFlagValues flags = Defaults();
+  flags.transfer = "ngtcp2";
+  flags.flows = {"cubic", "cubic:path=2"};
+  absl::StatusOr<LabConfig> config = ParseLabConfig(flags);
+  ASSERT_FALSE(config.ok());
+  EXPECT_NE(config.status().message().find("TCP flows only"),
+            absl::string_view::npos);
+  flags.flows = {"cubic", "cubic:path=1"};
+  EXPECT_TRUE(ParseLabConfig(flags).ok());
+}
+
 }  // namespace
 }  // namespace ccreplay::lab
