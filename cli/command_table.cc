@@ -294,7 +294,7 @@ CommandSpec Lab() {
       "[--rate 50mbit] [--queue 100p|150kB|20ms] [--mark step:K_BYTES|none] "
       "[--delay 10ms] [--duration 5s] [--flows SPEC,...] [--mss BYTES] "
       "[--rate2 RATE] [--queue2 SIZE] [--delay2 TIME] "
-      "[--transfer auto|iperf3|builtin] -o BUNDLE_DIR\n"
+      "[--transfer auto|iperf3|builtin|ngtcp2] -o BUNDLE_DIR\n"
       "       ccreplay lab --cleanup",
       "Builds sender / router / receiver network namespaces, shapes the "
       "router's egress (HTB + pfifo/bfifo, optional eBPF step CE marker), "
