@@ -8,6 +8,7 @@
 #include "absl/algorithm/container.h"
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "cc/registry.h"
@@ -19,8 +20,10 @@
 #include "replay/replay_session.h"
 #include "replay/sender_config_fit.h"
 #include "replay/stack_profile.h"
+#include "reports/ca_growth.h"
 #include "reports/controller_choice.h"
 #include "reports/replay_summary.h"
+#include "reports/rules/rule_helpers.h"
 
 namespace ccreplay {
 namespace {
@@ -303,6 +306,74 @@ absl::Status DiagnoseQuic(const DiagnoseOptions& options,
   return absl::OkStatus();
 }
 
+// The flow's delivery on the capture's clock: cumulative bytes at the end
+// of each observation bin, its first data and its last delivery.
+void AddDelivery(const FlowObserver& observed, CompetitorFacts* f) {
+  const double origin_s = observed.start_ns() * 1e-9;
+  const double width_s = observed.bin_width_s();
+  const std::vector<ObservationBin>& bins = observed.bins();
+  uint64_t delivered = 0;
+  bool sent = false;
+  f->delivered.reserve(bins.size() + 1);
+  for (size_t i = 0; i < bins.size(); ++i) {
+    if (!sent && bins[i].highest_seq_sent > 0) {
+      sent = true;
+      f->start_s = origin_s + i * width_s;
+      f->delivered.emplace_back(f->start_s, delivered);
+    }
+    if (bins[i].delivered_bytes == 0) continue;
+    delivered += bins[i].delivered_bytes;
+    f->end_s = origin_s + (i + 1) * width_s;
+    f->delivered.emplace_back(f->end_s, delivered);
+  }
+}
+
+// The replayed controller, whether the captured cwnd grows normalized,
+// and its congestion-avoidance growth (reports/ca_growth.h): the growth
+// nearer the normalized replay than the plain one means the flow
+// normalizes, as mtu_normalization_gap decides.
+void AddGrowth(const ReplayEvidence& e, CompetitorFacts* f) {
+  const int best = BestFittingClaimed(e);
+  if (best < 0 || e.replay == nullptr) return;
+  f->controller = e.choices[best].spec;
+  absl::StatusOr<ControllerSpec> spec = ControllerSpec::Parse(f->controller);
+  uint32_t normalize = 0;
+  if (spec.ok() &&
+      absl::SimpleAtoi(spec->Value("normalize").value_or(""), &normalize)) {
+    f->normalize_bytes = normalize;
+  }
+  const ReplaySamples samples(e);
+  if (samples.size() == 0) return;
+  const int on = FindSpec(e, ReplayRole::kNormalizationOn, f->controller);
+  double growth = 0;
+  if (on >= 0) {
+    const CaGrowth g = MeasureCaGrowth(samples, best, on);
+    growth = g.captured;
+    if (g.captured > 0 && g.off > 0 && g.on > 0 && !g.NearerUnnormalized()) {
+      f->normalize_bytes = kReferenceMtuBytes;
+    }
+  } else {
+    growth = CaGrowthBytesPerRtt(samples, best,
+                                 [&](size_t i) { return samples.captured(i); });
+  }
+  if (growth > 0) f->ca_growth_bytes_per_rtt = growth;
+}
+
+// The flow as a competitor of others on its path (reports/unfairness.h).
+CompetitorFacts CompetitorOf(const Pieces& p) {
+  CompetitorFacts f;
+  const FlowSummary& s = p.input.summary;
+  f.flow_index = s.index;
+  f.label = absl::StrCat("flow ", s.index, " (", s.sender, ")");
+  f.packet_bytes = s.max_payload_bytes;
+  if (p.observer->min_rtt_us() > 0) {
+    f.min_rtt_ms = p.observer->min_rtt_us() / 1e3;
+  }
+  AddDelivery(*p.observer, &f);
+  AddGrowth(p.evidence, &f);
+  return f;
+}
+
 }  // namespace
 
 absl::StatusOr<DiagnoseRun> DiagnoseInput(const DiagnoseOptions& options) {
@@ -335,6 +406,7 @@ absl::StatusOr<DiagnoseRun> DiagnoseInput(const DiagnoseOptions& options) {
   *p.run.diagnosis.result.mutable_replay() =
       SummarizeReplay(p.evidence, p.input.controller_reason,
                       p.run.diagnosis.result.estimates().bdp_bytes());
+  p.run.competitor = CompetitorOf(p);
   for (const std::string& w : p.replay.warnings) {
     if (std::find(p.run.warnings.begin(), p.run.warnings.end(), w) ==
         p.run.warnings.end()) {

@@ -14,6 +14,7 @@
 #include "absl/status/statusor.h"
 #include "parsers/capture_filter.h"
 #include "reports/diagnosis.h"
+#include "reports/unfairness.h"
 
 namespace ccreplay {
 
@@ -34,6 +35,11 @@ struct DiagnoseRun {
   Diagnosis diagnosis;
   std::vector<std::string> warnings;
   bool truncated = false;  // The capture ended mid-packet.
+  // The flow as one of several sharing a bottleneck (reports/unfairness.h):
+  // packet size, replayed controller, CA growth from the captured cwnd,
+  // min RTT, its delivery on the capture's absolute clock;
+  // throughput_bps is left to the caller.
+  CompetitorFacts competitor;
 };
 
 // Errors name the file: NotFound / InvalidArgument / DataLoss as the

@@ -707,6 +707,11 @@ Diagnosis Diagnose(const DiagnosisInput& in) {
   d.result = ResultProto(in, est, context, quality, d.page);
   d.evidence_rows = EvidenceRows(quality);
   d.nothing_to_diagnose = !quality.both_directions;
+  if (absl::StatusOr<FittedPath> path =
+          FitPath(est, obs, in.summary.duration_s);
+      path.ok()) {
+    d.fitted_path = *std::move(path);
+  }
   return d;
 }
 

@@ -14,6 +14,7 @@
 #include "proto/report.pb.h"
 #include "replay/ack_timeline.h"
 #include "replay/conformance/conformance.h"
+#include "reports/fitted_simulation.h"
 #include "reports/flow_observation.h"
 #include "reports/limiter_runs.h"
 #include "reports/path_estimates.h"
@@ -58,6 +59,9 @@ struct Diagnosis {
   // The receiver's ACKs were never seen: nothing about the sender's
   // window or the path can be diagnosed (exit code 7).
   bool nothing_to_diagnose = false;
+  // The path fitted from the flow's estimates (reports/fitted_simulation.h),
+  // whether or not simulations ran; nullopt when it could not be fitted.
+  std::optional<FittedPath> fitted_path;
 };
 
 Diagnosis Diagnose(const DiagnosisInput& input);

@@ -4,9 +4,11 @@
 #include <cmath>
 #include <memory>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "cc/registry.h"
 #include "replay/sim/simulation.h"
@@ -169,33 +171,53 @@ absl::StatusOr<double> SimulatedUtilization(const FittedPath& path,
              : 0;
 }
 
+namespace {
+
+// `flow` on `path`, its spec with the normalize= option it asks for.
+absl::StatusOr<FlowConfig> FlowFor(const FittedPath& path,
+                                   const SimulatedFlow& flow) {
+  FlowConfig config;
+  config.cc_spec = flow.spec;
+  if (flow.normalize_bytes.has_value()) {
+    absl::StatusOr<ControllerSpec> spec = ControllerSpec::Parse(flow.spec);
+    if (!spec.ok()) return spec.status();
+    absl::StatusOr<ControllerSpec> normalized =
+        spec->With("normalize", absl::StrCat(*flow.normalize_bytes));
+    if (!normalized.ok()) return normalized.status();
+    config.cc_spec = normalized->ToString();
+  }
+  config.packet_bytes = flow.packet_bytes;
+  config.start_ns = flow.start_ns;
+  config.base_rtt_ns = flow.base_rtt_ns;
+  config.ack_every = path.ack_every;
+  config.delayed_ack_ns = path.delayed_ack_ns;
+  return config;
+}
+
+}  // namespace
+
 absl::StatusOr<double> SimulatedThroughputRatio(const FittedPath& path,
-                                                const std::string& small_spec,
-                                                uint32_t small_bytes,
-                                                const std::string& large_spec,
-                                                uint32_t large_bytes) {
+                                                const SimulatedFlow& a,
+                                                const SimulatedFlow& b,
+                                                double measure_from) {
   SimulationConfig config = ConfigFor(path);
-  FlowConfig small, large;
-  small.cc_spec = small_spec;
-  small.packet_bytes = small_bytes;
-  small.ack_every = path.ack_every;
-  small.delayed_ack_ns = path.delayed_ack_ns;
-  large.cc_spec = large_spec;
-  large.packet_bytes = large_bytes;
-  large.ack_every = path.ack_every;
-  large.delayed_ack_ns = path.delayed_ack_ns;
-  config.flows = {small, large};
+  for (const SimulatedFlow* flow : {&a, &b}) {
+    absl::StatusOr<FlowConfig> f = FlowFor(path, *flow);
+    if (!f.ok()) return f.status();
+    config.flows.push_back(*std::move(f));
+  }
   absl::StatusOr<std::unique_ptr<Simulation>> sim = Simulation::Create(config);
   if (!sim.ok()) return sim.status();
-  (*sim)->RunUntil(path.duration_ns / 2);
-  const uint64_t small_half = (*sim)->flow_stats(0).egress_bytes;
-  const uint64_t large_half = (*sim)->flow_stats(1).egress_bytes;
+  const int64_t later_start_ns = std::max(a.start_ns, b.start_ns);
+  (*sim)->RunUntil(
+      later_start_ns +
+      static_cast<int64_t>(measure_from * (path.duration_ns - later_start_ns)));
+  const uint64_t a_before = (*sim)->flow_stats(0).egress_bytes;
+  const uint64_t b_before = (*sim)->flow_stats(1).egress_bytes;
   (*sim)->RunUntil(path.duration_ns);
-  const double small_bytes_sent =
-      (*sim)->flow_stats(0).egress_bytes - small_half;
-  const double large_bytes_sent =
-      (*sim)->flow_stats(1).egress_bytes - large_half;
-  return large_bytes_sent > 0 ? small_bytes_sent / large_bytes_sent : 0;
+  const double a_bytes = (*sim)->flow_stats(0).egress_bytes - a_before;
+  const double b_bytes = (*sim)->flow_stats(1).egress_bytes - b_before;
+  return b_bytes > 0 ? a_bytes / b_bytes : 0;
 }
 
 }  // namespace ccreplay

@@ -7,6 +7,7 @@
 #define CCREPLAY_REPORTS_FITTED_SIMULATION_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -48,14 +49,26 @@ absl::StatusOr<double> SimulatedUtilization(const FittedPath& path,
                                             const std::string& spec,
                                             uint32_t packet_bytes);
 
-// Two flows of `spec` sharing the path, one with packets of `small_bytes`
-// and one with `large_bytes`: throughput of the small / of the large over
-// the second half of the run (both past slow start by then).
+// One flow of a closed-loop run on the fitted path.
+struct SimulatedFlow {
+  std::string spec;  // for MakeController(), e.g. "cubic:linux"
+  uint32_t packet_bytes = 1448;
+  // Sets the spec's normalize= option (MTU normalization to this packet
+  // size, RFC 7141 section 2.3); unset: the spec's own.
+  std::optional<uint32_t> normalize_bytes;
+  int64_t start_ns = 0;      // after the run's start
+  int64_t base_rtt_ns = -1;  // -1: the path's
+};
+
+// Two flows sharing the path: the throughput (bytes out of the bottleneck)
+// of `a` over that of `b`, from `measure_from` of the way between the later
+// start and the end of the run to its end (0.5: the second half, both past
+// slow start by then; 0: the whole common interval). 0 when `b` sent
+// nothing; InvalidArgument for a bad spec.
 absl::StatusOr<double> SimulatedThroughputRatio(const FittedPath& path,
-                                                const std::string& small_spec,
-                                                uint32_t small_bytes,
-                                                const std::string& large_spec,
-                                                uint32_t large_bytes);
+                                                const SimulatedFlow& a,
+                                                const SimulatedFlow& b,
+                                                double measure_from = 0.5);
 
 }  // namespace ccreplay
 

@@ -69,6 +69,7 @@ class FlowObserver {
 
   void Add(const TimelineEvent& event);
 
+  int64_t start_ns() const { return start_ns_; }
   double bin_width_s() const { return bin_width_ns_ * 1e-9; }
   const std::vector<ObservationBin>& bins() const { return bins_; }
   const std::vector<RetransmissionMark>& retransmissions() const {

@@ -11,55 +11,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "reports/ca_growth.h"
 #include "reports/rules/rule_helpers.h"
 
 namespace ccreplay {
 namespace {
-
-// Congestion-avoidance growth in bytes per RTT, measured without the RTT:
-// while cwnd grows by g bytes per cwnd of bytes acknowledged (Reno: g = the
-// packet size, or 1462 with normalization, quicly PR #686), dC/dB = g / C,
-// so C^2 = C0^2 + 2 g B along one epoch. g is the slope of C^2 against the
-// bytes delivered B, pooled over the epochs of congestion avoidance between
-// two reductions of the best-fitting replay (each epoch its own intercept).
-// `cwnd(i)` is the window of sample i (nullopt: not known there). 0 when
-// no epoch has two samples.
-double CaGrowthBytesPerRtt(
-    const RuleContext& x, int phase_of,
-    const std::function<std::optional<double>(size_t)>& cwnd) {
-  double sxy = 0, sxx = 0;
-  size_t i = 0;
-  while (i < x.samples.size()) {
-    if (x.samples.at(phase_of, i).phase != Phase::kCongestionAvoidance) {
-      ++i;
-      continue;
-    }
-    std::vector<std::pair<double, double>> epoch;  // (B, C^2)
-    for (; i < x.samples.size() &&
-           x.samples.at(phase_of, i).phase == Phase::kCongestionAvoidance;
-         ++i) {
-      const std::optional<double> c = cwnd(i);
-      if (c.has_value() && *c > 0) {
-        epoch.emplace_back(
-            static_cast<double>(x.samples.at(phase_of, i).delivered_bytes),
-            *c * *c);
-      }
-    }
-    if (epoch.size() < 2) continue;
-    double mean_b = 0, mean_y = 0;
-    for (const auto& [b, y] : epoch) {
-      mean_b += b;
-      mean_y += y;
-    }
-    mean_b /= epoch.size();
-    mean_y /= epoch.size();
-    for (const auto& [b, y] : epoch) {
-      sxy += (b - mean_b) * (y - mean_y);
-      sxx += (b - mean_b) * (b - mean_b);
-    }
-  }
-  return sxx > 0 ? sxy / sxx / 2 : 0;
-}
 
 // Congestion avoidance must be where the flow spends its time: at least
 // 1/kMinCaFraction of the samples (a fifth), else its growth is a few
@@ -81,38 +37,22 @@ std::optional<size_t> FirstCongestionAvoidance(const RuleContext& x, int best) {
   return first_ca;
 }
 
-// Congestion-avoidance growth per RTT, in bytes, of the captured cwnd and
-// of the replays without (`best`) and with (`on`) normalization, on the
-// same ACKs and epochs.
-struct Growth {
-  double captured = 0, off = 0, on = 0;
-};
-Growth MeasureGrowth(const RuleContext& x, int best, int on) {
-  const auto replayed = [&](int c) {
-    return CaGrowthBytesPerRtt(x, best, [&](size_t i) {
-      return x.samples.captured(i).has_value()
-                 ? std::optional<double>(x.samples.at(c, i).cwnd_bytes)
-                 : std::nullopt;
-    });
-  };
-  Growth g;
-  g.captured = CaGrowthBytesPerRtt(
-      x, best, [&](size_t i) { return x.samples.captured(i); });
-  g.off = replayed(best);
-  g.on = replayed(on);
-  return g;
-}
-
 // The closed loop: this flow against a 1462-byte flow of the same
 // controller, without and with normalization; nullopt when a run failed.
 std::optional<std::string> ThroughputRatioEvidence(const RuleContext& x,
                                                    const std::string& spec,
                                                    const std::string& on_spec) {
   const FittedPath& path = *x.evidence->path;
+  const auto flow = [](const std::string& flow_spec, uint32_t bytes) {
+    SimulatedFlow f;
+    f.spec = flow_spec;
+    f.packet_bytes = bytes;
+    return f;
+  };
   absl::StatusOr<double> without = SimulatedThroughputRatio(
-      path, spec, x.packet_bytes, spec, kReferenceMtuBytes);
+      path, flow(spec, x.packet_bytes), flow(spec, kReferenceMtuBytes));
   absl::StatusOr<double> with = SimulatedThroughputRatio(
-      path, on_spec, x.packet_bytes, on_spec, kReferenceMtuBytes);
+      path, flow(on_spec, x.packet_bytes), flow(on_spec, kReferenceMtuBytes));
   if (!without.ok() || !with.ok()) return std::nullopt;
   return absl::StrFormat(
       "closed-loop simulation of the fitted path (%s), "
@@ -123,7 +63,7 @@ std::optional<std::string> ThroughputRatioEvidence(const RuleContext& x,
 }
 
 Finding GapFinding(const RuleContext& x, int on, size_t first_ca,
-                   const Growth& g, const std::string& growth) {
+                   const CaGrowth& g, const std::string& growth) {
   const std::string& spec = x.evidence->choices[x.best].spec;
   const std::string& on_spec = x.evidence->choices[on].spec;
   Finding f;
@@ -186,7 +126,7 @@ void MtuNormalizationGapRule::Check(const RuleContext& x,
   }
   // Which growth the captured cwnd follows: the replay without
   // normalization or the one with it.
-  const Growth g = MeasureGrowth(x, best, on);
+  const CaGrowth g = MeasureCaGrowth(x.samples, best, on);
   if (!(g.captured > 0) || !(g.off > 0) || !(g.on > 0)) {
     out->notes.push_back(
         "mtu_normalization_gap: no congestion-avoidance epoch with the "
@@ -201,8 +141,7 @@ void MtuNormalizationGapRule::Check(const RuleContext& x,
       g.captured, spec, g.off, on_spec, g.on);
   // Two signals must agree: the growth, and which replay fits the
   // captured cwnd better overall (median error).
-  const bool grows_unnormalized = std::fabs(std::log(g.captured / g.off)) <
-                                  std::fabs(std::log(g.captured / g.on));
+  const bool grows_unnormalized = g.NearerUnnormalized();
   const bool fits_unnormalized =
       MedianErrorPct(*x.evidence, best) <= MedianErrorPct(*x.evidence, on);
   if (!grows_unnormalized || !fits_unnormalized) {

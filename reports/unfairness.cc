@@ -1,0 +1,314 @@
+#include "reports/unfairness.h"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "cc/congestion_controller.h"
+#include "cc/registry.h"
+
+namespace ccreplay {
+namespace {
+
+// A growth gap below this fraction is within the measurement's error (the
+// slope of cwnd^2 is within 3 % of the simulator's growth on its exports,
+// reports/sim_diagnosis_test.cc), so it names no packet-size cause.
+constexpr double kGrowthGapTolerance = 0.05;
+// Minimum RTTs within this fraction of each other are the same path delay.
+constexpr double kRttTolerance = 0.10;
+// A flow that started this share of the common interval after the other
+// is a late comer: its first epochs (slow start, the first reduction) fall
+// inside the interval being compared.
+constexpr double kLateComerShare = 0.05;
+// A counterfactual that moves the ratio by less than this changes nothing
+// the simulation can resolve.
+constexpr double kCounterfactualTolerance = 0.02;
+
+// Cumulative bytes delivered at time `t`, linear between samples.
+double DeliveredAt(const std::vector<std::pair<double, uint64_t>>& series,
+                   double t) {
+  if (series.empty() || t <= series.front().first) return 0;
+  if (t >= series.back().first) return series.back().second;
+  const auto after = std::lower_bound(series.begin(), series.end(), t,
+                                      [](const std::pair<double, uint64_t>& s,
+                                         double v) { return s.first < v; });
+  const auto before = after - 1;
+  const double span = after->first - before->first;
+  const double w = span > 0 ? (t - before->first) / span : 1;
+  return before->second + w * (after->second - before->second);
+}
+
+std::string SpecFamily(const std::string& spec) {
+  absl::StatusOr<ControllerSpec> parsed = ControllerSpec::Parse(spec);
+  if (!parsed.ok()) return spec;
+  // Stack profiles name their algorithm in the variant: "ngtcp2:cubic".
+  if (parsed->family == "ngtcp2" || parsed->family == "quicly") {
+    return parsed->variant;
+  }
+  return parsed->family;
+}
+
+// The exponent k of a loss-based controller's RTT unfairness, throughput
+// ∝ RTT^-k at equal loss: Reno's window does not depend on the RTT
+// (Mathis et al. 1997, throughput = MSS / (RTT sqrt(2p/3))), so k = 1 at
+// independent losses (up to 2 at synchronized ones); CUBIC's average
+// window grows as RTT^(3/4) / p^(3/4) (RFC 9438 section 5.1, from its
+// RTT-independent growth, section 1), so k = 1/4. nullopt: not modelled
+// (BBR, model-based, is meant to be RTT-fair in rate).
+std::optional<double> RttExponent(const std::string& spec) {
+  const std::string family = SpecFamily(spec);
+  if (family == "cubic" || family == "cuback") return 0.25;
+  if (family == "reno" || family == "dctcp" || family == "prague") return 1;
+  return std::nullopt;
+}
+
+std::optional<UnfairnessCause> PacketSizeCause(const CompetitorFacts& lesser,
+                                               const CompetitorFacts& greater) {
+  if (!lesser.ca_growth_bytes_per_rtt || !greater.ca_growth_bytes_per_rtt ||
+      !(*greater.ca_growth_bytes_per_rtt > 0) ||
+      lesser.packet_bytes >= greater.packet_bytes) {
+    return std::nullopt;
+  }
+  const double g = *lesser.ca_growth_bytes_per_rtt;
+  const double growth_ratio = g / *greater.ca_growth_bytes_per_rtt;
+  if (!(growth_ratio < 1 - kGrowthGapTolerance)) return std::nullopt;
+  UnfairnessCause c;
+  c.kind = "packet_size";
+  // Mathis et al. 1997 (CCR 27(3)): an AIMD window growing g bytes per RTT
+  // between congestion events q per byte averages sqrt(8g / (3q)), so at
+  // equal q the throughputs are in the ratio sqrt(g_lesser / g_greater).
+  c.explained_ratio = std::sqrt(growth_ratio);
+  c.message = absl::StrFormat(
+      "in congestion avoidance it grew %.0f B per RTT against %s's %.0f B "
+      "(%d-byte packets, %s), which alone predicts %.2f (throughput ∝ "
+      "sqrt(growth per RTT / congestion events per byte), Mathis et al. "
+      "1997, at equal congestion events)",
+      g, greater.label, *greater.ca_growth_bytes_per_rtt, lesser.packet_bytes,
+      lesser.normalize_bytes.has_value() ? "normalized"
+                                         : "growth counted in packets: no "
+                                           "MTU normalization, RFC 7141 "
+                                           "section 2.3",
+      c.explained_ratio);
+  return c;
+}
+
+std::optional<UnfairnessCause> RttCause(const CompetitorFacts& lesser,
+                                        const CompetitorFacts& greater) {
+  if (!lesser.min_rtt_ms || !greater.min_rtt_ms || !(*greater.min_rtt_ms > 0))
+    return std::nullopt;
+  const double rtt_ratio = *lesser.min_rtt_ms / *greater.min_rtt_ms;
+  const std::optional<double> k = RttExponent(lesser.controller);
+  if (!(rtt_ratio > 1 + kRttTolerance) || !k.has_value()) return std::nullopt;
+  UnfairnessCause c;
+  c.kind = "rtt";
+  c.explained_ratio = std::pow(rtt_ratio, -*k);
+  c.message = absl::StrFormat(
+      "its minimum RTT was %.1f ms against %.1f ms; %s's throughput scales "
+      "as RTT^-%.2g at equal loss, which alone predicts %.2f",
+      *lesser.min_rtt_ms, *greater.min_rtt_ms, SpecFamily(lesser.controller),
+      *k, c.explained_ratio);
+  return c;
+}
+
+// The flow as the fitted simulation runs it; its start relative to
+// `origin_s`.
+SimulatedFlow AsSimulated(const CompetitorFacts& f, double origin_s) {
+  SimulatedFlow s;
+  s.spec = f.controller;
+  s.packet_bytes = f.packet_bytes;
+  s.normalize_bytes = f.normalize_bytes;
+  s.start_ns = static_cast<int64_t>((f.start_s - origin_s) * 1e9);
+  if (f.min_rtt_ms.has_value()) {
+    s.base_rtt_ns = static_cast<int64_t>(*f.min_rtt_ms * 1e6);
+  }
+  return s;
+}
+
+std::optional<double> Ratio(const FittedPath& path, const SimulatedFlow& l,
+                            const SimulatedFlow& g) {
+  // Over the whole common interval, as share_ratio is measured.
+  absl::StatusOr<double> r = SimulatedThroughputRatio(path, l, g, 0);
+  if (!r.ok() || !std::isfinite(*r) || !(*r > 0)) return std::nullopt;
+  return *r;
+}
+
+}  // namespace
+
+double CommonIntervalThroughput(CompetitorFacts& a, CompetitorFacts& b) {
+  const double from = std::max(a.start_s, b.start_s);
+  const double to = std::min(a.end_s, b.end_s);
+  if (!(to > from)) return 0;
+  for (CompetitorFacts* f : {&a, &b}) {
+    f->throughput_bps =
+        (DeliveredAt(f->delivered, to) - DeliveredAt(f->delivered, from)) * 8 /
+        (to - from);
+  }
+  return to - from;
+}
+
+std::optional<FittedPath> SharedFittedPath(const std::optional<FittedPath>& a,
+                                           const std::optional<FittedPath>& b,
+                                           double throughput_sum_bps) {
+  if (!a.has_value() || !b.has_value()) return a.has_value() ? a : b;
+  FittedPath p = *a;
+  p.rate_bps = std::max(
+      {a->rate_bps, b->rate_bps, static_cast<int64_t>(throughput_sum_bps)});
+  p.base_rtt_ns = std::min(a->base_rtt_ns, b->base_rtt_ns);
+  p.buffer_bytes = std::max(a->buffer_bytes, b->buffer_bytes);
+  p.duration_ns = std::max(a->duration_ns, b->duration_ns);
+  return p;
+}
+
+namespace {
+
+// The closed-loop counterfactuals on the fitted path, each the lesser's
+// throughput over the greater's.
+struct Counterfactuals {
+  std::optional<double> as_is;
+  // The small-packet flow normalized to 1462 bytes (RFC 7141 section 2.3,
+  // quicly PR #686): as_is when it normalizes already.
+  std::optional<double> normalized;
+  std::optional<double> same_controller;  // lesser runs greater's
+  std::optional<double> same_start;       // lesser starts with greater
+};
+
+Counterfactuals RunCounterfactuals(const CompetitorFacts& lesser,
+                                   const CompetitorFacts& greater,
+                                   const FittedPath& path) {
+  const double origin_s = std::min(lesser.start_s, greater.start_s);
+  const SimulatedFlow l = AsSimulated(lesser, origin_s);
+  const SimulatedFlow g = AsSimulated(greater, origin_s);
+  Counterfactuals c;
+  c.as_is = Ratio(path, l, g);
+  if (lesser.packet_bytes != greater.packet_bytes) {
+    SimulatedFlow nl = l, ng = g;
+    SimulatedFlow& small = lesser.packet_bytes < greater.packet_bytes ? nl : ng;
+    const bool already = small.normalize_bytes.has_value();
+    small.normalize_bytes = kReferenceMtuBytes;
+    c.normalized = already ? c.as_is : Ratio(path, nl, ng);
+  }
+  if (SpecFamily(lesser.controller) != SpecFamily(greater.controller)) {
+    SimulatedFlow swapped = g;
+    swapped.packet_bytes = l.packet_bytes;
+    swapped.start_ns = l.start_ns;
+    swapped.base_rtt_ns = l.base_rtt_ns;
+    c.same_controller = Ratio(path, swapped, g);
+  }
+  if (lesser.start_s > greater.start_s) {
+    SimulatedFlow together = l;
+    together.start_ns = g.start_ns;
+    c.same_start = Ratio(path, together, g);
+  }
+  return c;
+}
+
+// A cause proven by a counterfactual: the ratio as it ran over the ratio
+// without the cause, when that differs by more than the tolerance.
+std::optional<UnfairnessCause> CounterfactualCause(
+    const std::string& kind, const std::optional<double>& as_is,
+    const std::optional<double>& without, const std::string& what) {
+  if (!as_is.has_value() || !without.has_value()) return std::nullopt;
+  const double explained = *as_is / *without;
+  if (!(explained < 1 - kCounterfactualTolerance)) return std::nullopt;
+  UnfairnessCause c;
+  c.kind = kind;
+  c.explained_ratio = explained;
+  c.message = absl::StrFormat(
+      "%s, the fitted simulation gives %.2f instead of %.2f, so this alone "
+      "accounts for a factor of %.2f",
+      what, *without, *as_is, explained);
+  return c;
+}
+
+// The causes with a counterfactual: controller mix and start order.
+void AddSimulatedCauses(const CompetitorFacts& lesser,
+                        const CompetitorFacts& greater, double interval_s,
+                        const Counterfactuals& c,
+                        std::vector<UnfairnessCause>* causes) {
+  if (std::optional<UnfairnessCause> mix = CounterfactualCause(
+          "controller", c.as_is, c.same_controller,
+          absl::StrCat("it ran ", lesser.controller, " against ",
+                       greater.controller, "; with ", greater.controller,
+                       " on both"))) {
+    causes->push_back(*std::move(mix));
+  }
+  const double late_s = lesser.start_s - greater.start_s;
+  if (late_s > kLateComerShare * interval_s) {
+    if (std::optional<UnfairnessCause> late = CounterfactualCause(
+            "start_order", c.as_is, c.same_start,
+            absl::StrFormat("it started %.2f s after %s; started together",
+                            late_s, greater.label))) {
+      causes->push_back(*std::move(late));
+    }
+  }
+}
+
+std::string AttributionMessage(const CompetitorFacts& lesser,
+                               const CompetitorFacts& greater,
+                               const UnfairnessAttribution& u) {
+  std::string m = absl::StrFormat(
+      "%s (%d-byte packets) got %.2f of %s's throughput", lesser.label,
+      lesser.packet_bytes, u.share_ratio, greater.label);
+  if (u.causes.empty()) {
+    absl::StrAppend(&m,
+                    "; no cause found among packet size, RTT, "
+                    "controller and start order");
+  }
+  for (const UnfairnessCause& c : u.causes)
+    absl::StrAppend(&m, "; ", c.message);
+  if (u.predicted_ratio_as_is.has_value()) {
+    absl::StrAppend(&m, absl::StrFormat("; the fitted simulation of both "
+                                        "flows as they ran gives %.2f",
+                                        *u.predicted_ratio_as_is));
+  }
+  if (u.predicted_ratio_normalized.has_value()) {
+    absl::StrAppend(
+        &m, absl::StrFormat(
+                "; with normalization the fitted simulation predicts %.2f",
+                *u.predicted_ratio_normalized));
+  }
+  // A sender-side capture sees drops, not which arrival the queue
+  // refused for its size (byte-fit admission favours small packets, RFC
+  // 7141 section 4.2.1.2).
+  absl::StrAppend(&m,
+                  ". The queue's admission policy is not visible in "
+                  "the capture.");
+  return m;
+}
+
+}  // namespace
+
+UnfairnessAttribution AttributeUnfairness(const CompetitorFacts& a,
+                                          const CompetitorFacts& b,
+                                          const std::optional<FittedPath>& path,
+                                          bool simulate) {
+  const double ta = a.throughput_bps.value_or(0);
+  const double tb = b.throughput_bps.value_or(0);
+  const bool a_less = ta < tb;
+  const CompetitorFacts& lesser = a_less ? a : b;
+  const CompetitorFacts& greater = a_less ? b : a;
+  UnfairnessAttribution u;
+  u.lesser = lesser.flow_index;
+  u.greater = greater.flow_index;
+  const double tg = std::max(ta, tb);
+  u.share_ratio = tg > 0 ? std::min(ta, tb) / tg : 0;
+  if (std::optional<UnfairnessCause> c = PacketSizeCause(lesser, greater))
+    u.causes.push_back(*std::move(c));
+  if (std::optional<UnfairnessCause> c = RttCause(lesser, greater))
+    u.causes.push_back(*std::move(c));
+  if (simulate && path.has_value()) {
+    const Counterfactuals c = RunCounterfactuals(lesser, greater, *path);
+    u.predicted_ratio_as_is = c.as_is;
+    u.predicted_ratio_normalized = c.normalized;
+    const double interval_s =
+        std::min(a.end_s, b.end_s) - std::max(a.start_s, b.start_s);
+    AddSimulatedCauses(lesser, greater, interval_s, c, &u.causes);
+  }
+  u.message = AttributionMessage(lesser, greater, u);
+  return u;
+}
+
+}  // namespace ccreplay

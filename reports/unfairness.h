@@ -1,0 +1,79 @@
+// Why one of two flows sharing a bottleneck got less than the other: each
+// cause quantified by a stated model (packet size, RTT) or by a closed-loop
+// counterfactual on the fitted path (controller mix, start order, MTU
+// normalization of the small-packet flow), in words a person reads.
+#ifndef CCREPLAY_REPORTS_UNFAIRNESS_H_
+#define CCREPLAY_REPORTS_UNFAIRNESS_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "reports/fitted_simulation.h"
+
+namespace ccreplay {
+
+// One flow as the attribution sees it, from its own diagnosis
+// (reports/diagnose_session.h fills all but throughput_bps).
+struct CompetitorFacts {
+  uint32_t flow_index = 0;
+  std::string label;          // "flow 2 (10.0.0.1:40000)"
+  uint32_t packet_bytes = 0;  // full-size payload / QUIC datagram
+  // The spec it was replayed as, e.g. "cubic:linux".
+  std::string controller;
+  // The controller normalizes congestion-avoidance growth to this size.
+  std::optional<uint32_t> normalize_bytes;
+  double start_s = 0;  // first data, seconds on the common axis
+  double end_s = 0;    // last data delivered, same axis
+  std::optional<double> min_rtt_ms;
+  // Measured from the captured cwnd (reports/ca_growth.h).
+  std::optional<double> ca_growth_bytes_per_rtt;
+  // Over the common interval (CommonIntervalThroughput fills it).
+  std::optional<double> throughput_bps;
+  // Cumulative bytes delivered at times on the common axis, ascending.
+  std::vector<std::pair<double, uint64_t>> delivered;
+};
+
+struct UnfairnessCause {
+  // packet_size, rtt, controller, start_order, admission
+  std::string kind;
+  // The lesser's share of the greater's throughput this cause alone
+  // predicts (1: none).
+  double explained_ratio = 1;
+  std::string message;
+};
+
+struct UnfairnessAttribution {
+  uint32_t lesser = 0, greater = 0;  // flow indices
+  double share_ratio = 0;            // lesser / greater
+  std::vector<UnfairnessCause> causes;
+  // The fitted simulation's lesser / greater with both flows as they ran,
+  // and with the small-packet flow's growth normalized to 1462 bytes.
+  std::optional<double> predicted_ratio_as_is, predicted_ratio_normalized;
+  std::string message;
+};
+
+// Fills both flows' throughput_bps over [the later start, the earlier
+// end], from their delivered series; leaves them unset when the interval
+// is empty. Returns the interval's length in seconds (0 when empty).
+double CommonIntervalThroughput(CompetitorFacts& a, CompetitorFacts& b);
+
+// The path both flows crossed, from each flow's own fit: the larger rate
+// (at least the two throughputs together), the smaller base RTT, the larger
+// buffer, the longer duration. nullopt when neither flow has a fit.
+std::optional<FittedPath> SharedFittedPath(const std::optional<FittedPath>& a,
+                                           const std::optional<FittedPath>& b,
+                                           double throughput_sum_bps);
+
+// Needs both flows' throughput_bps; with `simulate` and a `path` the
+// closed-loop counterfactuals run (each a two-flow simulation).
+UnfairnessAttribution AttributeUnfairness(const CompetitorFacts& a,
+                                          const CompetitorFacts& b,
+                                          const std::optional<FittedPath>& path,
+                                          bool simulate);
+
+}  // namespace ccreplay
+
+#endif  // CCREPLAY_REPORTS_UNFAIRNESS_H_
