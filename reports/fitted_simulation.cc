@@ -199,24 +199,32 @@ absl::StatusOr<FlowConfig> FlowFor(const FittedPath& path,
 absl::StatusOr<double> SimulatedThroughputRatio(const FittedPath& path,
                                                 const SimulatedFlow& a,
                                                 const SimulatedFlow& b,
-                                                double measure_from) {
+                                                double measure_from, int runs) {
   SimulationConfig config = ConfigFor(path);
   for (const SimulatedFlow* flow : {&a, &b}) {
     absl::StatusOr<FlowConfig> f = FlowFor(path, *flow);
     if (!f.ok()) return f.status();
     config.flows.push_back(*std::move(f));
   }
-  absl::StatusOr<std::unique_ptr<Simulation>> sim = Simulation::Create(config);
-  if (!sim.ok()) return sim.status();
+  if (runs > 1)
+    config.sender_jitter.kind = SenderJitterSpec::Kind::kServiceTime;
   const int64_t later_start_ns = std::max(a.start_ns, b.start_ns);
-  (*sim)->RunUntil(
+  const int64_t from_ns =
       later_start_ns +
-      static_cast<int64_t>(measure_from * (path.duration_ns - later_start_ns)));
-  const uint64_t a_before = (*sim)->flow_stats(0).egress_bytes;
-  const uint64_t b_before = (*sim)->flow_stats(1).egress_bytes;
-  (*sim)->RunUntil(path.duration_ns);
-  const double a_bytes = (*sim)->flow_stats(0).egress_bytes - a_before;
-  const double b_bytes = (*sim)->flow_stats(1).egress_bytes - b_before;
+      static_cast<int64_t>(measure_from * (path.duration_ns - later_start_ns));
+  double a_bytes = 0, b_bytes = 0;
+  for (int r = 0; r < std::max(runs, 1); ++r) {
+    config.seed = r + 1;
+    absl::StatusOr<std::unique_ptr<Simulation>> sim =
+        Simulation::Create(config);
+    if (!sim.ok()) return sim.status();
+    (*sim)->RunUntil(from_ns);
+    const uint64_t a_before = (*sim)->flow_stats(0).egress_bytes;
+    const uint64_t b_before = (*sim)->flow_stats(1).egress_bytes;
+    (*sim)->RunUntil(path.duration_ns);
+    a_bytes += (*sim)->flow_stats(0).egress_bytes - a_before;
+    b_bytes += (*sim)->flow_stats(1).egress_bytes - b_before;
+  }
   return b_bytes > 0 ? a_bytes / b_bytes : 0;
 }
 

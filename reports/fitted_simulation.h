@@ -63,12 +63,17 @@ struct SimulatedFlow {
 // Two flows sharing the path: the throughput (bytes out of the bottleneck)
 // of `a` over that of `b`, from `measure_from` of the way between the later
 // start and the end of the run to its end (0.5: the second half, both past
-// slow start by then; 0: the whole common interval). 0 when `b` sent
-// nothing; InvalidArgument for a bad spec.
+// slow start by then; 0: the whole common interval). With `runs` > 1, the
+// bytes summed over that many runs, each with its own seed and the sender
+// jitter of one bottleneck service time (replay/sim/sender_jitter.h), so
+// that drop-tail phase effects, which move a single run's ratio by tenths
+// with a 2 % change of the buffer, average out. 0 when `b` sent nothing;
+// InvalidArgument for a bad spec.
 absl::StatusOr<double> SimulatedThroughputRatio(const FittedPath& path,
                                                 const SimulatedFlow& a,
                                                 const SimulatedFlow& b,
-                                                double measure_from = 0.5);
+                                                double measure_from = 0.5,
+                                                int runs = 1);
 
 }  // namespace ccreplay
 

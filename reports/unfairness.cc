@@ -17,8 +17,15 @@ namespace {
 // slope of cwnd^2 is within 3 % of the simulator's growth on its exports,
 // reports/sim_diagnosis_test.cc), so it names no packet-size cause.
 constexpr double kGrowthGapTolerance = 0.05;
-// Minimum RTTs within this fraction of each other are the same path delay.
+// Minimum RTTs within this fraction of each other are the same path delay
+// (they differ by the service time of each flow's packet and ACK holds).
 constexpr double kRttTolerance = 0.10;
+// A full-size packet (IP MTU 1500) for the link's service time.
+constexpr double kFullPacketBytes = 1500;
+// Closed-loop runs per counterfactual, each with its own seed and sender
+// jitter (reports/fitted_simulation.h): a single run's ratio moves by
+// tenths with a 2 % change of the buffer (drop-tail phase effects).
+constexpr int kCounterfactualRuns = 8;
 // A flow that started this share of the common interval after the other
 // is a late comer: its first epochs (slow start, the first reduction) fall
 // inside the interval being compared.
@@ -65,43 +72,62 @@ std::optional<double> RttExponent(const std::string& spec) {
   return std::nullopt;
 }
 
+// Named when the lesser flow sends the smaller packets and its captured
+// cwnd grows like its controller without MTU normalization: growth counted
+// in its own packets, not in 1462-byte ones (RFC 7141 section 2.3).
 std::optional<UnfairnessCause> PacketSizeCause(const CompetitorFacts& lesser,
                                                const CompetitorFacts& greater) {
-  if (!lesser.ca_growth_bytes_per_rtt || !greater.ca_growth_bytes_per_rtt ||
-      !(*greater.ca_growth_bytes_per_rtt > 0) ||
-      lesser.packet_bytes >= greater.packet_bytes) {
+  if (lesser.packet_bytes >= greater.packet_bytes ||
+      lesser.normalize_bytes.has_value() || !lesser.ca_growth_bytes_per_rtt ||
+      !greater.ca_growth_bytes_per_rtt ||
+      !(*greater.ca_growth_bytes_per_rtt > 0)) {
     return std::nullopt;
   }
   const double g = *lesser.ca_growth_bytes_per_rtt;
   const double growth_ratio = g / *greater.ca_growth_bytes_per_rtt;
-  if (!(growth_ratio < 1 - kGrowthGapTolerance)) return std::nullopt;
   UnfairnessCause c;
   c.kind = "packet_size";
   // Mathis et al. 1997 (CCR 27(3)): an AIMD window growing g bytes per RTT
   // between congestion events q per byte averages sqrt(8g / (3q)), so at
   // equal q the throughputs are in the ratio sqrt(g_lesser / g_greater).
-  c.explained_ratio = std::sqrt(growth_ratio);
+  c.explained_ratio = std::min(1.0, std::sqrt(growth_ratio));
   c.message = absl::StrFormat(
       "in congestion avoidance it grew %.0f B per RTT against %s's %.0f B "
-      "(%d-byte packets, %s), which alone predicts %.2f (throughput ∝ "
+      "(%d-byte packets, growth counted in packets: no MTU normalization, "
+      "RFC 7141 section 2.3), which alone predicts %.2f (throughput ∝ "
       "sqrt(growth per RTT / congestion events per byte), Mathis et al. "
       "1997, at equal congestion events)",
       g, greater.label, *greater.ca_growth_bytes_per_rtt, lesser.packet_bytes,
-      lesser.normalize_bytes.has_value() ? "normalized"
-                                         : "growth counted in packets: no "
-                                           "MTU normalization, RFC 7141 "
-                                           "section 2.3",
       c.explained_ratio);
   return c;
 }
 
+// The fitted buffer's delay at the fitted rate.
+double QueueS(const FittedPath& path) {
+  return path.rate_bps > 0 ? path.buffer_bytes * 8.0 / path.rate_bps : 0;
+}
+
+// Whether the flows' minimum RTTs differ by more than kRttTolerance and by
+// more than the shared queue's delay: on a link the other flow keeps busy,
+// a flow's minimum includes the other's packets ahead of it, up to the
+// queue (`queue_s`; 0 when no path was fitted).
+bool DifferentRtts(const CompetitorFacts& a, const CompetitorFacts& b,
+                   double queue_s) {
+  if (!a.min_rtt_ms || !b.min_rtt_ms) return false;
+  const double lo = std::min(*a.min_rtt_ms, *b.min_rtt_ms);
+  const double diff_ms = std::fabs(*a.min_rtt_ms - *b.min_rtt_ms);
+  return diff_ms > kRttTolerance * lo && diff_ms > queue_s * 1e3;
+}
+
 std::optional<UnfairnessCause> RttCause(const CompetitorFacts& lesser,
-                                        const CompetitorFacts& greater) {
-  if (!lesser.min_rtt_ms || !greater.min_rtt_ms || !(*greater.min_rtt_ms > 0))
-    return std::nullopt;
-  const double rtt_ratio = *lesser.min_rtt_ms / *greater.min_rtt_ms;
+                                        const CompetitorFacts& greater,
+                                        double queue_s) {
   const std::optional<double> k = RttExponent(lesser.controller);
-  if (!(rtt_ratio > 1 + kRttTolerance) || !k.has_value()) return std::nullopt;
+  if (!DifferentRtts(lesser, greater, queue_s) || !k.has_value() ||
+      !(*lesser.min_rtt_ms > *greater.min_rtt_ms)) {
+    return std::nullopt;
+  }
+  const double rtt_ratio = *lesser.min_rtt_ms / *greater.min_rtt_ms;
   UnfairnessCause c;
   c.kind = "rtt";
   c.explained_ratio = std::pow(rtt_ratio, -*k);
@@ -113,26 +139,42 @@ std::optional<UnfairnessCause> RttCause(const CompetitorFacts& lesser,
   return c;
 }
 
-// The flow as the fitted simulation runs it; its start relative to
-// `origin_s`.
-SimulatedFlow AsSimulated(const CompetitorFacts& f, double origin_s) {
+// The flow as the fitted simulation runs it: its start `late_s` after the
+// run's, its own base RTT when the two flows' differ.
+SimulatedFlow AsSimulated(const CompetitorFacts& f, double late_s,
+                          bool own_rtt) {
   SimulatedFlow s;
   s.spec = f.controller;
   s.packet_bytes = f.packet_bytes;
   s.normalize_bytes = f.normalize_bytes;
-  s.start_ns = static_cast<int64_t>((f.start_s - origin_s) * 1e9);
-  if (f.min_rtt_ms.has_value()) {
+  s.start_ns = static_cast<int64_t>(late_s * 1e9);
+  if (own_rtt && f.min_rtt_ms.has_value()) {
     s.base_rtt_ns = static_cast<int64_t>(*f.min_rtt_ms * 1e6);
   }
   return s;
 }
 
+// How long after the other `f` started, when it is a late comer: later by
+// more than kLateComerShare of the common interval (a start within one
+// observation bin of the other's is the same start).
+double LateBy(const CompetitorFacts& f, const CompetitorFacts& other) {
+  const double interval_s =
+      std::min(f.end_s, other.end_s) - std::max(f.start_s, other.start_s);
+  const double late_s = f.start_s - other.start_s;
+  return late_s > kLateComerShare * interval_s ? late_s : 0;
+}
+
+// The lesser's throughput over the greater's; the flows are simulated in
+// the caller's order (`lesser_first`), so that each keeps its seed.
 std::optional<double> Ratio(const FittedPath& path, const SimulatedFlow& l,
-                            const SimulatedFlow& g) {
+                            const SimulatedFlow& g, bool lesser_first) {
   // Over the whole common interval, as share_ratio is measured.
-  absl::StatusOr<double> r = SimulatedThroughputRatio(path, l, g, 0);
+  absl::StatusOr<double> r =
+      lesser_first
+          ? SimulatedThroughputRatio(path, l, g, 0, kCounterfactualRuns)
+          : SimulatedThroughputRatio(path, g, l, 0, kCounterfactualRuns);
   if (!r.ok() || !std::isfinite(*r) || !(*r > 0)) return std::nullopt;
-  return *r;
+  return lesser_first ? *r : 1 / *r;
 }
 
 }  // namespace
@@ -156,8 +198,22 @@ std::optional<FittedPath> SharedFittedPath(const std::optional<FittedPath>& a,
   FittedPath p = *a;
   p.rate_bps = std::max(
       {a->rate_bps, b->rate_bps, static_cast<int64_t>(throughput_sum_bps)});
-  p.base_rtt_ns = std::min(a->base_rtt_ns, b->base_rtt_ns);
-  p.buffer_bytes = std::max(a->buffer_bytes, b->buffer_bytes);
+  // A minimum RTT holds the service time of the ACK-clocked packets an
+  // ACK waits for (ack_every of them), which the simulated link adds.
+  const int64_t service_ns = static_cast<int64_t>(
+      p.ack_every * kFullPacketBytes * 8 * 1e9 / p.rate_bps);
+  p.base_rtt_ns =
+      std::max<int64_t>(std::min(a->base_rtt_ns, b->base_rtt_ns) - service_ns,
+                        std::min(a->base_rtt_ns, b->base_rtt_ns) / 2);
+  // Each fit turned the queueing delay its flow saw into bytes at its own
+  // rate; both saw the same queue, which drains at the shared rate. The
+  // smaller delay: ACKs held by a receiver's timer inflate the other.
+  const double queue_s = std::min(a->buffer_bytes * 8.0 / a->rate_bps,
+                                  b->buffer_bytes * 8.0 / b->rate_bps);
+  p.buffer_bytes = static_cast<uint64_t>(queue_s * p.rate_bps / 8);
+  // The longer hold: a receiver whose timer rarely fired shows almost none.
+  p.delayed_ack_ns = std::max(a->delayed_ack_ns, b->delayed_ack_ns);
+  p.delayed_ack_measured = a->delayed_ack_measured || b->delayed_ack_measured;
   p.duration_ns = std::max(a->duration_ns, b->duration_ns);
   return p;
 }
@@ -177,30 +233,31 @@ struct Counterfactuals {
 
 Counterfactuals RunCounterfactuals(const CompetitorFacts& lesser,
                                    const CompetitorFacts& greater,
-                                   const FittedPath& path) {
-  const double origin_s = std::min(lesser.start_s, greater.start_s);
-  const SimulatedFlow l = AsSimulated(lesser, origin_s);
-  const SimulatedFlow g = AsSimulated(greater, origin_s);
+                                   const FittedPath& path, bool lesser_first) {
+  const bool own_rtt = DifferentRtts(lesser, greater, QueueS(path));
+  const SimulatedFlow l = AsSimulated(lesser, LateBy(lesser, greater), own_rtt);
+  const SimulatedFlow g =
+      AsSimulated(greater, LateBy(greater, lesser), own_rtt);
   Counterfactuals c;
-  c.as_is = Ratio(path, l, g);
+  c.as_is = Ratio(path, l, g, lesser_first);
   if (lesser.packet_bytes != greater.packet_bytes) {
     SimulatedFlow nl = l, ng = g;
     SimulatedFlow& small = lesser.packet_bytes < greater.packet_bytes ? nl : ng;
     const bool already = small.normalize_bytes.has_value();
     small.normalize_bytes = kReferenceMtuBytes;
-    c.normalized = already ? c.as_is : Ratio(path, nl, ng);
+    c.normalized = already ? c.as_is : Ratio(path, nl, ng, lesser_first);
   }
   if (SpecFamily(lesser.controller) != SpecFamily(greater.controller)) {
     SimulatedFlow swapped = g;
     swapped.packet_bytes = l.packet_bytes;
     swapped.start_ns = l.start_ns;
     swapped.base_rtt_ns = l.base_rtt_ns;
-    c.same_controller = Ratio(path, swapped, g);
+    c.same_controller = Ratio(path, swapped, g, lesser_first);
   }
-  if (lesser.start_s > greater.start_s) {
+  if (l.start_ns > 0) {
     SimulatedFlow together = l;
     together.start_ns = g.start_ns;
-    c.same_start = Ratio(path, together, g);
+    c.same_start = Ratio(path, together, g, lesser_first);
   }
   return c;
 }
@@ -225,7 +282,7 @@ std::optional<UnfairnessCause> CounterfactualCause(
 
 // The causes with a counterfactual: controller mix and start order.
 void AddSimulatedCauses(const CompetitorFacts& lesser,
-                        const CompetitorFacts& greater, double interval_s,
+                        const CompetitorFacts& greater,
                         const Counterfactuals& c,
                         std::vector<UnfairnessCause>* causes) {
   if (std::optional<UnfairnessCause> mix = CounterfactualCause(
@@ -235,14 +292,11 @@ void AddSimulatedCauses(const CompetitorFacts& lesser,
                        " on both"))) {
     causes->push_back(*std::move(mix));
   }
-  const double late_s = lesser.start_s - greater.start_s;
-  if (late_s > kLateComerShare * interval_s) {
-    if (std::optional<UnfairnessCause> late = CounterfactualCause(
-            "start_order", c.as_is, c.same_start,
-            absl::StrFormat("it started %.2f s after %s; started together",
-                            late_s, greater.label))) {
-      causes->push_back(*std::move(late));
-    }
+  if (std::optional<UnfairnessCause> late = CounterfactualCause(
+          "start_order", c.as_is, c.same_start,
+          absl::StrFormat("it started %.2f s after %s; started together",
+                          LateBy(lesser, greater), greater.label))) {
+    causes->push_back(*std::move(late));
   }
 }
 
@@ -297,15 +351,15 @@ UnfairnessAttribution AttributeUnfairness(const CompetitorFacts& a,
   u.share_ratio = tg > 0 ? std::min(ta, tb) / tg : 0;
   if (std::optional<UnfairnessCause> c = PacketSizeCause(lesser, greater))
     u.causes.push_back(*std::move(c));
-  if (std::optional<UnfairnessCause> c = RttCause(lesser, greater))
+  const double queue_s = path.has_value() ? QueueS(*path) : 0;
+  if (std::optional<UnfairnessCause> c = RttCause(lesser, greater, queue_s))
     u.causes.push_back(*std::move(c));
   if (simulate && path.has_value()) {
-    const Counterfactuals c = RunCounterfactuals(lesser, greater, *path);
+    const Counterfactuals c =
+        RunCounterfactuals(lesser, greater, *path, a_less);
     u.predicted_ratio_as_is = c.as_is;
     u.predicted_ratio_normalized = c.normalized;
-    const double interval_s =
-        std::min(a.end_s, b.end_s) - std::max(a.start_s, b.start_s);
-    AddSimulatedCauses(lesser, greater, interval_s, c, &u.causes);
+    AddSimulatedCauses(lesser, greater, c, &u.causes);
   }
   u.message = AttributionMessage(lesser, greater, u);
   return u;

@@ -61,8 +61,10 @@ struct UnfairnessAttribution {
 double CommonIntervalThroughput(CompetitorFacts& a, CompetitorFacts& b);
 
 // The path both flows crossed, from each flow's own fit: the larger rate
-// (at least the two throughputs together), the smaller base RTT, the larger
-// buffer, the longer duration. nullopt when neither flow has a fit.
+// (at least the two throughputs together), the smaller base RTT less the
+// service time of the packets an ACK waits for, the
+// smaller of the two queueing delays as a buffer at that rate, the longer
+// delayed-ACK hold and duration. nullopt when neither flow has a fit.
 std::optional<FittedPath> SharedFittedPath(const std::optional<FittedPath>& a,
                                            const std::optional<FittedPath>& b,
                                            double throughput_sum_bps);
