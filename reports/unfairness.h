@@ -34,6 +34,10 @@ struct CompetitorFacts {
   std::optional<double> throughput_bps;
   // Cumulative bytes delivered at times on the common axis, ascending.
   std::vector<std::pair<double, uint64_t>> delivered;
+  // The largest RFC 6675 pipe (bytes in flight, SACKed and lost ones out)
+  // of each observation bin, at the bin's start on the same axis (empty
+  // when the input does not show it).
+  std::vector<std::pair<double, uint64_t>> pipe;
 };
 
 struct UnfairnessCause {
@@ -62,12 +66,15 @@ double CommonIntervalThroughput(CompetitorFacts& a, CompetitorFacts& b);
 
 // The path both flows crossed, from each flow's own fit: the larger rate
 // (at least the two throughputs together), the smaller base RTT less the
-// service time of the packets an ACK waits for, the
-// smaller of the two queueing delays as a buffer at that rate, the longer
-// delayed-ACK hold and duration. nullopt when neither flow has a fit.
-std::optional<FittedPath> SharedFittedPath(const std::optional<FittedPath>& a,
-                                           const std::optional<FittedPath>& b,
-                                           double throughput_sum_bps);
+// service time of the packets an ACK waits for, the longer delayed-ACK
+// hold and duration; the buffer from the two flows' joint pipe less the
+// BDP (see PeakJointPipeBytes in unfairness.cc), else the smaller of
+// the two fits' queueing delays at the shared rate. nullopt when neither
+// flow has a fit.
+std::optional<FittedPath> SharedFittedPath(
+    const CompetitorFacts& a, const CompetitorFacts& b,
+    const std::optional<FittedPath>& a_path,
+    const std::optional<FittedPath>& b_path);
 
 // Needs both flows' throughput_bps; with `simulate` and a `path` the
 // closed-loop counterfactuals run (each a two-flow simulation).
