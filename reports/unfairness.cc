@@ -31,7 +31,7 @@ constexpr double kFullPacketBytes = 1500;
 // Closed-loop runs per counterfactual, each with its own seed and sender
 // jitter (reports/fitted_simulation.h): a single run's ratio moves by
 // tenths with a 2 % change of the buffer (drop-tail phase effects).
-constexpr int kCounterfactualRuns = 8;
+constexpr int kCounterfactualRuns = 24;
 // A flow that started this share of the common interval after the other
 // is a late comer: its first epochs (slow start, the first reduction) fall
 // inside the interval being compared.
