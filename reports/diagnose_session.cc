@@ -330,6 +330,10 @@ void AddDelivery(const FlowObserver& observed, CompetitorFacts* f) {
     f->end_s = origin_s + (i + 1) * width_s;
     f->delivered.emplace_back(f->end_s, delivered);
   }
+  if (!sent) {  // A qlog's timeline has no sequence numbers: its first event.
+    f->start_s = origin_s;
+    f->delivered.insert(f->delivered.begin(), {origin_s, 0});
+  }
 }
 
 // The replayed controller, whether the captured cwnd grows normalized,

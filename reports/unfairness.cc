@@ -355,7 +355,7 @@ std::string AttributionMessage(const CompetitorFacts& lesser,
                                const CompetitorFacts& greater,
                                const UnfairnessAttribution& u) {
   std::string m = absl::StrFormat(
-      "%s (%d-byte packets) got %.2f of %s's throughput", lesser.label,
+      "%s, with %d-byte packets, got %.2f of %s's throughput", lesser.label,
       lesser.packet_bytes, u.share_ratio, greater.label);
   if (u.causes.empty()) {
     absl::StrAppend(&m,

@@ -133,6 +133,88 @@ double Oriented(const PairRun& run, double small_over_large) {
   return run.small_is_lesser ? small_over_large : 1 / small_over_large;
 }
 
+// Two bulk flows' facts as a diagnosis fills them, without a path.
+CompetitorFacts Facts(uint32_t index, uint32_t packet_bytes,
+                      const std::string& controller, double min_rtt_ms,
+                      double throughput_bps) {
+  CompetitorFacts f;
+  f.flow_index = index;
+  f.label = absl::StrCat("flow ", index);
+  f.packet_bytes = packet_bytes;
+  f.controller = controller;
+  f.min_rtt_ms = min_rtt_ms;
+  f.throughput_bps = throughput_bps;
+  f.end_s = 10;
+  return f;
+}
+
+TEST(CommonIntervalThroughputTest, MeasuresBothFlowsFromTheLaterStart) {
+  CompetitorFacts a, b;
+  a.start_s = 0;
+  a.end_s = 10;
+  a.delivered = {{0, 0}, {5, 5'000'000}, {10, 10'000'000}};
+  b.start_s = 2;
+  b.end_s = 12;
+  b.delivered = {{2, 0}, {12, 5'000'000}};
+  // [2, 10]: a delivers 8 MB (linear between its samples), b 4 MB.
+  EXPECT_DOUBLE_EQ(CommonIntervalThroughput(a, b), 8);
+  EXPECT_DOUBLE_EQ(*a.throughput_bps, 8e6);
+  EXPECT_DOUBLE_EQ(*b.throughput_bps, 4e6);
+}
+
+TEST(AttributeUnfairnessTest, RttCauseFollowsTheControllersExponent) {
+  // Mathis et al.: Reno's throughput ∝ 1/RTT at equal loss; CUBIC's
+  // ∝ RTT^-1/4 (RFC 9438 section 5.1).
+  const UnfairnessAttribution reno =
+      AttributeUnfairness(Facts(1, 1448, "reno", 20, 10e6),
+                          Facts(2, 1448, "reno", 40, 5e6), std::nullopt, false);
+  EXPECT_EQ(reno.lesser, 2u);
+  EXPECT_DOUBLE_EQ(reno.share_ratio, 0.5);
+  ASSERT_NE(CauseOf(reno, "rtt"), nullptr) << reno.message;
+  EXPECT_DOUBLE_EQ(CauseOf(reno, "rtt")->explained_ratio, 0.5);
+  EXPECT_EQ(CauseOf(reno, "packet_size"), nullptr);
+  const UnfairnessAttribution cubic = AttributeUnfairness(
+      Facts(1, 1448, "cubic", 20, 10e6), Facts(2, 1448, "cubic", 40, 9e6),
+      std::nullopt, false);
+  ASSERT_NE(CauseOf(cubic, "rtt"), nullptr) << cubic.message;
+  EXPECT_NEAR(CauseOf(cubic, "rtt")->explained_ratio, std::pow(2, -0.25),
+              1e-12);
+  // Within kRttTolerance (10 %): the same path delay, no cause.
+  const UnfairnessAttribution same =
+      AttributeUnfairness(Facts(1, 1448, "reno", 20, 10e6),
+                          Facts(2, 1448, "reno", 21, 9e6), std::nullopt, false);
+  EXPECT_TRUE(same.causes.empty()) << same.message;
+}
+
+TEST(AttributeUnfairnessTest, PacketSizeNamedOnlyWithoutNormalization) {
+  CompetitorFacts large = Facts(1, 1462, "reno", 30, 10e6);
+  CompetitorFacts small = Facts(2, 1280, "reno", 30, 8e6);
+  large.ca_growth_bytes_per_rtt = 1462;
+  small.ca_growth_bytes_per_rtt = 1280;
+  const UnfairnessAttribution off =
+      AttributeUnfairness(large, small, std::nullopt, false);
+  ASSERT_NE(CauseOf(off, "packet_size"), nullptr) << off.message;
+  EXPECT_NEAR(CauseOf(off, "packet_size")->explained_ratio,
+              std::sqrt(1280.0 / 1462), 1e-12);
+  EXPECT_NE(off.message.find("got 0.80 of flow 1's throughput"),
+            std::string::npos)
+      << off.message;
+  small.normalize_bytes = 1462;
+  small.ca_growth_bytes_per_rtt = 1462;
+  EXPECT_EQ(CauseOf(AttributeUnfairness(large, small, std::nullopt, false),
+                    "packet_size"),
+            nullptr);
+}
+
+TEST(AttributeUnfairnessTest, NoThroughputGivesNoNumberThatIsNotFinite) {
+  const UnfairnessAttribution u =
+      AttributeUnfairness(Facts(1, 1448, "reno", 20, 0),
+                          Facts(2, 1448, "reno", 20, 0), std::nullopt, false);
+  EXPECT_EQ(u.share_ratio, 0);
+  EXPECT_EQ(u.message.find("nan"), std::string::npos) << u.message;
+  EXPECT_EQ(u.message.find("inf"), std::string::npos) << u.message;
+}
+
 class UnfairnessTest
     : public ::testing::TestWithParam<std::tuple<std::string, Case>> {};
 
