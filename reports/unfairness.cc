@@ -99,8 +99,8 @@ std::optional<UnfairnessCause> PacketSizeCause(const CompetitorFacts& lesser,
   c.explained_ratio = std::min(1.0, std::sqrt(growth_ratio));
   c.message = absl::StrFormat(
       "in congestion avoidance it grew %.0f B per RTT against %s's %.0f B "
-      "(%d-byte packets, growth counted in packets: no MTU normalization, "
-      "RFC 7141 section 2.3), which alone predicts %.2f (throughput ∝ "
+      "(growth counted in its %d-byte packets: no MTU normalization, RFC "
+      "7141 section 2.3), which alone predicts %.2f (throughput ∝ "
       "sqrt(growth per RTT / congestion events per byte), Mathis et al. "
       "1997, at equal congestion events)",
       g, greater.label, *greater.ca_growth_bytes_per_rtt, lesser.packet_bytes,
@@ -369,11 +369,16 @@ std::string AttributionMessage(const CompetitorFacts& lesser,
                                         "flows as they ran gives %.2f",
                                         *u.predicted_ratio_as_is));
   }
-  if (u.predicted_ratio_normalized.has_value()) {
+  const CompetitorFacts& small =
+      lesser.packet_bytes < greater.packet_bytes ? lesser : greater;
+  if (u.predicted_ratio_normalized.has_value() &&
+      !small.normalize_bytes.has_value()) {
     absl::StrAppend(
         &m, absl::StrFormat(
                 "; with normalization the fitted simulation predicts %.2f",
                 *u.predicted_ratio_normalized));
+  } else if (u.predicted_ratio_normalized.has_value()) {
+    absl::StrAppend(&m, "; ", small.label, "'s growth is normalized already");
   }
   // A sender-side capture sees drops, not which arrival the queue
   // refused for its size (byte-fit admission favours small packets, RFC
