@@ -43,16 +43,27 @@ CommandSpec Diagnose() {
       "the main job: where cwnd growth fell short, and why",
       "ccreplay diagnose INPUT [--ss LOG | --probe LOG] [--flow N] [--cc LIST] "
       "[-o report.html] [--json [report.json]] [--filter EXPR] [--quiet]\n"
-      "ccreplay diagnose --qlog FILE [...]",
+      "ccreplay diagnose --qlog FILE [...]\n"
+      "ccreplay diagnose INPUT --flows N,N... | INPUT INPUT... [-o "
+      "report.html] "
+      "[--json]",
       "Reconstructs the chosen flow's sender ACK by ACK, estimates the path "
       "(bottleneck rate, base RTT, BDP), attributes what limited the sender "
       "in each interval, and reports findings with their evidence: a summary "
       "on the terminal, a self-contained HTML report with -o, the JSON "
       "diagnosis (proto/report.proto) with --json PATH. INPUT is a capture, "
-      "a qlog or a lab bundle directory.",
+      "a qlog or a lab bundle directory. With --flows or several INPUTs, "
+      "the flows are compared on one time axis (throughput shares, Jain's "
+      "index, cwnd and RTT) and each keeps its own diagnosis; the JSON is "
+      "then a MultiFlowDiagnosis (proto/competition.proto), on stdout "
+      "with several INPUTs.",
       "ccreplay diagnose testdata/sim/prague_v05_rtt_scaling_1gbit.pcap.gz "
       "-o report.html",
       {kFlow,
+       {"flows", "N,N...",
+        "several flows of INPUT (--flow selectors), each diagnosed and all "
+        "compared in one report; several INPUTs do the same with each "
+        "input's flow."},
        kSs,
        kProbe,
        kQlog,

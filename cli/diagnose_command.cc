@@ -4,16 +4,25 @@
 // (proto/report.proto) with --json PATH. reports/diagnose_session.h does
 // the work.
 #include <cstdio>
+#include <fstream>
+#include <sstream>
 #include <string>
+#include <vector>
 
+#include "absl/flags/declare.h"
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "cc/registry.h"
 #include "cli/capture_flags.h"
 #include "cli/commands.h"
 #include "cli/common_flags.h"
 #include "cli/exit_codes.h"
+#include "parsers/input_kind.h"
 #include "proto/json_printer.h"
+#include "proto/report.pb.h"
+#include "reports/competition_html.h"
+#include "reports/competition_session.h"
 #include "reports/diagnose_session.h"
 #include "reports/html_report.h"
 
@@ -21,6 +30,9 @@ ABSL_FLAG(
     bool, simulate, true,
     "diagnose: run closed-loop simulations of the fitted path as evidence "
     "(--nosimulate to skip them).");
+
+// --flows is defined by `lab` (cli/lab_command.cc): a comma-separated list.
+ABSL_DECLARE_FLAG(std::vector<std::string>, flows);
 
 namespace ccreplay {
 namespace {
@@ -72,9 +84,111 @@ int WriteOutput(const std::string& path, const std::string& content) {
   return kExitOk;
 }
 
+// Whether `path` is an input ccreplay reads, and not the JSON diagnosis
+// an earlier `diagnose INPUT PATH --json` wrote (which reads as JSON, so as
+// a qlog, too).
+bool IsInputNotOutput(const std::string& path) {
+  absl::StatusOr<InputClass> kind = ClassifyInput(path);
+  if (!kind.ok() || kind->kind == InputKind::kUnknown) return false;
+  if (!IsQlog(kind->kind) || kind->gzip) return true;
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  proto::Diagnosis diagnosis;
+  return !ParseJson(text.str(), &diagnosis).ok();
+}
+
+// Several inputs, or --flows: the arguments that are inputs. With --json
+// and two arguments the second is the JSON's path (the single-input form)
+// unless it is itself an input ccreplay reads.
+std::vector<std::string> MultiFlowInputs(const Args& args) {
+  std::vector<std::string> inputs(args.begin(), args.end());
+  if (absl::GetFlag(FLAGS_json) && inputs.size() == 2 &&
+      !IsInputNotOutput(inputs[1])) {
+    inputs.pop_back();
+  }
+  return inputs;
+}
+
+bool IsMultiFlow(const Args& args) {
+  return !absl::GetFlag(FLAGS_flows).empty() ||
+         MultiFlowInputs(args).size() > 1;
+}
+
+// The options of each input and the --flows list. Returns an exit code.
+int MultiFlowOptionsFromFlags(const Args& args, ProgressMeter& meter,
+                              MultiFlowOptions* options) {
+  const std::vector<std::string> inputs = MultiFlowInputs(args);
+  const std::string flows = absl::StrJoin(absl::GetFlag(FLAGS_flows), ",");
+  const bool host_state = !absl::GetFlag(FLAGS_ss).empty() ||
+                          !absl::GetFlag(FLAGS_probe).empty() ||
+                          !absl::GetFlag(FLAGS_qlog).empty();
+  if (flows == "all" || (inputs.size() > 1 && (host_state || !flows.empty()))) {
+    std::fprintf(stderr,
+                 "usage: ccreplay diagnose INPUT --flows N,N... | ccreplay "
+                 "diagnose INPUT INPUT... (--ss, --probe, --qlog and --flows "
+                 "go with one input; --flows takes a list)\n");
+    return kExitUsage;
+  }
+  if (!flows.empty()) {
+    absl::StatusOr<std::vector<std::string>> list = ParseFlowList(flows);
+    if (!list.ok()) {
+      std::fprintf(stderr, "ccreplay diagnose: %s\n",
+                   std::string(list.status().message()).c_str());
+      return kExitUsage;
+    }
+    options->flows = *list;
+  }
+  std::vector<std::string> each = inputs;
+  if (each.empty()) each.push_back("");  // `--qlog FILE --flows ...`.
+  for (const std::string& input : each) {
+    DiagnoseOptions o;
+    const int parsed = OptionsFromFlags({input}, input.empty() ? 0 : 1, &o);
+    if (parsed != kExitOk) return parsed;
+    const int read =
+        CaptureOptionsFromFlags("diagnose", o.input, meter, &o.capture);
+    if (read != kExitOk) return read;
+    options->inputs.push_back(o);
+  }
+  return kExitOk;
+}
+
+// `diagnose` on several flows: the terminal summary, -o's page, --json's
+// MultiFlowDiagnosis (to stdout with several inputs).
+int RunMultiFlowDiagnose(const Args& args) {
+  MultiFlowOptions options;
+  ProgressMeter meter = MeterFromFlags("diagnose");
+  const int parsed = MultiFlowOptionsFromFlags(args, meter, &options);
+  if (parsed != kExitOk) return parsed;
+  absl::StatusOr<MultiFlowRun> run = DiagnoseFlows(options);
+  meter.Finish();
+  if (!run.ok()) return ReportFailure("diagnose", run.status());
+  for (const std::string& warning : run->warnings)
+    std::fprintf(stderr, "ccreplay diagnose: warning: %s\n", warning.c_str());
+  const bool json = absl::GetFlag(FLAGS_json);
+  const bool json_path = json && MultiFlowInputs(args).size() < args.size();
+  if (!json || json_path) std::fputs(run->report.summary_text.c_str(), stdout);
+  const std::string html_path = absl::GetFlag(FLAGS_o);
+  if (!html_path.empty()) {
+    const int written =
+        WriteOutput(html_path, RenderMultiFlowHtml(run->report, run->flows));
+    if (written != kExitOk) return written;
+    if (!json || json_path) std::printf("\nreport: %s\n", html_path.c_str());
+  }
+  if (json) {
+    const int written = WriteOutput(json_path ? args.back() : "",
+                                    PrintJson(run->report.result));
+    if (written != kExitOk) return written;
+  }
+  if (run->nothing_to_diagnose) return kExitNothingToDiagnose;
+  return run->truncated || run->some_nothing_to_diagnose ? kExitPartial
+                                                         : kExitOk;
+}
+
 }  // namespace
 
 int RunDiagnose(const Args& args) {
+  if (IsMultiFlow(args)) return RunMultiFlowDiagnose(args);
   // `--json report.json`: the flag is the shared boolean, its path the
   // positional argument after INPUT.
   const bool json = absl::GetFlag(FLAGS_json);

@@ -126,7 +126,7 @@ ControllerChoice ChooseFor(const FlowSummary& flow, std::string stack_name,
 
 // Everything Diagnose() needs that outlives this function's locals.
 struct Pieces {
-  std::unique_ptr<FlowObserver> observer;
+  std::shared_ptr<FlowObserver> observer;
   std::unique_ptr<TcpCaptureScan> scan;
   DiagnosisInput input;
   ReplayResult replay;
@@ -198,7 +198,10 @@ absl::Status DiagnoseTcp(const DiagnoseOptions& options, Pieces* p) {
   p->scan = std::make_unique<TcpCaptureScan>(*std::move(scan));
   const TcpCaptureScan& s = *p->scan;
   const Flow& flow = s.table.flows()[s.selected.index];
-  p->observer = std::make_unique<FlowObserver>(flow.first_ns);
+  p->observer = std::make_shared<FlowObserver>(flow.first_ns);
+  p->run.start_ns = flow.first_ns;
+  p->run.clock_epoch_ns = 0;
+  p->run.clock = "capture time (Unix)";
   p->run.warnings = tcp_input->warnings;
   absl::c_copy(s.info.warnings, std::back_inserter(p->run.warnings));
   p->run.truncated = s.info.truncated;
@@ -257,8 +260,12 @@ absl::Status DiagnoseQuic(const DiagnoseOptions& options,
   const QuicEventSpan span = SpanOf(trace.quic_events);
   const int64_t start_us = span.start_us;
   const int64_t end_us = std::max<int64_t>(span.end_us, 0);
-  p->observer = std::make_unique<FlowObserver>(
+  p->observer = std::make_shared<FlowObserver>(
       start_us * 1000, FlowObserver::Counting::kBytesAcked);
+  p->run.start_ns = start_us * 1000;
+  if (trace.clock_epoch_us.has_value())
+    p->run.clock_epoch_ns = *trace.clock_epoch_us * 1000;
+  p->run.clock = trace.clock;
   FlowObserver* observer = p->observer.get();
   const QuicTimelineStats stats = BuildQuicTimeline(
       trace, [observer](const TimelineEvent& e) { observer->Add(e); });
@@ -411,6 +418,8 @@ absl::StatusOr<DiagnoseRun> DiagnoseInput(const DiagnoseOptions& options) {
   p.input.replay = &p.evidence;
   p.input.simulate = options.simulate;
   p.run.diagnosis = Diagnose(p.input);
+  p.run.observer = p.observer;
+  p.run.packet_bytes = p.input.summary.max_payload_bytes;
   *p.run.diagnosis.result.mutable_replay() =
       SummarizeReplay(p.evidence, p.input.controller_reason,
                       p.run.diagnosis.result.estimates().bdp_bytes());

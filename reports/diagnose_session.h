@@ -8,12 +8,16 @@
 #ifndef CCREPLAY_REPORTS_DIAGNOSE_SESSION_H_
 #define CCREPLAY_REPORTS_DIAGNOSE_SESSION_H_
 
+#include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "parsers/capture_filter.h"
 #include "reports/diagnosis.h"
+#include "reports/flow_observation.h"
 #include "reports/unfairness.h"
 
 namespace ccreplay {
@@ -40,6 +44,21 @@ struct DiagnoseRun {
   // min RTT, its delivery on the capture's absolute clock;
   // throughput_bps is left to the caller.
   CompetitorFacts competitor;
+  // The flow's observed timeline (the diagnosis's time zero is its start),
+  // for views across flows (reports/competition.h) without reading the
+  // input again.
+  std::shared_ptr<const FlowObserver> observer;
+  // The observer's time zero on the input's clock, ns: a capture's packet
+  // time (Unix), a qlog's event time.
+  int64_t start_ns = 0;
+  // The Unix time of start_ns == 0, ns: 0 for a capture, the qlog's
+  // reference_time; absent when the input states none.
+  std::optional<int64_t> clock_epoch_ns;
+  // The input's clock, for people: "capture time (Unix)", "qlog
+  // reference_time", "qlog time (reference unknown)".
+  std::string clock;
+  // The flow's largest data packet (its plots' packet unit), bytes.
+  uint32_t packet_bytes = 0;
 };
 
 // Errors name the file: NotFound / InvalidArgument / DataLoss as the

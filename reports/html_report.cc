@@ -345,33 +345,30 @@ void AppendPlot(const ReportPage& page, const Plot& plot,
   AppendLegend(plot, out);
 }
 
-void AppendHead(const ReportPage& page, std::string* out) {
-  absl::StrAppend(
-      out,
-      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-      "<meta name=\"viewport\" content=\"width=device-width, "
-      "initial-scale=1\">\n"
-      "<title>ccreplay: ",
-      HtmlEscape(page.title), "</title>\n<style>\n", HtmlReportStyle(),
-      "</style>\n</head>\n<body>\n<main>\n");
-  absl::StrAppend(
-      out, "<h1>", HtmlEscape(page.title),
-      "</h1>\n<div class=\"sub\">ccreplay diagnosis report</div>\n");
-  absl::StrAppend(out, "<p class=\"verdict\" id=\"verdict\">",
-                  HtmlEscape(page.verdict), "</p>\n");
+// The verdict, opening the page's section: its ids start with `prefix`,
+// and the script (reports/html/report.js) scopes itself to it.
+void AppendVerdict(const ReportPage& page, const std::string& prefix,
+                   std::string* out) {
+  absl::StrAppend(out, "<section class=\"report\" data-prefix=\"",
+                  HtmlEscape(prefix), "\">\n<p class=\"verdict\" id=\"",
+                  HtmlEscape(prefix), "verdict\">", HtmlEscape(page.verdict),
+                  "</p>\n");
 }
 
-void AppendFinding(size_t i, const Finding& f, std::string* out) {
+void AppendFinding(const std::string& prefix, size_t i, const Finding& f,
+                   std::string* out) {
+  const std::string p = HtmlEscape(prefix);
   absl::StrAppendFormat(
       out,
-      "<tr id=\"finding-%d\"><td><span class=\"sev %s\">%s</span></td>"
+      "<tr id=\"%sfinding-%d\"><td><span class=\"sev %s\">%s</span></td>"
       "<td class=\"kind\">%s</td><td class=\"num\"><a class=\"range\" "
-      "href=\"#range=%s,%s\" data-start=\"%s\" data-end=\"%s\">"
+      "href=\"#%srange=%s,%s\" data-start=\"%s\" data-end=\"%s\">"
       "%.3f–%.3f s</a>"
       "</td><td>%s",
-      i, SeverityName(f.severity), SeverityName(f.severity), HtmlEscape(f.kind),
-      Number(f.start_s), Number(f.end_s), Number(f.start_s), Number(f.end_s),
-      f.start_s, f.end_s, HtmlEscape(f.message));
+      p, i, SeverityName(f.severity), SeverityName(f.severity),
+      HtmlEscape(f.kind), p, Number(f.start_s), Number(f.end_s),
+      Number(f.start_s), Number(f.end_s), f.start_s, f.end_s,
+      HtmlEscape(f.message));
   if (!f.evidence.empty()) {
     out->append("<ul class=\"evidence\">");
     for (const std::string& e : f.evidence)
@@ -381,8 +378,10 @@ void AppendFinding(size_t i, const Finding& f, std::string* out) {
   out->append("</td></tr>\n");
 }
 
-void AppendFindings(const ReportPage& page, std::string* out) {
-  absl::StrAppend(out, "<h2 id=\"findings\">Findings</h2>\n");
+void AppendFindings(const ReportPage& page, const std::string& prefix,
+                    std::string* out) {
+  absl::StrAppend(out, "<h2 id=\"", HtmlEscape(prefix),
+                  "findings\">Findings</h2>\n");
   if (page.findings.empty()) {
     absl::StrAppend(
         out,
@@ -395,71 +394,98 @@ void AppendFindings(const ReportPage& page, std::string* out) {
       "<table class=\"findings\"><thead><tr><th>severity</th><th>finding</th>"
       "<th>time</th><th>what happened</th></tr></thead><tbody>\n");
   for (size_t i = 0; i < page.findings.size(); ++i) {
-    AppendFinding(i, page.findings[i], out);
+    AppendFinding(prefix, i, page.findings[i], out);
   }
   out->append("</tbody></table>\n");
 }
 
 // The plots, sharing one time axis; returns their data for the script.
-proto::ReportPlots AppendPlots(const ReportPage& page, std::string* out) {
-  absl::StrAppend(
-      out,
-      "<h2 id=\"plots\">Plots <span class=\"tick\">(time in seconds from the "
-      "flow's first packet)</span></h2>\n");
+proto::ReportPlots AppendPlots(const ReportPage& page,
+                               const std::string& prefix, std::string* out) {
+  const std::string p = HtmlEscape(prefix);
+  absl::StrAppend(out, "<h2 id=\"", p, "plots\">Plots <span class=\"tick\">(",
+                  HtmlEscape(page.time_axis), ")</span></h2>\n");
   absl::StrAppend(
       out,
       "<div class=\"controls\" hidden>Drag across a plot to zoom, double-click "
-      "to zoom out; hover to read values. <span id=\"range\"></span> "
-      "<span id=\"cursor-t\"></span><button id=\"reset\" "
-      "type=\"button\">full range</button></div>\n");
+      "to zoom out; hover to read values. <span id=\"",
+      p, "range\"></span> <span id=\"", p, "cursor-t\"></span><button id=\"", p,
+      "reset\" type=\"button\">full range</button></div>\n");
   proto::ReportPlots data;
   data.set_start(page.start_s);
   data.set_end(page.end_s);
   data.set_band_columns(kBandColumns);
-  for (const Plot& plot : page.plots) AppendPlot(page, plot, &data, out);
+  for (Plot plot : page.plots) {
+    plot.id = prefix + plot.id;
+    AppendPlot(page, plot, &data, out);
+  }
   return data;
 }
 
 // Facts and method.
-void AppendSummaryAndMethod(const ReportPage& page, std::string* out) {
-  absl::StrAppend(
-      out, "<h2 id=\"summary\">Flow summary</h2>\n<dl class=\"facts\">\n");
+void AppendSummaryAndMethod(const ReportPage& page, const std::string& prefix,
+                            std::string* out) {
+  absl::StrAppend(out, "<h2 id=\"", HtmlEscape(prefix), "summary\">",
+                  HtmlEscape(page.summary_heading),
+                  "</h2>\n<dl class=\"facts\">\n");
   for (const auto& [label, value] : page.summary) {
     absl::StrAppend(out, "<dt>", HtmlEscape(label), "</dt><dd>",
                     HtmlEscape(value), "</dd>\n");
   }
-  absl::StrAppend(out,
-                  "</dl>\n<h2 id=\"method\">How this was computed</h2>\n<ul "
+  absl::StrAppend(out, "</dl>\n<h2 id=\"", HtmlEscape(prefix),
+                  "method\">How this was computed</h2>\n<ul "
                   "class=\"method\">\n");
   for (const std::string& line : page.method)
     absl::StrAppend(out, "<li>", HtmlEscape(line), "</li>\n");
-  absl::StrAppend(out, "</ul>\n</main>\n");
+  absl::StrAppend(out, "</ul>\n");
 }
 
 // The data for the script, on one line; "</" cannot occur in it unescaped.
-void AppendScript(const proto::ReportPlots& data, std::string* out) {
+void AppendPlotData(const proto::ReportPlots& data, const std::string& prefix,
+                    std::string* out) {
   std::string json = PrintJson(data, JsonPrintOptions{0});
   json.pop_back();  // PrintJson's trailing newline.
   for (size_t p = json.find("</"); p != std::string::npos;
        p = json.find("</", p + 2)) {
     json.replace(p, 2, "<\\/");
   }
-  absl::StrAppend(out, "<script type=\"application/json\" id=\"report-data\">",
-                  json, "</script>\n<script>\n", HtmlReportScript(),
-                  "</script>\n</body>\n</html>\n");
+  absl::StrAppend(out, "<script type=\"application/json\" id=\"",
+                  HtmlEscape(prefix), "report-data\">", json,
+                  "</script>\n</section>\n");
 }
 
 }  // namespace
 
-std::string RenderHtmlReport(const ReportPage& page) {
+std::string RenderHtmlDocument(const std::string& title,
+                               const std::string& body) {
+  return absl::StrCat(
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+      "<meta name=\"viewport\" content=\"width=device-width, "
+      "initial-scale=1\">\n<title>ccreplay: ",
+      HtmlEscape(title), "</title>\n<style>\n", HtmlReportStyle(),
+      "</style>\n</head>\n<body>\n<main>\n", body, "</main>\n<script>\n",
+      HtmlReportScript(), "</script>\n</body>\n</html>\n");
+}
+
+std::string RenderReportSection(const ReportPage& page,
+                                const std::string& id_prefix) {
   std::string out;
   out.reserve(1 << 20);
-  AppendHead(page, &out);
-  AppendFindings(page, &out);
-  const proto::ReportPlots data = AppendPlots(page, &out);
-  AppendSummaryAndMethod(page, &out);
-  AppendScript(data, &out);
+  AppendVerdict(page, id_prefix, &out);
+  AppendFindings(page, id_prefix, &out);
+  const proto::ReportPlots data = AppendPlots(page, id_prefix, &out);
+  AppendSummaryAndMethod(page, id_prefix, &out);
+  AppendPlotData(data, id_prefix, &out);
   return out;
+}
+
+std::string RenderHtmlReport(const ReportPage& page) {
+  return RenderHtmlDocument(
+      page.title,
+      absl::StrCat(
+          "<h1>", HtmlEscape(page.title),
+          "</h1>\n<div class=\"sub\">ccreplay diagnosis report</div>\n",
+          RenderReportSection(page, "")));
 }
 
 }  // namespace ccreplay

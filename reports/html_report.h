@@ -20,6 +20,18 @@ inline constexpr int kPlotColumns = 1600;
 
 std::string RenderHtmlReport(const ReportPage& page);
 
+// The body of a report (verdict, findings, plots, facts, method and the
+// plots' data) as one <section class="report">, every id in it starting
+// with `id_prefix`, so that several reports with their own time axes share
+// one page (reports/competition_html.h); the script scopes itself to each
+// section. A finding's link is then #<id_prefix>range=START,END.
+std::string RenderReportSection(const ReportPage& page,
+                                const std::string& id_prefix);
+
+// A self-contained page (style and script inline) around `body`.
+std::string RenderHtmlDocument(const std::string& title,
+                               const std::string& body);
+
 // Escapes &, <, >, " and ' for HTML text and attribute values.
 std::string HtmlEscape(const std::string& text);
 

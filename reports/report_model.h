@@ -70,6 +70,9 @@ struct ReportPage {
   std::vector<std::pair<std::string, std::string>> summary;
   // "How this was computed": inputs, vantage point, estimates, caveats.
   std::vector<std::string> method;
+  // The plots' time axis, in words, and the facts' heading.
+  std::string time_axis = "time in seconds from the flow's first packet";
+  std::string summary_heading = "Flow summary";
   // Time axis shared by every plot, seconds.
   double start_s = 0;
   double end_s = 0;

@@ -1,7 +1,13 @@
-(function(){
-const data=JSON.parse(document.getElementById('report-data').textContent);
+// Each <section class="report"> (one per report on the page, its ids
+// prefixed with data-prefix) has its own time axis, plots and data.
+function openTarget(){const e=location.hash.length>1&&document.getElementById(decodeURIComponent(location.hash.slice(1)));
+ const d=e&&e.closest('details');if(d)d.open=true}
+window.addEventListener('hashchange',openTarget);openTarget();
+for(const root of document.querySelectorAll('section.report'))(function(root){
+const P=root.dataset.prefix||'';const byId=id=>document.getElementById(P+id);
+const data=JSON.parse(byId('report-data').textContent);
 const full=[data.start,data.end];let view=full.slice();
-const charts=[...document.querySelectorAll('svg.chart')];
+const charts=[...root.querySelectorAll('svg.chart')];
 function nice(span,n){const r=span/n,p=Math.pow(10,Math.floor(Math.log10(r)));for(const m of [1,2,5,10])if(r<=m*p)return m*p;return 10*p}
 function label(v,s){return s>=1?v.toFixed(0):v.toFixed(Math.ceil(-Math.log10(s)))}
 function setView(a,b){view=[Math.max(full[0],a),Math.min(full[1],b)];if(view[1]-view[0]<1e-6)view[1]=view[0]+1e-6;
@@ -10,7 +16,7 @@ function setView(a,b){view=[Math.max(full[0],a),Math.min(full[1],b)];if(view[1]-
   let h='';for(let t=Math.ceil(view[0]/step)*step;t<=view[1]+1e-12;t+=step){const x=L+(t-view[0])/(view[1]-view[0])*(W-L-R);
    h+=`<line x1="${x}" x2="${x}" y1="8" y2="${bottom}" class="grid"/><text x="${x}" y="${bottom+15}" class="tick" text-anchor="middle">${label(t,step)}</text>`}
   ax.innerHTML=h;drawBands(c)}
- document.getElementById('range').textContent=`${view[0].toFixed(3)} s to ${view[1].toFixed(3)} s`}
+ byId('range').textContent=`${view[0].toFixed(3)} s to ${view[1].toFixed(3)} s`}
 const NS='http://www.w3.org/2000/svg';
 function bandSpans(b,t0,t1,n){const L=b.labels.length,w=(t1-t0)/n,sec=new Float64Array(n*L);
  for(const {start_s:s,end_s:e,label:l} of b.runs){const a=Math.max(s,t0),z=Math.min(e,t1);if(!(z>a))continue;
@@ -41,20 +47,20 @@ for(const c of charts){const id=c.dataset.plot;const d=c.querySelector('svg.data
    const pd=data.plots[o.dataset.plot];if(!pd)continue;const labels=document.querySelectorAll(`#${o.dataset.plot} .legend label`);
    pd.series.forEach((s,i)=>{const r=labels[i]&&labels[i].querySelector('.readout');if(r)r.textContent=fmt(valueAt(s,t))});
    if(pd.spans){const p=pd.spans.find(p=>p.s<=t&&t<=p.e);document.querySelectorAll(`#${o.dataset.plot} .bandkey .readout`).forEach((r,l)=>{r.textContent=p&&p.sh[l]>=0.005?`${(100*p.sh[l]).toFixed(0)}%`:''})}}
-  document.getElementById('cursor-t').textContent=`t = ${t.toFixed(4)} s`});
+  byId('cursor-t').textContent=`t = ${t.toFixed(4)} s`});
  c.addEventListener('mousedown',ev=>{drag=tAt(c,ev)});
  c.addEventListener('mouseup',ev=>{if(drag===null)return;const t=tAt(c,ev);if(Math.abs(t-drag)>(view[1]-view[0])/200)setView(Math.min(t,drag),Math.max(t,drag));drag=null});
  c.addEventListener('dblclick',()=>setView(full[0],full[1]));}
-for(const box of document.querySelectorAll('.legend input')){box.addEventListener('change',()=>{
+for(const box of root.querySelectorAll('.legend input')){box.addEventListener('change',()=>{
  const p=document.querySelector(`svg[data-plot="${box.dataset.plot}"] path[data-series="${box.dataset.series}"]`);if(p)p.style.display=box.checked?'':'none'})}
-function showRange(s,e){const pad=Math.max((e-s)*0.1,(full[1]-full[0])*0.005);
- setView(s-pad,e+pad);for(const r of document.querySelectorAll('rect.finding'))r.remove();
+function showRange(s,e){const det=root.closest('details');if(det)det.open=true;const pad=Math.max((e-s)*0.1,(full[1]-full[0])*0.005);
+ setView(s-pad,e+pad);for(const r of root.querySelectorAll('rect.finding'))r.remove();
  for(const c of charts){const d=c.querySelector('svg.data');const vb=d.viewBox.baseVal;const r=document.createElementNS('http://www.w3.org/2000/svg','rect');
   r.setAttribute('class','finding');r.setAttribute('x',s);r.setAttribute('width',Math.max(e-s,1e-6));r.setAttribute('y',vb.y);r.setAttribute('height',vb.height);
   r.setAttribute('fill','#f2c94c');r.setAttribute('opacity','0.22');d.insertBefore(r,d.firstChild)}
- document.getElementById('plots').scrollIntoView()}
-function fromHash(){const m=/^#range=([-0-9.e]+),([-0-9.e]+)$/.exec(location.hash);if(m)showRange(+m[1],+m[2])}
+ byId('plots').scrollIntoView()}
+function fromHash(){const m=/^#(.*)range=([-0-9.e]+),([-0-9.e]+)$/.exec(location.hash);if(m&&m[1]===P)showRange(+m[2],+m[3])}
 window.addEventListener('hashchange',fromHash);fromHash();
-document.getElementById('reset').addEventListener('click',()=>{setView(full[0],full[1]);for(const r of document.querySelectorAll('rect.finding'))r.remove()});
-document.querySelector('.controls').hidden=false;
-})();
+byId('reset').addEventListener('click',()=>{setView(full[0],full[1]);for(const r of root.querySelectorAll('rect.finding'))r.remove()});
+root.querySelector('.controls').hidden=false;
+})(root);

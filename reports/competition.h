@@ -1,0 +1,78 @@
+// Several flows on one time axis: how the capacity was shared among the
+// flows that competed (throughput and shares over time and over the
+// interval they all sent, Jain's fairness index), each flow's cwnd and
+// RTT, and each flow's own diagnosis beside. The flows come from one
+// capture (`diagnose --flows LIST`) or from several inputs (two qlogs, a
+// pcap and a qlog); reports/competition_session.h runs them.
+#ifndef CCREPLAY_REPORTS_COMPETITION_H_
+#define CCREPLAY_REPORTS_COMPETITION_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/types/span.h"
+#include "proto/competition.pb.h"
+#include "reports/diagnose_session.h"
+#include "reports/report_model.h"
+
+namespace ccreplay {
+
+// One flow as DiagnoseInput() returned it, and the input it came from.
+struct CompetitorRun {
+  std::string input;
+  DiagnoseRun run;
+};
+
+// When a flow delivered data, s on the shared axis: from the start of the
+// first bin in which it delivered to the end of the last.
+struct ActiveSpan {
+  double start_s = 0;
+  double end_s = 0;
+};
+
+struct CompetitorGrouping {
+  std::vector<uint32_t> flow_ids;
+  // "rfc8382" or "overlap only" (proto/competition.proto CompetitorGroup).
+  std::string method;
+  std::optional<double> confidence;
+};
+
+// The flows that competed, by index into `spans`: until shared-bottleneck
+// detection (replay/shared_bottleneck.h, RFC 8382) decides it, the flows
+// whose active spans overlap (directly or through another flow) form one
+// group, its method "overlap only" and its confidence absent; a flow that
+// overlaps no other is a group of one. Groups in order of their first
+// flow.
+std::vector<CompetitorGrouping> GroupCompetitors(
+    absl::Span<const ActiveSpan> spans);
+
+// Jain's fairness index (R. Jain, D. Chiu, W. Hawe, DEC-TR-301, 1984):
+// (sum x)^2 / (n sum x^2), from 1/n (one flow has it all) to 1 (equal).
+// nullopt for no values or when every value is 0.
+std::optional<double> JainIndex(absl::Span<const double> x);
+
+struct MultiFlowReport {
+  proto::MultiFlowDiagnosis result;
+  // The shared view: verdict (shares, Jain's index, groups), the compared
+  // pairs as findings over their common interval, the shared plots, facts
+  // and method.
+  ReportPage shared;
+  // A short summary for the terminal: shares, Jain's index, groups, then
+  // each flow's verdict line.
+  std::string summary_text;
+};
+
+// Shares and pairs per group, plots on the shared axis; every flow's
+// Diagnosis copied into the result. `flows` must hold at least one flow,
+// each with its observer.
+MultiFlowReport CompareFlows(absl::Span<const CompetitorRun> flows);
+
+// A flow's label on the page and the terminal: "A", "B", ..., "Z",
+// then "F27", "F28", ...
+std::string FlowLabel(uint32_t id);
+
+}  // namespace ccreplay
+
+#endif  // CCREPLAY_REPORTS_COMPETITION_H_
