@@ -68,7 +68,8 @@ absl::StatusOr<MultiFlowRun> DiagnoseFlows(const MultiFlowOptions& options) {
                        *std::move(one)};
     for (const CompetitorRun& earlier : run.flows) {
       if (SameFlow(earlier, flow)) {
-        return absl::InvalidArgumentError(absl::StrCat(
+        // OutOfRange, as a --flow that names no flow: a usage error.
+        return absl::OutOfRangeError(absl::StrCat(
             Describe(o), ": the same flow as an earlier selector or input"));
       }
     }

@@ -38,8 +38,9 @@ struct MultiFlowRun {
 };
 
 // Errors as DiagnoseInput()'s, the first flow's that failed, its message
-// prefixed with the flow's selector and input; InvalidArgument when two
-// selectors name the same flow.
+// prefixed with the flow's selector and input; OutOfRange (a usage error,
+// as for a --flow that names no flow) when two selectors or inputs name the
+// same flow.
 absl::StatusOr<MultiFlowRun> DiagnoseFlows(const MultiFlowOptions& options);
 
 // A --flows list: selectors separated by commas ("1,3",

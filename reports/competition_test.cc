@@ -1,0 +1,232 @@
+// The multi-flow diagnosis (reports/competition.h, competition_session.h,
+// competition_html.h): shares and Jain's index against the simulator's own
+// per-flow counts and tshark's, two qlogs as two inputs, the JSON and the
+// page.
+#include "reports/competition.h"
+
+#include <unistd.h>
+
+#include <cctype>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "gtest/gtest.h"
+#include "proto/json_printer.h"
+#include "proto/testing/test_data.h"
+#include "replay/sim/pcap_export.h"
+#include "replay/sim/simulation.h"
+#include "reports/competition_html.h"
+#include "reports/competition_session.h"
+
+namespace ccreplay {
+namespace {
+
+constexpr int64_t kMs = 1'000'000;
+
+TEST(CompetitionTest, JainIndexIsTheFormula) {
+  // (sum x)^2 / (n sum x^2): equal shares 1, one flow with all 1/n.
+  EXPECT_DOUBLE_EQ(*JainIndex({5.0, 5.0, 5.0}), 1.0);
+  EXPECT_DOUBLE_EQ(*JainIndex({7.0, 0.0}), 0.5);
+  EXPECT_DOUBLE_EQ(*JainIndex({3.0, 1.0}), 16.0 / 20.0);
+  EXPECT_FALSE(JainIndex({}).has_value());
+  EXPECT_FALSE(JainIndex({0.0, 0.0}).has_value());
+}
+
+TEST(CompetitionTest, OverlappingFlowsAreOneGroupDisjointOnesApart) {
+  // 0 and 2 overlap through 1; 3 starts when 2 has ended.
+  const std::vector<ActiveSpan> spans = {{0, 2}, {1, 5}, {4, 6}, {6, 9}};
+  const std::vector<CompetitorGrouping> groups = GroupCompetitors(spans);
+  ASSERT_EQ(groups.size(), 2u);
+  EXPECT_EQ(groups[0].flow_ids, (std::vector<uint32_t>{0, 1, 2}));
+  EXPECT_EQ(groups[1].flow_ids, (std::vector<uint32_t>{3}));
+  EXPECT_EQ(groups[0].method, "overlap only");
+  EXPECT_FALSE(groups[0].confidence.has_value());
+}
+
+TEST(CompetitionTest, FlowListSplitsOnCommasAndRefusesEmptyItems) {
+  EXPECT_EQ(*ParseFlowList("1,3"), (std::vector<std::string>{"1", "3"}));
+  EXPECT_EQ(*ParseFlowList("10.0.0.1:5201-10.0.0.2:4000, 2"),
+            (std::vector<std::string>{"10.0.0.1:5201-10.0.0.2:4000", "2"}));
+  EXPECT_FALSE(ParseFlowList("1,,3").ok());
+}
+
+// Whether `word` occurs in `text` not within a longer word ("nan", not
+// "dominant").
+bool HasWord(const std::string& text, const std::string& word) {
+  const auto letter = [](char c) {
+    return std::isalpha(static_cast<unsigned char>(c));
+  };
+  for (size_t at = text.find(word); at != std::string::npos;
+       at = text.find(word, at + 1)) {
+    const size_t end = at + word.size();
+    if ((at == 0 || !letter(text[at - 1])) &&
+        (end == text.size() || !letter(text[end]))) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// tshark's delivered bytes per TCP stream of `pcap`: the receiver's highest
+// relative ACK less the SYN's 1, by stream index; empty without tshark.
+std::map<int, double> TsharkDeliveredBytes(const std::string& pcap) {
+  const std::string command = absl::StrCat(
+      "tshark -r ", pcap,
+      " -Y tcp.srcport==5201 -T fields -e tcp.stream -e tcp.ack 2>/dev/null");
+  std::map<int, double> delivered;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return delivered;
+  char line[256];
+  while (std::fgets(line, sizeof(line), pipe) != nullptr) {
+    int stream = 0;
+    double ack = 0;
+    if (std::sscanf(line, "%d %lf", &stream, &ack) != 2) continue;
+    delivered[stream] = std::max(delivered[stream], ack - 1);
+  }
+  pclose(pipe);
+  return delivered;
+}
+
+// Reno with 1462- and 1280-byte packets on a 20 Mb/s, 40 ms path (1 BDP of
+// buffer) for 30 s, exported and diagnosed with --flows 0,1.
+class TwoRenoFlows : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    SimulationConfig config;
+    config.rate_bps = 20'000'000;
+    config.base_rtt_ns = 40 * kMs;
+    config.buffer_bytes = 100'000;
+    FlowConfig large, small;
+    large.cc_spec = "reno:mss=1462";
+    large.packet_bytes = 1462;
+    small.cc_spec = "reno:mss=1280";
+    small.packet_bytes = 1280;
+    config.flows = {large, small};
+    pcap_ = new std::string(
+        absl::StrCat(::testing::TempDir(), "/two_reno_", getpid(), ".pcap"));
+    absl::StatusOr<std::unique_ptr<Simulation>> sim =
+        SimulateToPcap(config, 30'000 * kMs, *pcap_);
+    ASSERT_TRUE(sim.ok()) << sim.status();
+    sim_ = sim->release();
+    MultiFlowOptions options;
+    DiagnoseOptions one;
+    one.input = *pcap_;
+    one.simulate = false;
+    options.inputs = {one};
+    options.flows = {"0", "1"};
+    absl::StatusOr<MultiFlowRun> run = DiagnoseFlows(options);
+    ASSERT_TRUE(run.ok()) << run.status();
+    run_ = new MultiFlowRun(*std::move(run));
+  }
+  static void TearDownTestSuite() {
+    std::remove(pcap_->c_str());
+    delete pcap_;
+    delete sim_;
+    delete run_;
+  }
+  static std::string* pcap_;
+  static Simulation* sim_;
+  static MultiFlowRun* run_;
+};
+std::string* TwoRenoFlows::pcap_ = nullptr;
+Simulation* TwoRenoFlows::sim_ = nullptr;
+MultiFlowRun* TwoRenoFlows::run_ = nullptr;
+
+TEST_F(TwoRenoFlows, SharesAreTheSimulatorsAndJainIsTheFormulaOnThem) {
+  ASSERT_NE(run_, nullptr);
+  const proto::MultiFlowDiagnosis& r = run_->report.result;
+  ASSERT_EQ(r.flows_size(), 2);
+  ASSERT_EQ(r.groups_size(), 1);
+  const proto::CompetitorGroup& g = r.groups(0);
+  EXPECT_EQ(g.method(), "overlap only");
+  EXPECT_FALSE(g.has_confidence());
+  ASSERT_EQ(g.shares_size(), 2);
+  // Both flows send from their handshake (one RTT) to the end, 30 s.
+  EXPECT_NEAR(g.common_start_s(), 0.08, 0.01);
+  EXPECT_NEAR(g.common_end_s(), 30.04, 0.01);
+  // The simulator's own count: bytes acknowledged per sender over the run
+  // (11.79 and 8.15 Mb/s); the common interval misses only the handshakes.
+  const double a = sim_->flow_stats(0).sender.bytes_acked;
+  const double b = sim_->flow_stats(1).sender.bytes_acked;
+  EXPECT_NEAR(g.shares(0).share(), a / (a + b), 0.01);
+  EXPECT_NEAR(g.shares(1).share(), b / (a + b), 0.01);
+  EXPECT_LT(g.shares(1).share(), 0.45);  // 1280-byte Reno gets less.
+  const double x = g.shares(0).throughput_bps();
+  const double y = g.shares(1).throughput_bps();
+  EXPECT_DOUBLE_EQ(g.jain_index(), (x + y) * (x + y) / (2 * (x * x + y * y)));
+  ASSERT_EQ(g.pairs_size(), 1);
+  EXPECT_EQ(g.pairs(0).lesser_flow_id(), 1u);
+  EXPECT_EQ(g.pairs(0).greater_flow_id(), 0u);
+  EXPECT_NEAR(g.pairs(0).share_ratio(), b / a, 0.01);
+  EXPECT_EQ(r.flows(1).packet_bytes(), 1280u);
+}
+
+TEST_F(TwoRenoFlows, DeliveredBytesAreTsharks) {
+  ASSERT_NE(run_, nullptr);
+  // tshark -r F -Y tcp.srcport==5201 -T fields -e tcp.stream -e tcp.ack:
+  // the highest relative ACK per stream, less 1 for the SYN (44171406 and
+  // 30562560 bytes when this was written).
+  const std::map<int, double> tshark = TsharkDeliveredBytes(*pcap_);
+  if (tshark.empty()) GTEST_SKIP() << "tshark is not installed";
+  const proto::MultiFlowDiagnosis& r = run_->report.result;
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_EQ(r.flows(i).delivered_bytes(), tshark.at(i)) << i;
+    EXPECT_EQ(r.flows(i).delivered_bytes(),
+              sim_->flow_stats(i).sender.bytes_acked)
+        << i;
+  }
+}
+
+TEST_F(TwoRenoFlows, JsonParsesBackAndThePageHasEachFlowsSection) {
+  ASSERT_NE(run_, nullptr);
+  const std::string json = PrintJson(run_->report.result);
+  proto::MultiFlowDiagnosis back;
+  ASSERT_TRUE(ParseJson(json, &back).ok());
+  EXPECT_EQ(back.flows(1).diagnosis().sender(), "10.1.0.1:40001");
+  ASSERT_EQ(back.plots_size(), 5);  // throughput, share, Jain, cwnd, RTT
+  for (const proto::SharedPlot& p : back.plots())
+    for (const proto::PlotSeriesData& s : p.series())
+      EXPECT_GT(s.t_size(), 10) << p.id() << " " << s.name();
+  const std::string html = RenderMultiFlowHtml(run_->report, run_->flows);
+  EXPECT_TRUE(absl::StrContains(html, "<details class=\"flow\" id=\"flow-a\""));
+  EXPECT_TRUE(absl::StrContains(html, "<details class=\"flow\" id=\"flow-b\""));
+  EXPECT_TRUE(absl::StrContains(html, "id=\"shared-plot-share\""));
+  EXPECT_TRUE(absl::StrContains(html, "id=\"b-plot-cwnd\""));
+  EXPECT_TRUE(absl::StrContains(html, "href=\"#shared-range="));
+  EXPECT_FALSE(HasWord(html, "nan"));
+  EXPECT_FALSE(HasWord(html, "inf"));
+}
+
+TEST(CompetitionTest, TwoQlogsAsTwoInputsGiveTwoFlows) {
+  CCREPLAY_PATH_OR_SKIP(
+      first, SharedTestData(
+                 "quic/ngtcp2_reno_30mbit_pfifo100_40ms/server-0.sqlog.gz"));
+  MultiFlowOptions options;
+  DiagnoseOptions a, b;
+  a.input = first;
+  a.simulate = b.simulate = false;
+  b.input = TestDataPath("quic/ngtcp2_cubic_20mbit_pfifo12/server.sqlog.gz");
+  options.inputs = {a, b};
+  absl::StatusOr<MultiFlowRun> run = DiagnoseFlows(options);
+  ASSERT_TRUE(run.ok()) << run.status();
+  const proto::MultiFlowDiagnosis& r = run->report.result;
+  ASSERT_EQ(r.flows_size(), 2);
+  EXPECT_EQ(r.flows(0).input(), first);
+  EXPECT_EQ(r.flows(1).input(), b.input);
+  EXPECT_EQ(r.inputs_size(), 2);
+  for (const proto::CompetingFlow& f : r.flows()) {
+    EXPECT_FALSE(f.diagnosis().verdict().empty());
+    EXPECT_GT(f.delivered_bytes(), 1'000'000u);
+  }
+  // The same input twice is one flow twice: refused.
+  options.inputs = {a, a};
+  EXPECT_FALSE(DiagnoseFlows(options).ok());
+}
+
+}  // namespace
+}  // namespace ccreplay
