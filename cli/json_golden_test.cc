@@ -14,6 +14,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "proto/competition.pb.h"
 #include "proto/conformance.pb.h"
 #include "proto/controllers.pb.h"
 #include "proto/flows.pb.h"
@@ -83,6 +84,9 @@ const Golden kGoldens[] = {
     {"controllers", "controllers --json", New<proto::ControllersReport>},
     {"diagnose", "diagnose --json testdata/lab/reno_ecn1_stepK60k_50mbit",
      New<proto::Diagnosis>},
+    {"diagnose_flows",
+     "diagnose --json --flows 0,1 testdata/pcap-format/ccreplay_sll2_ipv6.pcap",
+     New<proto::MultiFlowDiagnosis>},
     {"convert", "convert --json testdata/pcap-format/ccreplay_sll2_ipv6.pcap",
      New<proto::Trace>},
     {"check", "check --json testdata/lab/k618_reno_40ms_unpaced_20mbit_pfifo50",

@@ -61,10 +61,13 @@ std::vector<CompetitorGrouping> GroupCompetitors(
 
 namespace {
 
-// Bins of the shared view over the longest flow: a few RTTs each on a
-// capture of 10-60 s, so throughput and shares read without per-ACK
-// noise, and few enough that every bin is drawn (kPlotColumns).
+// Bins of the shared view: at most this many over the longest flow, few
+// enough that every bin is drawn (kPlotColumns)...
 constexpr double kSharedBins = 500;
+// ...and each at least this many of the largest base RTT among the flows:
+// a flow's throughput over less than a few RTTs is its ACK clock's and its
+// window's sawtooth, not its share of the path.
+constexpr double kBinRtts = 4;
 
 constexpr const char* kFlowColors[] = {"#4e79a7", "#f28e2b", "#59a14f",
                                        "#e15759", "#9467bd", "#76b7b2",
@@ -183,12 +186,15 @@ struct SharedBins {
   std::vector<std::vector<double>> bytes;  // [flow][bin]
 };
 
+// The shared bins from 0 to the last flow's end, their width by kSharedBins
+// and kBinRtts.
 SharedBins BinFlows(const std::vector<PlacedFlow>& placed) {
   double end_s = 0, width = 0;
   for (const PlacedFlow& p : placed) {
     const FlowObserver& obs = *p.flow->run.observer;
     end_s = std::max(end_s, p.offset_s + obs.bins().size() * obs.bin_width_s());
-    width = std::max(width, obs.bin_width_s());
+    width = std::max(
+        {width, obs.bin_width_s(), kBinRtts * obs.min_rtt_us() * 1e-6});
   }
   SharedBins b;
   b.bin_s = std::max(width, end_s / kSharedBins);
@@ -501,8 +507,9 @@ std::vector<std::string> MethodLines(const proto::MultiFlowDiagnosis& r) {
               ? absl::StrFormat("Time 0 is Unix time %.6f s.", r.start_unix_s())
               : std::string("No input states an absolute time.")),
       absl::StrFormat(
-          "Throughput and shares are counted in bins of %.3f s (data "
-          "delivered: cumulative ACK + SACKed bytes for TCP, bytes_acked for "
+          "Throughput and shares are counted in bins of %.3f s (at least "
+          "4 base RTTs of the slowest flow; data delivered: cumulative ACK + "
+          "SACKed bytes for TCP, bytes_acked for "
           "QUIC); a flow is active from its first to its last delivery.",
           r.bin_s()),
       "Common interval of a group: when all its flows were active; shares "
@@ -515,8 +522,10 @@ std::vector<std::string> MethodLines(const proto::MultiFlowDiagnosis& r) {
 // The summary for the terminal.
 std::string SummaryText(const proto::MultiFlowDiagnosis& r,
                         const std::string& verdict) {
-  std::string text = absl::StrFormat("%d flows, %d groups\n\n%s\n",
-                                     r.flows_size(), r.groups_size(), verdict);
+  std::string text =
+      absl::StrFormat("%d flow%s, %d group%s\n\n%s\n", r.flows_size(),
+                      r.flows_size() == 1 ? "" : "s", r.groups_size(),
+                      r.groups_size() == 1 ? "" : "s", verdict);
   for (const proto::CompetitorGroup& g : r.groups())
     for (const proto::PairAttribution& pair : g.pairs())
       absl::StrAppend(&text, "  ", pair.message(), "\n");

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The diagnosis report in a real browser: headless Chromium loads reports
 # that `ccreplay diagnose` wrote (the shipped simulated Prague capture, a
-# real Prague capture, a lab bundle, a QUIC qlog) from files and must show no console error, draw every plot's SVG
+# real Prague capture, a lab bundle, a QUIC qlog; the multi-flow report of
+# two simulated flows and of two qlogs) from files and must show no console error, draw every plot's SVG
 # with non-empty path data, zoom to a finding's time range when its link
 # (#range=START,END) is followed, and render a screenshot that is not blank.
 # Exits 77 (ctest SKIP_RETURN_CODE) when /usr/bin/chromium is absent; a
@@ -32,6 +33,35 @@ browse() {
   if grep -E 'CONSOLE|Uncaught' "$work/log"; then fail "console output loading $url"; fi
 }
 
+# Every figure of DOM: a band-only strip has bands, any other plot a series
+# path with data (d="M..."); at least MIN figures.
+check_figures() {
+  local name=$1 dom=$2 min=$3
+  awk -v name="$name" -v min="$min" 'BEGIN { RS = "<figure"; bad = 0; n = 0 }
+    NR > 1 {
+      n++
+      if ($0 ~ /class="plot bandsonly"/) { if ($0 !~ /class="band"/) { print name ": empty band strip"; bad = 1 } }
+      else if ($0 !~ /<path class="series[^"]*"[^>]*d="M[-0-9.]/) { print name ": plot " n " has no path data"; bad = 1 }
+    }
+    END { if (n < min) { print name ": only " n " plots"; bad = 1 } exit bad }' "$dom" ||
+    fail "$name: plot without data"
+}
+
+# A screenshot of URL that is not blank.
+check_screenshot() {
+  local name=$1 url=$2
+  browse "$url" --screenshot="$work/$name.png"
+  [ -s "$work/$name.png" ] || fail "$name: no screenshot"
+  local size distinct
+  size=$(stat -c %s "$work/$name.png")
+  distinct=$(od -An -tu1 -v "$work/$name.png" | tr -s ' ' '\n' | sort -u | wc -l)
+  # A blank page compresses to a few kB with few distinct byte values.
+  [ "$size" -gt 40000 ] && [ "$distinct" -gt 200 ] ||
+    fail "$name: screenshot looks blank ($size bytes, $distinct distinct byte values)"
+  if [ -n "${KEEP_SCREENSHOTS:-}" ]; then cp "$work/$name.png" "$KEEP_SCREENSHOTS/"; fi
+  echo "ok: $name (screenshot $size bytes)"
+}
+
 check_report() {
   local name=$1; shift
   local html="$work/$name.html"
@@ -40,16 +70,7 @@ check_report() {
   local dom="$work/$name.dom"
   cp "$work/out" "$dom"
   grep -q '<svg class="chart"' "$dom" || fail "$name: no plot in the DOM"
-  # Every figure: a band-only strip has bands, any other plot a series path
-  # with data (d="M...").
-  awk -v name="$name" 'BEGIN { RS = "<figure"; bad = 0; n = 0 }
-    NR > 1 {
-      n++
-      if ($0 ~ /class="plot bandsonly"/) { if ($0 !~ /class="band"/) { print name ": empty band strip"; bad = 1 } }
-      else if ($0 !~ /<path class="series[^"]*"[^>]*d="M[-0-9.]/) { print name ": plot " n " has no path data"; bad = 1 }
-    }
-    END { if (n < 5) { print name ": only " n " plots"; bad = 1 } exit bad }' "$dom" ||
-    fail "$name: plot without data"
+  check_figures "$name" "$dom" 5
   # Following the first finding's link zooms every plot to its range.
   local link start end
   link=$(grep -o 'href="#range=[^"]*"' "$html" | head -1 | sed 's/href="#range=//; s/"$//') || true
@@ -63,16 +84,46 @@ check_report() {
     awk -v x="$x" -v s="$start" 'BEGIN { exit !(x <= s && x > s - 0.5 * (s + 1)) }' ||
       fail "$name: zoomed to $x, not to $start"
   fi
-  browse "file://$html" --screenshot="$work/$name.png"
-  [ -s "$work/$name.png" ] || fail "$name: no screenshot"
-  local size distinct
-  size=$(stat -c %s "$work/$name.png")
-  distinct=$(od -An -tu1 -v "$work/$name.png" | tr -s ' ' '\n' | sort -u | wc -l)
-  # A blank page compresses to a few kB with few distinct byte values.
-  [ "$size" -gt 40000 ] && [ "$distinct" -gt 200 ] ||
-    fail "$name: screenshot looks blank ($size bytes, $distinct distinct byte values)"
-  if [ -n "${KEEP_SCREENSHOTS:-}" ]; then cp "$work/$name.png" "$work/$name.html" "$KEEP_SCREENSHOTS/"; fi
-  echo "ok: $name ($(stat -c %s "$html") bytes of HTML, screenshot $size bytes)"
+  check_screenshot "$name" "file://$html"
+  echo "ok: $name ($(stat -c %s "$html") bytes of HTML)"
+}
+
+# The multi-flow report (`diagnose --flows LIST` or several inputs): the
+# shared view's plots and each flow's drawn; #flow-b opens B's section; a
+# link into B's findings (#b-range=S,E) opens it and zooms its plots; the
+# shared view's link (#shared-range=S,E) zooms the shared plots only.
+check_multiflow() {
+  local name=$1; shift
+  local html="$work/$name.html"
+  "$ccreplay" diagnose "$@" -o "$html" >/dev/null || fail "diagnose $*"
+  browse "file://$html" --dump-dom
+  local dom="$work/$name.dom"
+  cp "$work/out" "$dom"
+  grep -q '<details class="flow" id="flow-a"' "$dom" || fail "$name: no section for flow A"
+  grep -q '<details class="flow" id="flow-b"' "$dom" || fail "$name: no section for flow B"
+  grep -q 'id="shared-plot-throughput"' "$dom" || fail "$name: no shared throughput plot"
+  # Shared plots (throughput, share, Jain, cwnd, RTT) and two flows' own.
+  check_figures "$name" "$dom" 15
+  browse "file://$html#flow-b" --dump-dom
+  grep -q '<details class="flow" id="flow-b" open' "$work/out" || fail "$name: #flow-b did not open B"
+  local link
+  link=$(grep -o 'href="#b-range=[^"]*"' "$html" | head -1 | sed 's/href="#//; s/"$//') || true
+  if [ -n "$link" ]; then
+    browse "file://$html#$link" --dump-dom
+    grep -q '<details class="flow" id="flow-b" open' "$work/out" || fail "$name: #$link did not open B"
+    # The zoom drew its range in B's section, not in A's.
+    # (Parts of the DOM to files first: grep -q ending a pipe early fails it.)
+    sed -n '/id="flow-b"/,$p' "$work/out" >"$work/part"
+    grep -q '<rect class="finding"' "$work/part" || fail "$name: #$link drew no range in B"
+    sed -n '/id="flow-a"/,/id="flow-b"/p' "$work/out" >"$work/part"
+    if grep -q '<rect class="finding"' "$work/part"; then fail "$name: #$link drew a range in A"; fi
+  fi
+  link=$(grep -o 'href="#shared-range=[^"]*"' "$html" | head -1 | sed 's/href="#//; s/"$//') || true
+  [ -n "$link" ] || fail "$name: the shared view has no compared pair"
+  browse "file://$html#$link" --dump-dom
+  sed -n '1,/id="flows"/p' "$work/out" >"$work/part"
+  grep -q '<rect class="finding"' "$work/part" || fail "$name: #$link drew no range"
+  check_screenshot "$name" "file://$html"
 }
 
 check_report sim "$testdata/sim/prague_v05_rtt_scaling_1gbit.pcap.gz"
@@ -84,3 +135,10 @@ else
 fi
 check_report lab "$testdata/lab/cubic_ecn_K60k_40mbit_ackdelay10ms"
 check_report quic "$testdata/quic/ngtcp2_reno_30mbit_pfifo100_40ms/server-0.sqlog.gz"
+# Two Reno flows of 1462- and 1280-byte packets through one 20 Mb/s, 40 ms
+# bottleneck (the simulator's export), and two qlogs as two inputs.
+"$ccreplay" simulate --cc reno:mss=1462,reno:mss=1280 --rate 20mbit --delay 40ms \
+  --duration 30s --pcap "$work/two_reno.pcap" >/dev/null 2>&1 || fail "simulate"
+check_multiflow multiflow "$work/two_reno.pcap" --flows 0,1
+check_multiflow multiqlog "$testdata/quic/ngtcp2_cubic_20mbit_pfifo12/server.sqlog.gz" \
+  "$testdata/quic/ngtcp2_reno_20mbit_pfifo12/server.sqlog.gz"
