@@ -14,9 +14,11 @@
 #include "absl/strings/str_replace.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "proto/competition.pb.h"
 #include "proto/flows.pb.h"
 #include "proto/json_printer.h"
 #include "proto/replay.pb.h"
+#include "proto/report.pb.h"
 #include "proto/testing/test_data.h"
 #include "proto/timeline.pb.h"
 #include "proto/trace.pb.h"
@@ -660,6 +662,52 @@ TEST(CliTest, DiagnoseKnowsAQlogByItsContentNotItsName) {
   CommandResult run = Ccreplay("diagnose --nosimulate " + path);
   EXPECT_EQ(run.exit_code, 0) << run.err;
   EXPECT_THAT(run.out, HasSubstr("ngtcp2 (server)"));
+}
+
+TEST(CliTest, DiagnoseFlowsListExitCodesAsSingleFlow) {
+  const std::string pcap = TestDataPath("pcap-format/ccreplay_sll2_ipv6.pcap");
+  CommandResult run = Ccreplay("diagnose --nosimulate --flows 0,1 " + pcap);
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.out, HasSubstr("2 flows, 1 group"));
+  EXPECT_THAT(run.out, HasSubstr("[fd77::1]:49064 → [fd77::2]:5302"));
+  // A selector that names no flow, the same flow twice, "all" (the flow
+  // index, not a list): usage errors, exit 2.
+  EXPECT_EQ(Ccreplay("diagnose --nosimulate --flows 0,7 " + pcap).exit_code, 2);
+  run = Ccreplay("diagnose --nosimulate --flows 0,0 " + pcap);
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_THAT(run.err, HasSubstr("the same flow"));
+  EXPECT_EQ(Ccreplay("diagnose --flows 0,,1 " + pcap).exit_code, 2);
+  // --ss goes with one capture.
+  EXPECT_EQ(Ccreplay("diagnose --ss x.log " + pcap + " " + pcap).exit_code, 2);
+  // A missing second input: unreadable, exit 3.
+  EXPECT_EQ(Ccreplay("diagnose --nosimulate " + pcap + " /nonexistent.pcap")
+                .exit_code,
+            3);
+}
+
+TEST(CliTest, DiagnoseOfTwoInputsWritesTheJsonToStdout) {
+  const std::string a =
+      TestDataPath("quic/ngtcp2_cubic_20mbit_pfifo12/server.sqlog.gz");
+  const std::string b =
+      TestDataPath("quic/ngtcp2_reno_20mbit_pfifo12/server.sqlog.gz");
+  CommandResult run = Ccreplay("diagnose --nosimulate --json " + a + " " + b);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  proto::MultiFlowDiagnosis multi;
+  ASSERT_TRUE(ParseJson(run.out, &multi).ok()) << run.out.substr(0, 200);
+  ASSERT_EQ(multi.flows_size(), 2);
+  EXPECT_EQ(multi.flows(1).input(), b);
+  // One input and a path stay the single-flow form, also when the path
+  // holds the JSON diagnosis of an earlier run (JSON reads as a qlog too).
+  const std::string out = ::testing::TempDir() + "/diagnosis.json";
+  for (int i = 0; i < 2; ++i) {
+    run = Ccreplay("diagnose --nosimulate --json " + a + " " + out);
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    std::ifstream in(out);
+    const std::string json((std::istreambuf_iterator<char>(in)),
+                           std::istreambuf_iterator<char>());
+    proto::Diagnosis single;
+    EXPECT_TRUE(ParseJson(json, &single).ok()) << i;
+  }
 }
 
 TEST(CliTest, BareNumbersAreRefusedWithTheUnitToAdd) {
