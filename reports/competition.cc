@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <numeric>
 
@@ -30,19 +31,19 @@ std::optional<double> JainIndex(absl::Span<const double> x) {
   return sum * sum / (x.size() * sum_sq);
 }
 
-std::vector<CompetitorGrouping> GroupCompetitors(
-    absl::Span<const ActiveSpan> spans) {
-  // Flows by start; a flow joins the current group when it starts before
-  // the group's last end (the union of overlapping intervals).
-  std::vector<uint32_t> order(spans.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&spans](uint32_t a, uint32_t b) {
-                     return spans[a].start_s < spans[b].start_s;
-                   });
+namespace {
+
+// The flows of `ids` grouped by overlapping active spans.
+std::vector<CompetitorGrouping> GroupByOverlap(
+    absl::Span<const ActiveSpan> spans, std::vector<uint32_t> ids) {
+  // By start; a flow joins the current group when it starts before the
+  // group's last end (the union of overlapping intervals).
+  std::stable_sort(ids.begin(), ids.end(), [&spans](uint32_t a, uint32_t b) {
+    return spans[a].start_s < spans[b].start_s;
+  });
   std::vector<CompetitorGrouping> groups;
   double group_end = -std::numeric_limits<double>::infinity();
-  for (uint32_t id : order) {
+  for (uint32_t id : ids) {
     if (groups.empty() || !(spans[id].start_s < group_end)) {
       groups.push_back({{}, "overlap only", std::nullopt});
       group_end = spans[id].end_s;
@@ -50,6 +51,34 @@ std::vector<CompetitorGrouping> GroupCompetitors(
     groups.back().flow_ids.push_back(id);
     group_end = std::max(group_end, spans[id].end_s);
   }
+  return groups;
+}
+
+}  // namespace
+
+std::vector<CompetitorGrouping> GroupCompetitors(
+    absl::Span<const ActiveSpan> spans, const SbdResult* sbd) {
+  std::vector<CompetitorGrouping> groups;
+  std::vector<bool> placed(spans.size(), false);
+  if (sbd != nullptr) {
+    for (const SbdGroup& g : sbd->groups) {
+      const bool several = g.flow_ids.size() > 1;
+      groups.push_back(
+          {g.flow_ids, "rfc8382",
+           several ? std::optional<double>(g.confidence) : std::nullopt});
+      for (uint32_t id : g.flow_ids) placed[id] = true;
+    }
+    for (const SbdFlowStats& f : sbd->flows) {
+      if (f.evaluations == 0 || placed[f.flow_id]) continue;
+      groups.push_back({{f.flow_id}, "rfc8382", std::nullopt});
+      placed[f.flow_id] = true;
+    }
+  }
+  std::vector<uint32_t> rest;
+  for (uint32_t id = 0; id < spans.size(); ++id)
+    if (!placed[id]) rest.push_back(id);
+  for (CompetitorGrouping& g : GroupByOverlap(spans, rest))
+    groups.push_back(std::move(g));
   for (CompetitorGrouping& g : groups)
     std::sort(g.flow_ids.begin(), g.flow_ids.end());
   std::sort(groups.begin(), groups.end(),
@@ -130,6 +159,48 @@ std::vector<PlacedFlow> PlaceOnSharedAxis(
     placed.push_back(p);
   }
   return placed;
+}
+
+// The flows' shared-bottleneck series on Unix time, their ids the flows'
+// indices. A flow whose input states no absolute time is left out (its
+// delay cannot be put beside the others'), and so is one whose series was
+// summed per base interval on a clock other than Unix time (an interval
+// index cannot be shifted by a fraction of T).
+std::vector<SbdFlowSeries> SbdSeriesOnUnixTime(
+    absl::Span<const CompetitorRun> flows) {
+  std::vector<SbdFlowSeries> out;
+  for (uint32_t id = 0; id < flows.size(); ++id) {
+    const DiagnoseRun& run = flows[id].run;
+    if (!run.clock_epoch_ns.has_value()) continue;
+    const int64_t shift_us = *run.clock_epoch_ns / 1000;
+    if (!run.sbd.intervals.empty() && shift_us != 0) continue;
+    SbdFlowSeries s = run.sbd;
+    s.flow_id = id;
+    for (DelaySample& d : s.delays) d.time_us += shift_us;
+    for (int64_t& t : s.packet_times_us) t += shift_us;
+    for (int64_t& t : s.loss_times_us) t += shift_us;
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+// Per flow what shared-bottleneck detection made of it, for the method.
+std::vector<std::string> SbdLines(const SbdResult& sbd) {
+  std::vector<std::string> lines;
+  for (const SbdFlowStats& f : sbd.flows) {
+    const auto num = [](const std::optional<double>& v) {
+      return v.has_value() ? absl::StrFormat("%.3f", *v) : std::string("n/a");
+    };
+    lines.push_back(absl::StrFormat(
+        "RFC 8382 on %s: %s (evaluated at %d instants, congested at %d; "
+        "skew_est %s, var_est %s ms, freq_est %s, pkt_loss %s)",
+        FlowLabel(f.flow_id),
+        f.congested ? std::string("crosses a bottleneck")
+                    : absl::StrCat("not grouped: ", f.why_not),
+        f.evaluations, f.congested_evaluations, num(f.skew_est),
+        num(f.var_est_ms), num(f.freq_est), num(f.pkt_loss)));
+  }
+  return lines;
 }
 
 // The bytes `p` delivered in [lo, hi) on the shared axis, each observer
@@ -425,8 +496,13 @@ std::string SharesText(const proto::CompetitorGroup& g) {
 std::string GroupSentence(const proto::CompetitorGroup& g) {
   std::vector<std::string> labels;
   for (uint32_t id : g.flow_ids()) labels.push_back(FlowLabel(id));
-  if (g.flow_ids_size() == 1)
-    return absl::StrCat(labels[0], " overlapped no other flow.");
+  if (g.flow_ids_size() == 1) {
+    return g.method() == "rfc8382"
+               ? absl::StrCat(labels[0],
+                              " shared no bottleneck with another flow (RFC "
+                              "8382).")
+               : absl::StrCat(labels[0], " overlapped no other flow.");
+  }
   if (!g.has_common_start_s()) {
     return absl::StrCat(absl::StrJoin(labels, ", "),
                         " overlapped, but never all sent at once.");
@@ -515,8 +591,11 @@ std::vector<std::string> MethodLines(const proto::MultiFlowDiagnosis& r) {
       "Common interval of a group: when all its flows were active; shares "
       "and Jain's index ((sum x)^2 / (n sum x^2), R. Jain, D. Chiu, W. Hawe, "
       "DEC-TR-301, 1984) are over it.",
-      "Groups: flows active at the same time; whether they shared a "
-      "bottleneck was not measured unless the group says rfc8382."};
+      "Groups: by RFC 8382 shared-bottleneck detection (skewness, "
+      "variability and oscillation of each flow's RTT, and its loss and CE "
+      "rate, on a common 350 ms grid of Unix time) where it could evaluate "
+      "the flows; else the flows active at the same time, without a shared "
+      "bottleneck measured (\"overlap only\")."};
 }
 
 // The summary for the terminal.
@@ -548,7 +627,11 @@ MultiFlowReport CompareFlows(absl::Span<const CompetitorRun> flows) {
   if (start_unix_ns.has_value()) r.set_start_unix_s(*start_unix_ns * 1e-9);
   std::vector<ActiveSpan> spans;
   for (const PlacedFlow& p : placed) spans.push_back(p.active);
-  const std::vector<CompetitorGrouping> groups = GroupCompetitors(spans);
+  const std::vector<SbdFlowSeries> sbd_series = SbdSeriesOnUnixTime(flows);
+  std::optional<SbdResult> sbd;
+  if (sbd_series.size() >= 2) sbd = DetectSharedBottlenecks(sbd_series);
+  const std::vector<CompetitorGrouping> groups =
+      GroupCompetitors(spans, sbd.has_value() ? &*sbd : nullptr);
   const SharedBins bins = BinFlows(placed);
   r.set_bin_s(bins.bin_s);
   for (const CompetitorRun& f : flows) {
@@ -578,6 +661,8 @@ MultiFlowReport CompareFlows(absl::Span<const CompetitorRun> flows) {
   page.plots = SharedPlots(placed, groups, bins);
   page.summary = FlowRows(r);
   page.method = MethodLines(r);
+  if (sbd.has_value())
+    absl::c_move(SbdLines(*sbd), std::back_inserter(page.method));
   page.time_axis = "time in seconds on the shared axis";
   page.summary_heading = "Flows";
   page.start_s = 0;

@@ -14,6 +14,7 @@
 
 #include "absl/types/span.h"
 #include "proto/competition.pb.h"
+#include "replay/shared_bottleneck.h"
 #include "reports/diagnose_session.h"
 #include "reports/report_model.h"
 
@@ -39,14 +40,18 @@ struct CompetitorGrouping {
   std::optional<double> confidence;
 };
 
-// The flows that competed, by index into `spans`: until shared-bottleneck
-// detection (replay/shared_bottleneck.h, RFC 8382) decides it, the flows
-// whose active spans overlap (directly or through another flow) form one
-// group, its method "overlap only" and its confidence absent; a flow that
-// overlaps no other is a group of one. Groups in order of their first
-// flow.
+// The flows that competed, by index into `spans`. With `sbd` (RFC 8382
+// shared-bottleneck detection over the same flows, replay/
+// shared_bottleneck.h; its flow ids index `spans`): the flows it grouped
+// form its groups ("rfc8382", its confidence); a flow it evaluated and
+// found crossing no bottleneck is a group of one ("rfc8382", no
+// confidence). The flows it could not evaluate (too short, no absolute
+// clock), or all without `sbd`, are grouped by time: those whose active
+// spans overlap (directly or through another flow) form one group
+// ("overlap only", no confidence); one that overlaps no other is a group of
+// one. Groups in order of their first flow.
 std::vector<CompetitorGrouping> GroupCompetitors(
-    absl::Span<const ActiveSpan> spans);
+    absl::Span<const ActiveSpan> spans, const SbdResult* sbd = nullptr);
 
 // Jain's fairness index (R. Jain, D. Chiu, W. Hawe, DEC-TR-301, 1984):
 // (sum x)^2 / (n sum x^2), from 1/n (one flow has it all) to 1 (equal).

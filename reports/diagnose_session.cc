@@ -127,6 +127,8 @@ ControllerChoice ChooseFor(const FlowSummary& flow, std::string stack_name,
 // Everything Diagnose() needs that outlives this function's locals.
 struct Pieces {
   std::shared_ptr<FlowObserver> observer;
+  // Made at the flow's first event, with its flow_index.
+  std::optional<SbdSeriesBuilder> sbd;
   std::unique_ptr<TcpCaptureScan> scan;
   DiagnosisInput input;
   ReplayResult replay;
@@ -135,6 +137,16 @@ struct Pieces {
   ConformanceResult conformance;
   DiagnoseRun run;
 };
+
+// The flow's timeline to the observer and the shared-bottleneck series of
+// `p` (made by then).
+TimelineSink ObserverTap(Pieces* p) {
+  return [p](const TimelineEvent& e) {
+    p->observer->Add(e);
+    if (!p->sbd.has_value()) p->sbd.emplace(e.flow_index);
+    p->sbd->Add(e);
+  };
+}
 
 // Feeds the replay's pass to the conformance trace of `p`.
 void TapConformance(Pieces* p, ReplayOptions* replay) {
@@ -216,8 +228,7 @@ absl::Status DiagnoseTcp(const DiagnoseOptions& options, Pieces* p) {
   in.controller_reason = chosen.reason;
   ReplayOptions replay;
   replay.host_state_path = host_state;
-  FlowObserver* observer = p->observer.get();
-  replay.tap = [observer](const TimelineEvent& e) { observer->Add(e); };
+  replay.tap = ObserverTap(p);
   TapConformance(p, &replay);
   ControllerChoice choice;
   const std::optional<proto::BundleSender>& bundle = tcp_input->bundle_sender;
@@ -266,9 +277,8 @@ absl::Status DiagnoseQuic(const DiagnoseOptions& options,
   if (trace.clock_epoch_us.has_value())
     p->run.clock_epoch_ns = *trace.clock_epoch_us * 1000;
   p->run.clock = trace.clock;
-  FlowObserver* observer = p->observer.get();
-  const QuicTimelineStats stats = BuildQuicTimeline(
-      trace, [observer](const TimelineEvent& e) { observer->Add(e); });
+  const FlowObserver* observer = p->observer.get();
+  const QuicTimelineStats stats = BuildQuicTimeline(trace, ObserverTap(p));
   DiagnosisInput& in = p->input;
   in.quic = true;
   FlowSummary& s = in.summary;
@@ -419,6 +429,7 @@ absl::StatusOr<DiagnoseRun> DiagnoseInput(const DiagnoseOptions& options) {
   p.input.simulate = options.simulate;
   p.run.diagnosis = Diagnose(p.input);
   p.run.observer = p.observer;
+  if (p.sbd.has_value()) p.run.sbd = p.sbd->Take();
   p.run.packet_bytes = p.input.summary.max_payload_bytes;
   *p.run.diagnosis.result.mutable_replay() =
       SummarizeReplay(p.evidence, p.input.controller_reason,

@@ -16,6 +16,7 @@
 
 #include "absl/status/statusor.h"
 #include "parsers/capture_filter.h"
+#include "replay/shared_bottleneck.h"
 #include "reports/diagnosis.h"
 #include "reports/flow_observation.h"
 #include "reports/unfairness.h"
@@ -59,6 +60,10 @@ struct DiagnoseRun {
   std::string clock;
   // The flow's largest data packet (its plots' packet unit), bytes.
   uint32_t packet_bytes = 0;
+  // Its delay and loss series for shared-bottleneck detection
+  // (replay/shared_bottleneck.h), from the same pass as the observer; times
+  // on the input's clock.
+  SbdFlowSeries sbd;
 };
 
 // Errors name the file: NotFound / InvalidArgument / DataLoss as the
