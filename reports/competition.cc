@@ -562,7 +562,7 @@ std::vector<std::pair<std::string, std::string>> FlowRows(
   }
   for (int g = 0; g < r.groups_size(); ++g) {
     const proto::CompetitorGroup& group = r.groups(g);
-    if (!group.has_jain_index()) continue;
+    if (!group.has_jain_index() || group.flow_ids_size() < 2) continue;
     rows.emplace_back(absl::StrCat("group ", g + 1),
                       absl::StrFormat("%s; Jain's index %.3f",
                                       SharesText(group), group.jain_index()));
