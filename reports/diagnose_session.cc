@@ -148,6 +148,17 @@ TimelineSink ObserverTap(Pieces* p) {
   };
 }
 
+// The flow's observer, its time zero `start_ns` on the input's clock (Unix
+// time at `epoch_ns`, when known), and the run's note of both.
+void StartObserving(int64_t start_ns, FlowObserver::Counting counting,
+                    std::optional<int64_t> epoch_ns, const std::string& clock,
+                    Pieces* p) {
+  p->observer = std::make_shared<FlowObserver>(start_ns, counting);
+  p->run.start_ns = start_ns;
+  p->run.clock_epoch_ns = epoch_ns;
+  p->run.clock = clock;
+}
+
 // Feeds the replay's pass to the conformance trace of `p`.
 void TapConformance(Pieces* p, ReplayOptions* replay) {
   p->conformance_trace = ConformanceTraceBuilder();
@@ -210,10 +221,8 @@ absl::Status DiagnoseTcp(const DiagnoseOptions& options, Pieces* p) {
   p->scan = std::make_unique<TcpCaptureScan>(*std::move(scan));
   const TcpCaptureScan& s = *p->scan;
   const Flow& flow = s.table.flows()[s.selected.index];
-  p->observer = std::make_shared<FlowObserver>(flow.first_ns);
-  p->run.start_ns = flow.first_ns;
-  p->run.clock_epoch_ns = 0;
-  p->run.clock = "capture time (Unix)";
+  StartObserving(flow.first_ns, FlowObserver::Counting::kSequence, 0,
+                 "capture time (Unix)", p);
   p->run.warnings = tcp_input->warnings;
   absl::c_copy(s.info.warnings, std::back_inserter(p->run.warnings));
   p->run.truncated = s.info.truncated;
@@ -271,13 +280,10 @@ absl::Status DiagnoseQuic(const DiagnoseOptions& options,
   const QuicEventSpan span = SpanOf(trace.quic_events);
   const int64_t start_us = span.start_us;
   const int64_t end_us = std::max<int64_t>(span.end_us, 0);
-  p->observer = std::make_shared<FlowObserver>(
-      start_us * 1000, FlowObserver::Counting::kBytesAcked);
-  p->run.start_ns = start_us * 1000;
-  if (trace.clock_epoch_us.has_value())
-    p->run.clock_epoch_ns = *trace.clock_epoch_us * 1000;
-  p->run.clock = trace.clock;
-  const FlowObserver* observer = p->observer.get();
+  std::optional<int64_t> epoch_ns;
+  if (trace.clock_epoch_us) epoch_ns = *trace.clock_epoch_us * 1000;
+  StartObserving(start_us * 1000, FlowObserver::Counting::kBytesAcked, epoch_ns,
+                 trace.clock, p);
   const QuicTimelineStats stats = BuildQuicTimeline(trace, ObserverTap(p));
   DiagnosisInput& in = p->input;
   in.quic = true;
@@ -295,7 +301,7 @@ absl::Status DiagnoseQuic(const DiagnoseOptions& options,
   in.stats.acks = stats.acks;
   in.stats.vantage = Vantage::kSender;
   in.stats.warnings = stats.warnings;
-  in.stats.rtt_min_ms = observer->min_rtt_us() / 1e3;
+  in.stats.rtt_min_ms = p->observer->min_rtt_us() / 1e3;
   in.quic_congestion_events = stats.congestion_events;
 
   ControllerChoiceFacts facts;
