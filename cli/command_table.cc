@@ -45,8 +45,9 @@ CommandSpec Diagnose() {
       "[-o report.html] [--json [report.json]] [--filter EXPR] [--quiet]\n"
       "ccreplay diagnose --qlog FILE [...]\n"
       "ccreplay diagnose INPUT --flows N,N... | INPUT INPUT... [-o "
-      "report.html] "
-      "[--json]",
+      "report.html] [--json]\n"
+      "ccreplay diagnose INPUT --flows all [--sort KEY] [-o index.html] "
+      "[--json [index.json]]",
       "Reconstructs the chosen flow's sender ACK by ACK, estimates the path "
       "(bottleneck rate, base RTT, BDP), attributes what limited the sender "
       "in each interval, and reports findings with their evidence: a summary "
@@ -75,6 +76,11 @@ CommandSpec Diagnose() {
         "write the JSON diagnosis: to the path after INPUT, else to stdout "
         "(then without the terminal summary)."},
        {"simulate", "", ""},
+       {"flows", "all",
+        "instead of one flow's diagnosis, the index of every flow (one line "
+        "each: throughput, utilization bound, main limiter, worst finding) "
+        "from one pass over the capture: a table, -o index.html, --json."},
+       {"sort", "KEY", ""},
        kFilter,
        kQuiet}};
 }
@@ -331,7 +337,12 @@ CommandSpec Lab() {
         "none)."},
        {"duration", "TIME",
         "length of the transfer with its unit: 5s, 1500ms (default 5s)."},
-       {"flows", "SPEC,SPEC...", ""},
+       {"flows", "SPEC,SPEC...",
+        "comma-separated flows, each CC[:mss=BYTES][:rate=RATE][:path=1|2] "
+        "(rate: the application-limited sending rate in tc bit units, "
+        "10mbit; path=2: through the second bottleneck, --rate2/--queue2/"
+        "--delay2), or with --transfer ngtcp2 CC[:max_udp_payload=BYTES] "
+        "(1200..1472). Default: one bulk flow of --cc."},
        {"rate2", "RATE", ""},
        {"queue2", "SIZE", ""},
        {"delay2", "TIME", ""},

@@ -24,6 +24,9 @@ ABSL_FLAG(std::string, ss, "",
           "ss -tin log of the sender (its cwnd is the ground truth).");
 ABSL_FLAG(std::string, probe, "",
           "tcp_probe trace of the sender (per-ACK ground truth).");
+ABSL_FLAG(std::vector<std::string>, flows, {},
+          "comma-separated flows (`ccreplay lab` and `ccreplay diagnose` "
+          "read them differently: see their --help).");
 ABSL_FLAG(std::string, qlog, "",
           "QUIC: the sender's qlog; its ACK frames are replayed and its "
           "congestion_window is the ground truth (no CAPTURE needed).");

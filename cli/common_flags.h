@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/flags/declare.h"
 #include "absl/time/time.h"
@@ -23,6 +24,7 @@ ABSL_DECLARE_FLAG(int, mss);
 ABSL_DECLARE_FLAG(std::string, ss);
 ABSL_DECLARE_FLAG(std::string, probe);
 ABSL_DECLARE_FLAG(std::string, qlog);
+ABSL_DECLARE_FLAG(std::vector<std::string>, flows);
 
 namespace ccreplay {
 

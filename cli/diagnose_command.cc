@@ -2,7 +2,8 @@
 // [--cc LIST] [-o report.html] [--json report.json]`: the main job. A
 // terminal summary always; the HTML report with -o; the JSON diagnosis
 // (proto/report.proto) with --json PATH. reports/diagnose_session.h does
-// the work.
+// the work. `--flows all [--sort KEY]`: the index of every flow instead
+// (reports/flow_index_report.h), as a table, -o HTML and --json.
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -24,6 +25,7 @@
 #include "reports/competition_html.h"
 #include "reports/competition_session.h"
 #include "reports/diagnose_session.h"
+#include "reports/flow_index_report.h"
 #include "reports/html_report.h"
 
 ABSL_FLAG(
@@ -31,8 +33,10 @@ ABSL_FLAG(
     "diagnose: run closed-loop simulations of the fitted path as evidence "
     "(--nosimulate to skip them).");
 
-// --flows is defined by `lab` (cli/lab_command.cc): a comma-separated list.
-ABSL_DECLARE_FLAG(std::vector<std::string>, flows);
+ABSL_FLAG(std::string, sort, "throughput",
+          "diagnose --flows all: the index's order: throughput, utilization, "
+          "duration, retransmissions (descending), start or index "
+          "(ascending).");
 
 namespace ccreplay {
 namespace {
@@ -185,9 +189,58 @@ int RunMultiFlowDiagnose(const Args& args) {
                                                          : kExitOk;
 }
 
+// `--flows all`: the index of every flow. Returns an exit code.
+int RunFlowIndex(const Args& args) {
+  const bool json = absl::GetFlag(FLAGS_json);
+  if (args.empty() || args.size() > 2 || (args.size() == 2 && !json) ||
+      !absl::GetFlag(FLAGS_flow).empty() || !absl::GetFlag(FLAGS_ss).empty() ||
+      !absl::GetFlag(FLAGS_probe).empty() ||
+      !absl::GetFlag(FLAGS_qlog).empty()) {
+    std::fprintf(stderr,
+                 "usage: ccreplay diagnose CAPTURE|BUNDLE_DIR --flows all "
+                 "[--sort KEY] [-o index.html] [--json [index.json]]\n");
+    return kExitUsage;
+  }
+  const std::string sort = absl::GetFlag(FLAGS_sort);
+  proto::FlowIndex empty;  // The key checked before the capture is read.
+  const absl::Status sort_key = SortFlowIndex(sort, &empty);
+  if (!sort_key.ok()) {
+    std::fprintf(stderr, "ccreplay diagnose: --sort: %s\n",
+                 std::string(sort_key.message()).c_str());
+    return kExitUsage;
+  }
+  ProgressMeter meter = MeterFromFlags("diagnose");
+  CaptureReadOptions read;
+  const int flags = CaptureOptionsFromFlags("diagnose", args[0], meter, &read);
+  if (flags != kExitOk) return flags;
+  absl::StatusOr<FlowIndexRun> run = BuildFlowIndex(args[0], read, sort);
+  meter.Finish();
+  if (!run.ok()) return ReportFailure("diagnose", run.status());
+  for (const std::string& warning : run->warnings)
+    std::fprintf(stderr, "ccreplay diagnose: warning: %s\n", warning.c_str());
+  const bool json_to_stdout = json && args.size() == 1;
+  if (!json_to_stdout) {
+    const std::string table = FlowIndexTable(run->index);
+    std::fwrite(table.data(), 1, table.size(), stdout);
+  }
+  const std::string html_path = absl::GetFlag(FLAGS_o);
+  if (!html_path.empty()) {
+    const int written = WriteOutput(html_path, RenderFlowIndexHtml(run->index));
+    if (written != kExitOk) return written;
+  }
+  if (json) {
+    const int written =
+        WriteOutput(json_to_stdout ? "" : args.back(), PrintJson(run->index));
+    if (written != kExitOk) return written;
+  }
+  return run->truncated ? kExitPartial : kExitOk;
+}
+
 }  // namespace
 
 int RunDiagnose(const Args& args) {
+  const std::vector<std::string> flows = absl::GetFlag(FLAGS_flows);
+  if (flows.size() == 1 && flows[0] == "all") return RunFlowIndex(args);
   if (IsMultiFlow(args)) return RunMultiFlowDiagnose(args);
   // `--json report.json`: the flag is the shared boolean, its path the
   // positional argument after INPUT.

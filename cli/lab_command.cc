@@ -23,12 +23,6 @@ ABSL_FLAG(ccreplay::BufferSize, queue,
 ABSL_FLAG(std::string, mark, "none",
           "CE marking: none, or step:K_BYTES (eBPF step marker at the "
           "bottleneck; needs ECN). Default none.");
-ABSL_FLAG(std::vector<std::string>, flows, {},
-          "comma-separated flows, each CC[:mss=BYTES][:rate=RATE][:path=1|2] "
-          "(rate: the application-limited sending rate in tc bit units, "
-          "10mbit; path=2: through the second bottleneck, --rate2/--queue2/"
-          "--delay2), or with --transfer ngtcp2 CC[:max_udp_payload=BYTES] "
-          "(1200..1472). Default: one bulk flow of --cc.");
 ABSL_FLAG(std::optional<ccreplay::BitRate>, rate2, std::nullopt,
           "rate of the second bottleneck (flows with path=2), tc units. "
           "Default: --rate.");

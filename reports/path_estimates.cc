@@ -1,5 +1,7 @@
 #include "reports/path_estimates.h"
 
+#include "replay/flow_index.h"
+
 #include <algorithm>
 #include <cmath>
 #include <utility>
@@ -14,10 +16,10 @@ namespace {
 // (and by at least a millisecond, against timer noise at tiny RTTs).
 constexpr double kBusyRttFactor = 1.25;
 constexpr int64_t kBusyRttMarginUs = 1000;
-// The rate window spans this many smoothed RTTs, and at least kMinWindowS:
-// over shorter windows ACK compression and bursts read as rate.
-constexpr double kWindowRtts = 4;
-constexpr double kMinWindowS = 0.05;
+// The rate window: replay/flow_index.h's kRateWindowRtts smoothed RTTs,
+// at least kMinRateWindowS (the index measures its rates the same way).
+constexpr double kWindowRtts = kRateWindowRtts;
+constexpr double kMinWindowS = kMinRateWindowS;
 
 }  // namespace
 

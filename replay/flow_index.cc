@@ -1,0 +1,252 @@
+#include "replay/flow_index.h"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+namespace ccreplay {
+
+const char* IndexLimiterName(size_t limiter) {
+  if (limiter == kIndexRecovery) return "recovery";
+  return SendLimitName(static_cast<SendLimit>(limiter));
+}
+
+void RttHistogram::Add(int64_t rtt_us) {
+  const double octaves =
+      std::log2(std::max<double>(rtt_us, kRttBucketBaseUs) / kRttBucketBaseUs);
+  const size_t i = std::min(
+      kRttBuckets - 1, static_cast<size_t>(octaves * kRttBucketsPerOctave));
+  ++buckets_[i];
+  ++count_;
+}
+
+std::optional<double> RttHistogram::MedianUs() const {
+  if (count_ == 0) return std::nullopt;
+  uint64_t below = 0;
+  for (size_t i = 0; i < kRttBuckets; ++i) {
+    below += buckets_[i];
+    if (2 * below >= count_) {
+      return kRttBucketBaseUs *
+             std::exp2((i + 0.5) / static_cast<double>(kRttBucketsPerOctave));
+    }
+  }
+  return std::nullopt;  // Not reached: the buckets sum to count_.
+}
+
+// An open flow's counters, folded into its FlowIndexEntry when it ends.
+struct FlowIndexBuilder::OpenFlow {
+  int64_t last_ns = 0;    // Its newest packet.
+  int64_t closed_ns = 0;  // When it closed both ways; 0: not yet.
+  bool fin[2] = {false, false};
+  // The stretch being judged, about one smoothed RTT from its first event
+  // (reports/limiter_runs.cc judges about one RTT at a time too: within
+  // an RTT a window-limited sender alternates between sending and waiting).
+  int64_t window_start_ns = -1;
+  int64_t window_end_ns = 0;
+  int64_t last_event_ns = 0;
+  std::array<uint32_t, 4> window_limit_acks = {0, 0, 0, 0};  // By SendLimit.
+  bool window_retransmitted = false;
+  size_t run_limiter = kIndexLimiters;  // None yet.
+  int64_t run_start_ns = 0;
+  std::array<double, kIndexLimiters> limiter_s = {};
+  std::array<double, kIndexLimiters> longest_s = {};
+  int64_t min_rtt_us = 0;
+  std::unique_ptr<RttHistogram> rtts;  // Made at the first sample.
+  uint32_t mss_bytes = 0;
+  uint64_t acks = 0;
+  // The rate window being measured; -1: none yet.
+  int64_t rate_window_start_ns = -1;
+  int64_t rate_window_ns = 0;
+  uint64_t rate_window_bytes = 0;
+  double max_acked_rate_bps = 0;
+
+  // The limiter of the window: recovery when it held a retransmission,
+  // else the SendLimit most of its ACKs reported (unknown on a tie), as
+  // reports/limiter_runs.cc BinLimiter decides a bin.
+  size_t WindowLimiter() const {
+    if (window_retransmitted) return kIndexRecovery;
+    size_t best = static_cast<size_t>(SendLimit::kUnknown);
+    for (SendLimit l : {SendLimit::kCwnd, SendLimit::kRwnd, SendLimit::kApp}) {
+      const size_t i = static_cast<size_t>(l);
+      if (window_limit_acks[i] > window_limit_acks[best]) best = i;
+    }
+    return best;
+  }
+
+  // Judges the window as [window_start_ns, end_ns) and adds it to the runs.
+  void JudgeWindow(int64_t end_ns) {
+    const size_t l = WindowLimiter();
+    const double span_s = (end_ns - window_start_ns) * 1e-9;
+    limiter_s[l] += span_s;
+    if (l != run_limiter) {
+      run_limiter = l;
+      run_start_ns = window_start_ns;
+    }
+    longest_s[l] = std::max(longest_s[l], (end_ns - run_start_ns) * 1e-9);
+  }
+
+  // Tumbling windows (the diagnosis slides them; the highest of these is
+  // at most half a window's rate below its maximum).
+  void TakeAckedBytes(const TimelineEvent& e) {
+    // An ACK's bytes were delivered since the previous one: the window
+    // open before it holds them, and the first ACK's open none.
+    if (rate_window_start_ns >= 0) {
+      rate_window_bytes += e.bytes_acked;
+      const int64_t span_ns = e.time_ns - rate_window_start_ns;
+      if (span_ns < rate_window_ns) return;
+      max_acked_rate_bps =
+          std::max(max_acked_rate_bps, rate_window_bytes * 8e9 / span_ns);
+    }
+    rate_window_start_ns = e.time_ns;
+    rate_window_ns = std::max<int64_t>(kMinRateWindowS * 1e9,
+                                       kRateWindowRtts * e.srtt_us * 1e3);
+    rate_window_bytes = 0;
+  }
+
+  void OnEvent(const TimelineEvent& e) {
+    if (window_start_ns >= 0 && e.time_ns >= window_end_ns) {
+      JudgeWindow(e.time_ns);
+      window_start_ns = -1;
+    }
+    if (window_start_ns < 0) {
+      window_start_ns = e.time_ns;
+      window_end_ns = e.time_ns + e.srtt_us * 1000;
+      window_limit_acks = {0, 0, 0, 0};
+      window_retransmitted = false;
+    }
+    last_event_ns = std::max(last_event_ns, e.time_ns);
+    if (e.type == TimelineEvent::Type::kRetransmission) {
+      window_retransmitted = true;
+      return;
+    }
+    ++acks;
+    ++window_limit_acks[static_cast<size_t>(e.limit)];
+    if (e.mss_bytes > 0) mss_bytes = e.mss_bytes;
+    if (e.rtt_sample_us > 0) {
+      if (rtts == nullptr) rtts = std::make_unique<RttHistogram>();
+      rtts->Add(e.rtt_sample_us);
+      if (min_rtt_us == 0 || e.rtt_sample_us < min_rtt_us)
+        min_rtt_us = e.rtt_sample_us;
+    }
+    TakeAckedBytes(e);
+  }
+};
+
+FlowIndexBuilder::FlowIndexBuilder(int64_t idle_timeout_ns)
+    : builder_([this](const TimelineEvent& e) { OnEvent(e); }),
+      idle_timeout_ns_(idle_timeout_ns) {}
+
+FlowIndexBuilder::~FlowIndexBuilder() = default;
+
+void FlowIndexBuilder::Restart() {
+  builder_.Restart();
+  open_.clear();
+  entries_.clear();
+  capture_start_ns_ = -1;
+  max_open_ = 0;
+}
+
+FlowIndexBuilder::OpenFlow& FlowIndexBuilder::Open(uint32_t flow_index) {
+  std::unique_ptr<OpenFlow>& flow = open_[flow_index];
+  if (flow == nullptr) {
+    flow = std::make_unique<OpenFlow>();
+    max_open_ = std::max(max_open_, open_.size());
+  }
+  return *flow;
+}
+
+void FlowIndexBuilder::OnSegment(const TcpSegment& s) {
+  if (capture_start_ns_ < 0) {
+    capture_start_ns_ = s.time_ns;
+    next_sweep_ns_ = s.time_ns + kSweepIntervalNs;
+  }
+  if (s.time_ns >= next_sweep_ns_) {
+    CloseIdle(s.time_ns);
+    next_sweep_ns_ = s.time_ns + kSweepIntervalNs;
+  }
+  builder_.OnSegment(s);
+  const FlowTable& table = builder_.flow_table();
+  OpenFlow& flow = Open(table.last_flow_index());
+  flow.last_ns = s.time_ns;
+  if (s.flags & kTcpFin) flow.fin[table.last_side()] = true;
+  if (flow.closed_ns == 0 &&
+      ((s.flags & kTcpRst) || (flow.fin[0] && flow.fin[1]))) {
+    flow.closed_ns = s.time_ns;
+  }
+}
+
+void FlowIndexBuilder::OnEvent(const TimelineEvent& e) {
+  // A flow already folded gets no events but a held ACK's (AckHold)
+  // released after its end: those are left out.
+  auto it = open_.find(e.flow_index);
+  if (it != open_.end()) it->second->OnEvent(e);
+}
+
+void FlowIndexBuilder::CloseIdle(int64_t now_ns) {
+  std::vector<std::pair<uint32_t, const char*>> ended;
+  for (const auto& [index, flow] : open_) {
+    if (flow->closed_ns != 0 && now_ns - flow->closed_ns >= kClosedLingerNs) {
+      ended.emplace_back(index, "closed");
+    } else if (now_ns - flow->last_ns >= idle_timeout_ns_) {
+      ended.emplace_back(index, "idle");
+    }
+  }
+  for (const auto& [index, why] : ended) Close(index, why);
+}
+
+void FlowIndexBuilder::Close(uint32_t flow_index, const char* ended) {
+  auto it = open_.find(flow_index);
+  OpenFlow& open = *it->second;
+  if (open.window_start_ns >= 0) open.JudgeWindow(open.last_event_ns);
+  if (flow_index >= entries_.size()) entries_.resize(flow_index + 1);
+  FlowIndexEntry& e = entries_[flow_index];
+  const Flow& flow = builder_.flow_table().flows()[flow_index];
+  e.summary = SummarizeFlow(flow, capture_start_ns_);
+  const SideTraffic* sent = flow.side[flow.sender_side()].traffic.get();
+  if (sent != nullptr) {
+    e.data_packets = sent->payload_packets;
+    e.data_duration_s = (sent->last_payload_ns - sent->first_payload_ns) * 1e-9;
+  }
+  // A flow that resumed after the idle timeout adds to what it had.
+  for (size_t l = 0; l < kIndexLimiters; ++l) {
+    e.limiter_s[l] += open.limiter_s[l];
+    e.longest_s[l] = std::max(e.longest_s[l], open.longest_s[l]);
+  }
+  if (open.min_rtt_us > 0) {
+    const double min_ms = open.min_rtt_us / 1e3;
+    e.min_rtt_ms = std::min(e.min_rtt_ms.value_or(min_ms), min_ms);
+  }
+  if (open.rtts != nullptr) e.median_rtt_ms = *open.rtts->MedianUs() / 1e3;
+  if (open.mss_bytes > 0) e.mss_bytes = open.mss_bytes;
+  e.acks += open.acks;
+  e.max_acked_rate_bps =
+      std::max(e.max_acked_rate_bps, open.max_acked_rate_bps);
+  if (!(e.filled && e.ended == "closed")) e.ended = ended;
+  e.filled = true;
+  open_.erase(it);
+}
+
+void FlowIndexBuilder::Finish(int64_t capture_start_ns) {
+  builder_.Finish();
+  std::vector<uint32_t> still_open;
+  for (const auto& [index, flow] : open_) still_open.push_back(index);
+  std::sort(still_open.begin(), still_open.end());
+  for (uint32_t index : still_open) {
+    Close(index, open_[index]->closed_ns != 0 ? "closed" : "open");
+  }
+  const std::deque<Flow>& flows = builder_.flow_table().flows();
+  entries_.resize(flows.size());
+  const double shift_s =
+      capture_start_ns_ < 0 ? 0 : (capture_start_ns_ - capture_start_ns) * 1e-9;
+  for (FlowIndexEntry& e : entries_) {
+    // A flow whose only frames were copies was never opened.
+    if (!e.filled) {
+      e.summary = SummarizeFlow(flows[&e - entries_.data()], capture_start_ns_);
+      e.ended = "open";
+      e.filled = true;
+    }
+    e.summary.start_s += shift_s;
+  }
+}
+
+}  // namespace ccreplay

@@ -1,0 +1,132 @@
+// The index of every flow in a capture, in one streaming pass: the ACK
+// timeline of all flows (AckTimelineBuilder, as replay/live_flows.h drives
+// it) folded, flow by flow, into a few counters and one row per flow. A
+// flow's counters are made at its first event and folded into its row when
+// it ends (FIN both ways or RST, or no packet for the idle timeout), so
+// they follow the flows open at once, not all flows. (The pass's flow
+// table, parsers/flow_table.h, still keeps its ~400-byte record of every
+// flow: docs/performance.md.)
+#ifndef CCREPLAY_REPLAY_FLOW_INDEX_H_
+#define CCREPLAY_REPLAY_FLOW_INDEX_H_
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "parsers/flow_table.h"
+#include "parsers/pcap_reader.h"
+#include "parsers/tcp_segment.h"
+#include "replay/ack_timeline.h"
+
+namespace ccreplay {
+
+// What held the sender over a stretch: the four SendLimit values (same
+// order) and loss recovery (a stretch with a retransmission), as
+// reports/limiter_runs.h judges them.
+inline constexpr size_t kIndexLimiters = 5;
+inline constexpr size_t kIndexRecovery = 4;
+// "unknown", "cwnd", "rwnd", "app", "recovery".
+const char* IndexLimiterName(size_t limiter);
+
+// A flow closed both ways (FIN each way, or a RST) is folded into its row
+// this long after: its last ACK (of the FIN) comes about an RTT later, and
+// RTTs of a second are rare on any path an index meets.
+inline constexpr int64_t kClosedLingerNs = 1'000'000'000;
+// How often, in capture time, the open flows are checked for an end.
+inline constexpr int64_t kSweepIntervalNs = 250'000'000;
+// A flow with no packet for this long is taken as ended: longer than
+// Linux's largest retransmission timeout (TCP_RTO_MAX, 120 s in
+// include/net/tcp.h of 6.18), so a flow still retrying is never cut.
+inline constexpr int64_t kFlowIdleTimeoutNs = 121'000'000'000;
+
+// A rate is measured over this many smoothed RTTs, and at least
+// kMinRateWindowS: over shorter windows ACK compression and bursts read as
+// rate (reports/path_estimates.cc measures the path's rate so too).
+inline constexpr double kRateWindowRtts = 4;
+inline constexpr double kMinRateWindowS = 0.05;
+
+// RTT samples in a log-scale histogram: bucket i holds [kRttBucketBaseUs *
+// 2^(i/8), ... * 2^((i+1)/8)), so the median it gives is within 4.5 % of
+// the true one, in 512 bytes whatever the number of samples.
+inline constexpr double kRttBucketBaseUs = 10;
+inline constexpr int kRttBucketsPerOctave = 8;
+inline constexpr size_t kRttBuckets = 128;  // Up to 10 us * 2^16 = 655 s.
+
+class RttHistogram {
+ public:
+  void Add(int64_t rtt_us);
+  uint64_t count() const { return count_; }
+  // The median's bucket's geometric centre; nullopt without a sample.
+  std::optional<double> MedianUs() const;
+
+ private:
+  std::array<uint32_t, kRttBuckets> buckets_ = {};
+  uint64_t count_ = 0;
+};
+
+// One flow of the index: the flow table's counts, the timeline's RTT and
+// limiter times, the highest delivery rate.
+struct FlowIndexEntry {
+  FlowSummary summary;  // SummarizeFlow at the flow's end.
+  uint64_t data_packets = 0;
+  double data_duration_s = 0;
+  std::optional<double> min_rtt_ms;
+  std::optional<double> median_rtt_ms;
+  uint32_t mss_bytes = 0;
+  // Seconds under each limiter (IndexLimiterName) and its longest stretch.
+  std::array<double, kIndexLimiters> limiter_s = {};
+  std::array<double, kIndexLimiters> longest_s = {};
+  uint64_t acks = 0;
+  // The highest rate of cumulatively acknowledged data over a rate window
+  // (kRateWindowRtts, kMinRateWindowS): the path carried that much, so it
+  // is a lower bound of its rate. 0: no window was complete.
+  double max_acked_rate_bps = 0;
+  std::string ended;                 // "closed", "idle" or "open".
+  bool filled = false;  // Folded at least once (a flow that resumed after
+                        // the idle timeout is folded twice).
+};
+
+class FlowIndexBuilder : public SegmentConsumer {
+ public:
+  explicit FlowIndexBuilder(int64_t idle_timeout_ns = kFlowIdleTimeoutNs);
+  ~FlowIndexBuilder() override;
+
+  void OnSegment(const TcpSegment& segment) override;
+  void OnDuplicateFrame(const TcpSegment& segment) override {
+    builder_.OnDuplicateFrame(segment);
+  }
+  void Restart() override;
+  // After the last segment: the flows still open get their rows ("open").
+  // `capture_start_ns`: the capture's first packet (CaptureInfo).
+  void Finish(int64_t capture_start_ns);
+
+  // In flow order, after Finish().
+  const std::vector<FlowIndexEntry>& entries() const { return entries_; }
+  size_t max_open_flows() const { return max_open_; }
+  const FlowTable& flow_table() const { return builder_.flow_table(); }
+
+ private:
+  struct OpenFlow;
+  void OnEvent(const TimelineEvent& event);
+  OpenFlow& Open(uint32_t flow_index);
+  // Folds the open flow into its row and frees it.
+  void Close(uint32_t flow_index, const char* ended);
+  // Closes the flows idle for the timeout before `now_ns`.
+  void CloseIdle(int64_t now_ns);
+
+  AckTimelineBuilder builder_;
+  int64_t idle_timeout_ns_;
+  int64_t capture_start_ns_ = -1;
+  int64_t next_sweep_ns_ = 0;
+  absl::flat_hash_map<uint32_t, std::unique_ptr<OpenFlow>> open_;
+  std::vector<FlowIndexEntry> entries_;  // By flow index; filled at Close.
+  size_t max_open_ = 0;
+};
+
+}  // namespace ccreplay
+
+#endif  // CCREPLAY_REPLAY_FLOW_INDEX_H_

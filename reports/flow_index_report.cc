@@ -1,0 +1,359 @@
+#include "reports/flow_index_report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <optional>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "parsers/pcap_reader.h"
+#include "replay/replay_session.h"
+#include "reports/evidence_quality.h"
+#include "reports/figure_format.h"
+#include "reports/html_report.h"
+#include "reports/rules/rule_helpers.h"
+
+namespace ccreplay {
+namespace {
+
+// The limiter rules the index can tell from its counters, worst first:
+// the two warnings, then the information (their Severity in
+// reports/rules/*.cc).
+struct IndexRule {
+  size_t limiter;
+  const char* kind;
+};
+constexpr IndexRule kIndexRules[] = {
+    {static_cast<size_t>(SendLimit::kRwnd), "receive_window_limited"},
+    {kIndexRecovery, "loss_recovery_dominant"},
+    {static_cast<size_t>(SendLimit::kApp), "application_limited"},
+};
+
+double JudgedSeconds(const FlowIndexEntry& e) {
+  double total = 0;
+  for (double s : e.limiter_s) total += s;
+  return total;
+}
+
+std::string WorstFinding(const FlowIndexEntry& e) {
+  EvidenceFacts facts;
+  facts.data_packets = e.summary.packets_data_dir;
+  facts.duration_s = e.summary.duration_s;
+  facts.base_rtt_s = e.min_rtt_ms.value_or(0) / 1e3;
+  facts.acks = e.acks;
+  const EvidenceQuality quality = AssessEvidence(facts);
+  if (!quality.both_directions) return "no ACK from the receiver";
+  if (!quality.long_enough) return "too short to tell";
+  const double total_s = JudgedSeconds(e);
+  // Warnings before information; among equals, the larger share.
+  const IndexRule* worst = nullptr;
+  for (const IndexRule& rule : kIndexRules) {
+    const double held_s = e.limiter_s[rule.limiter];
+    if (total_s <= 0 || held_s < kMinLimiterShare * total_s) continue;
+    if (e.longest_s[rule.limiter] < kMinLimiterRunRtts * facts.base_rtt_s)
+      continue;
+    const bool info = rule.limiter == static_cast<size_t>(SendLimit::kApp);
+    if (worst == nullptr ||
+        (!info && held_s > e.limiter_s[worst->limiter])) {
+      worst = &rule;
+    }
+  }
+  return worst != nullptr ? worst->kind : "";
+}
+
+void SetLimiters(const FlowIndexEntry& e, proto::FlowIndexRow* row) {
+  const double total_s = JudgedSeconds(e);
+  row->set_main_limiter("none");
+  if (!(total_s > 0)) return;
+  // SendLimit's order puts "unknown" first; the table shows cwnd first.
+  constexpr size_t kOrder[] = {1, 2, 3, kIndexRecovery, 0};
+  size_t main = kOrder[0];
+  for (size_t l : kOrder) {
+    if (e.limiter_s[l] <= 0) continue;
+    proto::FlowIndexRow::LimiterShare* share = row->add_limiters();
+    share->set_limiter(IndexLimiterName(l));
+    share->set_time_fraction(e.limiter_s[l] / total_s);
+    if (e.limiter_s[l] > e.limiter_s[main]) main = l;
+  }
+  row->set_main_limiter(IndexLimiterName(main));
+}
+
+}  // namespace
+
+proto::FlowIndexRow FlowIndexRowOf(const FlowIndexEntry& e) {
+  const FlowSummary& s = e.summary;
+  proto::FlowIndexRow row;
+  row.set_flow_index(s.index);
+  row.set_sender(s.sender);
+  row.set_receiver(s.receiver);
+  row.set_start_s(s.start_s);
+  row.set_data_duration_s(e.data_duration_s);
+  row.set_data_bytes(s.data_bytes);
+  row.set_data_packets(e.data_packets);
+  row.set_packets(s.packets_data_dir + s.packets_ack_dir);
+  if (s.goodput_bps > 0) row.set_goodput_bps(s.goodput_bps);
+  row.set_retransmissions(s.retransmitted_segments);
+  if (e.min_rtt_ms.has_value()) row.set_min_rtt_ms(*e.min_rtt_ms);
+  if (e.median_rtt_ms.has_value()) row.set_median_rtt_ms(*e.median_rtt_ms);
+  row.set_mss_bytes(e.mss_bytes);
+  SetLimiters(e, &row);
+  row.set_ecn(EcnModeName(s.ecn_mode));
+  // As the diagnosis: the path carried the goodput, so its rate is not
+  // below it (reports/path_estimates.h EstimatePath).
+  if (s.goodput_bps > 0 && e.max_acked_rate_bps > 0) {
+    row.set_utilization_at_most(
+        s.goodput_bps / std::max(s.goodput_bps, e.max_acked_rate_bps));
+  }
+  row.set_worst_finding(WorstFinding(e));
+  row.set_ended(e.ended);
+  return row;
+}
+
+namespace {
+
+// The figure a key sorts by; nullopt sorts last.
+using SortFigure =
+    std::function<std::optional<double>(const proto::FlowIndexRow&)>;
+
+std::optional<SortFigure> FigureFor(absl::string_view key) {
+  using Row = proto::FlowIndexRow;
+  if (key == "throughput") {
+    return SortFigure([](const Row& r) -> std::optional<double> {
+      if (!r.has_goodput_bps()) return std::nullopt;
+      return -r.goodput_bps();
+    });
+  }
+  if (key == "utilization") {
+    return SortFigure([](const Row& r) -> std::optional<double> {
+      if (!r.has_utilization_at_most()) return std::nullopt;
+      return -r.utilization_at_most();
+    });
+  }
+  if (key == "duration")
+    return SortFigure([](const Row& r) { return -r.data_duration_s(); });
+  if (key == "retransmissions") {
+    return SortFigure(
+        [](const Row& r) { return -static_cast<double>(r.retransmissions()); });
+  }
+  if (key == "start") return SortFigure([](const Row& r) { return r.start_s(); });
+  if (key == "index") {
+    return SortFigure(
+        [](const Row& r) { return static_cast<double>(r.flow_index()); });
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+absl::Status SortFlowIndex(absl::string_view key, proto::FlowIndex* index) {
+  const std::optional<SortFigure> figure = FigureFor(key);
+  if (!figure.has_value()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown sort key \"", key, "\" (one of ",
+                     absl::StrJoin(kFlowIndexSortKeys, ", "), ")"));
+  }
+  auto* rows = index->mutable_rows();
+  std::stable_sort(rows->begin(), rows->end(),
+                   [&](const proto::FlowIndexRow& a,
+                       const proto::FlowIndexRow& b) {
+                     const std::optional<double> fa = (*figure)(a);
+                     const std::optional<double> fb = (*figure)(b);
+                     if (fa.has_value() != fb.has_value())
+                       return fa.has_value();
+                     if (fa.has_value() && *fa != *fb) return *fa < *fb;
+                     return a.flow_index() < b.flow_index();
+                   });
+  index->set_sort_key(std::string(key));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<FlowIndexRun> BuildFlowIndex(const std::string& input,
+                                            const CaptureReadOptions& read,
+                                            absl::string_view sort_key) {
+  absl::StatusOr<TcpInput> tcp = ResolveTcpInput(input, "");
+  if (!tcp.ok()) return tcp.status();
+  FlowIndexBuilder builder;
+  absl::StatusOr<CaptureInfo> info = ReadCapture(tcp->capture, builder, read);
+  if (!info.ok()) return info.status();
+  builder.Finish(info->first_packet_time_ns);
+  FlowIndexRun run;
+  run.warnings = tcp->warnings;
+  for (const std::string& w : info->warnings)
+    run.warnings.push_back(absl::StrCat(tcp->capture, ": ", w));
+  run.truncated = info->truncated;
+  run.index.set_input(input);
+  run.index.set_max_open_flows(builder.max_open_flows());
+  run.index.set_idle_timeout_s(kFlowIdleTimeoutNs * 1e-9);
+  for (const FlowIndexEntry& e : builder.entries())
+    *run.index.add_rows() = FlowIndexRowOf(e);
+  const absl::Status sorted = SortFlowIndex(sort_key, &run.index);
+  if (!sorted.ok()) return sorted;
+  return run;
+}
+
+namespace {
+
+// "12.3 Mb/s", "n/a" when absent.
+std::string RateText(const proto::FlowIndexRow& r) {
+  return r.has_goodput_bps() ? Mbps(r.goodput_bps())
+                             : std::string(kNotAvailable);
+}
+
+std::string UtilizationText(const proto::FlowIndexRow& r) {
+  return r.has_utilization_at_most()
+             ? absl::StrCat("<=", Percent(r.utilization_at_most()))
+             : std::string(kNotAvailable);
+}
+
+std::string RttText(const proto::FlowIndexRow& r) {
+  return r.has_min_rtt_ms() ? Figure(r.min_rtt_ms(), 3)
+                            : std::string(kNotAvailable);
+}
+
+// The columns of both tables: header and the cell of a row.
+struct Column {
+  const char* header;
+  std::function<std::string(const proto::FlowIndexRow&)> cell;
+  // The HTML sort value: the figure, or "" to sort by the text.
+  std::function<std::string(const proto::FlowIndexRow&)> sort_value;
+};
+
+std::string Num(double v) { return absl::StrFormat("%.9g", v); }
+
+const std::vector<Column>& Columns() {
+  using Row = proto::FlowIndexRow;
+  static const std::vector<Column>* columns = new std::vector<Column>{
+      {"#", [](const Row& r) { return absl::StrCat(r.flow_index()); },
+       [](const Row& r) { return Num(r.flow_index()); }},
+      {"sender -> receiver",
+       [](const Row& r) { return absl::StrCat(r.sender(), " -> ", r.receiver()); },
+       nullptr},
+      {"start_s", [](const Row& r) { return Figure(r.start_s(), 3); },
+       [](const Row& r) { return Num(r.start_s()); }},
+      {"data_s", [](const Row& r) { return Figure(r.data_duration_s(), 3); },
+       [](const Row& r) { return Num(r.data_duration_s()); }},
+      {"bytes", [](const Row& r) { return absl::StrCat(r.data_bytes()); },
+       [](const Row& r) { return Num(r.data_bytes()); }},
+      {"goodput", RateText,
+       [](const Row& r) { return r.has_goodput_bps() ? Num(r.goodput_bps()) : ""; }},
+      {"util", UtilizationText,
+       [](const Row& r) {
+         return r.has_utilization_at_most() ? Num(r.utilization_at_most()) : "";
+       }},
+      {"rexmt", [](const Row& r) { return absl::StrCat(r.retransmissions()); },
+       [](const Row& r) { return Num(r.retransmissions()); }},
+      {"min_rtt_ms", RttText,
+       [](const Row& r) { return r.has_min_rtt_ms() ? Num(r.min_rtt_ms()) : ""; }},
+      {"mss", [](const Row& r) { return absl::StrCat(r.mss_bytes()); },
+       [](const Row& r) { return Num(r.mss_bytes()); }},
+      {"ecn", [](const Row& r) { return r.ecn(); }, nullptr},
+      {"limiter", [](const Row& r) { return r.main_limiter(); }, nullptr},
+      {"worst finding",
+       [](const Row& r) {
+         return r.worst_finding().empty() ? std::string("-") : r.worst_finding();
+       },
+       nullptr},
+  };
+  return *columns;
+}
+
+}  // namespace
+
+std::string FlowIndexTable(const proto::FlowIndex& index) {
+  std::string out = absl::StrFormat("%s: %d flows, sorted by %s\n",
+                                    index.input(), index.rows_size(),
+                                    index.sort_key());
+  // Widths from the text itself: one pass to measure, one to print.
+  const std::vector<Column>& columns = Columns();
+  std::vector<size_t> width(columns.size());
+  for (size_t c = 0; c < columns.size(); ++c) {
+    width[c] = std::string(columns[c].header).size();
+    for (const proto::FlowIndexRow& r : index.rows())
+      width[c] = std::max(width[c], columns[c].cell(r).size());
+  }
+  const auto line = [&](const std::function<std::string(size_t)>& text) {
+    std::string l;
+    for (size_t c = 0; c < columns.size(); ++c) {
+      const bool left = columns[c].sort_value == nullptr;
+      absl::StrAppend(&l, c == 0 ? "" : "  ",
+                      absl::StrFormat(left ? "%-*s" : "%*s",
+                                      static_cast<int>(width[c]), text(c)));
+    }
+    l.erase(l.find_last_not_of(' ') + 1);
+    return absl::StrCat(l, "\n");
+  };
+  absl::StrAppend(&out, line([&](size_t c) { return columns[c].header; }));
+  for (const proto::FlowIndexRow& r : index.rows())
+    absl::StrAppend(&out, line([&](size_t c) { return columns[c].cell(r); }));
+  return out;
+}
+
+std::string RenderFlowIndexHtml(const proto::FlowIndex& index) {
+  std::string out = absl::StrCat(
+      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+      "<title>Flows of ",
+      HtmlEscape(index.input()),
+      "</title><style>"
+      "body{font:14px system-ui,sans-serif;margin:1.5em}"
+      "table{border-collapse:collapse}"
+      "th,td{padding:2px 8px;border-bottom:1px solid #ddd;text-align:right}"
+      "td.text,th.text{text-align:left}"
+      "th{cursor:pointer;background:#f3f3f3;position:sticky;top:0}"
+      "th[aria-sort=ascending]::after{content:\" \\25B2\"}"
+      "th[aria-sort=descending]::after{content:\" \\25BC\"}"
+      "</style></head><body>\n<h1>",
+      index.rows_size(), " flows of ", HtmlEscape(index.input()),
+      "</h1>\n<p>One pass over the capture; utilization is an upper bound "
+      "(goodput over the highest rate acknowledged over a few RTTs). Click a column to "
+      "sort.</p>\n<table id=\"flows\"><thead><tr>");
+  const std::vector<Column>& columns = Columns();
+  for (const Column& c : columns) {
+    absl::StrAppend(&out, "<th", c.sort_value ? "" : " class=\"text\"", ">",
+                    HtmlEscape(c.header), "</th>");
+  }
+  absl::StrAppend(&out, "</tr></thead><tbody>\n");
+  for (const proto::FlowIndexRow& r : index.rows()) {
+    absl::StrAppend(&out, "<tr>");
+    for (const Column& c : columns) {
+      if (c.sort_value == nullptr) {
+        absl::StrAppend(&out, "<td class=\"text\">", HtmlEscape(c.cell(r)),
+                        "</td>");
+      } else {
+        absl::StrAppend(&out, "<td data-v=\"", c.sort_value(r), "\">",
+                        HtmlEscape(c.cell(r)), "</td>");
+      }
+    }
+    absl::StrAppend(&out, "</tr>\n");
+  }
+  // Sorting: numbers by data-v (an empty one last), text by its content.
+  absl::StrAppend(
+      &out,
+      "</tbody></table>\n<script>\n"
+      "(function(){\n"
+      "const table=document.getElementById('flows');\n"
+      "const heads=table.tHead.rows[0].cells;\n"
+      "function key(td){const v=td.dataset.v;\n"
+      "  if(v===undefined)return td.textContent;\n"
+      "  return v===''?null:parseFloat(v);}\n"
+      "function sortBy(col,dir){\n"
+      "  const body=table.tBodies[0];\n"
+      "  const rows=Array.from(body.rows);\n"
+      "  rows.sort(function(a,b){\n"
+      "    const x=key(a.cells[col]),y=key(b.cells[col]);\n"
+      "    if(x===null||y===null)return (x===null)-(y===null);\n"
+      "    if(x<y)return -dir;if(x>y)return dir;return 0;});\n"
+      "  rows.forEach(function(r){body.appendChild(r);});\n"
+      "  for(const h of heads)h.removeAttribute('aria-sort');\n"
+      "  heads[col].setAttribute('aria-sort',dir>0?'ascending':'descending');}\n"
+      "Array.from(heads).forEach(function(h,col){\n"
+      "  h.addEventListener('click',function(){\n"
+      "    sortBy(col,h.getAttribute('aria-sort')==='descending'?1:-1);});});\n"
+      "window.sortFlowsBy=sortBy;\n"
+      "})();\n</script>\n</body></html>\n");
+  return out;
+}
+
+}  // namespace ccreplay

@@ -1,0 +1,61 @@
+// `ccreplay diagnose INPUT --flows all`: the index of every flow with a
+// one-line verdict (throughput, utilization bound, main limiter, worst
+// finding) from one pass (replay/flow_index.h), sortable, as the JSON
+// message proto::FlowIndex, a terminal table and a self-contained HTML page
+// whose table sorts by clicking a column.
+#ifndef CCREPLAY_REPORTS_FLOW_INDEX_REPORT_H_
+#define CCREPLAY_REPORTS_FLOW_INDEX_REPORT_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "parsers/capture_filter.h"
+#include "proto/flow_index.pb.h"
+#include "replay/flow_index.h"
+
+namespace ccreplay {
+
+// The sort keys `--sort` takes; the first is the default.
+inline constexpr absl::string_view kFlowIndexSortKeys[] = {
+    "throughput", "utilization", "duration", "retransmissions", "start",
+    "index"};
+
+// The row of one flow, with its worst finding: "no ACK from the receiver"
+// or "too short to tell" when reports/evidence_quality.h's gate holds the
+// full diagnosis's findings back; else the limiter rule
+// (receive_window_limited, loss_recovery_dominant, application_limited)
+// whose limiter held the sender over reports/rules/rule_helpers.h's
+// kMinLimiterShare of the time with a stretch of kMinLimiterRunRtts base
+// (min) RTTs, the warnings before the information; else "".
+proto::FlowIndexRow FlowIndexRowOf(const FlowIndexEntry& entry);
+
+// Sorts the rows by `key` (kFlowIndexSortKeys): throughput, utilization,
+// duration and retransmissions descending, start and index ascending; a
+// row without the figure last; ties by flow index. InvalidArgument naming
+// the keys for another key.
+absl::Status SortFlowIndex(absl::string_view key, proto::FlowIndex* index);
+
+struct FlowIndexRun {
+  proto::FlowIndex index;
+  std::vector<std::string> warnings;
+  bool truncated = false;
+};
+
+// One pass over `input` (a capture or a lab bundle directory, whose sender
+// capture is read), its rows sorted by `sort_key`.
+absl::StatusOr<FlowIndexRun> BuildFlowIndex(const std::string& input,
+                                            const CaptureReadOptions& read,
+                                            absl::string_view sort_key);
+
+// One line per flow, in the index's order.
+std::string FlowIndexTable(const proto::FlowIndex& index);
+
+// A self-contained page: the table, sorted as the index is; clicking a
+// column's header sorts by it (again: the other way).
+std::string RenderFlowIndexHtml(const proto::FlowIndex& index);
+
+}  // namespace ccreplay
+
+#endif  // CCREPLAY_REPORTS_FLOW_INDEX_REPORT_H_
