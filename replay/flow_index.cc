@@ -54,6 +54,7 @@ struct FlowIndexBuilder::OpenFlow {
   std::unique_ptr<RttHistogram> rtts;  // Made at the first sample.
   uint32_t mss_bytes = 0;
   uint64_t acks = 0;
+  int64_t delivered_mark = 0;  // Delivered so far (a sequence number).
   // The rate window being measured; -1: none yet.
   int64_t rate_window_start_ns = -1;
   int64_t rate_window_ns = 0;
@@ -88,10 +89,19 @@ struct FlowIndexBuilder::OpenFlow {
   // Tumbling windows (the diagnosis slides them; the highest of these is
   // at most half a window's rate below its maximum).
   void TakeAckedBytes(const TimelineEvent& e) {
-    // An ACK's bytes were delivered since the previous one: the window
-    // open before it holds them, and the first ACK's open none.
+    // Delivered: the cumulative ACK plus the SACKed data above it, as
+    // reports/flow_observation.cc counts it (bytes_acked + bytes_sacked
+    // would count SACKed data twice, once more when the ACK covers it).
+    const int64_t delivered = e.ack + static_cast<int64_t>(e.sacked_bytes);
+    if (delivered_mark == 0) delivered_mark = e.ack - e.bytes_acked;
+    const uint64_t newly = delivered > delivered_mark
+                               ? static_cast<uint64_t>(delivered - delivered_mark)
+                               : 0;
+    delivered_mark = std::max(delivered_mark, delivered);
+    // What an ACK delivered came since the previous one: the window open
+    // before it holds it, and the first ACK's opens none.
     if (rate_window_start_ns >= 0) {
-      rate_window_bytes += e.bytes_acked;
+      rate_window_bytes += newly;
       const int64_t span_ns = e.time_ns - rate_window_start_ns;
       if (span_ns < rate_window_ns) return;
       max_acked_rate_bps =
