@@ -226,7 +226,12 @@ void FlowIndexBuilder::Close(uint32_t flow_index, const char* ended) {
     const double min_ms = open.min_rtt_us / 1e3;
     e.min_rtt_ms = std::min(e.min_rtt_ms.value_or(min_ms), min_ms);
   }
-  if (open.rtts != nullptr) e.median_rtt_ms = *open.rtts->MedianUs() / 1e3;
+  // A bucket's centre can lie below the flow's least sample.
+  if (open.rtts != nullptr) {
+    e.median_rtt_ms =
+        std::max(*open.rtts->MedianUs(), static_cast<double>(open.min_rtt_us)) /
+        1e3;
+  }
   if (open.mss_bytes > 0) e.mss_bytes = open.mss_bytes;
   e.acks += open.acks;
   e.max_acked_rate_bps =
