@@ -223,7 +223,7 @@ void AckTimelineBuilder::ReleaseAck(FlowState& flow, int sender) {
   e.pipe_bytes += sent_since;
   e.limit =
       DecideLimit(flow, d, held.outstanding_before + sent_since, e.mss_bytes);
-  if (sink_) Emit(flow, e);
+  if (sink_) Emit(flow, sender, e);
 }
 
 void AckTimelineBuilder::Finish() {
@@ -482,7 +482,7 @@ void AckTimelineBuilder::OnRetransmission(
   e.rttvar_us = d.rtt.rttvar_us();
   e.min_rtt_us = d.rtt.min_rtt_us();
   e.rto_us = d.rtt.rto_us();
-  Emit(flow, e);
+  Emit(flow, side, e);
 }
 
 void AckTimelineBuilder::OnAckFrom(FlowState& flow, int side,
@@ -536,7 +536,7 @@ void AckTimelineBuilder::OnAckFrom(FlowState& flow, int side,
     return;
   }
   e.limit = DecideLimit(flow, d, outstanding_before, mss);
-  if (sink_) Emit(flow, e);
+  if (sink_) Emit(flow, sender, e);
 }
 
 int64_t AckTimelineBuilder::CountAck(Direction& d, const TcpSegment& s) {
@@ -705,9 +705,10 @@ void AckTimelineBuilder::StartReduction(const FlowState& flow, Direction& d) {
   d.reduction_end = d.board.snd_nxt();
 }
 
-void AckTimelineBuilder::Emit(const FlowState& flow,
+void AckTimelineBuilder::Emit(const FlowState& flow, int sender,
                               TimelineEvent& event) const {
   event.flow_index = flow.index;
+  event.sender_side = sender;
   sink_(event);
 }
 

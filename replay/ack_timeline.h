@@ -47,6 +47,9 @@ struct TimelineEvent {
   enum class Type { kAck, kRetransmission };
   Type type = Type::kAck;
   uint32_t flow_index = 0;
+  // The side (Flow::address) whose data this is about: in all-flows mode
+  // both sides of a connection that send data have their events.
+  int sender_side = 0;
   // At the sender: the capture time, shifted by the estimated one-way delay
   // to the sender when the capture was not taken there (time_estimated).
   int64_t time_ns = 0;
@@ -260,7 +263,7 @@ class AckTimelineBuilder : public SegmentConsumer {
   static void TrackMss(Direction& d, uint32_t payload_bytes,
                        bool behind_data_in_flight);
   static void StartReduction(const FlowState& flow, Direction& d);
-  void Emit(const FlowState& flow, TimelineEvent& event) const;
+  void Emit(const FlowState& flow, int sender, TimelineEvent& event) const;
 
   TimelineSink sink_;
   bool one_flow_ = false;

@@ -33,11 +33,10 @@ std::optional<double> RttHistogram::MedianUs() const {
   return std::nullopt;  // Not reached: the buckets sum to count_.
 }
 
-// An open flow's counters, folded into its FlowIndexEntry when it ends.
-struct FlowIndexBuilder::OpenFlow {
-  int64_t last_ns = 0;    // Its newest packet.
-  int64_t closed_ns = 0;  // When it closed both ways; 0: not yet.
-  bool fin[2] = {false, false};
+namespace {
+
+// What one side's data showed, from the events about it.
+struct SenderCounters {
   // The stretch being judged, about one smoothed RTT from its first event
   // (reports/limiter_runs.cc judges about one RTT at a time too: within
   // an RTT a window-limited sender alternates between sending and waiting).
@@ -94,9 +93,10 @@ struct FlowIndexBuilder::OpenFlow {
     // would count SACKed data twice, once more when the ACK covers it).
     const int64_t delivered = e.ack + static_cast<int64_t>(e.sacked_bytes);
     if (delivered_mark == 0) delivered_mark = e.ack - e.bytes_acked;
-    const uint64_t newly = delivered > delivered_mark
-                               ? static_cast<uint64_t>(delivered - delivered_mark)
-                               : 0;
+    const uint64_t newly =
+        delivered > delivered_mark
+            ? static_cast<uint64_t>(delivered - delivered_mark)
+            : 0;
     delivered_mark = std::max(delivered_mark, delivered);
     // What an ACK delivered came since the previous one: the window open
     // before it holds it, and the first ACK's opens none.
@@ -140,6 +140,17 @@ struct FlowIndexBuilder::OpenFlow {
     }
     TakeAckedBytes(e);
   }
+};
+
+}  // namespace
+
+// An open flow: how it is ending, and each side's counters, folded into
+// its FlowIndexEntry (the data sender's) when it ends.
+struct FlowIndexBuilder::OpenFlow {
+  int64_t last_ns = 0;    // Its newest packet.
+  int64_t closed_ns = 0;  // When it closed both ways; 0: not yet.
+  bool fin[2] = {false, false};
+  SenderCounters side[2];
 };
 
 FlowIndexBuilder::FlowIndexBuilder(int64_t idle_timeout_ns)
@@ -189,7 +200,7 @@ void FlowIndexBuilder::OnEvent(const TimelineEvent& e) {
   // A flow already folded gets no events but a held ACK's (AckHold)
   // released after its end: those are left out.
   auto it = open_.find(e.flow_index);
-  if (it != open_.end()) it->second->OnEvent(e);
+  if (it != open_.end()) it->second->side[e.sender_side & 1].OnEvent(e);
 }
 
 void FlowIndexBuilder::CloseIdle(int64_t now_ns) {
@@ -206,11 +217,11 @@ void FlowIndexBuilder::CloseIdle(int64_t now_ns) {
 
 void FlowIndexBuilder::Close(uint32_t flow_index, const char* ended) {
   auto it = open_.find(flow_index);
-  OpenFlow& open = *it->second;
+  const Flow& flow = builder_.flow_table().flows()[flow_index];
+  SenderCounters& open = it->second->side[flow.sender_side()];
   if (open.window_start_ns >= 0) open.JudgeWindow(open.last_event_ns);
   if (flow_index >= entries_.size()) entries_.resize(flow_index + 1);
   FlowIndexEntry& e = entries_[flow_index];
-  const Flow& flow = builder_.flow_table().flows()[flow_index];
   e.summary = SummarizeFlow(flow, capture_start_ns_);
   const SideTraffic* sent = flow.side[flow.sender_side()].traffic.get();
   if (sent != nullptr) {

@@ -85,7 +85,7 @@ struct FlowIndexEntry {
   // (kRateWindowRtts, kMinRateWindowS): the path carried that much, so it
   // is a lower bound of its rate. 0: no window was complete.
   double max_acked_rate_bps = 0;
-  std::string ended;                 // "closed", "idle" or "open".
+  std::string ended;    // "closed", "idle" or "open".
   bool filled = false;  // Folded at least once (a flow that resumed after
                         // the idle timeout is folded twice).
 };

@@ -135,8 +135,7 @@ TEST(FlowIndexBuilderTest, IdleFlowIsFoldedAndResumes) {
 //     !tcp.analysis.retransmission && !tcp.analysis.out_of_order"
 //     -T fields -e tcp.len | paste -sd+ | bc
 TEST(FlowIndexBuilderTest, CountsEqualTsharkOnAWildCapture) {
-  CCREPLAY_PATH_OR_SKIP(path,
-                        SharedTestData("wild/pcapplusplus_tls2.pcap.gz"));
+  CCREPLAY_PATH_OR_SKIP(path, SharedTestData("wild/pcapplusplus_tls2.pcap.gz"));
   FlowIndexBuilder index;
   absl::StatusOr<CaptureInfo> info = ReadCapture(path, index);
   ASSERT_TRUE(info.ok()) << info.status();

@@ -56,8 +56,7 @@ std::string WorstFinding(const FlowIndexEntry& e) {
     if (e.longest_s[rule.limiter] < kMinLimiterRunRtts * facts.base_rtt_s)
       continue;
     const bool info = rule.limiter == static_cast<size_t>(SendLimit::kApp);
-    if (worst == nullptr ||
-        (!info && held_s > e.limiter_s[worst->limiter])) {
+    if (worst == nullptr || (!info && held_s > e.limiter_s[worst->limiter])) {
       worst = &rule;
     }
   }
@@ -104,8 +103,8 @@ proto::FlowIndexRow FlowIndexRowOf(const FlowIndexEntry& e) {
   // As the diagnosis: the path carried the goodput, so its rate is not
   // below it (reports/path_estimates.h EstimatePath).
   if (s.goodput_bps > 0 && e.max_acked_rate_bps > 0) {
-    row.set_utilization_at_most(
-        s.goodput_bps / std::max(s.goodput_bps, e.max_acked_rate_bps));
+    row.set_utilization_at_most(s.goodput_bps /
+                                std::max(s.goodput_bps, e.max_acked_rate_bps));
   }
   row.set_worst_finding(WorstFinding(e));
   row.set_ended(e.ended);
@@ -138,7 +137,8 @@ std::optional<SortFigure> FigureFor(absl::string_view key) {
     return SortFigure(
         [](const Row& r) { return -static_cast<double>(r.retransmissions()); });
   }
-  if (key == "start") return SortFigure([](const Row& r) { return r.start_s(); });
+  if (key == "start")
+    return SortFigure([](const Row& r) { return r.start_s(); });
   if (key == "index") {
     return SortFigure(
         [](const Row& r) { return static_cast<double>(r.flow_index()); });
@@ -156,16 +156,15 @@ absl::Status SortFlowIndex(absl::string_view key, proto::FlowIndex* index) {
                      absl::StrJoin(kFlowIndexSortKeys, ", "), ")"));
   }
   auto* rows = index->mutable_rows();
-  std::stable_sort(rows->begin(), rows->end(),
-                   [&](const proto::FlowIndexRow& a,
-                       const proto::FlowIndexRow& b) {
-                     const std::optional<double> fa = (*figure)(a);
-                     const std::optional<double> fb = (*figure)(b);
-                     if (fa.has_value() != fb.has_value())
-                       return fa.has_value();
-                     if (fa.has_value() && *fa != *fb) return *fa < *fb;
-                     return a.flow_index() < b.flow_index();
-                   });
+  std::stable_sort(
+      rows->begin(), rows->end(),
+      [&](const proto::FlowIndexRow& a, const proto::FlowIndexRow& b) {
+        const std::optional<double> fa = (*figure)(a);
+        const std::optional<double> fb = (*figure)(b);
+        if (fa.has_value() != fb.has_value()) return fa.has_value();
+        if (fa.has_value() && *fa != *fb) return *fa < *fb;
+        return a.flow_index() < b.flow_index();
+      });
   index->set_sort_key(std::string(key));
   return absl::OkStatus();
 }
@@ -229,7 +228,9 @@ const std::vector<Column>& Columns() {
       {"#", [](const Row& r) { return absl::StrCat(r.flow_index()); },
        [](const Row& r) { return Num(r.flow_index()); }},
       {"sender -> receiver",
-       [](const Row& r) { return absl::StrCat(r.sender(), " -> ", r.receiver()); },
+       [](const Row& r) {
+         return absl::StrCat(r.sender(), " -> ", r.receiver());
+       },
        nullptr},
       {"start_s", [](const Row& r) { return Figure(r.start_s(), 3); },
        [](const Row& r) { return Num(r.start_s()); }},
@@ -238,7 +239,9 @@ const std::vector<Column>& Columns() {
       {"bytes", [](const Row& r) { return absl::StrCat(r.data_bytes()); },
        [](const Row& r) { return Num(r.data_bytes()); }},
       {"goodput", RateText,
-       [](const Row& r) { return r.has_goodput_bps() ? Num(r.goodput_bps()) : ""; }},
+       [](const Row& r) {
+         return r.has_goodput_bps() ? Num(r.goodput_bps()) : "";
+       }},
       {"util", UtilizationText,
        [](const Row& r) {
          return r.has_utilization_at_most() ? Num(r.utilization_at_most()) : "";
@@ -246,14 +249,17 @@ const std::vector<Column>& Columns() {
       {"rexmt", [](const Row& r) { return absl::StrCat(r.retransmissions()); },
        [](const Row& r) { return Num(r.retransmissions()); }},
       {"min_rtt_ms", RttText,
-       [](const Row& r) { return r.has_min_rtt_ms() ? Num(r.min_rtt_ms()) : ""; }},
+       [](const Row& r) {
+         return r.has_min_rtt_ms() ? Num(r.min_rtt_ms()) : "";
+       }},
       {"mss", [](const Row& r) { return absl::StrCat(r.mss_bytes()); },
        [](const Row& r) { return Num(r.mss_bytes()); }},
       {"ecn", [](const Row& r) { return r.ecn(); }, nullptr},
       {"limiter", [](const Row& r) { return r.main_limiter(); }, nullptr},
       {"worst finding",
        [](const Row& r) {
-         return r.worst_finding().empty() ? std::string("-") : r.worst_finding();
+         return r.worst_finding().empty() ? std::string("-")
+                                          : r.worst_finding();
        },
        nullptr},
   };
@@ -263,9 +269,9 @@ const std::vector<Column>& Columns() {
 }  // namespace
 
 std::string FlowIndexTable(const proto::FlowIndex& index) {
-  std::string out = absl::StrFormat("%s: %d flows, sorted by %s\n",
-                                    index.input(), index.rows_size(),
-                                    index.sort_key());
+  std::string out =
+      absl::StrFormat("%s: %d flows, sorted by %s\n", index.input(),
+                      index.rows_size(), index.sort_key());
   // Widths from the text itself: one pass to measure, one to print.
   const std::vector<Column>& columns = Columns();
   std::vector<size_t> width(columns.size());
@@ -307,7 +313,8 @@ std::string RenderFlowIndexHtml(const proto::FlowIndex& index) {
       "</style></head><body>\n<h1>",
       index.rows_size(), " flows of ", HtmlEscape(index.input()),
       "</h1>\n<p>One pass over the capture; utilization is an upper bound "
-      "(goodput over the highest rate acknowledged over a few RTTs). Click a column to "
+      "(goodput over the highest rate acknowledged over a few RTTs). Click a "
+      "column to "
       "sort.</p>\n<table id=\"flows\"><thead><tr>");
   const std::vector<Column>& columns = Columns();
   for (const Column& c : columns) {
@@ -347,7 +354,8 @@ std::string RenderFlowIndexHtml(const proto::FlowIndex& index) {
       "    if(x<y)return -dir;if(x>y)return dir;return 0;});\n"
       "  rows.forEach(function(r){body.appendChild(r);});\n"
       "  for(const h of heads)h.removeAttribute('aria-sort');\n"
-      "  heads[col].setAttribute('aria-sort',dir>0?'ascending':'descending');}\n"
+      "  "
+      "heads[col].setAttribute('aria-sort',dir>0?'ascending':'descending');}\n"
       "Array.from(heads).forEach(function(h,col){\n"
       "  h.addEventListener('click',function(){\n"
       "    sortBy(col,h.getAttribute('aria-sort')==='descending'?1:-1);});});\n"

@@ -19,8 +19,8 @@ namespace ccreplay {
 
 // The sort keys `--sort` takes; the first is the default.
 inline constexpr absl::string_view kFlowIndexSortKeys[] = {
-    "throughput", "utilization", "duration", "retransmissions", "start",
-    "index"};
+    "throughput",      "utilization", "duration",
+    "retransmissions", "start",       "index"};
 
 // The row of one flow, with its worst finding: "no ACK from the receiver"
 // or "too short to tell" when reports/evidence_quality.h's gate holds the

@@ -1,12 +1,11 @@
 #include "reports/path_estimates.h"
 
-#include "replay/flow_index.h"
-
 #include <algorithm>
 #include <cmath>
 #include <utility>
 
 #include "absl/strings/str_format.h"
+#include "replay/flow_index.h"
 #include "reports/percentile.h"
 
 namespace ccreplay {

@@ -1,0 +1,158 @@
+#include "reports/flow_index_report.h"
+
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "proto/testing/test_data.h"
+#include "reports/diagnose_session.h"
+
+namespace ccreplay {
+namespace {
+
+// The limiter with the largest share in a full diagnosis.
+std::string MainLimiter(const proto::Diagnosis& d) {
+  std::string main = "none";
+  double best = 0;
+  for (const proto::LimiterShare& l : d.limiters()) {
+    if (l.time_fraction() > best) {
+      best = l.time_fraction();
+      main = l.limiter();
+    }
+  }
+  return main;
+}
+
+bool HasFinding(const proto::Diagnosis& d, const std::string& kind) {
+  for (const proto::Finding& f : d.findings())
+    if (f.kind() == kind) return true;
+  return false;
+}
+
+// The index's row of the input's largest flow against what `ccreplay
+// diagnose INPUT --flow N --nosimulate` says of that flow: the same main
+// limiter, the worst finding among the diagnosis's (or none where it has
+// none of the limiter rules), and a utilization bound not below the
+// diagnosis's measured utilization.
+void ExpectIndexAgreesWithDiagnosis(const std::string& input,
+                                    const std::string& finding) {
+  absl::StatusOr<FlowIndexRun> run =
+      BuildFlowIndex(input, CaptureReadOptions(), "throughput");
+  ASSERT_TRUE(run.ok()) << run.status();
+  const proto::FlowIndexRow* largest = nullptr;
+  for (const proto::FlowIndexRow& r : run->index.rows())
+    if (largest == nullptr || r.data_bytes() > largest->data_bytes())
+      largest = &r;
+  ASSERT_NE(largest, nullptr);
+  DiagnoseOptions options;
+  options.input = input;
+  options.flow = absl::StrCat(largest->flow_index());
+  options.simulate = false;
+  absl::StatusOr<DiagnoseRun> diagnosed = DiagnoseInput(options);
+  ASSERT_TRUE(diagnosed.ok()) << diagnosed.status();
+  const proto::Diagnosis& d = diagnosed->diagnosis.result;
+  EXPECT_EQ(largest->main_limiter(), MainLimiter(d)) << input;
+  EXPECT_EQ(largest->worst_finding(), finding) << input;
+  if (!finding.empty()) EXPECT_TRUE(HasFinding(d, finding)) << input;
+  for (const char* kind : {"receive_window_limited", "loss_recovery_dominant",
+                           "application_limited"}) {
+    if (finding.empty()) EXPECT_FALSE(HasFinding(d, kind)) << input << kind;
+  }
+  if (d.has_utilization()) {
+    ASSERT_TRUE(largest->has_utilization_at_most()) << input;
+    EXPECT_GE(largest->utilization_at_most(), d.utilization()) << input;
+  }
+}
+
+// A lab bundle (sender-side, ECN, cwnd-limited throughout): no finding.
+TEST(FlowIndexReportTest, LabBundleFlowAgreesWithDiagnose) {
+  ExpectIndexAgreesWithDiagnosis(TestDataPath("lab/reno_ecn1_stepK60k_50mbit"),
+                                 "");
+}
+
+// Third-party captures where the diagnosis raises a limiter finding.
+TEST(FlowIndexReportTest, LimiterFindingsAgreeWithDiagnose) {
+  struct Case {
+    const char* file;
+    const char* finding;
+  };
+  for (const Case& c : {
+           Case{"tcp/zeek-tcprs_fast019.pcap", "loss_recovery_dominant"},
+           Case{"tcp/zeek-tcprs_comp008.pcap", "application_limited"},
+           Case{"wild/zeek_http_bro.org.pcap.gz", "application_limited"},
+       }) {
+    absl::StatusOr<std::string> path = SharedTestData(c.file);
+    if (!path.ok()) {
+      std::printf("skipped: %s\n",
+                  std::string(path.status().message()).c_str());
+      continue;
+    }
+    ExpectIndexAgreesWithDiagnosis(*path, c.finding);
+  }
+}
+
+proto::FlowIndex ThreeRows() {
+  proto::FlowIndex index;
+  proto::FlowIndexRow* a = index.add_rows();
+  a->set_flow_index(0);
+  a->set_start_s(0);
+  a->set_goodput_bps(1e6);
+  a->set_retransmissions(5);
+  a->set_data_duration_s(1);
+  proto::FlowIndexRow* b = index.add_rows();
+  b->set_flow_index(1);
+  b->set_start_s(2);  // No goodput: last by throughput.
+  b->set_data_duration_s(3);
+  proto::FlowIndexRow* c = index.add_rows();
+  c->set_flow_index(2);
+  c->set_start_s(1);
+  c->set_goodput_bps(5e6);
+  c->set_utilization_at_most(0.5);
+  c->set_data_duration_s(2);
+  return index;
+}
+
+std::string Order(const proto::FlowIndex& index) {
+  std::string out;
+  for (const proto::FlowIndexRow& r : index.rows())
+    absl::StrAppend(&out, r.flow_index());
+  return out;
+}
+
+TEST(FlowIndexReportTest, SortsByEveryKey) {
+  const std::pair<const char*, const char*> expected[] = {
+      {"throughput", "201"},      {"utilization", "201"}, {"duration", "120"},
+      {"retransmissions", "012"}, {"start", "021"},       {"index", "012"}};
+  for (const auto& [key, order] : expected) {
+    proto::FlowIndex index = ThreeRows();
+    ASSERT_TRUE(SortFlowIndex(key, &index).ok()) << key;
+    EXPECT_EQ(Order(index), order) << key;
+    EXPECT_EQ(index.sort_key(), key);
+  }
+  proto::FlowIndex index = ThreeRows();
+  const absl::Status bad = SortFlowIndex("bytes", &index);
+  EXPECT_TRUE(absl::IsInvalidArgument(bad));
+  EXPECT_NE(bad.message().find("throughput, utilization"), std::string::npos);
+}
+
+TEST(FlowIndexReportTest, TableAndPageShowEveryRowWithoutInfOrNan) {
+  proto::FlowIndex index = ThreeRows();
+  index.set_input("x.pcap");
+  ASSERT_TRUE(SortFlowIndex("throughput", &index).ok());
+  const std::string table = FlowIndexTable(index);
+  EXPECT_NE(table.find("x.pcap: 3 flows, sorted by throughput"),
+            std::string::npos);
+  EXPECT_NE(table.find("5.00 Mb/s"), std::string::npos);
+  EXPECT_NE(table.find("<=50%"), std::string::npos);
+  EXPECT_NE(table.find("n/a"), std::string::npos);  // Row 1's goodput.
+  const std::string html = RenderFlowIndexHtml(index);
+  EXPECT_NE(html.find("<table id=\"flows\">"), std::string::npos);
+  EXPECT_NE(html.find("data-v=\"5000000\""), std::string::npos);
+  for (const std::string& text : {table, html}) {
+    EXPECT_EQ(text.find("inf"), std::string::npos);
+    EXPECT_EQ(text.find("nan"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace ccreplay
