@@ -217,6 +217,12 @@ void FlowTable::OnDuplicateFrame(const TcpSegment& s) {
   ++last_flow_->duplicate_frames;
 }
 
+void FlowTable::ReleaseTraffic(uint32_t flow_index) {
+  Flow& flow = (*flows_)[flow_index];
+  flow.side[0].traffic.reset();
+  flow.side[1].traffic.reset();
+}
+
 void FlowTable::Restart() {
   index_by_key_.clear();
   flows_->clear();

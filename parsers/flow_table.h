@@ -171,6 +171,12 @@ class FlowTable : public SegmentConsumer {
   const Flow& last_flow() const { return *last_flow_; }
   // Whether the last segment started a flow.
   bool last_started_flow() const { return last_started_flow_; }
+  // Frees what the flow's sides sent after their SYNs (SideTraffic: its
+  // sequence spaces and counts), keeping the record: for a one-pass
+  // consumer that has taken what it needs of a flow that ended, so that
+  // memory follows the flows open at once (replay/flow_index.h). A later
+  // segment of the flow counts from zero again.
+  void ReleaseTraffic(uint32_t flow_index);
 
  private:
   // The lower endpoint (EndpointNotAfter) first.

@@ -176,6 +176,11 @@ AckTimelineBuilder::FlowState* AckTimelineBuilder::StateFor(const TcpSegment& s,
   return flows_[index].get();
 }
 
+void AckTimelineBuilder::ReleaseFlow(uint32_t flow_index) {
+  if (flow_index < flows_.size()) flows_[flow_index].reset();
+  table_.ReleaseTraffic(flow_index);
+}
+
 void AckTimelineBuilder::OnSegment(const TcpSegment& s) {
   table_.OnSegment(s);
   FlowState* flow = StateFor(s, table_.last_started_flow());

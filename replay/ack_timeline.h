@@ -170,6 +170,10 @@ class AckTimelineBuilder : public SegmentConsumer {
   void Finish();
 
   const FlowTable& flow_table() const { return table_; }
+  // Frees the flow's state, here and in the table (ReleaseTraffic), for a
+  // one-pass consumer done with a flow that ended: events still held for
+  // it are dropped; a later segment starts it again as after its SYN.
+  void ReleaseFlow(uint32_t flow_index);
   // The flow's figures, its sender taken as Flow::sender_side().
   TimelineStats Stats(uint32_t flow_index) const;
 

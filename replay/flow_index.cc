@@ -148,8 +148,9 @@ struct SenderCounters {
 // its FlowIndexEntry (the data sender's) when it ends.
 struct FlowIndexBuilder::OpenFlow {
   int64_t last_ns = 0;    // Its newest packet.
-  int64_t closed_ns = 0;  // When it closed both ways; 0: not yet.
+  int64_t closed_ns = 0;  // Its second FIN; 0: not yet.
   bool fin[2] = {false, false};
+  uint32_t fin_end[2] = {0, 0};  // The sequence number after each FIN.
   SenderCounters side[2];
 };
 
@@ -187,13 +188,38 @@ void FlowIndexBuilder::OnSegment(const TcpSegment& s) {
   }
   builder_.OnSegment(s);
   const FlowTable& table = builder_.flow_table();
-  OpenFlow& flow = Open(table.last_flow_index());
-  flow.last_ns = s.time_ns;
-  if (s.flags & kTcpFin) flow.fin[table.last_side()] = true;
-  if (flow.closed_ns == 0 &&
-      ((s.flags & kTcpRst) || (flow.fin[0] && flow.fin[1]))) {
-    flow.closed_ns = s.time_ns;
+  const uint32_t index = table.last_flow_index();
+  if (index < entries_.size() && entries_[index].ended == "closed") {
+    CountStray(index);
+    return;
   }
+  OpenFlow& flow = Open(index);
+  flow.last_ns = s.time_ns;
+  if (EndsConnection(flow, table.last_side(), s)) Close(index, "closed");
+}
+
+bool FlowIndexBuilder::EndsConnection(OpenFlow& flow, int side,
+                                      const TcpSegment& s) {
+  if (s.flags & kTcpRst) return true;
+  if ((s.flags & kTcpFin) && !flow.fin[side]) {
+    flow.fin[side] = true;
+    flow.fin_end[side] = s.seq + s.payload_bytes + 1;
+  }
+  const int peer = 1 - side;
+  if (!(flow.fin[0] && flow.fin[1])) return false;
+  if (flow.closed_ns == 0) flow.closed_ns = s.time_ns;
+  // The peer's FIN acknowledged (sequence numbers compared modulo 2^32).
+  return (s.flags & kTcpAck) &&
+         static_cast<int32_t>(s.ack - flow.fin_end[peer]) >= 0;
+}
+
+void FlowIndexBuilder::CountStray(uint32_t flow_index) {
+  const Flow& flow = builder_.flow_table().flows()[flow_index];
+  FlowSummary& summary = entries_[flow_index].summary;
+  const int sender = entries_[flow_index].sender_side;
+  summary.packets_data_dir = flow.side[sender].packets();
+  summary.packets_ack_dir = flow.side[1 - sender].packets();
+  builder_.ReleaseFlow(flow_index);
 }
 
 void FlowIndexBuilder::OnEvent(const TimelineEvent& e) {
@@ -222,11 +248,18 @@ void FlowIndexBuilder::Close(uint32_t flow_index, const char* ended) {
   if (open.window_start_ns >= 0) open.JudgeWindow(open.last_event_ns);
   if (flow_index >= entries_.size()) entries_.resize(flow_index + 1);
   FlowIndexEntry& e = entries_[flow_index];
-  e.summary = SummarizeFlow(flow, capture_start_ns_);
-  const SideTraffic* sent = flow.side[flow.sender_side()].traffic.get();
-  if (sent != nullptr) {
-    e.data_packets = sent->payload_packets;
-    e.data_duration_s = (sent->last_payload_ns - sent->first_payload_ns) * 1e-9;
+  // A closed flow's counts were released with it (below): stray packets
+  // after the close do not change them.
+  const bool was_closed = e.filled && e.ended == "closed";
+  if (!was_closed) {
+    e.summary = SummarizeFlow(flow, capture_start_ns_);
+    e.sender_side = flow.sender_side();
+    const SideTraffic* sent = flow.side[flow.sender_side()].traffic.get();
+    if (sent != nullptr) {
+      e.data_packets = sent->payload_packets;
+      e.data_duration_s =
+          (sent->last_payload_ns - sent->first_payload_ns) * 1e-9;
+    }
   }
   // A flow that resumed after the idle timeout adds to what it had.
   for (size_t l = 0; l < kIndexLimiters; ++l) {
@@ -247,9 +280,11 @@ void FlowIndexBuilder::Close(uint32_t flow_index, const char* ended) {
   e.acks += open.acks;
   e.max_acked_rate_bps =
       std::max(e.max_acked_rate_bps, open.max_acked_rate_bps);
-  if (!(e.filled && e.ended == "closed")) e.ended = ended;
+  if (!was_closed) e.ended = ended;
   e.filled = true;
   open_.erase(it);
+  // A flow idle for the timeout may resume: the table keeps its counts.
+  if (e.ended == "closed") builder_.ReleaseFlow(flow_index);
 }
 
 void FlowIndexBuilder::Finish(int64_t capture_start_ns) {
@@ -264,10 +299,11 @@ void FlowIndexBuilder::Finish(int64_t capture_start_ns) {
   entries_.resize(flows.size());
   const double shift_s =
       capture_start_ns_ < 0 ? 0 : (capture_start_ns_ - capture_start_ns) * 1e-9;
-  for (FlowIndexEntry& e : entries_) {
+  for (size_t i = 0; i < entries_.size(); ++i) {
+    FlowIndexEntry& e = entries_[i];
     // A flow whose only frames were copies was never opened.
     if (!e.filled) {
-      e.summary = SummarizeFlow(flows[&e - entries_.data()], capture_start_ns_);
+      e.summary = SummarizeFlow(flows[i], capture_start_ns_);
       e.ended = "open";
       e.filled = true;
     }

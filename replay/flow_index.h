@@ -1,16 +1,18 @@
 // The index of every flow in a capture, in one streaming pass: the ACK
 // timeline of all flows (AckTimelineBuilder, as replay/live_flows.h drives
 // it) folded, flow by flow, into a few counters and one row per flow. A
-// flow's counters are made at its first event and folded into its row when
-// it ends (FIN both ways or RST, or no packet for the idle timeout), so
-// they follow the flows open at once, not all flows. (The pass's flow
-// table, parsers/flow_table.h, still keeps its ~400-byte record of every
-// flow: docs/performance.md.)
+// flow's counters are made at its first packet and folded into its row
+// when it ends (FIN both ways or RST, or no packet for the idle timeout);
+// a closed flow's timeline state and the table's traffic counts are freed
+// then too (AckTimelineBuilder::ReleaseFlow), so working memory follows
+// the flows open at once. What stays per flow is its row and the flow
+// table's 216-byte record (docs/performance.md).
 #ifndef CCREPLAY_REPLAY_FLOW_INDEX_H_
 #define CCREPLAY_REPLAY_FLOW_INDEX_H_
 
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
@@ -32,9 +34,11 @@ inline constexpr size_t kIndexRecovery = 4;
 // "unknown", "cwnd", "rwnd", "app", "recovery".
 const char* IndexLimiterName(size_t limiter);
 
-// A flow closed both ways (FIN each way, or a RST) is folded into its row
-// this long after: its last ACK (of the FIN) comes about an RTT later, and
-// RTTs of a second are rare on any path an index meets.
+// A flow ends at a RST, or once both sides sent a FIN and the first is
+// acknowledged (RFC 9293 section 3.6; the last ACK, after it, is counted
+// still). After a simultaneous close whose ACKs the capture missed, it is
+// folded this long after its second FIN: those come about an RTT later,
+// and RTTs of a second are rare on any path an index meets.
 inline constexpr int64_t kClosedLingerNs = 1'000'000'000;
 // How often, in capture time, the open flows are checked for an end.
 inline constexpr int64_t kSweepIntervalNs = 250'000'000;
@@ -86,6 +90,7 @@ struct FlowIndexEntry {
   // is a lower bound of its rate. 0: no window was complete.
   double max_acked_rate_bps = 0;
   std::string ended;    // "closed", "idle" or "open".
+  int sender_side = 0;  // Flow::sender_side() when it was folded.
   bool filled = false;  // Folded at least once (a flow that resumed after
                         // the idle timeout is folded twice).
 };
@@ -104,8 +109,12 @@ class FlowIndexBuilder : public SegmentConsumer {
   // `capture_start_ns`: the capture's first packet (CaptureInfo).
   void Finish(int64_t capture_start_ns);
 
-  // In flow order, after Finish().
-  const std::vector<FlowIndexEntry>& entries() const { return entries_; }
+  // In flow order, after Finish(). A deque: it grows without copying the
+  // rows already held (a vector would hold twice them while it grows).
+  const std::deque<FlowIndexEntry>& entries() const { return entries_; }
+  // Moves the rows out (for a caller that frees the pass before using
+  // them).
+  std::deque<FlowIndexEntry> TakeEntries() { return std::move(entries_); }
   size_t max_open_flows() const { return max_open_; }
   const FlowTable& flow_table() const { return builder_.flow_table(); }
 
@@ -113,6 +122,11 @@ class FlowIndexBuilder : public SegmentConsumer {
   struct OpenFlow;
   void OnEvent(const TimelineEvent& event);
   OpenFlow& Open(uint32_t flow_index);
+  // Whether `s`, from `side`, ends the connection (see kClosedLingerNs).
+  static bool EndsConnection(OpenFlow& flow, int side, const TcpSegment& s);
+  // A packet of a flow already closed and released: its packet counts
+  // (kept in the table's record) go to the row; the state it made is freed.
+  void CountStray(uint32_t flow_index);
   // Folds the open flow into its row and frees it.
   void Close(uint32_t flow_index, const char* ended);
   // Closes the flows idle for the timeout before `now_ns`.
@@ -123,7 +137,7 @@ class FlowIndexBuilder : public SegmentConsumer {
   int64_t capture_start_ns_ = -1;
   int64_t next_sweep_ns_ = 0;
   absl::flat_hash_map<uint32_t, std::unique_ptr<OpenFlow>> open_;
-  std::vector<FlowIndexEntry> entries_;  // By flow index; filled at Close.
+  std::deque<FlowIndexEntry> entries_;  // By flow index; filled at Close.
   size_t max_open_ = 0;
 };
 

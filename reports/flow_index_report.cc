@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <functional>
 #include <optional>
 #include <utility>
@@ -174,20 +175,28 @@ absl::StatusOr<FlowIndexRun> BuildFlowIndex(const std::string& input,
                                             absl::string_view sort_key) {
   absl::StatusOr<TcpInput> tcp = ResolveTcpInput(input, "");
   if (!tcp.ok()) return tcp.status();
-  FlowIndexBuilder builder;
-  absl::StatusOr<CaptureInfo> info = ReadCapture(tcp->capture, builder, read);
-  if (!info.ok()) return info.status();
-  builder.Finish(info->first_packet_time_ns);
+  std::deque<FlowIndexEntry> entries;
+  size_t max_open_flows = 0;
+  absl::StatusOr<CaptureInfo> info;
+  {  // The pass's flow table is freed before the rows are made.
+    FlowIndexBuilder builder;
+    info = ReadCapture(tcp->capture, builder, read);
+    if (!info.ok()) return info.status();
+    builder.Finish(info->first_packet_time_ns);
+    entries = builder.TakeEntries();
+    max_open_flows = builder.max_open_flows();
+  }
   FlowIndexRun run;
   run.warnings = tcp->warnings;
   for (const std::string& w : info->warnings)
     run.warnings.push_back(absl::StrCat(tcp->capture, ": ", w));
   run.truncated = info->truncated;
   run.index.set_input(input);
-  run.index.set_max_open_flows(builder.max_open_flows());
+  run.index.set_max_open_flows(max_open_flows);
   run.index.set_idle_timeout_s(kFlowIdleTimeoutNs * 1e-9);
-  for (const FlowIndexEntry& e : builder.entries())
-    *run.index.add_rows() = FlowIndexRowOf(e);
+  run.index.mutable_rows()->Reserve(static_cast<int>(entries.size()));
+  for (; !entries.empty(); entries.pop_front())
+    *run.index.add_rows() = FlowIndexRowOf(entries.front());
   const absl::Status sorted = SortFlowIndex(sort_key, &run.index);
   if (!sorted.ok()) return sorted;
   return run;
