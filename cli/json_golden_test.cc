@@ -17,6 +17,7 @@
 #include "proto/competition.pb.h"
 #include "proto/conformance.pb.h"
 #include "proto/controllers.pb.h"
+#include "proto/flow_index.pb.h"
 #include "proto/flows.pb.h"
 #include "proto/json_printer.h"
 #include "proto/replay.pb.h"
@@ -87,6 +88,9 @@ const Golden kGoldens[] = {
     {"diagnose_flows",
      "diagnose --json --flows 0,1 testdata/pcap-format/ccreplay_sll2_ipv6.pcap",
      New<proto::MultiFlowDiagnosis>},
+    {"diagnose_flows_all",
+     "diagnose --flows all --json testdata/lab/reno_ecn1_stepK60k_50mbit",
+     New<proto::FlowIndex>},
     {"convert", "convert --json testdata/pcap-format/ccreplay_sll2_ipv6.pcap",
      New<proto::Trace>},
     {"check", "check --json testdata/lab/k618_reno_40ms_unpaced_20mbit_pfifo50",

@@ -368,7 +368,11 @@ std::string RenderFlowIndexHtml(const proto::FlowIndex& index) {
       "Array.from(heads).forEach(function(h,col){\n"
       "  h.addEventListener('click',function(){\n"
       "    sortBy(col,h.getAttribute('aria-sort')==='descending'?1:-1);});});\n"
-      "window.sortFlowsBy=sortBy;\n"
+      // #sort=COL[,COL...]: click those headers in turn once loaded (a
+      // link to a sorted table; report_browser_test.sh follows one).
+      "const m=/^#sort=([0-9,]+)$/.exec(location.hash);\n"
+      "if(m)m[1].split(',').forEach(function(c){\n"
+      "  if(heads[+c])heads[+c].click();});\n"
       "})();\n</script>\n</body></html>\n");
   return out;
 }

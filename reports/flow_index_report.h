@@ -53,7 +53,8 @@ absl::StatusOr<FlowIndexRun> BuildFlowIndex(const std::string& input,
 std::string FlowIndexTable(const proto::FlowIndex& index);
 
 // A self-contained page: the table, sorted as the index is; clicking a
-// column's header sorts by it (again: the other way).
+// column's header sorts by it (again: the other way); #sort=COL,COL... in
+// the address clicks those columns (0-based) in turn.
 std::string RenderFlowIndexHtml(const proto::FlowIndex& index);
 
 }  // namespace ccreplay

@@ -5,6 +5,8 @@
 # two simulated flows and of two qlogs) from files and must show no console error, draw every plot's SVG
 # with non-empty path data, zoom to a finding's time range when its link
 # (#range=START,END) is followed, and render a screenshot that is not blank.
+# The flow index page (`diagnose --flows all -o`) must load without a
+# console error, hold a row per flow, and sort when a header is clicked.
 # Exits 77 (ctest SKIP_RETURN_CODE) when /usr/bin/chromium is absent; a
 # third-party input absent from SHARED_TESTDATA_DIR (../shared/testdata,
 # testdata/SOURCES.md) is skipped with a line saying so.
@@ -142,3 +144,34 @@ check_report quic "$testdata/quic/ngtcp2_reno_30mbit_pfifo100_40ms/server-0.sqlo
 check_multiflow multiflow "$work/two_reno.pcap" --flows 0,1
 check_multiflow multiqlog "$testdata/quic/ngtcp2_cubic_20mbit_pfifo12/server.sqlog.gz" \
   "$testdata/quic/ngtcp2_reno_20mbit_pfifo12/server.sqlog.gz"
+
+# The flow index page: one row per flow; following #sort=4 clicks the
+# "bytes" header (descending), #sort=4,4 clicks it twice (ascending).
+# Prints the bytes column (data-v of the 5th cell) of the rows, in order.
+index_bytes() {
+  browse "file://$1$2" --dump-dom
+  grep -o '<tr><td data-v="[^"]*">[^<]*</td><td class="text">[^<]*</td><td data-v="[^"]*">[^<]*</td><td data-v="[^"]*">[^<]*</td><td data-v="[^"]*"' "$work/out" |
+    sed 's/.*data-v="//; s/"$//'
+}
+check_index() {
+  local name=$1 input=$2 flows=$3
+  local html="$work/$name.html"
+  "$ccreplay" diagnose "$input" --flows all --sort index -o "$html" >/dev/null ||
+    fail "diagnose --flows all $input"
+  local rows
+  rows=$(index_bytes "$html" "" | wc -l)
+  [ "$rows" -eq "$flows" ] || fail "$name: $rows rows, not $flows"
+  index_bytes "$html" "#sort=4" > "$work/desc"
+  sort -g -r "$work/desc" | cmp -s - "$work/desc" || fail "$name: #sort=4 did not sort bytes descending"
+  index_bytes "$html" "#sort=4,4" > "$work/asc"
+  sort -g "$work/asc" | cmp -s - "$work/asc" || fail "$name: #sort=4,4 did not sort bytes ascending"
+  [ "$(head -1 "$work/desc")" != "$(head -1 "$work/asc")" ] || fail "$name: both orders start alike"
+  echo "ok: $name ($rows rows sorted both ways by a click)"
+}
+tls2="$shared/wild/pcapplusplus_tls2.pcap.gz"
+if [ -r "$tls2" ]; then
+  check_index index_wild "$tls2" 334  # tshark -q -z conv,tcp: 334 conversations.
+else
+  echo "skip: index_wild: $tls2 is absent (third-party test data is not in the repository)"
+fi
+check_index index_lab "$testdata/lab/reno_ecn1_stepK60k_50mbit" 2
