@@ -1,6 +1,7 @@
 // Every input in testdata/ and ../shared/testdata (wild/ included) through
 // every output a user gets (flows --json, timeline --json and --csv, replay
-// --json, diagnose's terminal summary, --json and -o html, convert --json),
+// --json, diagnose's terminal summary, --json and -o html, the flow index
+// of diagnose --flows all as a table and --json, convert --json),
 // as issue 15's "done when" asks: no non-finite number, utilization at most
 // 1, no warning or critical finding on weak evidence, and an exit code of
 // the README's table. Diagnose runs with --nosimulate (the fitted
@@ -146,7 +147,8 @@ std::string SweepInput(const std::string& input, const std::string& tag) {
   SCOPED_TRACE(input);
   for (const char* command :
        {"flows --json", "timeline --json", "timeline --csv",
-        "replay --cc reno --json", "convert --json"}) {
+        "replay --cc reno --json", "convert --json",
+        "diagnose --flows all --json", "diagnose --flows all"}) {
     const CommandRun run = Ccreplay(absl::StrCat(command, " '", input, "'"));
     EXPECT_TRUE(DocumentedForReadableInput(run.exit_code))
         << command << " exited " << run.exit_code;
