@@ -306,6 +306,36 @@ std::string FlowIndexTable(const proto::FlowIndex& index) {
   return out;
 }
 
+// The page's sorting: numbers by data-v (an empty one last), text by its
+// content; a header's click sorts by its column, descending first.
+constexpr char kSortScript[] =
+    "(function(){\n"
+    "const table=document.getElementById('flows');\n"
+    "const heads=table.tHead.rows[0].cells;\n"
+    "function key(td){const v=td.dataset.v;\n"
+    "  if(v===undefined)return td.textContent;\n"
+    "  return v===''?null:parseFloat(v);}\n"
+    "function sortBy(col,dir){\n"
+    "  const body=table.tBodies[0];\n"
+    "  const rows=Array.from(body.rows);\n"
+    "  rows.sort(function(a,b){\n"
+    "    const x=key(a.cells[col]),y=key(b.cells[col]);\n"
+    "    if(x===null||y===null)return (x===null)-(y===null);\n"
+    "    if(x<y)return -dir;if(x>y)return dir;return 0;});\n"
+    "  rows.forEach(function(r){body.appendChild(r);});\n"
+    "  for(const h of heads)h.removeAttribute('aria-sort');\n"
+    "  "
+    "heads[col].setAttribute('aria-sort',dir>0?'ascending':'descending');}\n"
+    "Array.from(heads).forEach(function(h,col){\n"
+    "  h.addEventListener('click',function(){\n"
+    "    sortBy(col,h.getAttribute('aria-sort')==='descending'?1:-1);});});\n"
+    // #sort=COL[,COL...]: click those headers in turn once loaded (a
+    // link to a sorted table; report_browser_test.sh follows one).
+    "const m=/^#sort=([0-9,]+)$/.exec(location.hash);\n"
+    "if(m)m[1].split(',').forEach(function(c){\n"
+    "  if(heads[+c])heads[+c].click();});\n"
+    "})();\n";
+
 std::string RenderFlowIndexHtml(const proto::FlowIndex& index) {
   std::string out = absl::StrCat(
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
@@ -344,36 +374,8 @@ std::string RenderFlowIndexHtml(const proto::FlowIndex& index) {
     }
     absl::StrAppend(&out, "</tr>\n");
   }
-  // Sorting: numbers by data-v (an empty one last), text by its content.
-  absl::StrAppend(
-      &out,
-      "</tbody></table>\n<script>\n"
-      "(function(){\n"
-      "const table=document.getElementById('flows');\n"
-      "const heads=table.tHead.rows[0].cells;\n"
-      "function key(td){const v=td.dataset.v;\n"
-      "  if(v===undefined)return td.textContent;\n"
-      "  return v===''?null:parseFloat(v);}\n"
-      "function sortBy(col,dir){\n"
-      "  const body=table.tBodies[0];\n"
-      "  const rows=Array.from(body.rows);\n"
-      "  rows.sort(function(a,b){\n"
-      "    const x=key(a.cells[col]),y=key(b.cells[col]);\n"
-      "    if(x===null||y===null)return (x===null)-(y===null);\n"
-      "    if(x<y)return -dir;if(x>y)return dir;return 0;});\n"
-      "  rows.forEach(function(r){body.appendChild(r);});\n"
-      "  for(const h of heads)h.removeAttribute('aria-sort');\n"
-      "  "
-      "heads[col].setAttribute('aria-sort',dir>0?'ascending':'descending');}\n"
-      "Array.from(heads).forEach(function(h,col){\n"
-      "  h.addEventListener('click',function(){\n"
-      "    sortBy(col,h.getAttribute('aria-sort')==='descending'?1:-1);});});\n"
-      // #sort=COL[,COL...]: click those headers in turn once loaded (a
-      // link to a sorted table; report_browser_test.sh follows one).
-      "const m=/^#sort=([0-9,]+)$/.exec(location.hash);\n"
-      "if(m)m[1].split(',').forEach(function(c){\n"
-      "  if(heads[+c])heads[+c].click();});\n"
-      "})();\n</script>\n</body></html>\n");
+  absl::StrAppend(&out, "</tbody></table>\n<script>\n", kSortScript,
+                  "</script>\n</body></html>\n");
   return out;
 }
 
