@@ -670,8 +670,8 @@ TEST(CliTest, DiagnoseFlowsListExitCodesAsSingleFlow) {
   EXPECT_EQ(run.exit_code, 0) << run.err;
   EXPECT_THAT(run.out, HasSubstr("2 flows, 1 group"));
   EXPECT_THAT(run.out, HasSubstr("[fd77::1]:49064 → [fd77::2]:5302"));
-  // A selector that names no flow, the same flow twice, "all" (the flow
-  // index, not a list): usage errors, exit 2.
+  // A selector that names no flow, the same flow twice, an empty item:
+  // usage errors, exit 2.
   EXPECT_EQ(Ccreplay("diagnose --nosimulate --flows 0,7 " + pcap).exit_code, 2);
   run = Ccreplay("diagnose --nosimulate --flows 0,0 " + pcap);
   EXPECT_EQ(run.exit_code, 2);
