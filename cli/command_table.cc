@@ -368,7 +368,8 @@ CommandSpec Watch() {
       "sent, smoothed RTT, packets and "
       "retransmissions so far, what limited the sender at most ACKs (cwnd, "
       "rwnd, app) and its newest event (retransmission, ECN congestion "
-      "episode, duplicate ACK). Stops at --duration or on Ctrl-C; with -o "
+      "episode, duplicate ACK), and for a sender on this host the kernel's "
+      "own cwnd. Stops at --duration or on Ctrl-C; with -o "
       "it then writes the diagnosis of the largest flow (or --flow) of what "
       "it captured. Needs root or CAP_NET_RAW.",
       "sudo ccreplay watch -i eth0 --filter 'tcp port 443'",
@@ -380,6 +381,12 @@ CommandSpec Watch() {
        {"duration", "TIME",
         "stop after this long, with its unit: 30s, 2m (default: at "
         "Ctrl-C)."},
+       {"host", "",
+        "beside each flow whose sender is a socket of this host (of the "
+        "network namespace watch runs in), the kernel's own cwnd, ssthresh, "
+        "srtt, pacing and delivery rate and CC, read by NETLINK_SOCK_DIAG "
+        "as `ss -tin` reads them (default on; it turns itself off with a "
+        "warning where the kernel refuses; --host=false: never)."},
        {"o", "report.html",
         "when stopped, write the HTML diagnosis of the chosen flow."},
        kFlow}};

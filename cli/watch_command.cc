@@ -16,6 +16,11 @@ ABSL_FLAG(std::string, i, "",
           "watch: the interface to capture on (as `ip link` names it; "
           "\"any\" for all).");
 
+ABSL_FLAG(bool, host, true,
+          "watch: show the local stack's own cwnd, ssthresh, srtt, pacing and "
+          "delivery rate and CC (NETLINK_SOCK_DIAG) beside each flow whose "
+          "sender is a socket of this host.");
+
 namespace ccreplay {
 namespace {
 
@@ -49,6 +54,7 @@ int RunWatch(const Args& args) {
   options.filter = absl::GetFlag(FLAGS_filter);
   options.duration = absl::GetFlag(FLAGS_duration);
   options.json = absl::GetFlag(FLAGS_json);
+  options.host = absl::GetFlag(FLAGS_host);
   const std::string report_path = absl::GetFlag(FLAGS_o);
   options.diagnose = !report_path.empty();
   options.flow = absl::GetFlag(FLAGS_flow);

@@ -23,6 +23,15 @@ std::string NotableEvent(const TimelineEvent& event) {
   return "";
 }
 
+void AttachHostState(const HostSocketIndex& sockets,
+                     std::vector<LiveFlowInterval>& rows) {
+  for (LiveFlowInterval& row : rows) {
+    const HostTcpSocket* socket =
+        FindLocalSender(sockets, row.sender, row.receiver);
+    if (socket != nullptr) row.host = *socket;
+  }
+}
+
 LiveFlowMonitor::LiveFlowMonitor()
     : builder_([this](const TimelineEvent& event) { OnEvent(event); }) {}
 

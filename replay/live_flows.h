@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "parsers/flow_table.h"
+#include "parsers/inet_diag.h"
 #include "parsers/pcap_reader.h"
 #include "parsers/tcp_segment.h"
 #include "replay/ack_timeline.h"
@@ -41,7 +42,15 @@ struct LiveFlowInterval {
   // The newest notable event ("" when none yet) and its capture time.
   std::string newest_event;
   int64_t newest_event_time_ns = 0;
+  // The local stack's state of the sender's socket, when it is one of this
+  // host's (set by the caller, AttachHostState); none otherwise.
+  std::optional<HostTcpSocket> host;
 };
+
+// Sets LiveFlowInterval::host of each row whose sender is a socket in
+// `sockets`.
+void AttachHostState(const HostSocketIndex& sockets,
+                     std::vector<LiveFlowInterval>& rows);
 
 class LiveFlowMonitor : public SegmentConsumer {
  public:

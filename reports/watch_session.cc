@@ -103,6 +103,28 @@ std::optional<double> EventAgeS(const LiveFlowInterval& row, int64_t now_ns) {
   return std::max<int64_t>(0, now_ns - row.newest_event_time_ns) / 1e9;
 }
 
+// The local stack's sockets, read at each interval's end while reading
+// works: the first failure turns it off, with a warning.
+class HostStateReader {
+ public:
+  explicit HostStateReader(bool enabled) : enabled_(enabled) {}
+  void Attach(std::vector<LiveFlowInterval>& rows,
+              std::vector<std::string>& warnings) {
+    if (!enabled_ || rows.empty()) return;
+    absl::StatusOr<std::vector<HostTcpSocket>> sockets = ReadLocalTcpSockets();
+    if (!sockets.ok()) {
+      enabled_ = false;
+      warnings.push_back(
+          absl::StrCat("no host state (--host): ", sockets.status().message()));
+      return;
+    }
+    AttachHostState(IndexByEndpoints(*std::move(sockets)), rows);
+  }
+
+ private:
+  bool enabled_;
+};
+
 // Writes one interval's rows to `out`: JSON Lines, or the table (redrawn
 // in place on a terminal).
 void WriteInterval(const std::vector<LiveFlowInterval>& rows, double end_s,
@@ -128,22 +150,29 @@ void WriteInterval(const std::vector<LiveFlowInterval>& rows, double end_s,
 // of rows every options.interval (and the last, shorter one at the end).
 absl::Status WatchLoop(const WatchOptions& options, const StopOnSignal& stop,
                        LiveCapture& capture, LiveFlowMonitor& monitor,
-                       FILE* out) {
+                       std::vector<std::string>& warnings, FILE* out) {
   const absl::Time start = absl::Now();
   const absl::Time end = options.duration.has_value()
                              ? start + *options.duration
                              : absl::InfiniteFuture();
   absl::Time interval_start = start;
+  HostStateReader host(options.host);
+  // Closes the interval at `now` and writes it.
+  auto write_interval = [&](absl::Time now) {
+    std::vector<LiveFlowInterval> rows =
+        monitor.EndInterval(absl::ToInt64Nanoseconds(now - interval_start));
+    host.Attach(rows, warnings);
+    WriteInterval(rows, absl::ToDoubleSeconds(now - start),
+                  absl::ToDoubleSeconds(now - interval_start), options.json,
+                  out);
+    interval_start = now;
+  };
   absl::Status status;
   while (!stop.requested()) {
     const absl::Time now = absl::Now();
     const absl::Time tick = std::min(interval_start + options.interval, end);
     if (now >= tick) {
-      WriteInterval(
-          monitor.EndInterval(absl::ToInt64Nanoseconds(now - interval_start)),
-          absl::ToDoubleSeconds(now - start),
-          absl::ToDoubleSeconds(now - interval_start), options.json, out);
-      interval_start = now;
+      write_interval(now);
       if (now >= end) return status;
       continue;
     }
@@ -154,12 +183,26 @@ absl::Status WatchLoop(const WatchOptions& options, const StopOnSignal& stop,
       break;
     }
   }
-  const absl::Time now = absl::Now();
-  WriteInterval(
-      monitor.EndInterval(absl::ToInt64Nanoseconds(now - interval_start)),
-      absl::ToDoubleSeconds(now - start),
-      absl::ToDoubleSeconds(now - interval_start), options.json, out);
+  write_interval(absl::Now());
   return status;
+}
+
+// The WatchFlowInterval host_* fields of `socket`, each only when known.
+void SetHostFields(const HostTcpSocket& socket,
+                   proto::WatchFlowInterval& message) {
+  if (socket.cwnd_segments.has_value())
+    message.set_host_cwnd_segments(*socket.cwnd_segments);
+  if (socket.cwnd_bytes().has_value())
+    message.set_host_cwnd_bytes(*socket.cwnd_bytes());
+  if (socket.ssthresh_segments.has_value())
+    message.set_host_ssthresh(*socket.ssthresh_segments);
+  if (socket.srtt_us.has_value())
+    message.set_host_srtt_ms(*socket.srtt_us / 1e3);
+  if (socket.pacing_rate_bps.has_value())
+    message.set_host_pacing_rate_bps(*socket.pacing_rate_bps);
+  if (socket.delivery_rate_bps.has_value())
+    message.set_host_delivery_rate_bps(*socket.delivery_rate_bps);
+  if (!socket.cc.empty()) message.set_host_cc(socket.cc);
 }
 
 }  // namespace
@@ -183,15 +226,17 @@ proto::WatchFlowInterval WatchFlowIntervalProto(const LiveFlowInterval& row,
   message.set_newest_event(row.newest_event);
   std::optional<double> age = EventAgeS(row, now_ns);
   if (age.has_value()) message.set_newest_event_age_s(*age);
+  if (row.host.has_value()) SetHostFields(*row.host, message);
   return message;
 }
 
 std::string WatchTable(const std::vector<LiveFlowInterval>& rows, double end_s,
                        int64_t now_ns) {
   std::string text = absl::StrFormat(
-      "%.1f s, active flows: %d\n%4s  %-45s %11s %11s %9s %9s %7s %7s  %s\n",
+      "%.1f s, active flows: %d\n%4s  %-45s %11s %11s %9s %9s %7s %7s %9s  "
+      "%s\n",
       end_s, rows.size(), "#", "flow", "goodput", "sending", "srtt", "packets",
-      "retx", "limit", "newest event");
+      "retx", "limit", "host cwnd", "newest event");
   for (const LiveFlowInterval& row : rows) {
     const std::string goodput =
         row.rate_bps.has_value()
@@ -205,11 +250,16 @@ std::string WatchTable(const std::vector<LiveFlowInterval>& rows, double end_s,
         age.has_value()
             ? absl::StrFormat("%s (%.1f s ago)", row.newest_event, *age)
             : "-";
+    // The kernel's own cwnd in segments, when the sender is local.
+    const std::string host_cwnd =
+        row.host.has_value() && row.host->cwnd_segments.has_value()
+            ? absl::StrCat(*row.host->cwnd_segments)
+            : "n/a";
     absl::StrAppendFormat(
-        &text, "%4u  %-45s %11s %6.2f Mb/s %9s %9u %7u %7s  %s\n",
+        &text, "%4u  %-45s %11s %6.2f Mb/s %9s %9u %7u %7s %9s  %s\n",
         row.flow_index, absl::StrCat(row.sender, " > ", row.receiver), goodput,
         row.send_rate_bps / 1e6, srtt, row.packets, row.retransmissions,
-        row.limit, event);
+        row.limit, host_cwnd, event);
   }
   return text;
 }
@@ -230,7 +280,8 @@ absl::StatusOr<WatchResult> RunWatch(const WatchOptions& options, FILE* out) {
       LiveCapture::Open(capture_options, monitor);
   if (!capture.ok()) return capture.status();
   WatchResult result;
-  absl::Status looped = WatchLoop(options, stop, **capture, monitor, out);
+  absl::Status looped =
+      WatchLoop(options, stop, **capture, monitor, result.warnings, out);
   if (!looped.ok()) result.warnings.push_back(std::string(looped.message()));
   result.kernel_drops = (*capture)->kernel_drops();
   (*capture)->Close();

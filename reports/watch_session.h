@@ -26,6 +26,9 @@ struct WatchOptions {
   std::optional<absl::Duration> duration;  // None: until a signal.
   absl::Duration interval = absl::Seconds(1);
   bool json = false;
+  // Read the local stack's state of the flows whose sender is a socket of
+  // this host (parsers/inet_diag.h) at every interval's end.
+  bool host = true;
   // Diagnose a flow when stopped: `flow` as --flow takes it (empty: the
   // largest by bytes).
   bool diagnose = false;

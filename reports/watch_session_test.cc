@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "proto/json_printer.h"
@@ -40,6 +41,37 @@ TEST(WatchSessionTest, JsonLineHasNullsForWhatIsNotKnownYet) {
   EXPECT_DOUBLE_EQ(back.send_rate_bps(), 19'500'000);
   EXPECT_FALSE(back.has_rate_bps());
   EXPECT_FALSE(back.has_srtt_ms());
+  // Not a local sender: every host field null.
+  for (const char* field :
+       {"host_cwnd_segments", "host_cwnd_bytes", "host_ssthresh",
+        "host_srtt_ms", "host_pacing_rate_bps", "host_delivery_rate_bps",
+        "host_cc"}) {
+    EXPECT_THAT(line, HasSubstr(absl::StrCat("\"", field, "\":null")));
+  }
+}
+
+TEST(WatchSessionTest, HostStateOfALocalSenderFillsItsFieldsAndColumn) {
+  LiveFlowInterval row = Row();
+  HostTcpSocket host;
+  host.cwnd_segments = 42;
+  host.mss_bytes = 1448;
+  host.srtt_us = 20345;
+  host.delivery_rate_bps = 20e6;
+  host.cc = "cubic";  // ssthresh infinite, unpaced: both absent.
+  row.host = host;
+  const proto::WatchFlowInterval message =
+      WatchFlowIntervalProto(row, 2.0, 1.0, 0);
+  EXPECT_EQ(message.host_cwnd_segments(), 42u);
+  EXPECT_EQ(message.host_cwnd_bytes(), 42u * 1448u);
+  EXPECT_DOUBLE_EQ(message.host_srtt_ms(), 20.345);
+  EXPECT_DOUBLE_EQ(message.host_delivery_rate_bps(), 20e6);
+  EXPECT_EQ(message.host_cc(), "cubic");
+  EXPECT_FALSE(message.has_host_ssthresh());
+  EXPECT_FALSE(message.has_host_pacing_rate_bps());
+  const std::string table = WatchTable({row}, 2.0, 0);
+  EXPECT_THAT(table, HasSubstr("host cwnd"));
+  EXPECT_THAT(table, HasSubstr("rwnd        42  -"));
+  EXPECT_THAT(WatchTable({Row()}, 2.0, 0), HasSubstr("rwnd       n/a  -"));
 }
 
 TEST(WatchSessionTest, EventAgeIsTakenAtTheGivenTime) {
