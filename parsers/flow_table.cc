@@ -229,6 +229,18 @@ void FlowTable::Restart() {
   last_flow_ = nullptr;
 }
 
+void FlowTable::Forget(uint32_t index) {
+  if (index >= flows_->size()) return;
+  auto it = index_by_key_.find(index);
+  // Only if the key still leads to this flow (port reuse may have moved it
+  // to a newer one).
+  if (it != index_by_key_.end() && *it == index) index_by_key_.erase(it);
+  Flow& flow = (*flows_)[index];
+  flow.side[0].traffic.reset();
+  flow.side[1].traffic.reset();
+  if (last_flow_ == &flow) last_flow_ = nullptr;
+}
+
 FlowSummary SummarizeFlow(const Flow& flow, int64_t capture_start_ns) {
   static const SideTraffic kNoTraffic;
   const int snd = flow.sender_side();

@@ -158,6 +158,11 @@ class FlowTable : public SegmentConsumer {
   // copy); changes nothing else.
   void OnDuplicateFrame(const TcpSegment& segment) override;
   void Restart() override;
+  // Forgets flow `index` for lookups, so that a later segment of its
+  // endpoints starts a new flow, and frees its per-side traffic state
+  // (sequence tracking, payload counts). Its record stays in flows(), so
+  // indexes keep meaning what they meant, at sizeof(Flow) per flow.
+  void Forget(uint32_t index);
 
   // In order of first packet. A deque: it grows without copying the
   // flows already held (a vector would hold twice their size while it

@@ -73,12 +73,10 @@ absl::StatusOr<std::unique_ptr<LiveCapture>> LiveCapture::Open(
         absl::StrCat(options.interface, ": ", errbuf));
   }
   if (!options.dump_path.empty()) {
-    capture->dumper_ =
-        pcap_dump_open(capture->pcap_, options.dump_path.c_str());
-    if (capture->dumper_ == nullptr) {
-      return absl::UnavailableError(absl::StrCat(
-          options.dump_path, ": cannot write: ", pcap_geterr(capture->pcap_)));
-    }
+    absl::StatusOr<std::unique_ptr<CappedPcapDump>> dump = CappedPcapDump::Open(
+        capture->pcap_, options.dump_path, options.dump_cap_bytes);
+    if (!dump.ok()) return dump.status();
+    capture->dump_ = *std::move(dump);
   }
   return capture;
 }
@@ -88,8 +86,12 @@ LiveCapture::~LiveCapture() { Close(); }
 void LiveCapture::OnFrame(u_char* user, const pcap_pkthdr* header,
                           const u_char* data) {
   LiveCapture& capture = *reinterpret_cast<LiveCapture*>(user);
-  if (capture.dumper_ != nullptr) {
-    pcap_dump(reinterpret_cast<u_char*>(capture.dumper_), header, data);
+  if (capture.dump_ != nullptr) {
+    // Nanosecond timestamps (Configure()): tv_usec holds nanoseconds.
+    capture.dump_->Write(
+        *header, data,
+        static_cast<int64_t>(header->ts.tv_sec) * 1'000'000'000 +
+            header->ts.tv_usec);
   }
   capture.reader_.OnRecord(*header, data);
 }
@@ -120,10 +122,7 @@ uint64_t LiveCapture::kernel_drops() const {
 }
 
 void LiveCapture::Close() {
-  if (dumper_ != nullptr) {
-    pcap_dump_close(dumper_);  // Flushes.
-    dumper_ = nullptr;
-  }
+  if (dump_ != nullptr) dump_->Close();  // Before the handle it uses.
   if (pcap_ != nullptr) {
     pcap_close(pcap_);
     pcap_ = nullptr;

@@ -13,6 +13,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "parsers/capped_pcap_dump.h"
 #include "parsers/pcap_reader.h"
 
 namespace ccreplay {
@@ -32,6 +33,8 @@ struct LiveCaptureOptions {
   // Where every frame captured (filtered or not) is also written, as pcap;
   // empty: nowhere.
   std::string dump_path;
+  // At most this many bytes of it are kept (CappedPcapDump); 0: all.
+  uint64_t dump_cap_bytes = 0;
 };
 
 class LiveCapture {
@@ -55,6 +58,8 @@ class LiveCapture {
   // Flushes and closes the dump and the handle; the counts stay readable.
   void Close();
   const CaptureInfo& info() const { return reader_.info(); }
+  // The dump, when one was asked for (its dropped frames, errors).
+  const CappedPcapDump* dump() const { return dump_.get(); }
 
  private:
   LiveCapture(const LiveCaptureOptions& options, SegmentConsumer& consumer);
@@ -64,7 +69,7 @@ class LiveCapture {
   std::string interface_;
   FrameReader reader_;
   pcap_t* pcap_ = nullptr;
-  pcap_dumper_t* dumper_ = nullptr;
+  std::unique_ptr<CappedPcapDump> dump_;
 };
 
 }  // namespace ccreplay

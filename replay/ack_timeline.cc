@@ -135,6 +135,15 @@ AckTimelineBuilder::~AckTimelineBuilder() = default;
 void AckTimelineBuilder::Restart() {
   table_.Restart();
   flows_.clear();
+  flows_with_state_ = 0;
+}
+
+void AckTimelineBuilder::Forget(uint32_t index) {
+  table_.Forget(index);
+  if (index < flows_.size() && flows_[index] != nullptr) {
+    flows_[index].reset();
+    --flows_with_state_;
+  }
 }
 
 bool AckTimelineBuilder::Tracked(const FlowState& flow, int sender_side) const {
@@ -169,8 +178,10 @@ AckTimelineBuilder::FlowState* AckTimelineBuilder::StateFor(const TcpSegment& s,
     if (!tracked || syn_alone) return nullptr;
     flows_.back() = std::make_unique<FlowState>();
     flows_.back()->index = index;
+    ++flows_with_state_;
   } else if (tracked && flows_[index] == nullptr) {
     flows_[index] = std::make_unique<FlowState>();
+    ++flows_with_state_;
     StartFromSyn(table_.last_flow(), *flows_[index]);
   }
   return flows_[index].get();

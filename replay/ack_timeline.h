@@ -165,6 +165,12 @@ class AckTimelineBuilder : public SegmentConsumer {
     table_.OnDuplicateFrame(segment);
   }
   void Restart() override;
+  // Frees flow `index`'s state (FlowTable::Forget, and its scoreboards and
+  // held ACKs, dropped unemitted): a later segment of its endpoints starts
+  // a new flow.
+  void Forget(uint32_t index);
+  // Flows with timeline state: those with a second segment not forgotten.
+  size_t flows_with_state() const { return flows_with_state_; }
   // After the last segment: hands out the ACKs still held (AckHold) of
   // downstream captures. Call once the reader is done, before Stats().
   void Finish();
@@ -275,6 +281,7 @@ class AckTimelineBuilder : public SegmentConsumer {
   int selected_sender_ = 0;
   FlowTable table_;
   std::vector<std::unique_ptr<FlowState>> flows_;
+  size_t flows_with_state_ = 0;  // Non-null flows_.
 };
 
 }  // namespace ccreplay

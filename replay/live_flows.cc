@@ -32,11 +32,14 @@ void AttachHostState(const HostSocketIndex& sockets,
   }
 }
 
-LiveFlowMonitor::LiveFlowMonitor()
-    : builder_([this](const TimelineEvent& event) { OnEvent(event); }) {}
+LiveFlowMonitor::LiveFlowMonitor(LiveFlowExpiry expiry)
+    : expiry_(expiry),
+      builder_([this](const TimelineEvent& event) { OnEvent(event); }) {}
 
 void LiveFlowMonitor::OnSegment(const TcpSegment& segment) {
   builder_.OnSegment(segment);
+  FlowMarks& marks = Marks(builder_.flow_table().last_flow_index());
+  if (segment.flags & kTcpRst) marks.reset = true;
 }
 
 void LiveFlowMonitor::Restart() {
@@ -45,8 +48,24 @@ void LiveFlowMonitor::Restart() {
 }
 
 LiveFlowMonitor::FlowMarks& LiveFlowMonitor::Marks(uint32_t flow_index) {
-  if (flow_index >= marks_.size()) marks_.resize(flow_index + 1);
   return marks_[flow_index];
+}
+
+size_t LiveFlowMonitor::ExpireFlows(int64_t now_ns) {
+  std::vector<uint32_t> expired;
+  for (const auto& [index, marks] : marks_) {
+    const Flow& flow = builder_.flow_table().flows()[index];
+    const int64_t idle_ns = now_ns - flow.last_ns;
+    const bool closed = marks.reset || (flow.side[0].fin_or_rst_seen &&
+                                        flow.side[1].fin_or_rst_seen);
+    if (idle_ns >= expiry_.idle_ns || (closed && idle_ns >= expiry_.closed_ns))
+      expired.push_back(index);
+  }
+  for (uint32_t index : expired) {
+    builder_.Forget(index);
+    marks_.erase(index);
+  }
+  return expired.size();
 }
 
 void LiveFlowMonitor::OnEvent(const TimelineEvent& event) {
@@ -67,9 +86,13 @@ void LiveFlowMonitor::OnEvent(const TimelineEvent& event) {
 std::vector<LiveFlowInterval> LiveFlowMonitor::EndInterval(
     int64_t interval_ns) {
   std::vector<LiveFlowInterval> rows;
-  const auto& flows = builder_.flow_table().flows();
-  for (const Flow& flow : flows) {
-    FlowMarks& marks = Marks(flow.index);
+  std::vector<uint32_t> live;
+  live.reserve(marks_.size());
+  for (const auto& entry : marks_) live.push_back(entry.first);
+  std::sort(live.begin(), live.end());  // Rows in flow order.
+  for (uint32_t index : live) {
+    const Flow& flow = builder_.flow_table().flows()[index];
+    FlowMarks& marks = marks_[index];
     const uint64_t packets = flow.side[0].packets() + flow.side[1].packets();
     const int sender = flow.sender_side();
     const uint64_t bytes = flow.side[sender].unique_payload_bytes();

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "parsers/flow_table.h"
 #include "parsers/inet_diag.h"
 #include "parsers/pcap_reader.h"
@@ -52,9 +53,21 @@ struct LiveFlowInterval {
 void AttachHostState(const HostSocketIndex& sockets,
                      std::vector<LiveFlowInterval>& rows);
 
+// When a flow leaves the live table (LiveFlowMonitor::ExpireFlows).
+struct LiveFlowExpiry {
+  // No packet for this long: gone (a NAT's or firewall's idle timeout is
+  // of this order; a long-lived idle connection comes back as a new flow).
+  int64_t idle_ns = 60'000'000'000;
+  // Closed (FIN both ways, or an RST) and no packet for this long: gone.
+  // Longer than the few RTOs in which a lost last FIN or ACK is sent again
+  // (RFC 6298's 1 s minimum RTO, doubled twice), short enough that a host
+  // opening thousands of short connections a second keeps a small table.
+  int64_t closed_ns = 5'000'000'000;
+};
+
 class LiveFlowMonitor : public SegmentConsumer {
  public:
-  LiveFlowMonitor();
+  explicit LiveFlowMonitor(LiveFlowExpiry expiry = {});
   void OnSegment(const TcpSegment& segment) override;
   void Restart() override;
 
@@ -62,6 +75,16 @@ class LiveFlowMonitor : public SegmentConsumer {
   // first segment), `interval_ns` long: a row per flow with a packet in it,
   // in flow order.
   std::vector<LiveFlowInterval> EndInterval(int64_t interval_ns);
+  // Drops the flows idle, or closed and idle, past `expiry` at `now_ns`
+  // (capture clock) from the live table and frees their state: how many.
+  // Their index is not reused; a later packet of their endpoints starts a
+  // new flow with a new index.
+  size_t ExpireFlows(int64_t now_ns);
+  // Flows in the live table.
+  size_t live_flows() const { return marks_.size(); }
+  // Flows with timeline state (AckTimelineBuilder::flows_with_state()).
+  size_t flows_with_state() const { return builder_.flows_with_state(); }
+  // Every flow seen, expired ones included (their records stay: indexes).
   const FlowTable& flow_table() const { return builder_.flow_table(); }
 
  private:
@@ -75,12 +98,15 @@ class LiveFlowMonitor : public SegmentConsumer {
     std::array<uint64_t, 4> limit_acks = {0, 0, 0, 0};  // By SendLimit.
     std::string newest_event;
     int64_t newest_event_time_ns = 0;
+    bool reset = false;  // An RST was seen.
   };
   void OnEvent(const TimelineEvent& event);
   FlowMarks& Marks(uint32_t flow_index);
 
+  LiveFlowExpiry expiry_;
   AckTimelineBuilder builder_;
-  std::vector<FlowMarks> marks_;
+  // The live table: by flow index, the flows not expired.
+  absl::flat_hash_map<uint32_t, FlowMarks> marks_;
 };
 
 // The notable thing `event` tells, or "" for an ordinary ACK.

@@ -1,5 +1,8 @@
 #include "replay/live_flows.h"
 
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -96,6 +99,120 @@ TEST(LiveFlowMonitorTest, NotableEventNamesRetransmissionsAndEcn) {
   event.type = TimelineEvent::Type::kRetransmission;
   event.kind = RetransmissionKind::kRto;
   EXPECT_EQ(NotableEvent(event), "retransmission: rto");
+}
+
+// A short connection 10.0.0.1:port > 10.0.0.2:80, `start_ns` on: handshake,
+// `segments` data segments of 1000 bytes each ACKed, then FIN both ways
+// (or an RST from the server with `reset`), 1 ms apart.
+std::vector<TcpSegment> ShortConnection(uint16_t port, int64_t start_ns,
+                                        int segments, bool reset) {
+  std::vector<TcpSegment> out;
+  int64_t t = start_ns;
+  auto add = [&](bool from_client, uint16_t flags, uint32_t seq, uint32_t ack,
+                 uint32_t payload) {
+    TcpSegment s;
+    s.time_ns = t;
+    t += 1'000'000;
+    s.src.family = s.dst.family = 4;
+    const uint8_t client[4] = {10, 0, 0, 1}, server[4] = {10, 0, 0, 2};
+    std::memcpy(s.src.bytes, from_client ? client : server, 4);
+    std::memcpy(s.dst.bytes, from_client ? server : client, 4);
+    s.src_port = from_client ? port : 80;
+    s.dst_port = from_client ? 80 : port;
+    s.flags = flags;
+    s.seq = seq;
+    s.ack = ack;
+    s.window_raw = 65535;
+    s.payload_bytes = payload;
+    out.push_back(s);
+  };
+  const uint32_t c = 1000, v = 5000;  // ISNs.
+  add(true, kTcpSyn, c, 0, 0);
+  add(false, kTcpSyn | kTcpAck, v, c + 1, 0);
+  add(true, kTcpAck, c + 1, v + 1, 0);
+  uint32_t next = c + 1;
+  for (int i = 0; i < segments; ++i) {
+    add(true, kTcpAck, next, v + 1, 1000);
+    next += 1000;
+    add(false, kTcpAck, v + 1, next, 0);
+  }
+  if (reset) {
+    add(false, kTcpRst, v + 1, 0, 0);
+    return out;
+  }
+  add(true, kTcpAck | kTcpFin, next, v + 1, 0);
+  add(false, kTcpAck | kTcpFin, v + 1, next + 1, 0);
+  add(true, kTcpAck, next + 1, v + 2, 0);
+  return out;
+}
+
+// 20,000 short connections, 100 a second for 200 s, every fifth ended by an
+// RST, ticked every second as watch does: the live table and the timeline
+// state follow the connections of the last closed_ns (5 s: ~500), not all.
+TEST(LiveFlowMonitorTest, ShortFlowsLeaveTheTableSoItStaysBounded) {
+  LiveFlowMonitor monitor;
+  constexpr int64_t kStartNs = 1'700'000'000 * kSecondNs;
+  constexpr int kFlows = 20'000, kPerSecond = 100;
+  size_t max_live = 0, max_state = 0, expired = 0;
+  int64_t next_tick_ns = kStartNs + kSecondNs;
+  for (int i = 0; i < kFlows; ++i) {
+    const int64_t start_ns = kStartNs + i * (kSecondNs / kPerSecond);
+    while (start_ns >= next_tick_ns) {
+      monitor.EndInterval(kSecondNs);
+      expired += monitor.ExpireFlows(next_tick_ns);
+      max_live = std::max(max_live, monitor.live_flows());
+      max_state = std::max(max_state, monitor.flows_with_state());
+      next_tick_ns += kSecondNs;
+    }
+    // Ports cycle through 10,000: every port is used twice, long after
+    // its first connection closed.
+    const uint16_t port = static_cast<uint16_t>(20000 + i % 10'000);
+    for (const TcpSegment& s : ShortConnection(port, start_ns, 3, i % 5 == 0))
+      monitor.OnSegment(s);
+  }
+  // Closed 5 s ago or more are gone at each tick: at most 6 s of arrivals.
+  EXPECT_LE(max_live, 6u * kPerSecond);
+  EXPECT_GE(max_live, 5u * kPerSecond);
+  EXPECT_LE(max_state, 6u * kPerSecond);
+  // The last tick (at 199 s) leaves those of the last 6 s and a bit.
+  EXPECT_GE(expired, kFlows - 7u * kPerSecond);
+  std::printf("live table: at most %zu flows, %zu with timeline state\n",
+              max_live, max_state);
+  // Every connection kept its own index: none was folded into another.
+  EXPECT_EQ(monitor.flow_table().flows().size(), static_cast<size_t>(kFlows));
+}
+
+// A flow with no packet for idle_ns leaves; one still sending stays, with
+// its index; a packet of the expired one's endpoints starts a new flow.
+TEST(LiveFlowMonitorTest, IdleFlowsLeaveAndComeBackAsNewFlows) {
+  LiveFlowMonitor monitor(LiveFlowExpiry{10 * kSecondNs, kSecondNs});
+  constexpr int64_t kStartNs = 1'700'000'000 * kSecondNs;
+  std::vector<TcpSegment> quiet = ShortConnection(30000, kStartNs, 2, false);
+  quiet.resize(quiet.size() - 3);  // No FIN: open, then silent.
+  std::vector<TcpSegment> busy = ShortConnection(30001, kStartNs, 200, false);
+  for (size_t i = 0; i < busy.size(); ++i) {
+    busy[i].time_ns = kStartNs + i * 50'000'000;  // 0.05 s apart: 20 s.
+  }
+  for (const TcpSegment& s : quiet) monitor.OnSegment(s);
+  size_t expired_at_9s = 0, expired_at_11s = 0;
+  for (const TcpSegment& s : busy) {
+    monitor.OnSegment(s);
+    if (s.time_ns == kStartNs + 9 * kSecondNs)
+      expired_at_9s = monitor.ExpireFlows(s.time_ns);
+    if (s.time_ns == kStartNs + 11 * kSecondNs)
+      expired_at_11s = monitor.ExpireFlows(s.time_ns);
+  }
+  EXPECT_EQ(expired_at_9s, 0u);
+  EXPECT_EQ(expired_at_11s, 1u);
+  EXPECT_EQ(monitor.live_flows(), 1u);
+  TcpSegment again = quiet.back();
+  again.time_ns = kStartNs + 31 * kSecondNs;
+  monitor.OnSegment(again);
+  const std::vector<LiveFlowInterval> rows = monitor.EndInterval(kSecondNs);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].flow_index, 1u);  // The busy one, still index 1.
+  EXPECT_EQ(rows[1].flow_index, 2u);  // The quiet one's endpoints, anew.
+  EXPECT_EQ(rows[1].packets, 1u);
 }
 
 }  // namespace
