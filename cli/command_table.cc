@@ -361,7 +361,8 @@ CommandSpec Watch() {
       RunWatch,
       "live: the flows on an interface, refreshed every second",
       "ccreplay watch -i IFACE [--filter EXPR] [--json] [--duration TIME] "
-      "[-o report.html [--flow N]]",
+      "[--idle TIME] [--host=false] [-o report.html [--flow N] [--keep "
+      "SIZE]]",
       "Captures on IFACE (libpcap, headers only, each packet as it arrives) "
       "and every second lists the flows active in the last second: "
       "endpoints, goodput (data newly acknowledged) and rate of new data "
@@ -387,9 +388,21 @@ CommandSpec Watch() {
         "srtt, pacing and delivery rate and CC, read by NETLINK_SOCK_DIAG "
         "as `ss -tin` reads them (default on; it turns itself off with a "
         "warning where the kernel refuses; --host=false: never)."},
+       {"idle", "TIME",
+        "a flow with no packet for this long leaves the table and its state "
+        "is freed (default 60s); a closed one (FIN both ways, or RST) "
+        "leaves after 5 s. Its index is not reused: a later packet of its "
+        "endpoints is a new flow with a new index."},
        {"o", "report.html",
         "when stopped, write the HTML diagnosis of the chosen flow."},
-       kFlow}};
+       {"flow", "N|ADDR:PORT-ADDR:PORT",
+        "with -o: the flow to diagnose, N as this watch numbered it "
+        "(default: the largest)."},
+       {"keep", "SIZE",
+        "with -o: keep at most this much of the capture for the report, in "
+        "bytes (default 200MB, about 1.2 million packets: 10 s at 1 Gbit/s, "
+        "100 s at 100 Mbit/s); beyond it the oldest packets go and the "
+        "report says which part of the flow it covers."}}};
 }
 
 const std::vector<CommandSpec>& AllCommands() {

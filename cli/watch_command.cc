@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "cli/common_flags.h"
 #include "cli/exit_codes.h"
+#include "replay/sim/units.h"
 #include "reports/html_report.h"
 #include "reports/watch_session.h"
 
@@ -20,6 +21,14 @@ ABSL_FLAG(bool, host, true,
           "watch: show the local stack's own cwnd, ssthresh, srtt, pacing and "
           "delivery rate and CC (NETLINK_SOCK_DIAG) beside each flow whose "
           "sender is a socket of this host.");
+
+ABSL_FLAG(absl::Duration, idle, absl::Seconds(60),
+          "watch: a flow with no packet for this long leaves the table.");
+ABSL_FLAG(ccreplay::BufferSize, keep,
+          (ccreplay::BufferSize{ccreplay::BufferSize::Unit::kBytes,
+                                200'000'000}),
+          "watch -o: at most this much of the capture is kept for the report "
+          "(the newest part).");
 
 namespace ccreplay {
 namespace {
@@ -47,14 +56,24 @@ int RunWatch(const Args& args) {
   if (!args.empty() || options.interface.empty()) {
     std::fprintf(stderr,
                  "usage: ccreplay watch -i IFACE [--filter EXPR] [--json] "
-                 "[--duration TIME] [-o report.html [--flow N]]  (see "
-                 "--help)\n");
+                 "[--duration TIME] [--idle TIME] [--host=false] [-o "
+                 "report.html [--flow N] [--keep SIZE]]  (see --help)\n");
     return kExitUsage;
   }
   options.filter = absl::GetFlag(FLAGS_filter);
   options.duration = absl::GetFlag(FLAGS_duration);
   options.json = absl::GetFlag(FLAGS_json);
   options.host = absl::GetFlag(FLAGS_host);
+  options.idle = absl::GetFlag(FLAGS_idle);
+  const BufferSize keep = absl::GetFlag(FLAGS_keep);
+  if (keep.unit != BufferSize::Unit::kBytes ||
+      options.idle <= absl::ZeroDuration()) {
+    std::fprintf(stderr,
+                 "ccreplay watch: --keep takes bytes (200MB, 1GB) and --idle "
+                 "a positive time (60s)\n");
+    return kExitUsage;
+  }
+  options.keep_bytes = static_cast<uint64_t>(keep.count);
   const std::string report_path = absl::GetFlag(FLAGS_o);
   options.diagnose = !report_path.empty();
   options.flow = absl::GetFlag(FLAGS_flow);

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
@@ -25,6 +26,7 @@ volatile sig_atomic_t g_stop_requested = 0;
 // only make async-signal-safe calls (signal-safety(7): unlink, rmdir,
 // _exit).
 char g_temp_pcap[PATH_MAX] = "";
+char g_temp_older[PATH_MAX] = "";  // CappedPcapDump::OlderPath.
 char g_temp_dir[PATH_MAX] = "";
 
 void OnStopSignal(int signal) {
@@ -36,6 +38,7 @@ void OnStopSignal(int signal) {
       "ccreplay watch: interrupted again: no report\n";
   (void)!write(STDERR_FILENO, kMessage, sizeof(kMessage) - 1);
   if (g_temp_pcap[0] != '\0') unlink(g_temp_pcap);
+  if (g_temp_older[0] != '\0') unlink(g_temp_older);
   if (g_temp_dir[0] != '\0') rmdir(g_temp_dir);
   _exit(128 + signal);  // The shell's convention for death by a signal.
 }
@@ -81,8 +84,9 @@ class TempCaptureDir {
     return std::unique_ptr<TempCaptureDir>(new TempCaptureDir(pattern));
   }
   ~TempCaptureDir() {
-    g_temp_pcap[0] = g_temp_dir[0] = '\0';
+    g_temp_pcap[0] = g_temp_older[0] = g_temp_dir[0] = '\0';
     unlink(pcap_path().c_str());
+    unlink(CappedPcapDump::OlderPath(pcap_path()).c_str());
     rmdir(dir_.c_str());
   }
   std::string pcap_path() const { return dir_ + "/live.pcap"; }
@@ -90,6 +94,8 @@ class TempCaptureDir {
  private:
   explicit TempCaptureDir(std::string dir) : dir_(std::move(dir)) {
     std::snprintf(g_temp_pcap, sizeof(g_temp_pcap), "%s", pcap_path().c_str());
+    std::snprintf(g_temp_older, sizeof(g_temp_older), "%s",
+                  CappedPcapDump::OlderPath(pcap_path()).c_str());
     std::snprintf(g_temp_dir, sizeof(g_temp_dir), "%s", dir_.c_str());
   }
   std::string dir_;
@@ -165,6 +171,8 @@ absl::Status WatchLoop(const WatchOptions& options, const StopOnSignal& stop,
     WriteInterval(rows, absl::ToDoubleSeconds(now - start),
                   absl::ToDoubleSeconds(now - interval_start), options.json,
                   out);
+    // Packet times are the kernel's wall clock (ns since 1970).
+    monitor.ExpireFlows(absl::ToUnixNanos(now));
     interval_start = now;
   };
   absl::Status status;
@@ -273,13 +281,16 @@ absl::StatusOr<WatchResult> RunWatch(const WatchOptions& options, FILE* out) {
     if (!made.ok()) return made.status();
     temp = *std::move(made);
   }
-  LiveFlowMonitor monitor;
+  LiveFlowMonitor monitor(
+      LiveFlowExpiry{absl::ToInt64Nanoseconds(options.idle)});
   LiveCaptureOptions capture_options{options.interface, options.filter,
-                                     temp ? temp->pcap_path() : ""};
+                                     temp ? temp->pcap_path() : "",
+                                     options.keep_bytes};
   absl::StatusOr<std::unique_ptr<LiveCapture>> capture =
       LiveCapture::Open(capture_options, monitor);
   if (!capture.ok()) return capture.status();
   WatchResult result;
+  const absl::Time started = absl::Now();
   absl::Status looped =
       WatchLoop(options, stop, **capture, monitor, result.warnings, out);
   if (!looped.ok()) result.warnings.push_back(std::string(looped.message()));
@@ -290,19 +301,52 @@ absl::StatusOr<WatchResult> RunWatch(const WatchOptions& options, FILE* out) {
   result.flows = monitor.flow_table().flows().size();
   result.warnings.insert(result.warnings.end(), info.warnings.begin(),
                          info.warnings.end());
-  if (options.diagnose) {
-    DiagnoseOptions diagnose;
-    diagnose.input = temp->pcap_path();
-    diagnose.flow = options.flow;
-    diagnose.capture.filter = options.filter;
-    absl::StatusOr<DiagnoseRun> run = DiagnoseInput(diagnose);
-    if (run.ok()) {
-      result.diagnosis = *std::move(run);
-    } else {
-      result.diagnosis_status = run.status();
-    }
+  if (!options.diagnose) return result;
+  const CappedPcapDump& dump = *(*capture)->dump();
+  if (!dump.error().empty()) {
+    result.warnings.push_back(absl::StrCat(
+        "the capture for the report stopped early: ", dump.error()));
+  }
+  std::string kept =
+      KeptCaptureWarning(dump.dropped_frames(), dump.kept_since_ns(),
+                         info.last_packet_time_ns, started, options.keep_bytes);
+  if (!kept.empty()) result.warnings.push_back(std::move(kept));
+  DiagnoseOptions diagnose;
+  diagnose.input = temp->pcap_path();
+  diagnose.flow = FlowSpecForKeptCapture(monitor.flow_table(), options.flow);
+  diagnose.capture.filter = options.filter;
+  absl::StatusOr<DiagnoseRun> run = DiagnoseInput(diagnose);
+  if (run.ok()) {
+    result.diagnosis = *std::move(run);
+  } else {
+    result.diagnosis_status = run.status();
   }
   return result;
+}
+
+std::string FlowSpecForKeptCapture(const FlowTable& table,
+                                   const std::string& spec) {
+  uint32_t index = 0;
+  if (!absl::SimpleAtoi(spec, &index) || index >= table.flows().size())
+    return spec;
+  const Flow& flow = table.flows()[index];
+  return absl::StrCat(EndpointString(flow.address[0], flow.port[0]), "-",
+                      EndpointString(flow.address[1], flow.port[1]));
+}
+
+std::string KeptCaptureWarning(uint64_t dropped_frames, int64_t kept_since_ns,
+                               int64_t last_ns, absl::Time started,
+                               uint64_t keep_bytes) {
+  if (dropped_frames == 0) return "";
+  const absl::Time from = absl::FromUnixNanos(kept_since_ns);
+  const absl::Time to = absl::FromUnixNanos(std::max(last_ns, kept_since_ns));
+  return absl::StrFormat(
+      "the report covers only the capture from %s to %s (%.1f s to %.1f s "
+      "into the watch): --keep %g MB dropped the %d packets before it",
+      absl::FormatTime("%H:%M:%E3S", from, absl::LocalTimeZone()),
+      absl::FormatTime("%H:%M:%E3S", to, absl::LocalTimeZone()),
+      absl::ToDoubleSeconds(from - started),
+      absl::ToDoubleSeconds(to - started), keep_bytes / 1e6, dropped_frames);
 }
 
 }  // namespace ccreplay

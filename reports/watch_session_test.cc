@@ -99,5 +99,38 @@ TEST(WatchSessionTest, TableSaysNaWithoutAnRttSample) {
   EXPECT_THAT(table, ::testing::Not(HasSubstr("inf")));
 }
 
+TEST(WatchSessionTest, KeptCaptureWarningNamesTheTimeRangeTheReportCovers) {
+  const absl::Time started = absl::FromUnixSeconds(1'700'000'000);
+  const int64_t start_ns = absl::ToUnixNanos(started);
+  EXPECT_EQ(KeptCaptureWarning(0, 0, start_ns, started, 200'000'000), "");
+  const std::string warning =
+      KeptCaptureWarning(8610, start_ns + 12'345'000'000,
+                         start_ns + 20'051'000'000, started, 200'000'000);
+  EXPECT_THAT(warning, HasSubstr("(12.3 s to 20.1 s into the watch)"));
+  EXPECT_THAT(warning, HasSubstr("--keep 200 MB dropped the 8610 packets"));
+}
+
+// A flow of the live table (index 1 of 2) becomes its endpoints; what is
+// not an index of it stays as given.
+TEST(WatchSessionTest, FlowIndexBecomesTheFlowsEndpointsForTheKeptCapture) {
+  FlowTable table;
+  for (uint16_t port : {40000, 40001}) {
+    TcpSegment s;
+    s.src.family = s.dst.family = 4;
+    s.src.bytes[0] = s.dst.bytes[0] = 10;
+    s.src.bytes[3] = 1;
+    s.dst.bytes[3] = 2;
+    s.src_port = port;
+    s.dst_port = 5201;
+    s.flags = kTcpSyn;
+    table.OnSegment(s);
+  }
+  EXPECT_EQ(FlowSpecForKeptCapture(table, "1"), "10.0.0.1:40001-10.0.0.2:5201");
+  EXPECT_EQ(FlowSpecForKeptCapture(table, "2"), "2");
+  EXPECT_EQ(FlowSpecForKeptCapture(table, ""), "");
+  EXPECT_EQ(FlowSpecForKeptCapture(table, "10.0.0.1:1-10.0.0.2:2"),
+            "10.0.0.1:1-10.0.0.2:2");
+}
+
 }  // namespace
 }  // namespace ccreplay
