@@ -35,6 +35,7 @@
 #include "lab/ngtcp2_transfer.h"
 #include "lab/subprocess.h"
 #include "parsers/bundle.h"
+#include "parsers/tcp_probe.h"
 #include "proto/json_printer.h"
 #include "proto/watch.pb.h"
 #include "replay/conformance/conformance_input.h"
@@ -590,6 +591,113 @@ pid_t SpawnWatch(const std::string& netns, const std::string& tmpdir,
   return pid.value_or(-1);
 }
 
+// The cwnd `ss -tin` shows in `netns` for each established socket, by its
+// local end ("ADDR:PORT"), and when it was read.
+struct SsCwnds {
+  std::map<std::string, int> cwnd_segments;
+  absl::Time time;
+};
+SsCwnds ReadSsCwnds(const std::string& netns) {
+  SsCwnds out;
+  const absl::Time before = absl::Now();
+  absl::StatusOr<std::string> ss = RunProgram(
+      {"ip", "netns", "exec", netns, "ss", "-tinH", "state", "established"});
+  out.time = before + (absl::Now() - before) / 2;
+  if (!ss.ok()) return out;
+  // Two lines a socket: "RECV-Q SEND-Q LOCAL PEER", then its tcp_info.
+  const std::vector<std::string> lines = absl::StrSplit(*ss, '\n');
+  static const std::regex kCwnd(" cwnd:([0-9]+)");
+  for (size_t i = 0; i + 1 < lines.size(); ++i) {
+    std::vector<std::string> fields =
+        absl::StrSplit(lines[i], ' ', absl::SkipEmpty());
+    std::smatch cwnd;
+    if (fields.size() >= 4 && std::regex_search(lines[i + 1], cwnd, kCwnd))
+      out.cwnd_segments[fields[2]] = std::stoi(cwnd[1]);
+  }
+  return out;
+}
+
+// The host_* fields of watch's rows for the lab's sender (a socket of the
+// namespace watch ran in) against the kernel's other two views: the cwnd
+// `ss -tin` showed at `ss.time`, and the tcp_probe lines of the bundle
+// over each row's interval. Rows are placed in time from `started`, to
+// within the 2 ms the test polls watch's output at.
+void ExpectHostStateAsSsAndTcpProbeSawIt(
+    const LabBundle& bundle, const std::string& sender,
+    const std::vector<proto::WatchFlowInterval>& rows, absl::Time started,
+    const SsCwnds& ss) {
+  ASSERT_GE(rows.size(), 2u);
+  absl::StatusOr<HostStateLog> probe = ParseTcpProbe(bundle.read.tcp_probe);
+  ASSERT_TRUE(probe.ok()) << probe.status();
+  const HostTrace* trace = nullptr;
+  for (const HostTrace& t : probe->traces) {
+    if (t.local_endpoint == sender) trace = &t;
+  }
+  ASSERT_NE(trace, nullptr) << "no tcp_probe lines of " << sender;
+  ASSERT_TRUE(trace->clock_epoch_us.has_value());
+  // The cwnd's largest change from one interval's end to the next: how far
+  // two reads of it an interval apart can differ.
+  int drift = 1;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const proto::WatchFlowInterval& row = rows[i];
+    ASSERT_TRUE(row.has_host_cwnd_segments()) << PrintJson(row);
+    EXPECT_EQ(row.host_cc(), "cubic");
+    EXPECT_EQ(row.host_cwnd_bytes() % row.host_cwnd_segments(), 0u);
+    EXPECT_GT(row.host_srtt_ms(), 0);
+    if (i > 0) {
+      drift = std::max<int>(
+          drift, std::abs(static_cast<int>(row.host_cwnd_segments() -
+                                           rows[i - 1].host_cwnd_segments())));
+    }
+    // tcp_probe's snd_cwnd over the interval, taken before each ACK is
+    // processed (DESIGN.md), from the interval's start to 20 ms past its
+    // end: watch reads the sockets after closing the interval, and the
+    // placing is to within a few ms.
+    const int64_t end_us = absl::ToUnixMicros(started) +
+                           static_cast<int64_t>(row.interval_end_s() * 1e6);
+    const int64_t begin_us =
+        end_us - static_cast<int64_t>(row.interval_s() * 1e6);
+    double low = 1e9, high = -1;
+    for (const SeriesPoint& p : trace->series.cwnd_segments) {
+      const int64_t t = p.time_us + *trace->clock_epoch_us;
+      if (t < begin_us || t > end_us + 20'000) continue;
+      low = std::min(low, p.value);
+      high = std::max(high, p.value);
+    }
+    std::printf("watch at %.2f s: host cwnd %u; tcp_probe [%.0f, %.0f]\n",
+                row.interval_end_s(), row.host_cwnd_segments(), low, high);
+    ASSERT_GE(high, 0) << "no tcp_probe line in the interval";
+    EXPECT_GE(row.host_cwnd_segments(), low);
+    EXPECT_LE(row.host_cwnd_segments(), high);
+  }
+  // The row whose end is nearest to ss's read.
+  auto found = ss.cwnd_segments.find(sender);
+  ASSERT_NE(found, ss.cwnd_segments.end()) << "ss did not list " << sender;
+  const proto::WatchFlowInterval* nearest = &rows[0];
+  const double ss_s = absl::ToDoubleSeconds(ss.time - started);
+  for (const proto::WatchFlowInterval& row : rows) {
+    if (std::abs(row.interval_end_s() - ss_s) <
+        std::abs(nearest->interval_end_s() - ss_s))
+      nearest = &row;
+  }
+  std::printf("ss at %.2f s: cwnd %d; watch at %.2f s: %u; drift %d\n", ss_s,
+              found->second, nearest->interval_end_s(),
+              nearest->host_cwnd_segments(), drift);
+  // For the record: watch's cwnd interpolated to ss's time.
+  for (size_t i = 1; i < rows.size(); ++i) {
+    const double t0 = rows[i - 1].interval_end_s(),
+                 t1 = rows[i].interval_end_s();
+    if (ss_s < t0 || ss_s > t1) continue;
+    const double c0 = rows[i - 1].host_cwnd_segments();
+    const double c1 = rows[i].host_cwnd_segments();
+    std::printf("watch's cwnd interpolated to ss's time: %.1f\n",
+                c0 + (c1 - c0) * (ss_s - t0) / (t1 - t0));
+  }
+  EXPECT_LE(
+      std::abs(found->second - static_cast<int>(nearest->host_cwnd_segments())),
+      drift);
+}
+
 // `ccreplay watch` on the sender's veth while a builtin transfer runs: the
 // flow is reported in the first second, at the lab's goodput, and a report
 // is written on SIGINT; no namespace, temporary directory or file remains.
@@ -610,6 +718,8 @@ TEST_F(LabTest, WatchReportsTheLiveFlowAndWritesAReportOnSigint) {
   const std::string netns = WaitForOwnSenderNamespace(before);
   const bool running = !netns.empty() && WaitForConnection(netns);
   pid_t json_watch = -1, report_watch = -1;
+  absl::Time json_spawned, first_row_seen;
+  SsCwnds ss;
   const std::string json_path = absl::StrCat(dir, "/watch.jsonl");
   const std::string report_path = absl::StrCat(dir, "/report.html");
   if (running) {
@@ -617,11 +727,23 @@ TEST_F(LabTest, WatchReportsTheLiveFlowAndWritesAReportOnSigint) {
     // sender's veth ccl<run id>s.
     const std::vector<std::string> parts = absl::StrSplit(netns, '-');
     const std::string device = absl::StrCat("ccl", parts[3], "s");
+    json_spawned = absl::Now();
     json_watch = SpawnWatch(
         netns, tmpdir, {"-i", device, "--duration", "3s", "--json"}, json_path);
     report_watch = SpawnWatch(netns, tmpdir, {"-i", device, "-o", report_path},
                               absl::StrCat(dir, "/report_watch.txt"));
-    absl::SleepFor(absl::Seconds(3));
+    // When watch's first row appears (polled every 2 ms): its clock's
+    // origin is then that less the row's interval_end_s, without the
+    // startup (ip netns exec, env, loading, pcap_activate) before it.
+    while (absl::Now() < json_spawned + absl::Seconds(2) &&
+           ReadFile(json_path).find('\n') == std::string::npos) {
+      absl::SleepFor(absl::Milliseconds(2));
+    }
+    first_row_seen = absl::Now();
+    // Half way through the watch's second interval: what ss says.
+    absl::SleepFor(json_spawned + absl::Milliseconds(1500) - absl::Now());
+    ss = ReadSsCwnds(netns);
+    absl::SleepFor(json_spawned + absl::Seconds(3) - absl::Now());
     kill(report_watch, SIGINT);
   }
   const absl::StatusOr<int> json_exit =
@@ -647,6 +769,7 @@ TEST_F(LabTest, WatchReportsTheLiveFlowAndWritesAReportOnSigint) {
   const double goodput_bps = bundle.read.meta.flows(0).bytes_received() * 8.0 /
                              (received.last_data_s - received.first_data_s);
   std::vector<double> rates;
+  std::vector<proto::WatchFlowInterval> full_rows;  // About 1 s long.
   double first_end_s = -1;
   const std::vector<std::string> lines =
       absl::StrSplit(ReadFile(json_path), '\n', absl::SkipEmpty());
@@ -658,6 +781,7 @@ TEST_F(LabTest, WatchReportsTheLiveFlowAndWritesAReportOnSigint) {
     if (first_end_s < 0) first_end_s = row.interval_end_s();
     if (row.interval_s() > 0.9 && row.has_rate_bps()) {
       rates.push_back(row.rate_bps());
+      full_rows.push_back(row);
     }
   }
   EXPECT_GT(first_end_s, 0) << "flow " << sender << " never reported";
@@ -669,6 +793,12 @@ TEST_F(LabTest, WatchReportsTheLiveFlowAndWritesAReportOnSigint) {
       "%zu intervals; lab goodput %.0f bit/s\n",
       first_end_s, rates[rates.size() / 2], rates.size(), goodput_bps);
   EXPECT_NEAR(rates[rates.size() / 2], goodput_bps, 0.1 * goodput_bps);
+  // Written at the end of the interval ending at first_end_s.
+  const absl::Time watch_started = first_row_seen - absl::Seconds(first_end_s);
+  std::printf("watch started %.3f s after it was spawned\n",
+              absl::ToDoubleSeconds(watch_started - json_spawned));
+  ExpectHostStateAsSsAndTcpProbeSawIt(bundle, sender, full_rows, watch_started,
+                                      ss);
   const std::string report = ReadFile(report_path);
   EXPECT_GT(report.size(), 10'000u);
   EXPECT_TRUE(absl::StrContains(report, "<html")) << report.substr(0, 200);
