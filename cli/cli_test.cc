@@ -556,6 +556,13 @@ TEST(CliTest, WatchOnAMissingInterfaceOrWithoutInterfaceFails) {
   CommandResult usage = Ccreplay("watch --duration 1s");
   EXPECT_EQ(usage.exit_code, 2);
   EXPECT_THAT(usage.err, HasSubstr("usage: ccreplay watch -i IFACE"));
+  // --keep is a size in bytes, --idle a positive time: checked first.
+  for (const char* bad : {"--keep 100p", "--keep 50ms", "--idle 0s"}) {
+    CommandResult run =
+        Ccreplay(absl::StrCat("watch -i lo --duration 1s -o /dev/null ", bad));
+    EXPECT_EQ(run.exit_code, 2) << bad << ": " << run.err;
+    EXPECT_THAT(run.err, HasSubstr("--keep takes bytes")) << bad;
+  }
   if (geteuid() != 0) GTEST_SKIP() << "root needed to reach the device check";
   CommandResult missing = Ccreplay("watch -i ccrnosuchif0 --duration 1s");
   EXPECT_EQ(missing.exit_code, 3);

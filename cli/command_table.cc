@@ -373,7 +373,8 @@ CommandSpec Watch() {
       "own cwnd. Stops at --duration or on Ctrl-C; with -o "
       "it then writes the diagnosis of the largest flow (or --flow) of what "
       "it captured. Needs root or CAP_NET_RAW.",
-      "sudo ccreplay watch -i eth0 --filter 'tcp port 443'",
+      "sudo ccreplay watch -i eth0 --filter 'tcp port 443' --idle 10s -o "
+      "report.html --keep 500MB",
       {{"i", "IFACE", ""},
        kFilter,
        {"json", "",
