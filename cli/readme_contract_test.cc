@@ -20,8 +20,10 @@
 #include "absl/strings/strip.h"
 #include "google/protobuf/descriptor.h"
 #include "gtest/gtest.h"
+#include "proto/competition.pb.h"
 #include "proto/conformance.pb.h"
 #include "proto/controllers.pb.h"
+#include "proto/flow_index.pb.h"
 #include "proto/flows.pb.h"
 #include "proto/replay.pb.h"
 #include "proto/report.pb.h"
@@ -104,7 +106,9 @@ TEST(ReadmeContract, EveryJsonOutputIsDocumentedFieldForField) {
       proto::ConformanceReport::descriptor()->full_name(),
       proto::Diagnosis::descriptor()->full_name(),
       proto::Trace::descriptor()->full_name(),
-      proto::WatchFlowInterval::descriptor()->full_name()};
+      proto::WatchFlowInterval::descriptor()->full_name(),
+      proto::MultiFlowDiagnosis::descriptor()->full_name(),
+      proto::FlowIndex::descriptor()->full_name()};
   for (const std::string& name : outputs) {
     EXPECT_TRUE(contracts.count(name)) << "README.md documents no " << name;
   }

@@ -285,7 +285,10 @@ absl::StatusOr<std::vector<SenderConfigFit>> FitSenderConfig(
   std::vector<Plan> plans;
   ReplayOptions options = base;
   options.specs.clear();
+  // The fit's trial replays feed no caller's taps: the observer and the
+  // conformance trace see the final replay's pass once.
   options.tap = nullptr;
+  options.captured_tap = nullptr;
   for (const std::string& text : specs) {
     absl::StatusOr<ControllerSpec> spec = ControllerSpec::Parse(text);
     if (!spec.ok()) return spec.status();
