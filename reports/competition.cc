@@ -13,6 +13,7 @@
 #include "absl/strings/str_join.h"
 #include "reports/decimate.h"
 #include "reports/html_report.h"
+#include "reports/unfairness.h"
 
 namespace ccreplay {
 
@@ -393,31 +394,71 @@ std::vector<Plot> SharedPlots(const std::vector<PlacedFlow>& placed,
   return plots;
 }
 
-// Two flows of a group compared over its common interval. The causes and
-// the normalized prediction are for reports/unfairness.h to add.
-proto::PairAttribution ComparePair(const proto::FlowShare& a,
-                                   const proto::FlowShare& b) {
-  const bool a_less = a.throughput_bps() <= b.throughput_bps();
-  const proto::FlowShare& lesser = a_less ? a : b;
-  const proto::FlowShare& greater = a_less ? b : a;
+// `p` as reports/unfairness.h sees it, on the shared axis, labelled as on
+// the page, its throughput the share's: the delivered bytes over the
+// group's common interval (DeliveredBetween), one figure for the share and
+// the attribution.
+CompetitorFacts FactsOnSharedAxis(uint32_t id, const PlacedFlow& p,
+                                  const proto::FlowShare& share) {
+  const DiagnoseRun& run = p.flow->run;
+  CompetitorFacts f = run.competitor;
+  // The facts are on the observer's clock (its start_ns at time zero of
+  // its bins); the flow's bins start at offset_s on the shared axis.
+  const double shift_s = p.offset_s - run.observer->start_ns() * 1e-9;
+  f.start_s += shift_s;
+  f.end_s += shift_s;
+  for (auto& sample : f.delivered) sample.first += shift_s;
+  for (auto& sample : f.pipe) sample.first += shift_s;
+  f.flow_index = id;
+  f.label = absl::StrCat("flow ", FlowLabel(id));
+  f.throughput_bps = share.throughput_bps();
+  return f;
+}
+
+void SetIfFinite(const std::optional<double>& v,
+                 void (proto::PairAttribution::*set)(double),
+                 proto::PairAttribution* pair) {
+  if (v.has_value() && std::isfinite(*v)) (pair->*set)(*v);
+}
+
+// Two flows of a group compared over its common interval: the causes of
+// the gap (reports/unfairness.h), with the closed-loop counterfactuals on
+// their shared fitted path when `simulate`.
+proto::PairAttribution AttributePair(const proto::FlowShare& a,
+                                     const proto::FlowShare& b,
+                                     const std::vector<PlacedFlow>& placed,
+                                     bool simulate) {
+  const PlacedFlow& pa = placed[a.flow_id()];
+  const PlacedFlow& pb = placed[b.flow_id()];
+  const CompetitorFacts fa = FactsOnSharedAxis(a.flow_id(), pa, a);
+  const CompetitorFacts fb = FactsOnSharedAxis(b.flow_id(), pb, b);
+  const std::optional<FittedPath> path =
+      SharedFittedPath(fa, fb, pa.flow->run.diagnosis.fitted_path,
+                       pb.flow->run.diagnosis.fitted_path);
+  const UnfairnessAttribution u = AttributeUnfairness(fa, fb, path, simulate);
   proto::PairAttribution pair;
-  pair.set_lesser_flow_id(lesser.flow_id());
-  pair.set_greater_flow_id(greater.flow_id());
-  const double ratio = greater.throughput_bps() > 0
-                           ? lesser.throughput_bps() / greater.throughput_bps()
-                           : 1.0;
-  pair.set_share_ratio(ratio);
-  pair.set_message(absl::StrFormat(
-      "%s got %.3f of %s's throughput over the common interval (%.2f against "
-      "%.2f Mb/s)",
-      FlowLabel(lesser.flow_id()), ratio, FlowLabel(greater.flow_id()),
-      lesser.throughput_bps() / 1e6, greater.throughput_bps() / 1e6));
+  pair.set_lesser_flow_id(u.lesser);
+  pair.set_greater_flow_id(u.greater);
+  pair.set_share_ratio(u.share_ratio);
+  for (const UnfairnessCause& c : u.causes) {
+    proto::UnfairnessCause* cause = pair.add_causes();
+    cause->set_kind(c.kind);
+    if (std::isfinite(c.explained_ratio))
+      cause->set_explained_ratio(c.explained_ratio);
+    cause->set_message(c.message);
+  }
+  SetIfFinite(u.predicted_ratio_as_is,
+              &proto::PairAttribution::set_predicted_ratio_as_is, &pair);
+  SetIfFinite(u.predicted_ratio_normalized,
+              &proto::PairAttribution::set_predicted_ratio_normalized, &pair);
+  pair.set_message(u.message);
   return pair;
 }
 
 // A group's common interval, shares, Jain's index and pairs.
 proto::CompetitorGroup GroupProto(const CompetitorGrouping& grouping,
-                                  const std::vector<PlacedFlow>& placed) {
+                                  const std::vector<PlacedFlow>& placed,
+                                  bool simulate) {
   proto::CompetitorGroup g;
   for (uint32_t id : grouping.flow_ids) g.add_flow_ids(id);
   g.set_method(grouping.method);
@@ -445,7 +486,8 @@ proto::CompetitorGroup GroupProto(const CompetitorGrouping& grouping,
   if (std::optional<double> jain = JainIndex(rates)) g.set_jain_index(*jain);
   for (int i = 0; i < g.shares_size(); ++i)
     for (int j = i + 1; j < g.shares_size(); ++j)
-      *g.add_pairs() = ComparePair(g.shares(i), g.shares(j));
+      *g.add_pairs() =
+          AttributePair(g.shares(i), g.shares(j), placed, simulate);
   return g;
 }
 
@@ -527,6 +569,51 @@ std::string GroupSentence(const proto::CompetitorGroup& g) {
       how);
 }
 
+// "B/A 0.947; causes: packet_size 0.97; fitted simulation: 0.93 as they
+// ran, 0.99 with normalization".
+std::string PairBrief(const proto::PairAttribution& pair) {
+  std::vector<std::string> causes;
+  for (const proto::UnfairnessCause& c : pair.causes()) {
+    causes.push_back(
+        c.has_explained_ratio()
+            ? absl::StrFormat("%s %.2f", c.kind(), c.explained_ratio())
+            : c.kind());
+  }
+  std::string text = absl::StrFormat(
+      "%s/%s %.3f; causes: %s", FlowLabel(pair.lesser_flow_id()),
+      FlowLabel(pair.greater_flow_id()), pair.share_ratio(),
+      causes.empty() ? std::string("none found") : absl::StrJoin(causes, ", "));
+  if (pair.has_predicted_ratio_as_is() ||
+      pair.has_predicted_ratio_normalized()) {
+    const auto num = [](bool has, double v) {
+      return has ? absl::StrFormat("%.2f", v) : std::string("n/a");
+    };
+    absl::StrAppend(
+        &text, "; fitted simulation: ",
+        num(pair.has_predicted_ratio_as_is(), pair.predicted_ratio_as_is()),
+        " as they ran, ",
+        num(pair.has_predicted_ratio_normalized(),
+            pair.predicted_ratio_normalized()),
+        " with normalization");
+  }
+  return text;
+}
+
+// "Flows A and C, B and C share no bottleneck: not compared." for the
+// flows of different groups; empty with one group.
+std::string NotComparedSentence(const proto::MultiFlowDiagnosis& r) {
+  std::vector<std::string> pairs;
+  for (int i = 0; i < r.groups_size(); ++i)
+    for (int j = i + 1; j < r.groups_size(); ++j)
+      for (uint32_t x : r.groups(i).flow_ids())
+        for (uint32_t y : r.groups(j).flow_ids())
+          pairs.push_back(absl::StrCat(FlowLabel(std::min(x, y)), " and ",
+                                       FlowLabel(std::max(x, y))));
+  if (pairs.empty()) return "";
+  return absl::StrCat("Flows ", absl::StrJoin(pairs, ", "),
+                      " share no bottleneck: not compared.");
+}
+
 // The compared pairs as findings over their group's common interval.
 std::vector<Finding> PairFindings(const proto::MultiFlowDiagnosis& r) {
   std::vector<Finding> findings;
@@ -541,7 +628,7 @@ std::vector<Finding> PairFindings(const proto::MultiFlowDiagnosis& r) {
       f.message = pair.message();
       for (const proto::UnfairnessCause& c : pair.causes())
         f.evidence.push_back(absl::StrCat(c.kind(), ": ", c.message()));
-      if (pair.causes().empty()) f.evidence.push_back("causes: not attributed");
+      f.evidence.push_back(PairBrief(pair));
       findings.push_back(f);
     }
   }
@@ -566,6 +653,9 @@ std::vector<std::pair<std::string, std::string>> FlowRows(
     rows.emplace_back(absl::StrCat("group ", g + 1),
                       absl::StrFormat("%s; Jain's index %.3f",
                                       SharesText(group), group.jain_index()));
+    for (const proto::PairAttribution& pair : group.pairs())
+      rows.emplace_back(absl::StrCat("group ", g + 1, " pair"),
+                        PairBrief(pair));
   }
   return rows;
 }
@@ -591,6 +681,15 @@ std::vector<std::string> MethodLines(const proto::MultiFlowDiagnosis& r) {
       "Common interval of a group: when all its flows were active; shares "
       "and Jain's index ((sum x)^2 / (n sum x^2), R. Jain, D. Chiu, W. Hawe, "
       "DEC-TR-301, 1984) are over it.",
+      "Pairs of a group: the lesser flow's throughput over the greater's "
+      "on the common interval (the shares' figure), and its causes: packet "
+      "size (each flow's congestion-avoidance growth in bytes per RTT from "
+      "its captured cwnd; throughput ∝ sqrt(growth), Mathis et al. 1997), "
+      "RTT (throughput ∝ RTT^-k of its controller), and, by closed-loop "
+      "simulation of both flows on the path fitted to both (unless "
+      "--nosimulate), controller mix, start order and the ratio with the "
+      "small-packet flow's growth normalized to 1462 bytes. Flows of "
+      "different groups are not compared.",
       "Groups: by RFC 8382 shared-bottleneck detection (skewness, "
       "variability and oscillation of each flow's RTT, and its loss and CE "
       "rate, on a common 350 ms grid of Unix time) where it could evaluate "
@@ -605,9 +704,12 @@ std::string SummaryText(const proto::MultiFlowDiagnosis& r,
       absl::StrFormat("%d flow%s, %d group%s\n\n%s\n", r.flows_size(),
                       r.flows_size() == 1 ? "" : "s", r.groups_size(),
                       r.groups_size() == 1 ? "" : "s", verdict);
-  for (const proto::CompetitorGroup& g : r.groups())
-    for (const proto::PairAttribution& pair : g.pairs())
-      absl::StrAppend(&text, "  ", pair.message(), "\n");
+  for (const proto::CompetitorGroup& g : r.groups()) {
+    for (const proto::PairAttribution& pair : g.pairs()) {
+      absl::StrAppend(&text, "  ", pair.message(), "\n    ", PairBrief(pair),
+                      "\n");
+    }
+  }
   for (const proto::CompetingFlow& f : r.flows()) {
     absl::StrAppend(&text, "\n", f.label(), "  ", f.diagnosis().sender(), " → ",
                     f.diagnosis().receiver(), "\n   ", f.diagnosis().verdict(),
@@ -618,7 +720,8 @@ std::string SummaryText(const proto::MultiFlowDiagnosis& r,
 
 }  // namespace
 
-MultiFlowReport CompareFlows(absl::Span<const CompetitorRun> flows) {
+MultiFlowReport CompareFlows(absl::Span<const CompetitorRun> flows,
+                             bool simulate) {
   MultiFlowReport report;
   proto::MultiFlowDiagnosis& r = report.result;
   std::optional<int64_t> start_unix_ns;
@@ -643,12 +746,14 @@ MultiFlowReport CompareFlows(absl::Span<const CompetitorRun> flows) {
   for (uint32_t id = 0; id < placed.size(); ++id)
     *r.add_flows() = FlowProto(id, placed[id]);
   for (const CompetitorGrouping& g : groups)
-    *r.add_groups() = GroupProto(g, placed);
+    *r.add_groups() = GroupProto(g, placed, simulate);
   ReportPage& page = report.shared;
   page.title = absl::StrCat(flows.size(), " flows compared");
   std::vector<std::string> sentences;
   for (const proto::CompetitorGroup& g : r.groups())
     sentences.push_back(GroupSentence(g));
+  if (std::string apart = NotComparedSentence(r); !apart.empty())
+    sentences.push_back(std::move(apart));
   if (absl::c_any_of(placed, [](const PlacedFlow& p) {
         return !p.flow->run.clock_epoch_ns.has_value();
       })) {

@@ -70,9 +70,14 @@ struct MultiFlowReport {
 };
 
 // Shares and pairs per group, plots on the shared axis; every flow's
-// Diagnosis copied into the result. `flows` must hold at least one flow,
-// each with its observer.
-MultiFlowReport CompareFlows(absl::Span<const CompetitorRun> flows);
+// Diagnosis copied into the result. Each pair of a group is attributed
+// (reports/unfairness.h) from the flows' competitor facts, their
+// throughput the group's shares', on the shared fitted path, with its
+// closed-loop counterfactuals when `simulate`; flows of different groups
+// are not compared. `flows` must hold at least one flow, each with its
+// observer.
+MultiFlowReport CompareFlows(absl::Span<const CompetitorRun> flows,
+                             bool simulate);
 
 // A flow's label on the page and the terminal: "A", "B", ..., "Z",
 // then "F27", "F28", ...

@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "absl/algorithm/container.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -83,7 +84,10 @@ absl::StatusOr<MultiFlowRun> DiagnoseFlows(const MultiFlowOptions& options) {
   run.nothing_to_diagnose = true;
   for (const CompetitorRun& f : run.flows)
     run.nothing_to_diagnose &= f.run.diagnosis.nothing_to_diagnose;
-  run.report = CompareFlows(run.flows);
+  // --nosimulate applies to every input alike.
+  const bool simulate = absl::c_all_of(
+      options.inputs, [](const DiagnoseOptions& o) { return o.simulate; });
+  run.report = CompareFlows(run.flows, simulate);
   return run;
 }
 
