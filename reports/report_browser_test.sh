@@ -2,9 +2,11 @@
 # The diagnosis report in a real browser: headless Chromium loads reports
 # that `ccreplay diagnose` wrote (the shipped simulated Prague capture, a
 # real Prague capture, a lab bundle, a QUIC qlog; the multi-flow report of
-# two simulated flows and of two qlogs) from files and must show no console error, draw every plot's SVG
+# two simulated flows, of a lab bundle's two flows and of two qlogs) from
+# files and must show no console error, draw every plot's SVG
 # with non-empty path data, zoom to a finding's time range when its link
-# (#range=START,END) is followed, and render a screenshot that is not blank.
+# (#range=START,END) is followed, and render a screenshot that is not blank;
+# a multi-flow report's shared view shows its pair's attribution.
 # The flow index page (`diagnose --flows all -o`) must load without a
 # console error, hold a row per flow, and sort when a header is clicked.
 # Exits 77 (ctest SKIP_RETURN_CODE) when /usr/bin/chromium is absent; a
@@ -128,6 +130,22 @@ check_multiflow() {
   check_screenshot "$name" "file://$html"
 }
 
+# The attribution of the compared pair as rendered in the shared view
+# (before the flows' own sections): its sentence (the small-packet flow,
+# SIZE bytes, and its growth per RTT), the packet-size cause among the
+# finding's evidence, and the pair's row under the shares.
+check_attribution() {
+  local name=$1 size=$2
+  sed -n '1,/id="flows"/p' "$work/$name.dom" >"$work/part"
+  local text
+  for text in "flow B, with $size-byte packets, got" "in congestion avoidance it grew" \
+    "packet_size: in congestion avoidance" "B/A 0." "causes: packet_size 0." \
+    "fitted simulation:"; do
+    grep -qF "$text" "$work/part" || fail "$name: the shared view lacks \"$text\""
+  done
+  echo "ok: $name attribution"
+}
+
 check_report sim "$testdata/sim/prague_v05_rtt_scaling_1gbit.pcap.gz"
 prague="$shared/tcp/l4s-tests_prague_dualpi2_wifi.pcap.gz"
 if [ -r "$prague" ]; then
@@ -142,6 +160,9 @@ check_report quic "$testdata/quic/ngtcp2_reno_30mbit_pfifo100_40ms/server-0.sqlo
 "$ccreplay" simulate --cc reno:mss=1462,reno:mss=1280 --rate 20mbit --delay 40ms \
   --duration 30s --pcap "$work/two_reno.pcap" >/dev/null 2>&1 || fail "simulate"
 check_multiflow multiflow "$work/two_reno.pcap" --flows 0,1
+check_attribution multiflow 1280
+check_multiflow multilab "$testdata/lab/two_mss_1448_1188_shared_20mbit_40ms" --flows 0,1
+check_attribution multilab 1188
 check_multiflow multiqlog "$testdata/quic/ngtcp2_cubic_20mbit_pfifo12/server.sqlog.gz" \
   "$testdata/quic/ngtcp2_reno_20mbit_pfifo12/server.sqlog.gz"
 
