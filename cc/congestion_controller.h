@@ -196,6 +196,12 @@ class CongestionController {
   virtual uint64_t ssthresh_bytes() const = 0;
   // Pacing rate in bits per second where the algorithm defines one.
   virtual std::optional<double> pacing_rate_bps() const = 0;
+  // Whether the algorithm needs its pacing rate enforced: BBR sets
+  // sk_pacing_status = SK_PACING_NEEDED in bbr_init() (Linux 6.18
+  // net/ipv4/tcp_bbr.c), so the kernel paces it internally when no fq
+  // qdisc does (tcp_needs_internal_pacing()). A simulated sender then
+  // paces at pacing_rate_bps() whatever its configuration says.
+  virtual bool needs_pacing() const { return false; }
   virtual ControllerState state() const = 0;
 
   virtual std::unique_ptr<CongestionController> Clone() const = 0;

@@ -102,6 +102,7 @@ class LinuxBbr final : public LinuxTcpSender {
     return std::make_unique<LinuxBbr>(*this);
   }
   std::optional<double> pacing_rate_bps() const override;
+  bool needs_pacing() const override { return true; }
   ControllerState state() const override;
 
   BbrMode mode() const { return mode_; }

@@ -68,6 +68,7 @@ SimPacket Sender::Send(int64_t now_ns) {
   record.seq = packet.seq;
   record.bytes = packet.bytes;
   record.sent_ns = now_ns;
+  record.tx = rate_.OnSend(now_ns, bytes_in_flight_ == 0);
   sent_.push_back(record);
   bytes_in_flight_ += packet.bytes;
   ++stats_.packets_sent;
@@ -80,7 +81,7 @@ SimPacket Sender::Send(int64_t now_ns) {
   controller_->OnPacketSent(event);
 
   if (rto_deadline_ns_ == kNever) rto_deadline_ns_ = now_ns + rto_ns_;
-  if (config_.pacing && srtt_ns_ > 0) {
+  if (paced() && srtt_ns_ > 0) {
     const int64_t gap_ns =
         static_cast<int64_t>(8.0 * packet.bytes * 1e9 / pacing_rate_bps());
     next_send_ns_ = std::max(next_send_ns_, now_ns) + gap_ns;
@@ -153,7 +154,8 @@ void Sender::PopSettled() {
 }
 
 void Sender::MarkAcked(const SimAck& ack, int64_t now_ns, uint64_t* bytes_acked,
-                       uint64_t* packets_acked) {
+                       uint64_t* packets_acked,
+                       std::optional<DeliveredPacket>* newest) {
   if (sent_.empty() || ack.pn_last < sent_.front().pn) return;
   const uint64_t base = sent_.front().pn;
   const uint64_t first = std::max(ack.pn_first, base);
@@ -169,9 +171,11 @@ void Sender::MarkAcked(const SimAck& ack, int64_t now_ns, uint64_t* bytes_acked,
     packet.state = PacketState::kAcked;
     *bytes_acked += packet.bytes;
     ++*packets_acked;
+    // Packet numbers ascend with send time: the last is the most recently
+    // sent.
+    *newest = DeliveredPacket{packet.tx, packet.sent_ns};
   }
-  const SentPacket& newest = sent_[ack.pn_last - base];
-  UpdateRtt(now_ns - newest.sent_ns);
+  UpdateRtt(now_ns - sent_[ack.pn_last - base].sent_ns);
 }
 
 uint64_t Sender::SenderLimitBytes() const {
@@ -221,7 +225,8 @@ void Sender::OnAck(const SimAck& ack, int64_t now_ns) {
   ++stats_.acks_received;
   uint64_t bytes_acked = 0;
   uint64_t packets_acked = 0;
-  MarkAcked(ack, now_ns, &bytes_acked, &packets_acked);
+  std::optional<DeliveredPacket> newest;
+  MarkAcked(ack, now_ns, &bytes_acked, &packets_acked, &newest);
   if (!any_acked_ || ack.pn_last > largest_acked_pn_) {
     largest_acked_pn_ = ack.pn_last;
     any_acked_ = true;
@@ -233,6 +238,9 @@ void Sender::OnAck(const SimAck& ack, int64_t now_ns) {
     rto_deadline_ns_ = bytes_in_flight_ > 0 ? now_ns + rto_ns_ : kNever;
   }
   AckEvent event = MakeAckEvent(now_ns, bytes_acked, packets_acked);
+  event.rate_sample =
+      rate_.OnAck(now_ns, packets_acked, newest, min_rtt_ns_ / 1000, false);
+  event.packets_newly_lost = CountLosses(now_ns);
   AddEcnFeedback(ack, &event);
   if (event.ece) {
     ++stats_.ece_acks;
@@ -263,6 +271,26 @@ void Sender::DeclareLost(SentPacket& packet, LossEvent::Kind kind,
   CountEpisode(packet.pn);
 }
 
+bool Sender::IsLost(const SentPacket& packet, int64_t now_ns,
+                    int64_t loss_delay_ns) const {
+  return packet.pn + kPacketThreshold <= largest_acked_pn_ ||
+         packet.sent_ns + loss_delay_ns <= now_ns;
+}
+
+uint64_t Sender::CountLosses(int64_t now_ns) const {
+  if (!any_acked_) return 0;
+  const int64_t loss_delay_ns = LossDelayNs();
+  uint64_t lost = 0;
+  for (size_t i = 0; i < sent_.size(); ++i) {
+    const SentPacket& packet = sent_[i];
+    if (packet.pn >= largest_acked_pn_) break;
+    if (packet.state != PacketState::kInFlight) continue;
+    if (!IsLost(packet, now_ns, loss_delay_ns)) break;
+    ++lost;
+  }
+  return lost;
+}
+
 void Sender::DetectLosses(int64_t now_ns) {
   loss_time_ns_ = kNever;
   if (!any_acked_) return;
@@ -271,8 +299,7 @@ void Sender::DetectLosses(int64_t now_ns) {
     SentPacket& packet = sent_[i];
     if (packet.pn >= largest_acked_pn_) break;
     if (packet.state != PacketState::kInFlight) continue;
-    if (packet.pn + kPacketThreshold <= largest_acked_pn_ ||
-        packet.sent_ns + loss_delay_ns <= now_ns) {
+    if (IsLost(packet, now_ns, loss_delay_ns)) {
       DeclareLost(packet, LossEvent::Kind::kFastRetransmit, now_ns);
     } else {
       // Later packets were sent later and are nearer the largest acked.

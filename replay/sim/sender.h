@@ -16,7 +16,17 @@
 // - Pacing: the controller's rate where it defines one (Linux
 //   tcp_update_pacing_rate(), Prague), else 1.25 * cwnd / srtt (RFC 9002
 //   section 7.7); each packet's earliest departure is the previous one's
-//   plus bytes / rate (Linux EDT, tcp_wstamp_ns).
+//   plus bytes / rate (Linux EDT, tcp_wstamp_ns). A controller that needs
+//   pacing (BBR's SK_PACING_NEEDED, CongestionController::needs_pacing())
+//   is paced even when the configuration does not ask for it.
+// - Delivery-rate samples: every transmission records the delivery state
+//   and every ACK forms the sample of its newest newly acknowledged packet,
+//   with the same sampler the replay uses (replay/delivery_rate.h, Linux
+//   tcp_rate.c). A bulk sender is never application-limited, so only the
+//   first window (sent before anything was delivered, tcp_init_sock()'s
+//   app_limited = ~0U) is marked so. The packets the same ACK reveals lost
+//   are counted in AckEvent::packets_newly_lost (rs->losses: tcp_ack()
+//   marks losses before tcp_cong_control()).
 // - RTT: every ACK gives a sample from its newest packet (packet numbers are
 //   never reused, so Karn's rule never discards one); srtt, rttvar and RTO
 //   per RFC 6298 section 2, RTO at least 200 ms (Linux TCP_RTO_MIN),
@@ -36,8 +46,10 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <optional>
 
 #include "cc/congestion_controller.h"
+#include "replay/delivery_rate.h"
 #include "replay/sim/ring_buffer.h"
 #include "replay/sim/sim_packet.h"
 
@@ -99,6 +111,8 @@ class Sender {
   Sender(const SenderConfig& config,
          std::unique_ptr<CongestionController> controller);
 
+  // Whether the sender paces: configured so, or the controller needs it.
+  bool paced() const { return config_.pacing || controller_->needs_pacing(); }
   // Whether the window allows another packet (pacing aside).
   bool CanSend() const {
     return bytes_in_flight_ < controller_->cwnd_bytes() &&
@@ -139,6 +153,7 @@ class Sender {
     uint32_t bytes = 0;
     int64_t sent_ns = 0;
     PacketState state = PacketState::kInFlight;
+    RateSnapshot tx;  // the delivery state at its send (tcp_rate.c)
   };
   struct Range {
     uint64_t seq = 0;
@@ -149,6 +164,12 @@ class Sender {
   uint64_t SenderLimitBytes() const;
   void UpdateRtt(int64_t sample_ns);
   int64_t LossDelayNs() const;
+  // RFC 9002 section 6.1's test for an unacknowledged packet older than the
+  // largest acknowledged one.
+  bool IsLost(const SentPacket& packet, int64_t now_ns,
+              int64_t loss_delay_ns) const;
+  // The packets DetectLosses() would declare lost now.
+  uint64_t CountLosses(int64_t now_ns) const;
   void DetectLosses(int64_t now_ns);
   void DeclareLost(SentPacket& packet, LossEvent::Kind kind, int64_t now_ns);
   void OnRto(int64_t now_ns);
@@ -156,9 +177,11 @@ class Sender {
   void TrackMinCwnd();
   void PopSettled();
   // Marks the packets `ack` covers as acknowledged and takes an RTT sample
-  // from the newest; adds the bytes and packets newly acknowledged.
+  // from the newest; adds the bytes and packets newly acknowledged and
+  // gives the newest of those (tcp_rate_skb_delivered()'s choice).
   void MarkAcked(const SimAck& ack, int64_t now_ns, uint64_t* bytes_acked,
-                 uint64_t* packets_acked);
+                 uint64_t* packets_acked,
+                 std::optional<DeliveredPacket>* newest);
   // The controller's view of `ack` (before its ECN feedback).
   AckEvent MakeAckEvent(int64_t now_ns, uint64_t bytes_acked,
                         uint64_t packets_acked) const;
@@ -189,6 +212,7 @@ class Sender {
   uint64_t cwr_pn_ = 0;
   uint64_t ce_packets_seen_ = 0;
   uint64_t ce_bytes_seen_ = 0;
+  DeliveryRateEstimator rate_;
   SenderStats stats_;
 };
 

@@ -274,7 +274,7 @@ void Simulation::TrySend(uint32_t i) {
   // its slot comes and cut short by the window (tcp_write_xmit()).
   uint32_t burst_left = 0;
   while (flow.sender.CanSend()) {
-    if (flow.sender.config().pacing && burst_left == 0) {
+    if (flow.sender.paced() && burst_left == 0) {
       if (flow.sender.next_send_ns() > now_ns_) {
         const int64_t at_ns = flow.sender.next_send_ns();
         if (flow.pacing_event_ns != at_ns) {
