@@ -43,8 +43,9 @@ absl::StatusOr<FittedPath> FitPath(const PathEstimates& estimates,
 
 // One flow of `spec` with packets of `packet_bytes`: its bottleneck egress
 // over the run / (rate x duration). TCP Prague paces (tcp_prague.c v0.5
-// (L4STeam/l4steam.github.io @ 0125ddd7) sets SK_PACING_NEEDED at init); the
-// others do not.
+// (L4STeam/l4steam.github.io @ 0125ddd7) sets SK_PACING_NEEDED at init), and
+// so does BBR (the simulated sender paces every controller whose
+// needs_pacing() says so); the others do not.
 absl::StatusOr<double> SimulatedUtilization(const FittedPath& path,
                                             const std::string& spec,
                                             uint32_t packet_bytes);
