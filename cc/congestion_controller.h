@@ -44,6 +44,12 @@ struct DeliveryRateSample {
   // rs->is_app_limited: that packet was sent while the application (not
   // the network) limited the sender.
   bool app_limited = false;
+  // BBRv3's additions to tcp_rate.c (google/bbr v3, tcp_rate_gen()):
+  // rs->tx_in_flight, the packets in flight when that packet was sent (it
+  // included), and rs->lost, the packets marked lost since. 0 when the
+  // source does not track them (the replay of a capture).
+  uint64_t tx_in_flight_packets = 0;
+  uint64_t lost_packets = 0;
 };
 
 // QUIC: one in-flight packet an ACK frame newly acknowledged.

@@ -107,15 +107,15 @@ class LinuxTcpSender : public CongestionController {
   // tcp_cwnd_reduction(): PRR with `in_flight` packets after the ACK.
   void CwndReduction(uint32_t acked, bool una_advanced, uint64_t in_flight);
   const ControllerOptions& options() const { return options_; }
+  // tcp_is_cwnd_limited() after ValidateCwnd() has seen `ack`.
+  bool IsCwndLimited(const AckEvent& ack) const;
 
   uint32_t snd_cwnd_;
   uint32_t snd_ssthresh_ = kInfiniteSsthreshSegments;
 
  private:
-  // tcp_cwnd_validate() for the sends since the previous ACK, and
-  // tcp_is_cwnd_limited() with its result.
+  // tcp_cwnd_validate() for the sends since the previous ACK.
   void ValidateCwnd(const AckEvent& ack);
-  bool IsCwndLimited(const AckEvent& ack) const;
   void InitCwndReduction();
   void EnterCwr();
   void EndReductionIfDone();

@@ -14,6 +14,7 @@
 #include "absl/time/time.h"
 #include "cc/cubic_sender.h"
 #include "cc/linux_bbr.h"
+#include "cc/linux_bbr_v3.h"
 #include "cc/linux_cubic.h"
 #include "cc/linux_dctcp.h"
 #include "cc/linux_reno.h"
@@ -233,6 +234,18 @@ absl::StatusOr<std::unique_ptr<CongestionController>> MakeLinuxBbr(
   return std::make_unique<LinuxBbr>(options);
 }
 
+absl::StatusOr<std::unique_ptr<CongestionController>> MakeLinuxBbrV3(
+    const OptionValues& values) {
+  LinuxBbrV3Options options;
+  absl::StatusOr<ControllerOptions> base = ParseBase(values);
+  if (!base.ok()) return base.status();
+  options.base = *base;
+  absl::StatusOr<bool> ecn_low = ParseSwitch(values, "ecn_low");
+  if (!ecn_low.ok()) return ecn_low.status();
+  options.ecn_low = *ecn_low;
+  return std::make_unique<LinuxBbrV3>(options);
+}
+
 // The reference and Linux TCP profiles, in the order `controllers` lists
 // them.
 // long: the table, one entry each.
@@ -346,6 +359,18 @@ std::vector<ProfileDef> StackProfiles() {
           return options;
         }()},
        MakeLinuxBbr},
+      {{"bbr:v3",
+        "BBRv3: bw_hi/bw_lo, inflight_hi/inflight_lo, loss (> 2 % per round: "
+        "x0.7) and ECN response, PROBE_BW DOWN/CRUISE/REFILL/UP",
+        "google/bbr v3 net/ipv4/tcp_bbr.c (read at 001a430b), "
+        "draft-ietf-ccwg-bbr; probe wait fixed at 2.5 s, no per-skb loss "
+        "hook",
+        [] {
+          auto options = BaseOptions(false);
+          options.push_back({"ecn_low", "0"});
+          return options;
+        }()},
+       MakeLinuxBbrV3},
   };
 }
 

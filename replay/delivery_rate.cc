@@ -5,14 +5,16 @@
 namespace ccreplay {
 
 RateSnapshot DeliveryRateEstimator::OnSend(int64_t send_ns,
-                                           bool nothing_outstanding) {
+                                           bool nothing_outstanding,
+                                           uint64_t in_flight_packets) {
   // With nothing in flight the sample starts at this send: any ACK after it
   // shows what the network delivered since.
   if (nothing_outstanding) {
     first_tx_ns_ = send_ns;
     delivered_ns_ = send_ns;
   }
-  return RateSnapshot{delivered_, delivered_ns_, first_tx_ns_, app_limited_};
+  return RateSnapshot{delivered_,   delivered_ns_,     first_tx_ns_,
+                      app_limited_, in_flight_packets, lost_};
 }
 
 void DeliveryRateEstimator::MarkAppLimited(uint64_t packets_in_flight) {
@@ -41,6 +43,8 @@ std::optional<DeliveryRateSample> DeliveryRateEstimator::OnAck(
   rs.delivered_packets =
       static_cast<int64_t>(delivered_ - newest->tx.delivered);
   rs.app_limited = newest->tx.app_limited;
+  rs.tx_in_flight_packets = newest->tx.in_flight;
+  rs.lost_packets = lost_ - newest->tx.lost;
   rs.interval_us = std::max(send_us, ack_us);
   // "Normally we expect interval_us >= min-rtt."
   if (rs.interval_us < min_rtt_us) rs.interval_us = -1;

@@ -30,6 +30,9 @@ struct RateSnapshot {
   int64_t delivered_ns = 0;  // tp->delivered_mstamp; 0: no snapshot
   int64_t first_tx_ns = 0;   // tp->first_tx_mstamp
   bool app_limited = false;  // tp->app_limited was set
+  // BBRv3's tx.in_flight and tx.lost (DeliveryRateSample); 0: untracked.
+  uint64_t in_flight = 0;
+  uint64_t lost = 0;
 };
 
 // The newest packet an ACK delivered: its snapshot and its last send time.
@@ -41,8 +44,12 @@ struct DeliveredPacket {
 class DeliveryRateEstimator {
  public:
   // tcp_rate_skb_sent(), for a transmission at `send_ns` when
-  // `nothing_outstanding` (packets_out == 0).
-  RateSnapshot OnSend(int64_t send_ns, bool nothing_outstanding);
+  // `nothing_outstanding` (packets_out == 0); `in_flight_packets` counts it
+  // too (0 when the caller does not know, as the replay).
+  RateSnapshot OnSend(int64_t send_ns, bool nothing_outstanding,
+                      uint64_t in_flight_packets = 0);
+  // tp->lost grows: `packets` newly marked lost.
+  void OnLoss(uint64_t packets) { lost_ += packets; }
   // tcp_rate_check_app_limited() after new data shorter than the MSS: the
   // bubble lasts until the packets now in flight are delivered.
   void MarkAppLimited(uint64_t packets_in_flight);
@@ -58,6 +65,7 @@ class DeliveryRateEstimator {
 
  private:
   uint64_t delivered_ = 0;
+  uint64_t lost_ = 0;  // tp->lost
   int64_t delivered_ns_ = 0;
   int64_t first_tx_ns_ = 0;
   // tp->app_limited: 0 when not limited, else the delivered count that ends

@@ -68,7 +68,10 @@ SimPacket Sender::Send(int64_t now_ns) {
   record.seq = packet.seq;
   record.bytes = packet.bytes;
   record.sent_ns = now_ns;
-  record.tx = rate_.OnSend(now_ns, bytes_in_flight_ == 0);
+  record.tx = rate_.OnSend(
+      now_ns, bytes_in_flight_ == 0,
+      (bytes_in_flight_ + packet.bytes + config_.packet_bytes - 1) /
+          config_.packet_bytes);
   sent_.push_back(record);
   bytes_in_flight_ += packet.bytes;
   ++stats_.packets_sent;
@@ -241,6 +244,11 @@ void Sender::OnAck(const SimAck& ack, int64_t now_ns) {
   event.rate_sample =
       rate_.OnAck(now_ns, packets_acked, newest, min_rtt_ns_ / 1000, false);
   event.packets_newly_lost = CountLosses(now_ns);
+  // tcp_ack() marks these lost before tcp_rate_gen(); here DetectLosses()
+  // declares them after the controller has seen the ACK.
+  if (event.rate_sample.has_value()) {
+    event.rate_sample->lost_packets += event.packets_newly_lost;
+  }
   AddEcnFeedback(ack, &event);
   if (event.ece) {
     ++stats_.ece_acks;
@@ -268,6 +276,7 @@ void Sender::DeclareLost(SentPacket& packet, LossEvent::Kind kind,
   packet.state = PacketState::kLost;
   retransmit_.push_back({packet.seq, packet.bytes});
   ++stats_.packets_lost;
+  rate_.OnLoss(1);
   CountEpisode(packet.pn);
 }
 
@@ -327,6 +336,7 @@ void Sender::OnRto(int64_t now_ns) {
     packet.state = PacketState::kLost;
     retransmit_.push_back({packet.seq, packet.bytes});
     ++stats_.packets_lost;
+    rate_.OnLoss(1);
     CountEpisode(packet.pn);
   }
   bytes_in_flight_ = 0;
