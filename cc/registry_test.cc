@@ -111,7 +111,7 @@ TEST(RegistryTest, BadValuesAreErrors) {
        {"reno:normalize=big", "reno:mss=0", "prague:v05,target=10",
         "prague:v05,rtt_scaling=fast", "prague:v07,rtt_scaling=scalable",
         "cubic:linux,hystart=2", "dctcp:iw=-1", "reno:linux,limited=app",
-        "cubic:linux,paced=2", "cubic:linux,gso=0"}) {
+        "cubic:linux,paced=2", "cubic:linux,gso=0", "bbr:v3,ecn_low=on"}) {
     auto controller = MakeController(spec);
     EXPECT_EQ(controller.status().code(), absl::StatusCode::kInvalidArgument)
         << spec;
@@ -122,11 +122,15 @@ TEST(RegistryTest, BadValuesAreErrors) {
 TEST(RegistryTest, ProfilesListSourcesAndDefaults) {
   const auto& profiles = ListControllerProfiles();
   // The RFC, Linux, Prague and quicly profiles, ngtcp2's two (issue 17),
-  // then bbr:linux (issue 20).
-  ASSERT_EQ(profiles.size(), 17u);
+  // then bbr:linux and bbr:v3 (issue 20).
+  ASSERT_EQ(profiles.size(), 18u);
   EXPECT_EQ(profiles[14].spec, "ngtcp2:reno");
   EXPECT_EQ(profiles[15].spec, "ngtcp2:cubic");
   EXPECT_EQ(profiles[16].spec, "bbr:linux");
+  EXPECT_EQ(profiles[17].spec, "bbr:v3");
+  EXPECT_THAT(
+      profiles[17].options,
+      ::testing::Contains(std::pair<std::string, std::string>("ecn_low", "0")));
   for (const ControllerProfile& profile : profiles) {
     EXPECT_FALSE(profile.source.empty()) << profile.spec;
     EXPECT_TRUE(MakeController(profile.spec).ok()) << profile.spec;
