@@ -100,7 +100,7 @@ void LinuxBbr::InitOnFirstAck(const AckEvent& ack) {
   initialized_ = true;
   if (ack.min_rtt_us > 0) min_rtt_us_ = static_cast<uint32_t>(ack.min_rtt_us);
   min_rtt_stamp_us_ = now_us();
-  ack_epoch_mstamp_us_ = now_us();
+  ack_aggregation_.RestartEpoch(now_us());
   // bbr_init_pacing_rate_from_rtt(): high_gain x init cwnd / RTT (1 ms
   // without a sample).
   int64_t rtt_us = 1000;
@@ -119,7 +119,11 @@ void LinuxBbr::CongControl(const AckEvent& ack, uint32_t acked,
   const RateSample rs = ToRateSample(ack, acked, mss_bytes());
   // bbr_main() -> bbr_update_model().
   UpdateBw(rs);
-  UpdateAckAggregation(rs);
+  if (rs.acked_sacked > 0 && rs.delivered >= 0 && rs.interval_us > 0) {
+    ack_aggregation_.Update(round_start_, BbrAckAggregation::kWindowRounds,
+                            delivered_mstamp_us_, bw(), rs.acked_sacked,
+                            snd_cwnd_);
+  }
   if (mode_ == BbrMode::kProbeBw && IsNextCyclePhase(rs)) AdvanceCyclePhase();
   CheckFullBwReached(rs);
   CheckDrain();
@@ -147,34 +151,6 @@ void LinuxBbr::UpdateBw(const RateSample& rs) {
   if (!rs.app_limited || bw_sample >= bw()) {
     bw_filter_.Update(kBwFilterRounds, rtt_cnt_, bw_sample);
   }
-}
-
-void LinuxBbr::UpdateAckAggregation(const RateSample& rs) {
-  // bbr_update_ack_aggregation(): the excess of data acked over bw x time
-  // since the epoch began, max-filtered over 5-10 rounds.
-  if (rs.acked_sacked == 0 || rs.delivered < 0 || rs.interval_us <= 0) return;
-  if (round_start_) {
-    extra_acked_win_rtts_ = std::min(0x1Fu, extra_acked_win_rtts_ + 1);
-    if (extra_acked_win_rtts_ >= kExtraAckedWindowRounds) {
-      extra_acked_win_rtts_ = 0;
-      extra_acked_win_idx_ ^= 1;
-      extra_acked_[extra_acked_win_idx_] = 0;
-    }
-  }
-  const auto epoch_us =
-      static_cast<uint64_t>(delivered_mstamp_us_ - ack_epoch_mstamp_us_);
-  uint64_t expected_acked = uint64_t{bw()} * epoch_us / kBwUnit;
-  if (ack_epoch_acked_ <= expected_acked ||
-      ack_epoch_acked_ + rs.acked_sacked >= kAckEpochAckedResetThresh) {
-    ack_epoch_acked_ = 0;
-    ack_epoch_mstamp_us_ = delivered_mstamp_us_;
-    expected_acked = 0;
-  }
-  ack_epoch_acked_ = std::min(0xFFFFFu, ack_epoch_acked_ + rs.acked_sacked);
-  const auto extra = static_cast<uint32_t>(std::min<uint64_t>(
-      ack_epoch_acked_ - expected_acked, uint64_t{snd_cwnd_}));
-  uint32_t& slot = extra_acked_[extra_acked_win_idx_];
-  slot = std::max(slot, extra);
 }
 
 bool LinuxBbr::IsNextCyclePhase(const RateSample& rs) const {
@@ -342,7 +318,10 @@ void LinuxBbr::SetCwnd(const RateSample& rs, uint32_t bw, uint32_t gain) {
   if (rs.acked_sacked > 0 &&
       !RecoverOrRestore(rs, static_cast<uint32_t>(packets_in_flight()),
                         &cwnd)) {
-    uint32_t target = Bdp(bw, gain) + AckAggregationCwnd();
+    // bbr_ack_aggregation_cwnd(), only once the pipe was full in v1.
+    const uint32_t aggregation =
+        full_bw_reached_ ? ack_aggregation_.Cwnd(bw) : 0;
+    uint32_t target = Bdp(bw, gain) + aggregation;
     target = QuantizationBudget(target);
     // Slow start toward the target; cut to it only once the pipe was full.
     if (full_bw_reached_) {
@@ -387,8 +366,7 @@ void LinuxBbr::ReduceOnRecoveryEntry(uint32_t acked, bool /*data_acked*/,
 void LinuxBbr::OnTxStart(int64_t /*idle_us*/) {
   // bbr_cwnd_event(CA_EVENT_TX_START) of an app-limited sender.
   idle_restart_ = true;
-  ack_epoch_mstamp_us_ = now_us();
-  ack_epoch_acked_ = 0;
+  ack_aggregation_.RestartEpoch(now_us());
   if (mode_ == BbrMode::kProbeBw) {
     SetPacingRate(bw(), kBbrUnit);
   } else if (mode_ == BbrMode::kProbeRtt) {
@@ -443,17 +421,6 @@ uint32_t LinuxBbr::PacketsInNetAtEdt(uint32_t inflight_now) const {
   // nothing is delivered before it.
   if (pacing_gain_ > kBbrUnit) return inflight_now + TsoSegsGoal();
   return inflight_now;
-}
-
-uint32_t LinuxBbr::AckAggregationCwnd() const {
-  if (!full_bw_reached_) return 0;
-  const auto max_aggr_cwnd =
-      static_cast<uint32_t>(uint64_t{bw()} * kExtraAckedMaxUs / kBwUnit);
-  return std::min(extra_acked(), max_aggr_cwnd);  // extra_acked_gain = 1
-}
-
-uint32_t LinuxBbr::extra_acked() const {
-  return std::max(extra_acked_[0], extra_acked_[1]);
 }
 
 double LinuxBbr::bw_bps() const {

@@ -33,6 +33,7 @@
 #include <optional>
 
 #include "absl/strings/string_view.h"
+#include "cc/bbr_ack_aggregation.h"
 #include "cc/linux_tcp_sender.h"
 
 namespace ccreplay {
@@ -89,9 +90,6 @@ class LinuxBbr final : public LinuxTcpSender {
   // Full pipe: bw grew by less than 25 % for 3 non-app-limited rounds.
   static constexpr uint32_t kFullBwThresh = kBbrUnit * 5 / 4;
   static constexpr uint32_t kFullBwCount = 3;
-  static constexpr uint32_t kExtraAckedWindowRounds = 5;
-  static constexpr uint32_t kExtraAckedMaxUs = 100'000;
-  static constexpr uint32_t kAckEpochAckedResetThresh = 1u << 20;
   static constexpr uint32_t kPacingMarginPercent = 1;
   // Below 1.2 Mbit/s one segment per TSO burst, else two (bbr_min_tso_segs).
   static constexpr uint64_t kMinTsoRateBps = 1'200'000;
@@ -116,7 +114,7 @@ class LinuxBbr final : public LinuxTcpSender {
   uint32_t cwnd_gain() const { return cwnd_gain_; }
   uint32_t cycle_index() const { return cycle_idx_; }
   bool full_bw_reached() const { return full_bw_reached_; }
-  uint32_t extra_acked() const;
+  uint32_t extra_acked() const { return ack_aggregation_.extra_acked(); }
   uint32_t round_count() const { return rtt_cnt_; }
 
  protected:
@@ -148,7 +146,6 @@ class LinuxBbr final : public LinuxTcpSender {
   void InitOnFirstAck(const AckEvent& ack);
   // bbr_update_model() and its steps, in the kernel's order.
   void UpdateBw(const RateSample& rs);
-  void UpdateAckAggregation(const RateSample& rs);
   bool IsNextCyclePhase(const RateSample& rs) const;
   void AdvanceCyclePhase();
   void CheckFullBwReached(const RateSample& rs);
@@ -172,7 +169,6 @@ class LinuxBbr final : public LinuxTcpSender {
   uint32_t QuantizationBudget(uint32_t cwnd) const;
   uint32_t Inflight(uint32_t bw, uint32_t gain) const;
   uint32_t PacketsInNetAtEdt(uint32_t inflight_now) const;
-  uint32_t AckAggregationCwnd() const;
 
   LinuxBbrOptions bbr_options_;
   bool initialized_ = false;
@@ -202,12 +198,7 @@ class LinuxBbr final : public LinuxTcpSender {
   uint32_t prior_cwnd_ = 0;
   // sk->sk_pacing_rate, bytes per second.
   uint64_t pacing_rate_bytes_per_sec_ = 0;
-  // ACK aggregation.
-  int64_t ack_epoch_mstamp_us_ = 0;
-  uint32_t ack_epoch_acked_ = 0;
-  uint32_t extra_acked_[2] = {0, 0};
-  uint32_t extra_acked_win_rtts_ = 0;
-  uint32_t extra_acked_win_idx_ = 0;
+  BbrAckAggregation ack_aggregation_;
 };
 
 }  // namespace ccreplay

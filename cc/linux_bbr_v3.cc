@@ -16,9 +16,6 @@ constexpr uint32_t kTsoRttShift = 9;
 constexpr uint32_t kPacingShift = 10;
 constexpr uint32_t kMinTsoSegs = 2;
 constexpr uint32_t kPacingMarginPercent = 1;
-constexpr uint32_t kExtraAckedWindowRounds = 5;
-constexpr uint32_t kExtraAckedMaxUs = 100'000;
-constexpr uint32_t kAckEpochAckedResetThresh = 1u << 20;
 
 uint32_t Scale(uint64_t value, uint32_t gain) {
   return static_cast<uint32_t>(
@@ -85,7 +82,7 @@ void LinuxBbrV3::InitOnFirstAck(const AckEvent& ack) {
     min_rtt_us_ = probe_rtt_min_us_ = static_cast<uint32_t>(ack.min_rtt_us);
   }
   min_rtt_stamp_us_ = probe_rtt_min_stamp_us_ = now_us();
-  ack_epoch_mstamp_us_ = now_us();
+  ack_aggregation_.RestartEpoch(now_us());
   next_rtt_delivered_ = delivered_packets();
   // "Start sampling ECN mark rate after first full flight is ACKed."
   loss_round_delivered_ = delivered_packets() + 1;
@@ -112,7 +109,12 @@ void LinuxBbrV3::CongControl(const AckEvent& ack, uint32_t acked, uint32_t ce) {
   UpdateLatestDeliverySignals(rs);
   // bbr_update_model().
   UpdateCongestionSignals(rs);
-  UpdateAckAggregation(rs);
+  if (rs.acked_sacked > 0 && rs.delivered >= 0 && rs.interval_us > 0) {
+    // A 1-round window before the pipe is full, 5 after.
+    ack_aggregation_.Update(
+        round_start_, full_bw_reached_ ? BbrAckAggregation::kWindowRounds : 1,
+        delivered_mstamp_us_, bw(), rs.acked_sacked, snd_cwnd_);
+  }
   CheckLossTooHighInStartup(rs);
   CheckFullBwReached(rs);
   CheckDrain();
@@ -225,35 +227,6 @@ int LinuxBbrV3::UpdateEcnAlpha() {
     if (startup_ecn_rounds_ >= kFullEcnCount) HandleQueueTooHighInStartup();
   }
   return static_cast<int>(ce_ratio);
-}
-
-void LinuxBbrV3::UpdateAckAggregation(const RateSample& rs) {
-  // bbr_update_ack_aggregation(), as bbr:linux but with a 1-round window
-  // before the pipe is full.
-  if (rs.acked_sacked == 0 || rs.delivered < 0 || rs.interval_us <= 0) return;
-  if (round_start_) {
-    extra_acked_win_rtts_ = std::min(0x1Fu, extra_acked_win_rtts_ + 1);
-    const uint32_t window = full_bw_reached_ ? kExtraAckedWindowRounds : 1;
-    if (extra_acked_win_rtts_ >= window) {
-      extra_acked_win_rtts_ = 0;
-      extra_acked_win_idx_ ^= 1;
-      extra_acked_[extra_acked_win_idx_] = 0;
-    }
-  }
-  const auto epoch_us =
-      static_cast<uint64_t>(delivered_mstamp_us_ - ack_epoch_mstamp_us_);
-  uint64_t expected_acked = uint64_t{bw()} * epoch_us / kBwUnit;
-  if (ack_epoch_acked_ <= expected_acked ||
-      ack_epoch_acked_ + rs.acked_sacked >= kAckEpochAckedResetThresh) {
-    ack_epoch_acked_ = 0;
-    ack_epoch_mstamp_us_ = delivered_mstamp_us_;
-    expected_acked = 0;
-  }
-  ack_epoch_acked_ = std::min(0xFFFFFu, ack_epoch_acked_ + rs.acked_sacked);
-  const auto extra = static_cast<uint32_t>(std::min<uint64_t>(
-      ack_epoch_acked_ - expected_acked, uint64_t{snd_cwnd_}));
-  uint32_t& slot = extra_acked_[extra_acked_win_idx_];
-  slot = std::max(slot, extra);
 }
 
 void LinuxBbrV3::CheckLossTooHighInStartup(const RateSample& rs) {
@@ -589,11 +562,8 @@ void LinuxBbrV3::SetPacingRate(uint32_t bw, uint32_t gain) {
 void LinuxBbrV3::SetCwnd(const RateSample& rs, uint32_t bw, uint32_t gain) {
   uint32_t cwnd = snd_cwnd_;
   if (rs.acked_sacked > 0) {
-    uint32_t target = Bdp(bw, gain);
-    const auto max_aggr =
-        static_cast<uint32_t>(uint64_t{bw} * kExtraAckedMaxUs / kBwUnit);
-    target += std::min(std::max(extra_acked_[0], extra_acked_[1]), max_aggr);
-    target = QuantizationBudget(target);
+    const uint32_t target =
+        QuantizationBudget(Bdp(bw, gain) + ack_aggregation_.Cwnd(bw));
     // Slow start toward the target; cut to it only once the pipe was full.
     if (full_bw_reached_) {
       cwnd = std::min(cwnd + rs.acked_sacked, target);
@@ -641,8 +611,7 @@ void LinuxBbrV3::SetState(CaState new_state) {
 
 void LinuxBbrV3::OnTxStart(int64_t /*idle_us*/) {
   idle_restart_ = true;
-  ack_epoch_mstamp_us_ = now_us();
-  ack_epoch_acked_ = 0;
+  ack_aggregation_.RestartEpoch(now_us());
   if (mode_ == BbrMode::kProbeBw) {
     SetPacingRate(bw(), kBbrUnit);
   } else if (mode_ == BbrMode::kProbeRtt) {

@@ -37,6 +37,7 @@
 #include <memory>
 #include <optional>
 
+#include "cc/bbr_ack_aggregation.h"
 #include "cc/linux_bbr.h"
 #include "cc/linux_tcp_sender.h"
 
@@ -162,7 +163,6 @@ class LinuxBbrV3 final : public LinuxTcpSender {
   void ResetCongestionSignals();
   int UpdateEcnAlpha();
   // bbr_update_model() steps.
-  void UpdateAckAggregation(const RateSample& rs);
   void CheckLossTooHighInStartup(const RateSample& rs);
   void HandleQueueTooHighInStartup();
   void CheckFullBwReached(const RateSample& rs);
@@ -255,12 +255,7 @@ class LinuxBbrV3 final : public LinuxTcpSender {
   bool bw_probe_samples_ = false;
   bool prev_probe_too_high_ = false;
   bool stopped_risky_probe_ = false;
-  // ACK aggregation (as bbr:linux, 1-2 round windows before full bw).
-  int64_t ack_epoch_mstamp_us_ = 0;
-  uint32_t ack_epoch_acked_ = 0;
-  uint32_t extra_acked_[2] = {0, 0};
-  uint32_t extra_acked_win_rtts_ = 0;
-  uint32_t extra_acked_win_idx_ = 0;
+  BbrAckAggregation ack_aggregation_;
 };
 
 }  // namespace ccreplay
