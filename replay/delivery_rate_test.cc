@@ -128,5 +128,34 @@ TEST(DeliveryRateTest, ShortIntervalsAreInvalidAndBubblesAreAppLimited) {
   EXPECT_EQ(rs->interval_us, -1);
 }
 
+TEST(DeliveryRateTest, CarriesBbrV3TxInFlightAndLostSinceTheSend) {
+  // google/bbr v3 tcp_rate.c: each send records tp->packets in flight (it
+  // included) and tp->lost; the sample of its ACK reports that flight and
+  // the losses marked since. Three packets from idle (in flight 1, 2, 3);
+  // the first is marked lost, then an ACK delivers the other two, the
+  // newest being the third.
+  DeliveryRateEstimator rate;
+  const RateSnapshot first = rate.OnSend(10 * kMs, true, 1);
+  rate.OnSend(11 * kMs, false, 2);
+  const RateSnapshot third = rate.OnSend(12 * kMs, false, 3);
+  EXPECT_EQ(first.in_flight, 1u);
+  EXPECT_EQ(third.in_flight, 3u);
+  EXPECT_EQ(third.lost, 0u);
+  rate.OnLoss(1);
+  std::optional<DeliveryRateSample> rs = rate.OnAck(
+      40 * kMs, 2, DeliveredPacket{third, 12 * kMs}, /*min_rtt_us=*/1000,
+      /*reneged=*/false);
+  ASSERT_TRUE(rs.has_value());
+  EXPECT_EQ(rs->tx_in_flight_packets, 3u);
+  EXPECT_EQ(rs->lost_packets, 1u);
+  EXPECT_EQ(rs->delivered_packets, 2);
+  // A packet sent after the loss does not count it.
+  const RateSnapshot fourth = rate.OnSend(41 * kMs, false, 2);
+  rs = rate.OnAck(70 * kMs, 1, DeliveredPacket{fourth, 41 * kMs}, 1000, false);
+  ASSERT_TRUE(rs.has_value());
+  EXPECT_EQ(rs->lost_packets, 0u);
+  EXPECT_EQ(rs->tx_in_flight_packets, 2u);
+}
+
 }  // namespace
 }  // namespace ccreplay
