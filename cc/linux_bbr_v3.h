@@ -29,7 +29,10 @@
 // sample (rs->lost since the newest delivered packet was sent); undo, PLB,
 // the fast path and PROBE_RTT's app-limited marking of the sampler are not
 // modelled. Without DeliveryRateSample::tx_in_flight_packets (a replay of a
-// capture) the loss-rate checks never fire.
+// capture) the loss-rate checks never fire. rs->delivered_ce (CE-marked
+// packets over the sample) is taken as those this ACK reports, which
+// understates the CE rate bbr_is_inflight_too_high() compares with 50 %;
+// the ECN response is not validated in the simulator.
 #ifndef CCREPLAY_CC_LINUX_BBR_V3_H_
 #define CCREPLAY_CC_LINUX_BBR_V3_H_
 
