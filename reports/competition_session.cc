@@ -30,11 +30,12 @@ std::string Describe(const DiagnoseOptions& o) {
 }
 
 // The same flow diagnosed twice (two selectors for one flow, or one input
-// given twice): same input, same sender and receiver.
+// given twice): the same file read (a bundle's flows may each be their own
+// qlog, all with flow index 0), same sender and receiver.
 bool SameFlow(const CompetitorRun& a, const CompetitorRun& b) {
   const proto::Diagnosis& x = a.run.diagnosis.result;
   const proto::Diagnosis& y = b.run.diagnosis.result;
-  return a.input == b.input && x.flow_index() == y.flow_index() &&
+  return x.input() == y.input() && x.flow_index() == y.flow_index() &&
          x.sender() == y.sender() && x.receiver() == y.receiver();
 }
 
