@@ -34,6 +34,8 @@ std::vector<std::string> ClaimedFromName(const std::string& raw, bool quic) {
     return {quic ? "reno" : "reno:linux"};
   if (name == "cubic") return {quic ? "cubic" : "cubic:linux"};
   if (name == "dctcp") return {"dctcp"};
+  // Linux's tcp_bbr.c (BBRv1); QUIC stacks' BBRs are their own.
+  if (name == "bbr" && !quic) return {"bbr:linux"};
   if (name == "prague") return PragueCandidates();
   return {};
 }

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "absl/algorithm/container.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -184,6 +185,20 @@ void CheckClaimedConformance(ConformanceTransport transport,
     if (c.role != ReplayRole::kClaimed) continue;
     const absl::StatusOr<ControllerSpec> spec = ControllerSpec::Parse(c.spec);
     if (!spec.ok()) break;
+    // Families the rules are written for: Reno's and CUBIC's (RFC 5681,
+    // RFC 9002, RFC 9438) and DCTCP's (RFC 8257). BBR, TCP Prague and
+    // quicly's Pico follow no RFC's window rules: not checked, rather than
+    // judged by Reno's.
+    static const absl::flat_hash_set<std::string> kRenoLike = {
+        "reno", "rfc9002", "ngtcp2", "cubic", "dctcp"};
+    const bool quicly_rfc =
+        spec->family == "quicly" &&
+        (spec->variant == "reno" || absl::StartsWith(spec->variant, "cubic"));
+    if (!kRenoLike.contains(spec->family) && !quicly_rfc) {
+      p->input.conformance_not_checked =
+          absl::StrCat(c.spec, " follows no RFC's congestion-window rules");
+      return;
+    }
     if (spec->family == "cubic" || absl::StartsWith(spec->variant, "cubic")) {
       profile.family = ConformanceFamily::kCubic;
     }

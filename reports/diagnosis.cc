@@ -697,6 +697,7 @@ Diagnosis Diagnose(const DiagnosisInput& in) {
       obs, est, replay.evidence.has_value() ? &*replay.evidence : nullptr,
       in.summary.max_payload_bytes, end_s);
   if (context.evidence != nullptr) context.conformance = in.conformance;
+  context.conformance_not_checked = in.conformance_not_checked;
   RuleOutput replayed = ReplayFindings(context);
   const std::vector<std::string> notes = replayed.notes;
   EvidenceQuality quality = AssessEvidence(FactsOf(in, est));

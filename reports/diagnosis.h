@@ -39,6 +39,9 @@ struct DiagnosisInput {
   // The captured cwnd checked against the claimed family's RFC rules, on
   // the replay's pass; null when not checked.
   const ConformanceResult* conformance = nullptr;
+  // Why it was not checked, when that is not the lack of a per-ACK cwnd
+  // (e.g. a controller no RFC's window rules are written for); "" else.
+  std::string conformance_not_checked;
   // How the sender's configuration was fitted for the claimed controllers
   // (replay/sender_config_fit.h DescribeSenderConfig()); empty: not fitted.
   std::vector<std::string> sender_config;

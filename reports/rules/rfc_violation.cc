@@ -15,6 +15,11 @@ constexpr size_t kMaxEvidenceLines = 6;
 }  // namespace
 
 void RfcViolationRule::Check(const RuleContext& x, RuleOutput* out) const {
+  if (!x.conformance_not_checked.empty()) {
+    out->notes.push_back(absl::StrCat("rfc_violation: not checked (",
+                                      x.conformance_not_checked, ")"));
+    return;
+  }
   if (x.conformance == nullptr || x.conformance->acks_checked == 0) {
     out->notes.push_back(
         "rfc_violation: not checked (no cwnd logged per ACK: tcp_probe or "

@@ -63,6 +63,23 @@ TEST(RfcViolationRuleTest, QuietOnLinuxBundlesCheckingEachAckOnce) {
   }
 }
 
+// A Linux BBR flow (meta.json names "bbr") is replayed as bbr:linux, and
+// BBR follows no RFC's window rules: nothing is checked, so nothing is
+// claimed (it was judged by Reno's rules before, and "broke" them twice).
+TEST(RfcViolationRuleTest, ABbrFlowIsReplayedAsBbrAndNotJudgedByRenosRules) {
+  DiagnoseOptions options;
+  options.input = TestDataPath("lab/bbr_20mbit_20ms_pfifo50");
+  options.simulate = false;
+  absl::StatusOr<DiagnoseRun> run = DiagnoseInput(options);
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(FindingOf(*run, "rfc_violation"), nullptr);
+  EXPECT_TRUE(MethodSays(*run,
+                         "rfc_violation: not checked (bbr:linux follows no "
+                         "RFC's congestion-window rules)"));
+  ASSERT_GE(run->diagnosis.result.replay().controllers_size(), 1);
+  EXPECT_EQ(run->diagnosis.result.replay().controllers(0).spec(), "bbr:linux");
+}
+
 // A violation becomes a warning whose evidence names the rule, the RFC
 // section, the report's time range and the two values.
 TEST(RfcViolationRuleTest, AViolationIsAWarningWithEvidence) {

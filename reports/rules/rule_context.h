@@ -83,6 +83,8 @@ struct RuleContext {
   // The captured cwnd checked against its family's RFC rules (the replay's
   // pass); null when the flow was not replayed.
   const ConformanceResult* conformance = nullptr;
+  // DiagnosisInput::conformance_not_checked.
+  std::string conformance_not_checked;
 };
 
 // `evidence` may be null (no replay); it and `observed` and `estimates`
