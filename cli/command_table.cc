@@ -338,9 +338,11 @@ CommandSpec Lab() {
        {"duration", "TIME",
         "length of the transfer with its unit: 5s, 1500ms (default 5s)."},
        {"flows", "SPEC,SPEC...",
-        "comma-separated flows, each CC[:mss=BYTES][:rate=RATE][:path=1|2] "
+        "comma-separated flows, each "
+        "CC[:mss=BYTES][:rate=RATE[:rate_for=TIME]][:path=1|2] "
         "(rate: the application-limited sending rate in tc bit units, "
-        "10mbit; path=2: through the second bottleneck, --rate2/--queue2/"
+        "10mbit; rate_for: for the first TIME only, then bulk, --transfer "
+        "builtin; path=2: through the second bottleneck, --rate2/--queue2/"
         "--delay2), or with --transfer ngtcp2 CC[:max_udp_payload=BYTES] "
         "(1200..1472). Default: one bulk flow of --cc."},
        {"rate2", "RATE", ""},

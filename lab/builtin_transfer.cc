@@ -139,18 +139,22 @@ absl::Status ConnectSender(int fd, const TransferPlan& plan,
   return absl::OkStatus();
 }
 
-// Sends for the plan's duration, bulk or at the flow's application rate.
+// Sends for the plan's duration, bulk or at the flow's application rate
+// (for its first `app_rate_for` only, when set).
 absl::Status SendFor(int fd, const TransferPlan& plan, const PlannedFlow& flow,
                      FlowResult& result) {
   std::vector<char> chunk(kChunkBytes, 'x');
   absl::Time start = absl::Now();
   absl::Time end = start + plan.duration;
   double bytes_per_s = flow.spec.app_rate_bits_per_s / 8.0;
+  const absl::Time limited_until = flow.spec.app_rate_for > absl::ZeroDuration()
+                                       ? start + flow.spec.app_rate_for
+                                       : absl::InfiniteFuture();
   while (true) {
     absl::Time now = absl::Now();
     if (now >= end) return absl::OkStatus();
     size_t length = kChunkBytes;
-    if (bytes_per_s > 0) {
+    if (bytes_per_s > 0 && now < limited_until) {
       // Application-limited: never ahead of rate * elapsed.
       double allowed = bytes_per_s * absl::ToDoubleSeconds(now - start);
       if (result.bytes_sent + static_cast<int64_t>(kAppChunkBytes) > allowed) {

@@ -158,6 +158,10 @@ proto::BundleFlow Flow(const LabRun& run, size_t i) {
   if (planned.spec.app_rate_bits_per_s > 0) {
     flow.set_app_limited_rate_bits_per_s(planned.spec.app_rate_bits_per_s);
   }
+  if (planned.spec.app_rate_for > absl::ZeroDuration()) {
+    flow.set_app_limited_for_s(
+        absl::ToDoubleSeconds(planned.spec.app_rate_for));
+  }
   if (i < run.builtin_results.size()) {
     flow.set_bytes_sent(run.builtin_results[i].bytes_sent);
     flow.set_bytes_received(run.builtin_results[i].bytes_received);

@@ -106,6 +106,14 @@ absl::StatusOr<FlowSpec> ParseFlowSpec(absl::string_view text) {
             absl::StrCat("bad flow '", text, "': ", rate.status().message()));
       }
       flow.app_rate_bits_per_s = rate->bits_per_second;
+    } else if (kv.first == "rate_for") {
+      absl::StatusOr<absl::Duration> phase = ParseDurationWithUnit(kv.second);
+      if (!phase.ok() || *phase <= absl::ZeroDuration()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("bad flow '", text,
+                         "': rate_for must be a time with its unit (2s)"));
+      }
+      flow.app_rate_for = *phase;
     } else if (kv.first == "max_udp_payload") {
       // RFC 9000 section 14: QUIC datagrams carry at least 1200 bytes of
       // UDP payload; 1472 fills the lab's 1500-byte IPv4 MTU.
@@ -126,8 +134,15 @@ absl::StatusOr<FlowSpec> ParseFlowSpec(absl::string_view text) {
     } else {
       return absl::InvalidArgumentError(
           absl::StrCat("bad flow '", text, "': unknown key '", kv.first,
-                       "' (expected mss=, rate=, path= or max_udp_payload=)"));
+                       "' (expected mss=, rate=, rate_for=, path= or "
+                       "max_udp_payload=)"));
     }
+  }
+  if (flow.app_rate_for > absl::ZeroDuration() &&
+      flow.app_rate_bits_per_s == 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("bad flow '", text,
+                     "': rate_for= is how long rate= holds: give rate="));
   }
   return flow;
 }
@@ -156,6 +171,12 @@ absl::StatusOr<TransferTool> ParseTransferTool(const std::string& transfer) {
 // controllers and neither TCP_MAXSEG nor a rate limit; the TCP tools send
 // no QUIC datagrams.
 absl::Status CheckFlowForTool(const FlowSpec& flow, TransferTool tool) {
+  if (flow.app_rate_for > absl::ZeroDuration() &&
+      tool != TransferTool::kBuiltin) {
+    return absl::InvalidArgumentError(
+        "rate_for= needs --transfer builtin (iperf3's -b holds for the whole "
+        "run)");
+  }
   if (tool != TransferTool::kNgtcp2) {
     if (flow.max_udp_payload_bytes == 0) return absl::OkStatus();
     return absl::InvalidArgumentError(

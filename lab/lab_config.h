@@ -38,6 +38,10 @@ struct FlowSpec {
   // Application-limited: the sender writes at most this rate (bits/s);
   // 0 = bulk (always has data).
   int64_t app_rate_bits_per_s = 0;
+  // How long the rate holds (`rate_for=`), after which the flow sends bulk:
+  // an application-limited phase. Zero = the whole run. Built-in sender
+  // only (iperf3's -b holds for the whole run).
+  absl::Duration app_rate_for = absl::ZeroDuration();
   // ngtcp2 only: the server's --max-udp-payload-size (the largest UDP
   // payload it sends); 0 = ngtcp2's default (1200 bytes with PMTUD off).
   int max_udp_payload_bytes = 0;

@@ -37,6 +37,27 @@ TEST(ParseFlowSpec, ControllerMssRate) {
   EXPECT_FALSE(ParseFlowSpec("re no").ok());
 }
 
+TEST(ParseFlowSpec, RateForIsAnApplicationLimitedPhase) {
+  FlowSpec flow = *ParseFlowSpec("bbr:rate=5mbit:rate_for=1500ms");
+  EXPECT_EQ(flow.app_rate_bits_per_s, 5'000'000);
+  EXPECT_EQ(flow.app_rate_for, absl::Milliseconds(1500));
+  EXPECT_EQ(ParseFlowSpec("bbr:rate=5mbit")->app_rate_for,
+            absl::ZeroDuration());
+  // A phase of what rate? A time without a unit? Not a time?
+  EXPECT_FALSE(ParseFlowSpec("bbr:rate_for=1s").ok());
+  EXPECT_FALSE(ParseFlowSpec("bbr:rate=5mbit:rate_for=1").ok());
+  EXPECT_FALSE(ParseFlowSpec("bbr:rate=5mbit:rate_for=0s").ok());
+  // Only the built-in sender can change its rate mid-run.
+  LabFlagValues flags = Defaults();
+  flags.flows = {"bbr:rate=5mbit:rate_for=1s"};
+  flags.transfer = "builtin";
+  EXPECT_TRUE(ParseLabConfig(flags).ok());
+  flags.transfer = "iperf3";
+  EXPECT_FALSE(ParseLabConfig(flags).ok());
+  flags.transfer = "auto";
+  EXPECT_FALSE(ParseLabConfig(flags).ok());
+}
+
 TEST(ParseLabConfig, DefaultsMakeOneFlowOfCc) {
   LabFlagValues flags = Defaults();
   flags.cc = "reno";
