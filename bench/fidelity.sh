@@ -12,12 +12,52 @@
 # One row per flow: median and p95 per-ACK error over every ACK of the
 # fitted replay, and the fitted paced / hz / gso next to meta.json's.
 #
+# Then bbr:linux on each checked-in BBR lab bundle (testdata/lab/bbr_*,
+# issue 20): per-ACK cwnd error against the bundle's tcp_probe, replayed
+# with the PROBE_BW start phase read off its ss log; the bw / min RTT /
+# mode agreement with ss is asserted per bundle in
+# replay/bbr_fidelity_test.cc (`meets`: there within issue 20's bounds).
+#
 # Needs root (network namespaces) and iperf3. Usage: sudo bench/fidelity.sh
+# (`bench/fidelity.sh bbr`: only the BBR rows, no root).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ccreplay=${CCREPLAY:-build/cli/ccreplay}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+
+# One row per BBR bundle: folder, start phase, meets the bounds (y/n).
+bbr_rows() {
+  printf '%-46s %5s %8s %8s %8s  %s\n' bundle phase samples med_err% \
+    p95_err% meets
+  while read -r bundle phase meets; do
+    dir="testdata/lab/$bundle"
+    "$ccreplay" replay "$dir/sender.pcap.gz" --probe \
+      "$dir/tcp_probe.txt.gz" --cc "bbr:linux,phase=$phase" --json \
+      >"$work/bbr.json"
+    python3 - "$bundle" "$phase" "$meets" "$work/bbr.json" <<'PY'
+import json, sys
+bundle, phase, meets, path = sys.argv[1:]
+c = json.load(open(path))["controllers"][0]
+pct = lambda v: "n/a" if v is None else "%.2f" % v
+print("%-46s %5s %8s %8s %8s  %s" % (bundle, phase, c.get("samples", "n/a"),
+      pct(c.get("median_abs_err_pct")), pct(c.get("p95_abs_err_pct")), meets))
+PY
+  done <<'ROWS'
+bbr_20mbit_0ms_pfifo50 0 n
+bbr_20mbit_0ms_pfifo50_applimited1500ms 0 n
+bbr_20mbit_10ms_pfifo50 2 y
+bbr_20mbit_10ms_ecn_step30k 0 n
+bbr_20mbit_20ms_pfifo50 0 y
+bbr_20mbit_40ms_pfifo50 4 y
+bbr_20mbit_40ms_ecn_step30k_applimited1500ms 0 n
+ROWS
+}
+
+if [[ "${1:-}" == bbr ]]; then
+  bbr_rows
+  exit 0
+fi
 
 printf '%-6s %5s %-8s %8s %8s  %-6s %-6s %-6s  %-8s %-6s %-6s  %s\n' \
   cc delay transfer med_err% p95_err% paced hz gso rec_paced rec_hz rec_gso \
@@ -62,3 +102,5 @@ PY
 done
 echo "(g) from departure gaps, (d) default, no suffix: fitted by replay;" \
   "rec_paced (1): iperf3 under the lab's bbr default, not in meta.json"
+echo
+bbr_rows
