@@ -62,6 +62,11 @@ struct AckTimelineBuilder::Direction {
   uint32_t mss_window_count = 0;
   bool sent_new_since_ack = false;
   bool last_new_short = false;
+  // The last departure (new data or not) and the gap before it; the last
+  // ACK.
+  int64_t last_departure_ns = -1;
+  int64_t last_departure_gap_ns = 0;
+  int64_t last_ack_ns = -1;
   // Downstream, the ACK events the sender has not seen yet (AckHold), in
   // capture order; each with the flight before it and snd_nxt when it was
   // captured, so the data sent until the sender saw it can be added.
@@ -426,11 +431,37 @@ bool AckTimelineBuilder::TakeTimestamp(Direction& d, bool has_ts,
   return older_ts;
 }
 
+// tcp_rate_check_app_limited() runs at the start of each write
+// (tcp_sendmsg_locked(), net/ipv4/tcp.c, 6.18) and marks a bubble when the
+// previous write's data has been sent but for less than an MSS (a tail
+// Nagle holds, which the new write then fills: no short segment shows). A
+// write that found the queue so drained shows as new data leaving neither
+// on an ACK (within kAckClockedNs of one) nor on the pacing clock of the
+// departures before it (more than twice the gap before the last one). The
+// bubble is marked before this segment's snapshot, with the packets in
+// flight before it.
+void AckTimelineBuilder::MarkWriteAfterBubble(Direction& d, int64_t send_ns,
+                                              bool new_data) {
+  constexpr int64_t kAckClockedNs = 200'000;
+  const int64_t gap =
+      d.last_departure_ns < 0 ? 0 : send_ns - d.last_departure_ns;
+  const bool ack_clocked =
+      d.last_ack_ns >= 0 && send_ns - d.last_ack_ns <= kAckClockedNs;
+  if (new_data && !ack_clocked && d.last_departure_gap_ns > 0 &&
+      gap > 2 * d.last_departure_gap_ns) {
+    const uint64_t mss = d.current_mss();
+    d.rate.MarkAppLimited((d.board.pipe_bytes() + mss - 1) / mss);
+  }
+  d.last_departure_gap_ns = gap;
+  d.last_departure_ns = send_ns;
+}
+
 SackScoreboard::SendResult AckTimelineBuilder::RecordSend(
     FlowState& flow, Direction& d, const TcpSegment& s, int64_t start,
     int64_t end, int64_t send_ns, uint32_t ts_val) {
   const int64_t snd_nxt_before = d.board.snd_nxt();
   const uint64_t outstanding_before = d.board.outstanding_bytes();
+  MarkWriteAfterBubble(d, send_ns, end > snd_nxt_before);
   const RateSnapshot tx = d.rate.OnSend(send_ns, outstanding_before == 0);
   const SackScoreboard::SendResult sent =
       d.board.OnSend(start, end, send_ns, ts_val, tx);
@@ -523,6 +554,7 @@ void AckTimelineBuilder::OnAckFrom(FlowState& flow, int side,
   std::optional<DeliveryRateSample> rate_sample =
       d.rate.OnAck(ack_ns, r.packets_delivered, r.newest_delivered,
                    d.rtt.min_rtt_us(), r.reneged);
+  d.last_ack_ns = ack_ns;
 
   const bool has_ts = s.options.has_timestamps;
   d.classifier.OnAck(ack_ns, advanced, duplicate, d.board.sacked_bytes() > 0,

@@ -197,6 +197,11 @@ class AckTimelineBuilder : public SegmentConsumer {
   // Records the segment's TSval; true when it is older than one already
   // sent (the packet was reordered before the capture, not resent).
   static bool TakeTimestamp(Direction& d, bool has_ts, uint32_t ts_val);
+  // A departure at `send_ns`: new data from a write that found the send
+  // queue drained marks an application-limited bubble
+  // (tcp_rate_check_app_limited()).
+  static void MarkWriteAfterBubble(Direction& d, int64_t send_ns,
+                                   bool new_data);
   // [start, end) sent at `send_ns` (sender's clock): the scoreboard, a hole
   // before it, a send from idle and the MSS.
   static SackScoreboard::SendResult RecordSend(FlowState& flow, Direction& d,

@@ -8,10 +8,13 @@
 //
 // What a capture cannot give, and what stands in for it:
 // - tp->app_limited is set by tcp_rate_check_app_limited() when the write
-//   queue holds less than one MSS; a capture shows only its trace, a
+//   queue holds less than one MSS; a capture shows only its traces: a
 //   new-data segment shorter than the MSS (then the sender had nothing
-//   more to send), which marks the "bubble" here. A socket buffer that ran
-//   dry at a full segment is not seen.
+//   more to send), and new data leaving after a departure gap that neither
+//   an ACK nor the pacing clock explains (a write after a bubble whose
+//   sub-MSS tail Nagle held; AckTimelineBuilder::MarkWriteAfterBubble()).
+//   Either marks the "bubble" here. A socket buffer that ran dry while
+//   cwnd- or pacing-limited is not seen.
 // - Times are the capture's, not the sender's clock (a sender-side capture
 //   is within microseconds of it).
 #ifndef CCREPLAY_REPLAY_DELIVERY_RATE_H_
