@@ -89,8 +89,9 @@ absl::string_view TransferToolName(TransferTool tool);
 
 // "none" or "step:K" where K is bytes ("step:60000", "step:60kB").
 absl::StatusOr<int64_t> ParseMarkStepBytes(absl::string_view text);
-// "CC[:mss=BYTES][:rate=RATE][:path=1|2][:max_udp_payload=BYTES]", e.g.
-// "reno", "cubic:mss=1200:rate=10mbit", "cubic:path=2",
+// "CC[:mss=BYTES][:rate=RATE[:rate_for=TIME]][:path=1|2]
+// [:max_udp_payload=BYTES]", e.g. "reno", "cubic:mss=1200:rate=10mbit",
+// "bbr:rate=5mbit:rate_for=1500ms", "cubic:path=2",
 // "reno:max_udp_payload=1280".
 absl::StatusOr<FlowSpec> ParseFlowSpec(absl::string_view text);
 
