@@ -38,16 +38,17 @@ struct FlowSpec {
   // Application-limited: the sender writes at most this rate (bits/s);
   // 0 = bulk (always has data).
   int64_t app_rate_bits_per_s = 0;
-  // How long the rate holds (`rate_for=`), after which the flow sends bulk:
-  // an application-limited phase. Zero = the whole run. Built-in sender
-  // only (iperf3's -b holds for the whole run).
-  absl::Duration app_rate_for = absl::ZeroDuration();
   // ngtcp2 only: the server's --max-udp-payload-size (the largest UDP
   // payload it sends); 0 = ngtcp2's default (1200 bytes with PMTUD off).
   int max_udp_payload_bytes = 0;
   // The bottleneck the flow crosses: 1 (--rate/--queue/--delay) or 2
   // (--rate2/--queue2/--delay2, LabConfig::second_path).
   int path = 1;
+  // How long app_rate_bits_per_s holds (`rate_for=`), after which the flow
+  // sends bulk: an application-limited phase. Zero = the whole run.
+  // Built-in sender only (iperf3's -b holds for the whole run). Last, so
+  // that aggregate initializers of the fields above stay valid.
+  absl::Duration app_rate_for = absl::ZeroDuration();
 };
 
 // A bottleneck the lab can route flows through: an HTB class of this rate
