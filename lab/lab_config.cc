@@ -81,6 +81,55 @@ absl::StatusOr<int64_t> ParseMarkStepBytes(absl::string_view text) {
   return size->count;
 }
 
+namespace {
+
+// One KEY=VALUE of a flow spec into `flow`; the error says what is wrong
+// with it (ParseFlowSpec names the flow).
+absl::Status ParseFlowKey(absl::string_view key, absl::string_view value,
+                          FlowSpec& flow) {
+  if (key == "mss") {
+    if (!absl::SimpleAtoi(value, &flow.mss_bytes) || flow.mss_bytes < 88 ||
+        flow.mss_bytes > 65495) {
+      return absl::InvalidArgumentError(
+          "mss must be 88..65495 bytes (TCP_MIN_MSS .. IP max)");
+    }
+  } else if (key == "rate") {
+    absl::StatusOr<BitRate> rate = ParseBitRate(value);
+    if (!rate.ok()) return rate.status();
+    flow.app_rate_bits_per_s = rate->bits_per_second;
+  } else if (key == "rate_for") {
+    absl::StatusOr<absl::Duration> phase = ParseDurationWithUnit(value);
+    if (!phase.ok() || *phase <= absl::ZeroDuration()) {
+      return absl::InvalidArgumentError(
+          "rate_for must be a time with its unit (2s)");
+    }
+    flow.app_rate_for = *phase;
+  } else if (key == "max_udp_payload") {
+    // RFC 9000 section 14: QUIC datagrams carry at least 1200 bytes of
+    // UDP payload; 1472 fills the lab's 1500-byte IPv4 MTU.
+    if (!absl::SimpleAtoi(value, &flow.max_udp_payload_bytes) ||
+        flow.max_udp_payload_bytes < 1200 ||
+        flow.max_udp_payload_bytes > 1472) {
+      return absl::InvalidArgumentError(
+          "max_udp_payload must be 1200..1472 bytes (QUIC minimum .. IPv4 "
+          "MTU 1500)");
+    }
+  } else if (key == "path") {
+    if (value != "1" && value != "2") {
+      return absl::InvalidArgumentError("path must be 1 or 2");
+    }
+    flow.path = value == "1" ? 1 : 2;
+  } else {
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown key '", key,
+                     "' (expected mss=, rate=, rate_for=, path= or "
+                     "max_udp_payload=)"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::StatusOr<FlowSpec> ParseFlowSpec(absl::string_view text) {
   std::vector<absl::string_view> parts = absl::StrSplit(text, ':');
   FlowSpec flow;
@@ -92,50 +141,10 @@ absl::StatusOr<FlowSpec> ParseFlowSpec(absl::string_view text) {
   for (size_t i = 1; i < parts.size(); ++i) {
     std::pair<absl::string_view, absl::string_view> kv =
         absl::StrSplit(parts[i], '=');
-    if (kv.first == "mss") {
-      if (!absl::SimpleAtoi(kv.second, &flow.mss_bytes) ||
-          flow.mss_bytes < 88 || flow.mss_bytes > 65495) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "bad flow '", text,
-            "': mss must be 88..65495 bytes (TCP_MIN_MSS .. IP max)"));
-      }
-    } else if (kv.first == "rate") {
-      absl::StatusOr<BitRate> rate = ParseBitRate(kv.second);
-      if (!rate.ok()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("bad flow '", text, "': ", rate.status().message()));
-      }
-      flow.app_rate_bits_per_s = rate->bits_per_second;
-    } else if (kv.first == "rate_for") {
-      absl::StatusOr<absl::Duration> phase = ParseDurationWithUnit(kv.second);
-      if (!phase.ok() || *phase <= absl::ZeroDuration()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("bad flow '", text,
-                         "': rate_for must be a time with its unit (2s)"));
-      }
-      flow.app_rate_for = *phase;
-    } else if (kv.first == "max_udp_payload") {
-      // RFC 9000 section 14: QUIC datagrams carry at least 1200 bytes of
-      // UDP payload; 1472 fills the lab's 1500-byte IPv4 MTU.
-      if (!absl::SimpleAtoi(kv.second, &flow.max_udp_payload_bytes) ||
-          flow.max_udp_payload_bytes < 1200 ||
-          flow.max_udp_payload_bytes > 1472) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "bad flow '", text,
-            "': max_udp_payload must be 1200..1472 bytes (QUIC minimum .. "
-            "IPv4 MTU 1500)"));
-      }
-    } else if (kv.first == "path") {
-      if (kv.second != "1" && kv.second != "2") {
-        return absl::InvalidArgumentError(
-            absl::StrCat("bad flow '", text, "': path must be 1 or 2"));
-      }
-      flow.path = kv.second == "1" ? 1 : 2;
-    } else {
+    absl::Status status = ParseFlowKey(kv.first, kv.second, flow);
+    if (!status.ok()) {
       return absl::InvalidArgumentError(
-          absl::StrCat("bad flow '", text, "': unknown key '", kv.first,
-                       "' (expected mss=, rate=, rate_for=, path= or "
-                       "max_udp_payload=)"));
+          absl::StrCat("bad flow '", text, "': ", status.message()));
     }
   }
   if (flow.app_rate_for > absl::ZeroDuration() &&
