@@ -345,8 +345,7 @@ absl::Status DiagnoseQuic(const DiagnoseOptions& options,
 }
 
 // The flow's delivery on the capture's clock: cumulative bytes at the end
-// of each observation bin, its first data and its last delivery; and its
-// largest RFC 6675 pipe per bin.
+// of each observation bin, its first data and its last delivery.
 void AddDelivery(const FlowObserver& observed, CompetitorFacts* f) {
   const double origin_s = observed.start_ns() * 1e-9;
   const double width_s = observed.bin_width_s();
@@ -359,9 +358,6 @@ void AddDelivery(const FlowObserver& observed, CompetitorFacts* f) {
       sent = true;
       f->start_s = origin_s + i * width_s;
       f->delivered.emplace_back(f->start_s, delivered);
-    }
-    if (bins[i].max_pipe_bytes > 0) {
-      f->pipe.emplace_back(origin_s + i * width_s, bins[i].max_pipe_bytes);
     }
     if (bins[i].delivered_bytes == 0) continue;
     delivered += bins[i].delivered_bytes;

@@ -113,13 +113,21 @@ struct ReplayStage {
       "closed-loop simulation: not run (--simulate off)";
 };
 
+// The flow's facts the path fit uses (reports/fitted_simulation.h).
+FlowFitFacts FitFacts(const DiagnosisInput& in) {
+  FlowFitFacts f;
+  f.duration_s = in.summary.duration_s;
+  f.packet_bytes = in.summary.max_payload_bytes;
+  if (in.flow != nullptr) f.handshake_rtt_ns = in.flow->handshake_rtt_ns;
+  return f;
+}
+
 ReplayStage FitReplay(const DiagnosisInput& in, const PathEstimates& est) {
   ReplayStage stage;
   if (in.replay == nullptr) return stage;
   stage.evidence = *in.replay;
   if (!in.simulate) return stage;
-  absl::StatusOr<FittedPath> path =
-      FitPath(est, *in.observed, in.summary.duration_s);
+  absl::StatusOr<FittedPath> path = FitPath(est, *in.observed, FitFacts(in));
   if (path.ok()) {
     stage.evidence->path = *path;
     stage.simulation_note =
@@ -708,8 +716,7 @@ Diagnosis Diagnose(const DiagnosisInput& in) {
   d.result = ResultProto(in, est, context, quality, d.page);
   d.evidence_rows = EvidenceRows(quality);
   d.nothing_to_diagnose = !quality.both_directions;
-  if (absl::StatusOr<FittedPath> path =
-          FitPath(est, obs, in.summary.duration_s);
+  if (absl::StatusOr<FittedPath> path = FitPath(est, obs, FitFacts(in));
       path.ok()) {
     d.fitted_path = *std::move(path);
   }

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "cc/registry.h"
+#include "replay/sim/parallel_runs.h"
 #include "replay/sim/simulation.h"
 #include "reports/percentile.h"
 
@@ -70,12 +71,29 @@ std::string FittedPath::Describe() const {
 
 namespace {
 
-// The buffer and the CE marking threshold.
+// The path's propagation delay, as the simulator models it (it adds each
+// packet's service time at the bottleneck): the smallest RTT sample less
+// the service time of the packet it timed, or the handshake's round trip,
+// which carries no payload, when lower. `service_s`: a full-size packet's.
+int64_t BaseRttNs(const PathEstimates& estimates, const FlowFitFacts& flow,
+                  double service_s) {
+  const double min_rtt_s = estimates.base_rtt_s;
+  double base_s = std::max(min_rtt_s - service_s, min_rtt_s / 2);
+  if (flow.handshake_rtt_ns > 0)
+    base_s = std::min(base_s, flow.handshake_rtt_ns * 1e-9);
+  return static_cast<int64_t>(base_s * 1e9);
+}
+
+// The buffer and the CE marking threshold. `service_s`: a full-size
+// packet's service time.
 void FitQueue(const PathEstimates& estimates, const FlowObserver& observed,
-              FittedPath* fitted) {
+              double service_s, FittedPath* fitted) {
   FittedPath& path = *fitted;
-  // The buffer holds the largest queue the flow saw; CE marking starts at
-  // the median queueing delay of the intervals where marks came back.
+  // A drop-tail buffer is what the queue held when it dropped: the RTT
+  // at the loss episodes less the base RTT and the timed packet's service,
+  // at the rate. Without loss: the largest queue the flow saw. CE marking
+  // starts at the median queueing delay of the intervals where marks came
+  // back.
   const int64_t base_us = observed.min_rtt_us();
   std::vector<int64_t> ce_queue_us;
   for (const ObservationBin& b : observed.bins()) {
@@ -83,9 +101,14 @@ void FitQueue(const PathEstimates& estimates, const FlowObserver& observed,
       ce_queue_us.push_back(b.rtt_min_us - base_us);
     }
   }
-  path.buffer_bytes =
-      std::max<uint64_t>(static_cast<uint64_t>(estimates.max_queue_bytes),
-                         kMinBufferPackets * kFullPacketBytes);
+  const double full_queue_s =
+      estimates.rtt_at_loss_s - path.base_rtt_ns * 1e-9 - service_s;
+  const double queue_bytes =
+      estimates.rtt_at_loss_s > 0
+          ? std::max(full_queue_s, 0.0) * estimates.bottleneck_rate_bps / 8
+          : estimates.max_queue_bytes;
+  path.buffer_bytes = std::max<uint64_t>(static_cast<uint64_t>(queue_bytes),
+                                         kMinBufferPackets * kFullPacketBytes);
   if (observed.total_retransmissions() == 0) {
     // Nothing was lost, so the buffer held every queue the flow built:
     // the largest RTT sample's queueing delay at the rate (slow start's
@@ -129,23 +152,29 @@ void FitAcks(const FlowObserver& observed, FittedPath* fitted) {
 
 }  // namespace
 
+double MaxSimulatedPacketSeconds(double rate_bps) {
+  return kMaxSimulatedPackets * kFullPacketBytes * 8 / rate_bps;
+}
+
 absl::StatusOr<FittedPath> FitPath(const PathEstimates& estimates,
                                    const FlowObserver& observed,
-                                   double flow_duration_s) {
+                                   const FlowFitFacts& flow) {
   if (!(estimates.bottleneck_rate_bps > 0) || !(estimates.base_rtt_s > 0)) {
     return absl::InvalidArgumentError(
         "no bottleneck rate or base RTT to fit a path to");
   }
   FittedPath path;
   path.rate_bps = static_cast<int64_t>(estimates.bottleneck_rate_bps);
-  path.base_rtt_ns = static_cast<int64_t>(estimates.base_rtt_s * 1e9);
-  FitQueue(estimates, observed, &path);
+  const double service_s =
+      (flow.packet_bytes > 0 ? flow.packet_bytes : kFullPacketBytes) * 8.0 /
+      estimates.bottleneck_rate_bps;
+  path.base_rtt_ns = BaseRttNs(estimates, flow, service_s);
+  FitQueue(estimates, observed, service_s, &path);
   FitAcks(observed, &path);
-  const double cap_s =
-      std::min(kMaxSimulatedS, kMaxSimulatedPackets * kFullPacketBytes * 8 /
-                                   estimates.bottleneck_rate_bps);
-  path.duration_ns =
-      static_cast<int64_t>(std::min(flow_duration_s, cap_s) * 1e9);
+  path.duration_ns = static_cast<int64_t>(
+      std::min({flow.duration_s, kMaxSimulatedS,
+                MaxSimulatedPacketSeconds(estimates.bottleneck_rate_bps)}) *
+      1e9);
   return path;
 }
 
@@ -212,18 +241,27 @@ absl::StatusOr<double> SimulatedThroughputRatio(const FittedPath& path,
   const int64_t from_ns =
       later_start_ns +
       static_cast<int64_t>(measure_from * (path.duration_ns - later_start_ns));
+  // Each run's bytes of `a` and `b` from `from_ns` on, on all cores.
+  using Bytes = absl::StatusOr<std::pair<uint64_t, uint64_t>>;
+  const std::vector<Bytes> bytes =
+      RunParallel<Bytes>(std::max(runs, 1), 0, [&](size_t r) -> Bytes {
+        SimulationConfig seeded = config;
+        seeded.seed = r + 1;
+        absl::StatusOr<std::unique_ptr<Simulation>> sim =
+            Simulation::Create(seeded);
+        if (!sim.ok()) return sim.status();
+        (*sim)->RunUntil(from_ns);
+        const uint64_t a_before = (*sim)->flow_stats(0).egress_bytes;
+        const uint64_t b_before = (*sim)->flow_stats(1).egress_bytes;
+        (*sim)->RunUntil(path.duration_ns);
+        return std::make_pair((*sim)->flow_stats(0).egress_bytes - a_before,
+                              (*sim)->flow_stats(1).egress_bytes - b_before);
+      });
   double a_bytes = 0, b_bytes = 0;
-  for (int r = 0; r < std::max(runs, 1); ++r) {
-    config.seed = r + 1;
-    absl::StatusOr<std::unique_ptr<Simulation>> sim =
-        Simulation::Create(config);
-    if (!sim.ok()) return sim.status();
-    (*sim)->RunUntil(from_ns);
-    const uint64_t a_before = (*sim)->flow_stats(0).egress_bytes;
-    const uint64_t b_before = (*sim)->flow_stats(1).egress_bytes;
-    (*sim)->RunUntil(path.duration_ns);
-    a_bytes += (*sim)->flow_stats(0).egress_bytes - a_before;
-    b_bytes += (*sim)->flow_stats(1).egress_bytes - b_before;
+  for (const Bytes& run : bytes) {
+    if (!run.ok()) return run.status();
+    a_bytes += run->first;
+    b_bytes += run->second;
   }
   return b_bytes > 0 ? a_bytes / b_bytes : 0;
 }

@@ -22,7 +22,8 @@ struct FittedPath {
   uint64_t buffer_bytes = 0;
   // -1: the flow saw no CE, the simulated path marks none.
   int64_t ce_sojourn_threshold_ns = -1;
-  // Simulated time: the flow's duration, capped so a run stays small.
+  // Simulated time: the flow's duration, capped so a run stays small
+  // (FitPath: at a minute and at MaxSimulatedPacketSeconds).
   int64_t duration_ns = 0;
   // The receiver ACKs every this many segments, as the flow's did on
   // average (GRO or delayed ACKs thin ACKs; Prague's collapse needs it,
@@ -36,10 +37,24 @@ struct FittedPath {
   std::string Describe() const;  // "20.0 Mb/s, base RTT 21.8 ms, ..."
 };
 
+// What the fit takes from the flow besides its estimates.
+struct FlowFitFacts {
+  double duration_s = 0;
+  // The full-size payload, whose service time the simulated link adds to
+  // every RTT sample; 0: unknown (a 1500-byte packet is assumed).
+  uint32_t packet_bytes = 0;
+  // The SYN to SYN-ACK round trip (no payload to serve); 0: not seen.
+  int64_t handshake_rtt_ns = 0;
+};
+
 // InvalidArgument when the estimates cannot make a path (no rate or RTT).
 absl::StatusOr<FittedPath> FitPath(const PathEstimates& estimates,
                                    const FlowObserver& observed,
-                                   double flow_duration_s);
+                                   const FlowFitFacts& flow);
+
+// The longest run, in seconds, that stays within the packets a fitted
+// simulation at `rate_bps` may send (about a second of CPU).
+double MaxSimulatedPacketSeconds(double rate_bps);
 
 // One flow of `spec` with packets of `packet_bytes`: its bottleneck egress
 // over the run / (rate x duration). TCP Prague paces (tcp_prague.c v0.5

@@ -60,6 +60,31 @@ double LargestQueueBytes(const FlowObserver& observed, double rate_bps) {
   return rate_bps / 8 * std::max(Percentile(std::move(queue_s), 0.99), 0.0);
 }
 
+// The RTT at which the buffer overflowed: at each loss episode (its first
+// retransmission), the largest RTT sample from one smoothed RTT before it
+// to half of one after (the dropped packet's neighbours, sent into the
+// full queue, are acknowledged then); the median over the episodes, so
+// that one sample held by a receiver's timer does not make a buffer. 0
+// without a loss episode.
+double RttAtLossS(const FlowObserver& observed, double rtt_s) {
+  const std::vector<ObservationBin>& bins = observed.bins();
+  const double width_s = observed.bin_width_s();
+  const int64_t before = static_cast<int64_t>(std::ceil(rtt_s / width_s));
+  const int64_t after = static_cast<int64_t>(std::ceil(rtt_s / 2 / width_s));
+  const int64_t n = static_cast<int64_t>(bins.size());
+  std::vector<int64_t> rtt_us;
+  for (int64_t i = 0; i < n; ++i) {
+    if (bins[i].recovery_episodes == 0) continue;
+    int64_t max_us = 0;
+    for (int64_t j = std::max<int64_t>(i - before, 0);
+         j <= std::min(i + after, n - 1); ++j) {
+      if (bins[j].has_rtt()) max_us = std::max(max_us, bins[j].rtt_max_us);
+    }
+    if (max_us > 0) rtt_us.push_back(max_us);
+  }
+  return rtt_us.empty() ? 0 : Median(std::move(rtt_us)) * 1e-6;
+}
+
 // How the rate was estimated, and its cross-check.
 void AddNotes(double typical_rtt_s, PathEstimates* estimates) {
   PathEstimates& e = *estimates;
@@ -122,6 +147,7 @@ PathEstimates EstimatePath(const FlowObserver& observed, double goodput_bps) {
   e.rate_is_lower_bound = busy.empty();
   e.bdp_bytes = e.bottleneck_rate_bps / 8 * e.base_rtt_s;
   e.max_queue_bytes = LargestQueueBytes(observed, e.bottleneck_rate_bps);
+  e.rtt_at_loss_s = RttAtLossS(observed, typical_rtt_s);
   AddNotes(typical_rtt_s, &e);
   return e;
 }

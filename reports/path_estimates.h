@@ -25,6 +25,10 @@ struct PathEstimates {
   // (means, not single samples: one delayed ACK is not a queue; the
   // percentile, since a radio link's rare stalls are not a buffer).
   double max_queue_bytes = 0;
+  // The RTT when the bottleneck's buffer overflowed: the median over loss
+  // episodes of the largest RTT sample around each (the queue was full
+  // then); 0 when nothing was lost.
+  double rtt_at_loss_s = 0;
   // The sliding window the rate was measured over.
   double window_s = 0;
   std::vector<std::string> notes;

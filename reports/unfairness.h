@@ -34,10 +34,6 @@ struct CompetitorFacts {
   std::optional<double> throughput_bps;
   // Cumulative bytes delivered at times on the common axis, ascending.
   std::vector<std::pair<double, uint64_t>> delivered;
-  // The largest RFC 6675 pipe (bytes in flight, SACKed and lost ones out)
-  // of each observation bin, at the bin's start on the same axis (empty
-  // when the input does not show it).
-  std::vector<std::pair<double, uint64_t>> pipe;
 };
 
 struct UnfairnessCause {
@@ -65,12 +61,11 @@ struct UnfairnessAttribution {
 double CommonIntervalThroughput(CompetitorFacts& a, CompetitorFacts& b);
 
 // The path both flows crossed, from each flow's own fit: the larger rate
-// (at least the two throughputs together), the smaller base RTT less the
-// service time of the packets an ACK waits for, the longer delayed-ACK
-// hold and duration; the buffer from the two flows' joint pipe less the
-// BDP (see PeakJointPipeBytes in unfairness.cc), else the smaller of
-// the two fits' queueing delays at the shared rate. nullopt when neither
-// flow has a fit.
+// (at least the two throughputs together), the smaller base RTT (each
+// flow's service time taken at the shared rate), the smaller of the two
+// fits' queueing delays at loss as the buffer at the shared rate, the
+// longer delayed-ACK hold, and both flows' whole span as the duration.
+// nullopt when neither flow has a fit.
 std::optional<FittedPath> SharedFittedPath(
     const CompetitorFacts& a, const CompetitorFacts& b,
     const std::optional<FittedPath>& a_path,
