@@ -113,19 +113,12 @@ void FlowObserver::AddRttSample(const TimelineEvent& e, ObservationBin& bin) {
   // While a hole is open the receiver ACKs every segment at once (RFC 5681
   // section 4.2): no timer held those ACKs.
   if (e.packets_delivered > 0 && e.sacked_bytes == 0) {
-    // Against the previous such sample, not the minimum: the queue moves
-    // little between two ACKs, and a held ACK's sample exceeds its
-    // predecessor's by the hold.
-    if (last_hold_rtt_us_ > 0) {
-      const size_t row =
-          std::min<uint64_t>(e.packets_delivered, kMaxHoldSegments);
-      const double excess_us = static_cast<double>(
-          std::max<int64_t>(e.rtt_sample_us - last_hold_rtt_us_, 0));
-      const size_t bucket = std::min<size_t>(
-          static_cast<size_t>(4 * std::log2(1 + excess_us)), kHoldBuckets - 1);
-      ++hold_histogram_[row][bucket];
-    }
-    last_hold_rtt_us_ = e.rtt_sample_us;
+    const size_t row =
+        std::min<uint64_t>(e.packets_delivered, kMaxHoldSegments);
+    const double excess_us = static_cast<double>(e.rtt_sample_us - min_rtt_us_);
+    const size_t bucket = std::min<size_t>(
+        static_cast<size_t>(4 * std::log2(1 + excess_us)), kHoldBuckets - 1);
+    ++hold_histogram_[row][bucket];
   }
 }
 

@@ -81,11 +81,11 @@ class FlowObserver {
   // How long the receiver held ACKs that covered fewer than `segments`
   // segments (its delayed-ACK or GRO flush timer fired before the
   // `segments`-th arrived): the median excess RTT (sample minus the
-  // previous ACK's sample, at least 0) of those ACKs minus that of the ACKs
-  // that covered `segments` or more, which wait for no timer; ACKs sent
-  // while SACKed data was outstanding are left out (sent at once, RFC 5681
-  // section 4.2); at least 0. nullopt with fewer than kMinHoldSamples of
-  // either kind.
+  // minimum so far) of those ACKs minus that of the ACKs that covered
+  // `segments` or more, which wait for no timer; ACKs sent while SACKed
+  // data was outstanding are left out (sent at once, RFC 5681 section
+  // 4.2); at least 0. nullopt with fewer than kMinHoldSamples of either
+  // kind.
   std::optional<int64_t> AckHoldUs(uint32_t segments) const;
   static constexpr uint64_t kMinHoldSamples = 20;
   // The segment-weighted median of segments per ACK: half of the delivered
@@ -108,8 +108,6 @@ class FlowObserver {
   std::vector<ObservationBin> bins_;
   std::vector<RetransmissionMark> marks_;
   int64_t min_rtt_us_ = 0;
-  // The last RTT sample of an ACK sent with no SACKed data outstanding.
-  int64_t last_hold_rtt_us_ = 0;
   uint64_t total_acks_ = 0;
   uint64_t total_retransmissions_ = 0;
   // Highest (cumulative ACK + SACKed bytes) so far: what was delivered.
