@@ -1,5 +1,6 @@
 #include "reports/ca_growth.h"
 
+#include <algorithm>
 #include <cmath>
 #include <utility>
 #include <vector>
@@ -46,6 +47,15 @@ double CaGrowthBytesPerRtt(
 bool CaGrowth::NearerUnnormalized() const {
   return std::fabs(std::log(captured / off)) <
          std::fabs(std::log(captured / on));
+}
+
+bool CaGrowth::Decisive() const {
+  if (!(captured > 0 && off > 0 && on > 0)) return false;
+  const double to_off = std::fabs(std::log(captured / off));
+  const double to_on = std::fabs(std::log(captured / on));
+  const double tolerance = std::log1p(kDecisiveTolerance);
+  return std::min(to_off, to_on) < tolerance &&
+         std::max(to_off, to_on) > tolerance;
 }
 
 CaGrowth MeasureCaGrowth(const ReplaySamples& samples, int off, int on) {

@@ -33,6 +33,14 @@ struct CaGrowth {
   // Whether the captured growth is nearer the replay without
   // normalization than the one with it (log distance).
   bool NearerUnnormalized() const;
+  // Whether the captured growth tells the two replays apart: within
+  // kDecisiveTolerance of one and farther than that from the other. Where
+  // windows are small, CUBIC's two replays grow alike and the captured
+  // growth sits between them or near both.
+  bool Decisive() const;
+  // The slope of cwnd^2 is within 3 % of the simulator's growth on its
+  // exports (reports/sim_diagnosis_test.cc): 5 % leaves a margin.
+  static constexpr double kDecisiveTolerance = 0.05;
 };
 CaGrowth MeasureCaGrowth(const ReplaySamples& samples, int off, int on);
 

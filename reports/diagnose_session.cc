@@ -371,9 +371,9 @@ void AddDelivery(const FlowObserver& observed, CompetitorFacts* f) {
 }
 
 // The replayed controller, whether the captured cwnd grows normalized,
-// and its congestion-avoidance growth (reports/ca_growth.h): the growth
-// nearer the normalized replay than the plain one means the flow
-// normalizes, as mtu_normalization_gap decides.
+// and its congestion-avoidance growth (reports/ca_growth.h): when the
+// growth tells the replays apart, the one it is nearer decides, as
+// mtu_normalization_gap does; else the claimed controller's normalize=.
 void AddGrowth(const ReplayEvidence& e, CompetitorFacts* f) {
   const int best = BestFittingClaimed(e);
   if (best < 0 || e.replay == nullptr) return;
@@ -388,11 +388,14 @@ void AddGrowth(const ReplayEvidence& e, CompetitorFacts* f) {
   if (samples.size() == 0) return;
   const int on = FindSpec(e, ReplayRole::kNormalizationOn, f->controller);
   double growth = 0;
+  f->normalization_claimed = true;
   if (on >= 0) {
     const CaGrowth g = MeasureCaGrowth(samples, best, on);
     growth = g.captured;
-    if (g.captured > 0 && g.off > 0 && g.on > 0 && !g.NearerUnnormalized()) {
-      f->normalize_bytes = kReferenceMtuBytes;
+    if (g.Decisive()) {
+      f->normalization_claimed = false;
+      f->normalize_bytes = std::nullopt;
+      if (!g.NearerUnnormalized()) f->normalize_bytes = kReferenceMtuBytes;
     }
   } else {
     growth = CaGrowthBytesPerRtt(samples, best,

@@ -72,6 +72,15 @@ std::optional<double> RttExponent(const std::string& spec) {
   return std::nullopt;
 }
 
+// Says that the claimed controller, not the capture, decided whether `f`
+// normalizes.
+std::string ClaimDecided(const CompetitorFacts& f) {
+  return absl::StrCat(
+      "; the captured growth does not tell normalization on from off, so "
+      "this is the claimed controller ",
+      f.controller, "'s setting, not a measurement");
+}
+
 // Named when the lesser flow sends the smaller packets and its captured
 // cwnd grows like its controller without MTU normalization: growth counted
 // in its own packets, not in 1462-byte ones (RFC 7141 section 2.3).
@@ -94,10 +103,11 @@ std::optional<UnfairnessCause> PacketSizeCause(const CompetitorFacts& lesser,
   c.message = absl::StrFormat(
       "in congestion avoidance it grew %.0f B per RTT against %s's %.0f B "
       "(growth counted in its %d-byte packets: no MTU normalization, RFC "
-      "7141 section 2.3), which alone predicts %.2f (throughput ∝ "
+      "7141 section 2.3%s), which alone predicts %.2f (throughput ∝ "
       "sqrt(growth per RTT / congestion events per byte), Mathis et al. "
       "1997, at equal congestion events)",
       g, greater.label, *greater.ca_growth_bytes_per_rtt, lesser.packet_bytes,
+      lesser.normalization_claimed ? ClaimDecided(lesser) : "",
       c.explained_ratio);
   return c;
 }
@@ -346,7 +356,8 @@ std::string AttributionMessage(const CompetitorFacts& lesser,
                 "; with normalization the fitted simulation predicts %.2f",
                 *u.predicted_ratio_normalized));
   } else if (u.predicted_ratio_normalized.has_value()) {
-    absl::StrAppend(&m, "; ", small.label, "'s growth is normalized already");
+    absl::StrAppend(&m, "; ", small.label, "'s growth is normalized already",
+                    small.normalization_claimed ? ClaimDecided(small) : "");
   }
   // A sender-side capture sees drops, not which arrival the queue
   // refused for its size (byte-fit admission favours small packets, RFC

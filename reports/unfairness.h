@@ -25,6 +25,10 @@ struct CompetitorFacts {
   std::string controller;
   // The controller normalizes congestion-avoidance growth to this size.
   std::optional<uint32_t> normalize_bytes;
+  // Whether normalize_bytes is the claimed controller's (its normalize=
+  // option), not a measurement: the captured growth could not tell
+  // normalization on from off (CaGrowth::Decisive), or was not measured.
+  bool normalization_claimed = false;
   double start_s = 0;  // first data, seconds on the common axis
   double end_s = 0;    // last data delivered, same axis
   std::optional<double> min_rtt_ms;

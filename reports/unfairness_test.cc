@@ -83,9 +83,11 @@ struct PairRun {
 };
 
 // Runs PairConfig, diagnoses both flows of the export and attributes the
-// gap on their shared fitted path.
+// gap on their shared fitted path. Each flow is diagnosed with `--cc spec`,
+// or with `--cc` of its own spec (normalize=1462 on the small flow when
+// `normalize`) when `claim_own_spec`.
 void RunPair(const Case& c, const std::string& spec, bool normalize,
-             PairRun& out) {
+             PairRun& out, bool claim_own_spec = false) {
   absl::StatusOr<PathProfile> profile = FindPathProfile(c.profile);
   ASSERT_TRUE(profile.ok()) << profile.status();
   const std::string path =
@@ -103,7 +105,10 @@ void RunPair(const Case& c, const std::string& spec, bool normalize,
     options.input = path;
     options.flow = flow;
     options.simulate = false;
-    options.specs = {spec};  // --cc: the controller both flows ran
+    // --cc: the controller both flows ran.
+    options.specs = {claim_own_spec && normalize && flow[0] == '1'
+                         ? absl::StrCat(spec, ":normalize=1462")
+                         : spec};
     absl::StatusOr<DiagnoseRun> run = DiagnoseInput(options);
     ASSERT_TRUE(run.ok()) << run.status();
     runs.push_back(*std::move(run));
@@ -206,6 +211,25 @@ TEST(AttributeUnfairnessTest, PacketSizeNamedOnlyWithoutNormalization) {
             nullptr);
 }
 
+TEST(AttributeUnfairnessTest, ClaimedNormalizationIsSaidToBeTheClaims) {
+  CompetitorFacts large = Facts(1, 1462, "cubic", 30, 10e6);
+  CompetitorFacts small = Facts(2, 1280, "cubic", 30, 8e6);
+  large.ca_growth_bytes_per_rtt = 1462;
+  small.ca_growth_bytes_per_rtt = 1400;
+  small.normalization_claimed = true;
+  const UnfairnessAttribution u =
+      AttributeUnfairness(large, small, std::nullopt, false);
+  ASSERT_NE(CauseOf(u, "packet_size"), nullptr) << u.message;
+  EXPECT_NE(u.message.find("the claimed controller cubic's setting, not a "
+                           "measurement"),
+            std::string::npos)
+      << u.message;
+  small.normalization_claimed = false;
+  EXPECT_EQ(AttributeUnfairness(large, small, std::nullopt, false)
+                .message.find("claimed controller"),
+            std::string::npos);
+}
+
 TEST(AttributeUnfairnessTest, NoThroughputGivesNoNumberThatIsNotFinite) {
   const UnfairnessAttribution u =
       AttributeUnfairness(Facts(1, 1448, "reno", 20, 0),
@@ -232,9 +256,21 @@ TEST_P(UnfairnessTest, ShareRatioIsTheSimulatorsAndPacketSizeIsNamed) {
     ASSERT_TRUE(u.predicted_ratio_as_is.has_value());
     ASSERT_TRUE(u.predicted_ratio_normalized.has_value());
   }
+  // Where the growth cannot tell normalization on from off, the claimed
+  // controller decides, and the message says so.
+  for (const PairRun* run : {&off, &on}) {
+    if (run->small.normalization_claimed) {
+      EXPECT_NE(run->attribution.message.find("claimed controller"),
+                std::string::npos)
+          << run->attribution.message;
+    }
+  }
   // CUBIC's growth per RTT does not tell normalization apart on these
-  // paths (DISABLED_ test below): asserted for Reno only.
+  // paths (DISABLED_ test below): asserted for Reno only, whose growth
+  // decides against the claim (--cc reno on the normalized flow).
   if (spec != "reno") return;
+  EXPECT_FALSE(off.small.normalization_claimed);
+  EXPECT_FALSE(on.small.normalization_claimed);
   const UnfairnessCause* size = CauseOf(off.attribution, "packet_size");
   ASSERT_NE(size, nullptr) << off.attribution.message;
   // Reno grows one packet per RTT: sqrt(1280 / 1462) = 0.936 (Mathis).
@@ -263,9 +299,11 @@ TEST_P(UnfairnessTest, DISABLED_NormalizedPredictionAndCubicPacketSize) {
   ASSERT_TRUE(profile.ok()) << profile.status();
   const double on_ratio =
       SimulatorRatio(PairConfig(*profile, spec, true), c.duration_ns);
+  // Each flow diagnosed with --cc of the controller it ran: where the
+  // growth cannot tell normalization apart (CUBIC), the claim decides.
   PairRun off, on;
-  RunPair(c, spec, false, off);
-  RunPair(c, spec, true, on);
+  RunPair(c, spec, false, off, true);
+  RunPair(c, spec, true, on, true);
   for (const PairRun* run : {&off, &on}) {
     const UnfairnessAttribution& u = run->attribution;
     SCOPED_TRACE(u.message);
