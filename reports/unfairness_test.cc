@@ -279,28 +279,13 @@ TEST_P(UnfairnessTest, ShareRatioIsTheSimulatorsAndPacketSizeIsNamed) {
       << on.attribution.message;
 }
 
-// The Done-when's bounds not met (measured on this commit, 24 seeds for
-// both the fitted prediction and the simulator's ratio, normalize on;
-// "off-run" predicts from the un-normalized export, "on-run" from the
-// normalized one):
-//   reno  DSL        0.854 / 0.859 against 0.844  (met)
-//   reno  bdp40      0.790 / 0.882 against 0.853  (0.062 / 0.029)
-//   reno  congested  0.885 / 0.945 against 0.906  (0.020 / 0.040)
-//   cubic DSL        0.856 / 0.853 against 0.800  (0.057 / 0.053)
-//   cubic bdp40      0.906 / 0.910 against 0.808  (0.098 / 0.101)
-//   cubic congested  0.893 / 0.902 against 0.909  (met)
-// The fitted buffer is within 2-5 % of the profile's, and a 2 % change of
-// the buffer alone moves a 24-seed ratio by up to 0.05 on these paths;
-// CUBIC's packet-size cause is wrong in 3 of its 6 exports (its growth
-// per RTT sits nearer the other replay).
-TEST_P(UnfairnessTest, DISABLED_NormalizedPredictionAndCubicPacketSize) {
+// Where the captured growth cannot tell normalization on from off (CUBIC's
+// replays grow alike on these paths), the claimed controller decides: each
+// flow diagnosed with --cc of the controller it ran, the packet-size cause
+// is named exactly when normalization is off (Reno's growth decides by
+// itself, ShareRatioIsTheSimulatorsAndPacketSizeIsNamed).
+TEST_P(UnfairnessTest, PacketSizeNamedExactlyWithoutNormalization) {
   const auto& [spec, c] = GetParam();
-  absl::StatusOr<PathProfile> profile = FindPathProfile(c.profile);
-  ASSERT_TRUE(profile.ok()) << profile.status();
-  const double on_ratio =
-      SimulatorRatio(PairConfig(*profile, spec, true), c.duration_ns);
-  // Each flow diagnosed with --cc of the controller it ran: where the
-  // growth cannot tell normalization apart (CUBIC), the claim decides.
   PairRun off, on;
   RunPair(c, spec, false, off, true);
   RunPair(c, spec, true, on, true);
@@ -308,6 +293,39 @@ TEST_P(UnfairnessTest, DISABLED_NormalizedPredictionAndCubicPacketSize) {
     const UnfairnessAttribution& u = run->attribution;
     SCOPED_TRACE(u.message);
     EXPECT_EQ(CauseOf(u, "packet_size") != nullptr, run == &off);
+  }
+}
+
+// The Done-when's normalized-prediction bound, not met (measured on this
+// commit, 24 seeds for both the fitted prediction and the simulator's
+// ratio, normalize on; "off-run" predicts from the un-normalized export,
+// "on-run" from the normalized one):
+//   reno  DSL        0.835 / 0.885 against 0.844  (0.009 / 0.041)
+//   reno  bdp40      0.870 / 0.925 against 0.852  (0.018 / 0.073)
+//   reno  congested  0.868 / 0.904 against 0.906  (0.038 / 0.002)
+//   cubic DSL        0.796 / 0.818 against 0.800  (met)
+//   cubic bdp40      0.827 / 0.829 against 0.808  (met)
+//   cubic congested  0.876 / 0.921 against 0.909  (0.033 / 0.012)
+// The fitted path is now close to the simulator's (base RTT exact, buffer
+// 0.91-1.00 of the profile's, ACK hold 40-49 ms against 40), but the
+// 24-seed ratio is not converged: the simulator's own ratio over seeds
+// 1-24, 25-48, 49-72, 73-96 is cubic DSL 0.800/0.844/0.835/0.834, cubic
+// bdp40 0.808/0.824/0.824/0.824, reno DSL 0.844/0.844/0.829/0.805, and a
+// 0.1 % change of the fitted rate or a 5 % change of the ACK hold moves a
+// 24-seed prediction by up to 0.05 (even 96 seeds on both sides left 3
+// of 12 beyond 0.03).
+TEST_P(UnfairnessTest, DISABLED_NormalizedPredictionWithinThreeHundredths) {
+  const auto& [spec, c] = GetParam();
+  absl::StatusOr<PathProfile> profile = FindPathProfile(c.profile);
+  ASSERT_TRUE(profile.ok()) << profile.status();
+  const double on_ratio =
+      SimulatorRatio(PairConfig(*profile, spec, true), c.duration_ns);
+  PairRun off, on;
+  RunPair(c, spec, false, off, true);
+  RunPair(c, spec, true, on, true);
+  for (const PairRun* run : {&off, &on}) {
+    const UnfairnessAttribution& u = run->attribution;
+    SCOPED_TRACE(u.message);
     ASSERT_TRUE(u.predicted_ratio_normalized.has_value());
     EXPECT_NEAR(*u.predicted_ratio_normalized, Oriented(*run, on_ratio), 0.03);
   }
