@@ -165,9 +165,12 @@ absl::StatusOr<FittedPath> FitPath(const PathEstimates& estimates,
   }
   FittedPath path;
   path.rate_bps = static_cast<int64_t>(estimates.bottleneck_rate_bps);
+  // A TSO/GRO super-segment crosses the link as full-size packets.
   const double service_s =
-      (flow.packet_bytes > 0 ? flow.packet_bytes : kFullPacketBytes) * 8.0 /
-      estimates.bottleneck_rate_bps;
+      (flow.packet_bytes > 0
+           ? std::min<uint64_t>(flow.packet_bytes, kFullPacketBytes)
+           : kFullPacketBytes) *
+      8.0 / estimates.bottleneck_rate_bps;
   path.base_rtt_ns = BaseRttNs(estimates, flow, service_s);
   FitQueue(estimates, observed, service_s, &path);
   FitAcks(observed, &path);
