@@ -213,17 +213,10 @@ std::optional<FittedPath> SharedFittedPath(
                          static_cast<int64_t>(a.throughput_bps.value_or(0) +
                                               b.throughput_bps.value_or(0))});
   // Each fit's base RTT is its propagation delay (its minimum less its
-  // packet's service time, or its handshake's round trip), the service
-  // time taken at that flow's own rate: at the shared rate it is shorter.
-  // A flow that never saw the queue empty (the other kept it busy) shows
+  // packet's service time at its own rate, or its handshake's round trip);
+  // a flow that never saw the queue empty (the other kept it busy) shows
   // more than the other.
-  const auto base_ns = [&](const CompetitorFacts& f, const FittedPath& fit) {
-    if (!f.min_rtt_ms.has_value()) return fit.base_rtt_ns;
-    const double service_ns = f.packet_bytes * 8 * 1e9 / p.rate_bps;
-    return std::max(fit.base_rtt_ns,
-                    static_cast<int64_t>(*f.min_rtt_ms * 1e6 - service_ns));
-  };
-  p.base_rtt_ns = std::min(base_ns(a, *a_path), base_ns(b, *b_path));
+  p.base_rtt_ns = std::min(a_path->base_rtt_ns, b_path->base_rtt_ns);
   // Each fit's buffer is the queue its flow saw when the buffer overflowed
   // (reports/fitted_simulation.h FitPath), turned into bytes at its own
   // rate; both saw the same queue, which drains at the shared rate. The
