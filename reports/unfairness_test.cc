@@ -359,7 +359,7 @@ TEST_P(UnfairnessTest, PacketSizeNamedExactlyWithoutNormalization) {
 // on bdp40, met 8 of the 12: the figures move by this much with any
 // change of the path.)
 // The fitted path is now close to the simulator's (base RTT within 2 %,
-// buffer 0.91-1.00 of the profile's, ACK hold 40-49 ms against 40), but the
+// buffer 0.91-1.00 of the profile's, ACK hold 29-48 ms against 40), but the
 // 24-seed ratio is not converged: the simulator's own ratio over seeds
 // 1-24, 25-48, 49-72, 73-96 is cubic DSL 0.800/0.844/0.835/0.834, cubic
 // bdp40 0.808/0.824/0.824/0.824, reno DSL 0.844/0.844/0.829/0.805, and a
