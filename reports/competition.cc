@@ -408,7 +408,6 @@ CompetitorFacts FactsOnSharedAxis(uint32_t id, const PlacedFlow& p,
   f.start_s += shift_s;
   f.end_s += shift_s;
   for (auto& sample : f.delivered) sample.first += shift_s;
-  for (auto& sample : f.pipe) sample.first += shift_s;
   f.flow_index = id;
   f.label = absl::StrCat("flow ", FlowLabel(id));
   f.throughput_bps = share.throughput_bps();
