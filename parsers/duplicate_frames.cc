@@ -1,5 +1,6 @@
 #include "parsers/duplicate_frames.h"
 
+#include <algorithm>
 #include <cstdlib>
 
 namespace ccreplay {
@@ -48,11 +49,19 @@ bool DuplicateFrames::IsDuplicate(const TcpSegment& s) {
   // (l4s-tests_cubic_fq_codel_wifi frames 77395-77396, 13 us apart, IP ID
   // 0): an RST is never taken for a copy.
   if (s.flags & kTcpRst) return false;
-  Direction& d = directions_[Key{s.src, s.dst, s.src_port, s.dst_port}];
-  auto peer = directions_.find(Key{s.dst, s.src, s.dst_port, s.src_port});
-  const uint64_t peer_frames =
-      peer == directions_.end() ? 0 : peer->second.frames;
-  const Signature signature = SignatureOf(s, peer_frames);
+  if (next_sweep_ns_ < 0) next_sweep_ns_ = s.time_ns + kDuplicateStateNs;
+  if (s.time_ns >= next_sweep_ns_) {
+    DropIdle(s.time_ns);
+    next_sweep_ns_ = s.time_ns + kDuplicateStateNs;
+  }
+  const bool src_low = EndpointNotAfter(s.src, s.src_port, s.dst, s.dst_port);
+  Connection& c =
+      connections_[src_low ? Key{s.src, s.dst, s.src_port, s.dst_port}
+                           : Key{s.dst, s.src, s.dst_port, s.src_port}];
+  c.last_ns = std::max(c.last_ns, s.time_ns);
+  Direction& d = c.direction[src_low ? 0 : 1];
+  const Signature signature =
+      SignatureOf(s, c.direction[src_low ? 1 : 0].frames);
   for (const Signature& original : d.recent) {
     if (Repeats(signature, original)) return true;
   }
@@ -60,6 +69,17 @@ bool DuplicateFrames::IsDuplicate(const TcpSegment& s) {
   d.next = (d.next + 1) % kDuplicateLookback;
   ++d.frames;
   return false;
+}
+
+void DuplicateFrames::Reset() {
+  connections_.clear();
+  next_sweep_ns_ = -1;
+}
+
+void DuplicateFrames::DropIdle(int64_t now_ns) {
+  absl::erase_if(connections_, [now_ns](const auto& entry) {
+    return now_ns - entry.second.last_ns >= kDuplicateStateNs;
+  });
 }
 
 }  // namespace ccreplay

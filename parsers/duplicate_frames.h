@@ -6,6 +6,7 @@
 #ifndef CCREPLAY_PARSERS_DUPLICATE_FRAMES_H_
 #define CCREPLAY_PARSERS_DUPLICATE_FRAMES_H_
 
+#include <cstddef>
 #include <cstdint>
 
 #include "absl/container/flat_hash_map.h"
@@ -28,6 +29,12 @@ constexpr int64_t kDuplicateWithoutIpIdNs = 20'000;
 // Frames compared per direction: copies from a SPAN port arrive within a
 // few frames of each other.
 constexpr int kDuplicateLookback = 8;
+// A connection's recent frames are dropped once it has had no frame for
+// this long (by the newest capture time read): no copy can match them
+// after kDuplicateWithIpIdNs, and the rest is a margin for captures whose
+// time steps back a little (multi-queue capture). So the state follows
+// the connections of the last few milliseconds, not all the capture's.
+constexpr int64_t kDuplicateStateNs = 10 * kDuplicateWithIpIdNs;
 
 class DuplicateFrames {
  public:
@@ -36,7 +43,9 @@ class DuplicateFrames {
   // numbers, window, payload length, timestamps option and first SACK block,
   // within the limits above. Otherwise remembers `s`.
   bool IsDuplicate(const TcpSegment& s);
-  void Reset() { directions_.clear(); }
+  void Reset();
+  // Connections whose recent frames are held.
+  size_t connections() const { return connections_.size(); }
 
  private:
   using Key = EndpointPair;
@@ -53,10 +62,19 @@ class DuplicateFrames {
     int next = 0;
     uint64_t frames = 0;
   };
+  // Both directions, dropped together: a direction's copies are told
+  // apart by its peer's frame count.
+  struct Connection {
+    Direction direction[2];  // [0]: from the lower endpoint.
+    int64_t last_ns = 0;     // Its newest frame.
+  };
   static Signature SignatureOf(const TcpSegment& s, uint64_t peer_frames);
   static bool Repeats(const Signature& copy, const Signature& original);
+  // Drops the connections without a frame for kDuplicateStateNs.
+  void DropIdle(int64_t now_ns);
 
-  absl::flat_hash_map<Key, Direction> directions_;
+  absl::flat_hash_map<Key, Connection> connections_;
+  int64_t next_sweep_ns_ = -1;  // -1: no frame yet.
 };
 
 }  // namespace ccreplay

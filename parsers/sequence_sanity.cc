@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "absl/strings/str_format.h"
+#include "parsers/connection_expiry.h"
 
 namespace ccreplay {
 namespace {
@@ -19,9 +20,10 @@ uint64_t Distance(uint32_t a, uint32_t b) {
 bool SequenceSanity::Plausible(Field& field, uint32_t value, uint64_t bound) {
   if (!field.known || Distance(value, field.last) <= bound) return true;
   // Rejected: count how many rejected values in a row agree.
+  // Capped: only reaching kSegmentsToResync matters.
   field.agreeing =
       field.agreeing > 0 && Distance(value, field.candidate) <= bound
-          ? field.agreeing + 1
+          ? std::min(field.agreeing + 1, kSegmentsToResync)
           : 1;
   field.candidate = value;
   return field.agreeing >= kSegmentsToResync;
@@ -40,39 +42,67 @@ uint64_t SequenceSanity::WindowBytes(const Direction& d, const Direction& peer,
          << (scaled ? std::min<uint8_t>(d.wscale_shift, 14) : 0);
 }
 
-void SequenceSanity::Lookup(const TcpSegment& s, Direction** d,
-                            Direction** peer) {
+SequenceSanity::Connection& SequenceSanity::Lookup(const TcpSegment& s,
+                                                   int* side) {
   // Compared field by field, without building keys: this runs per packet.
   const Key& k = last_key_;
   if (last_ != nullptr && s.src_port == k.src_port &&
       s.dst_port == k.dst_port && s.src == k.src && s.dst == k.dst) {
-    *d = last_;
-    *peer = last_peer_;
-    return;
+    *side = last_side_;
+    return *last_;
   }
   if (last_ != nullptr && s.src_port == k.dst_port &&
       s.dst_port == k.src_port && s.src == k.dst && s.dst == k.src) {
-    *d = last_peer_;
-    *peer = last_;
-    return;
+    *side = 1 - last_side_;
+    return *last_;
   }
   const bool src_low = EndpointNotAfter(s.src, s.src_port, s.dst, s.dst_port);
   Connection& c =
       connections_[src_low ? Key{s.src, s.dst, s.src_port, s.dst_port}
                            : Key{s.dst, s.src, s.dst_port, s.src_port}];
-  *d = &c.direction[src_low ? 0 : 1];
-  *peer = &c.direction[src_low ? 1 : 0];
+  *side = src_low ? 0 : 1;
   last_key_ = Key{s.src, s.dst, s.src_port, s.dst_port};
-  last_ = *d;
-  last_peer_ = *peer;
+  last_ = &c;
+  last_side_ = *side;
+  return c;
+}
+
+void SequenceSanity::Reset() {
+  connections_.clear();
+  last_ = nullptr;
+  next_sweep_ns_ = -1;
+}
+
+void SequenceSanity::NoteEnd(Connection& c, int side, const TcpSegment& s) {
+  if (c.ended_ns >= 0) return;
+  if (s.flags & kTcpFin) c.direction[side].fin = true;
+  if ((s.flags & kTcpRst) || (c.direction[0].fin && c.direction[1].fin)) {
+    c.ended_ns = s.time_ns;
+  }
+}
+
+void SequenceSanity::DropEnded(int64_t now_ns) {
+  absl::erase_if(connections_, [now_ns](const auto& entry) {
+    const Connection& c = entry.second;
+    return (c.ended_ns >= 0 && now_ns - c.ended_ns >= kClosedLingerNs) ||
+           now_ns - c.last_ns >= kFlowIdleTimeoutNs;
+  });
+  last_ = nullptr;  // It may have been dropped.
 }
 
 std::string SequenceSanity::Check(const TcpSegment& s) {
-  Direction* d_state;
-  Direction* peer_state;
-  Lookup(s, &d_state, &peer_state);
-  Direction& d = *d_state;
-  Direction& peer = *peer_state;
+  // Capture time steps back a little at times (multi-queue capture): the
+  // sweeps follow the newest time seen.
+  if (next_sweep_ns_ < 0) next_sweep_ns_ = s.time_ns + kSweepIntervalNs;
+  if (s.time_ns >= next_sweep_ns_) {
+    DropEnded(s.time_ns);
+    next_sweep_ns_ = s.time_ns + kSweepIntervalNs;
+  }
+  int side;
+  Connection& c = Lookup(s, &side);
+  c.last_ns = std::max(c.last_ns, s.time_ns);
+  Direction& d = c.direction[side];
+  Direction& peer = c.direction[1 - side];
   const bool syn = s.flags & kTcpSyn;
   const bool has_ack = s.flags & kTcpAck;
   if (syn) {
@@ -80,16 +110,15 @@ std::string SequenceSanity::Check(const TcpSegment& s) {
     // and a SYN-ACK acknowledges the peer's new ones.
     d.seq = Field();
     d.ack = Field();
-    d.syn_seen = true;
     d.syn_wscale = s.options.has_wscale;
     d.wscale_shift = s.options.wscale_shift;
   }
   // Sequence numbers move within what the peer lets this side send; ACKs
   // within what this side lets the peer send.
   const uint64_t seq_bound =
-      std::max(2 * peer.largest_window_bytes, kMinJumpBytes);
+      std::max(2 * uint64_t{peer.largest_window_bytes}, kMinJumpBytes);
   const uint64_t ack_bound =
-      std::max(2 * d.largest_window_bytes, kMinJumpBytes);
+      std::max(2 * uint64_t{d.largest_window_bytes}, kMinJumpBytes);
   if (!Plausible(d.seq, s.seq, seq_bound)) {
     return absl::StrFormat(
         "sequence number %u is %u bytes from the last one (%u), more than %u",
@@ -113,8 +142,9 @@ std::string SequenceSanity::Check(const TcpSegment& s) {
   }
   Accept(d.seq, s.seq);
   if (has_ack) Accept(d.ack, s.ack);
-  d.largest_window_bytes =
-      std::max(d.largest_window_bytes, WindowBytes(d, peer, s));
+  d.largest_window_bytes = static_cast<uint32_t>(
+      std::max<uint64_t>(d.largest_window_bytes, WindowBytes(d, peer, s)));
+  NoteEnd(c, side, s);
   return "";
 }
 

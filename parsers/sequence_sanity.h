@@ -12,9 +12,15 @@
 // window at 2^30 bytes, so the bound stays below 2^31, the distance a
 // flipped bit 31 makes. The 1 GiB floor keeps a capture that lost packets
 // (tcpdump drops) from looking corrupt.
+//
+// A connection's state is dropped when it ends, as the flow index ends a
+// flow (parsers/connection_expiry.h): kClosedLingerNs after its RST or its
+// second FIN, or after kFlowIdleTimeoutNs without a segment. So memory
+// follows the connections open at once, not all the capture's.
 #ifndef CCREPLAY_PARSERS_SEQUENCE_SANITY_H_
 #define CCREPLAY_PARSERS_SEQUENCE_SANITY_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -31,35 +37,39 @@ class SequenceSanity {
   // bound) is followed again after this many consecutive segments agree
   // with each other; the ones before are dropped.
   static constexpr int kSegmentsToResync = 3;
+  // How often, in capture time, ended connections are looked for.
+  static constexpr int64_t kSweepIntervalNs = 1'000'000'000;
 
   // Whether `segment` fits its connection. An empty string when it does;
   // otherwise why not (the field and the distance), for a warning.
   std::string Check(const TcpSegment& segment);
   // Forget every connection (the reader starts over).
-  void Reset() {
-    connections_.clear();
-    last_ = nullptr;
-    last_peer_ = nullptr;
-  }
+  void Reset();
+  // Connections whose state is held.
+  size_t connections() const { return connections_.size(); }
 
  private:
   // One 32-bit number (sequence or acknowledgment) of one direction.
+  // Small types: one is held per open connection.
   struct Field {
-    bool known = false;
     uint32_t last = 0;       // The last accepted value.
     uint32_t candidate = 0;  // The last rejected value.
-    int agreeing = 0;        // Rejected values in a row near each other.
+    bool known = false;
+    uint8_t agreeing = 0;  // Rejected values in a row near each other.
   };
   struct Direction {
     Field seq, ack;
-    bool syn_seen = false;
+    // Advertised by this direction; 65535 << 14 at most (RFC 7323 §2.3).
+    uint32_t largest_window_bytes = 0;
     bool syn_wscale = false;
     uint8_t wscale_shift = 0;
-    uint64_t largest_window_bytes = 0;  // Advertised by this direction.
+    bool fin = false;  // Sent a FIN (accepted).
   };
   // Both directions of a connection: one map node, not two.
   struct Connection {
-    Direction direction[2];  // [0]: from the lower endpoint (see KeyOf).
+    Direction direction[2];  // [0]: from the lower endpoint (see Lookup).
+    int64_t last_ns = 0;     // Its newest segment.
+    int64_t ended_ns = -1;   // Its RST or second FIN; -1: not yet.
   };
   // Endpoints in the segment's order (the cache) or lower one first (the
   // map).
@@ -75,18 +85,24 @@ class SequenceSanity {
   static uint64_t WindowBytes(const Direction& d, const Direction& peer,
                               const TcpSegment& s);
 
-  // This direction's and its peer's state: from the cache when the segment
-  // belongs to the previous segment's connection (either way round), else
-  // from the map, inserting the connection.
-  void Lookup(const TcpSegment& s, Direction** d, Direction** peer);
+  // The segment's connection and the index of its direction in it: from
+  // the cache when the segment belongs to the previous segment's
+  // connection (either way round), else from the map, inserting it.
+  Connection& Lookup(const TcpSegment& s, int* side);
+  // Notes `s` (accepted, from `side`) for the connection's end.
+  static void NoteEnd(Connection& c, int side, const TcpSegment& s);
+  // Drops the connections ended, or idle, by `now_ns` (see the top).
+  void DropEnded(int64_t now_ns);
 
   // A node map: the cache below keeps pointers into it across insertions.
   absl::node_hash_map<Key, Connection> connections_;
   // The previous segment's connection (most segments follow one of their
-  // own connection): its key, its direction's and its peer's state.
+  // own connection): its key in that segment's order, the connection and
+  // that segment's side.
   Key last_key_;
-  Direction* last_ = nullptr;
-  Direction* last_peer_ = nullptr;
+  Connection* last_ = nullptr;
+  int last_side_ = 0;
+  int64_t next_sweep_ns_ = -1;  // -1: no segment yet.
 };
 
 }  // namespace ccreplay

@@ -1,7 +1,11 @@
 #include "parsers/sequence_sanity.h"
 
+#include <algorithm>
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "parsers/connection_expiry.h"
+#include "parsers/duplicate_frames.h"
 
 namespace ccreplay {
 namespace {
@@ -87,6 +91,108 @@ TEST(SequenceSanityTest, ConsistentJumpIsFollowedAfterThreeSegments) {
   EXPECT_THAT(sanity.Check(Segment(true, moved + 1448, 1)), Not(IsEmpty()));
   EXPECT_THAT(sanity.Check(Segment(true, moved + 2896, 1)), IsEmpty());
   EXPECT_THAT(sanity.Check(Segment(true, moved + 4344, 1)), IsEmpty());
+}
+
+// Client `i` of many (its own port), at `time_ns`.
+TcpSegment Numbered(uint16_t i, bool from_client, uint16_t flags,
+                    int64_t time_ns, uint32_t seq = 1000, uint32_t ack = 1) {
+  TcpSegment s = Segment(from_client, seq, ack, flags);
+  (from_client ? s.src_port : s.dst_port) = 1000 + i;
+  s.time_ns = time_ns;
+  return s;
+}
+
+constexpr int64_t kT0 = 1'700'000'000'000'000'000;
+constexpr int64_t kMs = 1'000'000;
+
+// 20,000 connections, one starting every ms, each closed 3 ms later by
+// FINs both ways (even ones) or a RST (odd ones): the sanity state holds
+// those of the last linger (1 s) and sweep (1 s), not all 20,000.
+TEST(SequenceSanityTest, StateFollowsTheOpenConnections) {
+  SequenceSanity sanity;
+  size_t most = 0;
+  for (uint16_t i = 0; i < 20000; ++i) {
+    const int64_t t = kT0 + i * kMs;
+    ASSERT_THAT(sanity.Check(Numbered(i, true, kTcpSyn, t, 1000, 0)),
+                IsEmpty());
+    ASSERT_THAT(sanity.Check(
+                    Numbered(i, false, kTcpSyn | kTcpAck, t + kMs, 5000, 1001)),
+                IsEmpty());
+    if (i % 2 == 1) {
+      ASSERT_THAT(
+          sanity.Check(Numbered(i, true, kTcpRst, t + 3 * kMs, 1001, 0)),
+          IsEmpty());
+    } else {
+      ASSERT_THAT(sanity.Check(Numbered(i, false, kTcpFin | kTcpAck,
+                                        t + 2 * kMs, 5001, 1001)),
+                  IsEmpty());
+      ASSERT_THAT(sanity.Check(Numbered(i, true, kTcpFin | kTcpAck, t + 3 * kMs,
+                                        1001, 5002)),
+                  IsEmpty());
+    }
+    most = std::max(most, sanity.connections());
+  }
+  // Kept: ended less than 1 s ago, plus up to one sweep interval (1 s),
+  // plus the 3 ms each is open: at most 2,003 of them.
+  EXPECT_GE(most, 1000u);
+  EXPECT_LE(most, 2003u);
+}
+
+// Connections that never end (one SYN each, 1 ms apart) are dropped after
+// the idle timeout; one that pauses for less keeps its state, so a corrupt
+// number after the pause is still caught.
+TEST(SequenceSanityTest, IdleConnectionsAreDroppedPausedOnesKept) {
+  SequenceSanity sanity;
+  ASSERT_THAT(sanity.Check(Numbered(0, true, kTcpAck, kT0, 1000, 1)),
+              IsEmpty());
+  const int64_t pause = kFlowIdleTimeoutNs - 1'000 * kMs;
+  // Others' SYNs through the pause, one every 10 ms: sweeps run.
+  for (int64_t t = kT0 + 10 * kMs; t < kT0 + pause; t += 10 * kMs) {
+    const uint16_t i = 1 + (t - kT0) / (10 * kMs) % 60000;
+    ASSERT_THAT(sanity.Check(Numbered(i, true, kTcpSyn, t, 7, 0)), IsEmpty());
+  }
+  // None idle for the timeout yet: all 12,000 held.
+  EXPECT_EQ(sanity.connections(), 12000u);
+  // Bit 31 flipped after the 120 s pause: still caught.
+  EXPECT_THAT(sanity.Check(Numbered(0, true, kTcpAck, kT0 + pause,
+                                    1000u ^ 0x80000000u, 1)),
+              HasSubstr("sequence number"));
+  EXPECT_THAT(sanity.Check(Numbered(0, true, kTcpAck, kT0 + pause, 2448, 1)),
+              IsEmpty());
+  // Twice the idle timeout later, with one other connection's segment
+  // each second, all but the newest are gone, connection 0 too: its next
+  // segment starts afresh.
+  const int64_t later = kT0 + pause + 2 * kFlowIdleTimeoutNs;
+  for (int64_t t = kT0 + pause + 1'000 * kMs; t <= later; t += 1'000 * kMs) {
+    ASSERT_THAT(sanity.Check(Numbered(60001, true, kTcpAck, t, 5, 1)),
+                IsEmpty());
+  }
+  EXPECT_EQ(sanity.connections(), 1u);
+  EXPECT_THAT(
+      sanity.Check(Numbered(0, true, kTcpAck, later, 2448u ^ 0x80000000u, 1)),
+      IsEmpty());
+  EXPECT_EQ(sanity.connections(), 2u);
+}
+
+// The duplicate-frame state keeps only the connections of the last
+// kDuplicateStateNs (10 ms): 20,000 connections, one frame each 1 ms
+// apart, leave at most 20 held; a copy 0.5 ms after its frame is still
+// caught.
+TEST(DuplicateFramesStateTest, FollowsTheRecentConnections) {
+  DuplicateFrames duplicates;
+  size_t most = 0;
+  for (uint16_t i = 0; i < 20000; ++i) {
+    TcpSegment s = Numbered(i, true, kTcpSyn, kT0 + i * kMs, 1000, 0);
+    s.ip_id = 7;
+    ASSERT_FALSE(duplicates.IsDuplicate(s));
+    most = std::max(most, duplicates.connections());
+    if (i % 100 == 0) {
+      s.time_ns += kMs / 2;
+      EXPECT_TRUE(duplicates.IsDuplicate(s));
+    }
+  }
+  EXPECT_GE(most, 10u);
+  EXPECT_LE(most, 21u);
 }
 
 }  // namespace

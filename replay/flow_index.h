@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "parsers/connection_expiry.h"
 #include "parsers/flow_table.h"
 #include "parsers/pcap_reader.h"
 #include "parsers/tcp_segment.h"
@@ -35,17 +36,12 @@ inline constexpr size_t kIndexRecovery = 4;
 const char* IndexLimiterName(size_t limiter);
 
 // A flow ends at a RST, or once both sides sent a FIN and the first is
-// acknowledged (RFC 9293 section 3.6; the last ACK, after it, is counted
-// still). After a simultaneous close whose ACKs the capture missed, it is
-// folded this long after its second FIN: those come about an RTT later,
-// and RTTs of a second are rare on any path an index meets.
-inline constexpr int64_t kClosedLingerNs = 1'000'000'000;
+// acknowledged (the last ACK, after it, is counted still); after a
+// simultaneous close whose ACKs the capture missed, kClosedLingerNs after
+// its second FIN; or after kFlowIdleTimeoutNs without a packet
+// (parsers/connection_expiry.h, shared with the capture reader).
 // How often, in capture time, the open flows are checked for an end.
 inline constexpr int64_t kSweepIntervalNs = 250'000'000;
-// A flow with no packet for this long is taken as ended: longer than
-// Linux's largest retransmission timeout (TCP_RTO_MAX, 120 s in
-// include/net/tcp.h of 6.18), so a flow still retrying is never cut.
-inline constexpr int64_t kFlowIdleTimeoutNs = 121'000'000'000;
 
 // A rate is measured over this many smoothed RTTs, and at least
 // kMinRateWindowS: over shorter windows ACK compression and bursts read as
