@@ -58,6 +58,16 @@ void AppendFloating(T value, std::string* out) {
     return;
   }
   constexpr bool kFloat = std::is_same_v<T, float>;
+  // A whole number under 10^precision prints as its digits in %g (C11
+  // 7.21.6.1: style f when the exponent is below the precision) and reads
+  // back exactly: written without formatting, the same bytes, much faster
+  // (most counters of a row are whole). -0 keeps the general path ("-0").
+  constexpr T kWholeLimit = kFloat ? 1e6f : 1e15;
+  if (std::fabs(value) < kWholeLimit && value == std::trunc(value) &&
+      !(value == 0 && std::signbit(value))) {
+    absl::StrAppend(out, static_cast<int64_t>(value));
+    return;
+  }
   std::string s = absl::StrFormat("%.*g", kFloat ? 6 : 15, value);
   const bool exact = kFloat ? std::strtof(s.c_str(), nullptr) == value
                             : std::strtod(s.c_str(), nullptr) == value;

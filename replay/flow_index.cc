@@ -151,7 +151,9 @@ struct FlowIndexBuilder::OpenFlow {
   int64_t closed_ns = 0;  // Its second FIN; 0: not yet.
   bool fin[2] = {false, false};
   uint32_t fin_end[2] = {0, 0};  // The sequence number after each FIN.
-  SenderCounters side[2];
+  // Made at the flow's first timeline event: a flow that never gets one
+  // (a lone SYN) costs its few bytes above, not two counters' 400.
+  std::unique_ptr<std::array<SenderCounters, 2>> side;
 };
 
 FlowIndexBuilder::FlowIndexBuilder(int64_t idle_timeout_ns)
@@ -226,7 +228,10 @@ void FlowIndexBuilder::OnEvent(const TimelineEvent& e) {
   // A flow already folded gets no events but a held ACK's (AckHold)
   // released after its end: those are left out.
   auto it = open_.find(e.flow_index);
-  if (it != open_.end()) it->second->side[e.sender_side & 1].OnEvent(e);
+  if (it == open_.end()) return;
+  auto& side = it->second->side;
+  if (side == nullptr) side = std::make_unique<std::array<SenderCounters, 2>>();
+  (*side)[e.sender_side & 1].OnEvent(e);
 }
 
 void FlowIndexBuilder::CloseIdle(int64_t now_ns) {
@@ -244,7 +249,10 @@ void FlowIndexBuilder::CloseIdle(int64_t now_ns) {
 void FlowIndexBuilder::Close(uint32_t flow_index, const char* ended) {
   auto it = open_.find(flow_index);
   const Flow& flow = builder_.flow_table().flows()[flow_index];
-  SenderCounters& open = it->second->side[flow.sender_side()];
+  SenderCounters none;  // For a flow without timeline events.
+  SenderCounters& open = it->second->side != nullptr
+                             ? (*it->second->side)[flow.sender_side()]
+                             : none;
   if (open.window_start_ns >= 0) open.JudgeWindow(open.last_event_ns);
   if (flow_index >= entries_.size()) entries_.resize(flow_index + 1);
   FlowIndexEntry& e = entries_[flow_index];
