@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "google/protobuf/descriptor.h"
@@ -21,7 +23,13 @@ using google::protobuf::Reflection;
 
 void AppendString(absl::string_view value, std::string* out) {
   out->push_back('"');
-  for (unsigned char c : value) {
+  // Characters that need no escape are copied a run at a time.
+  size_t run = 0;
+  for (size_t i = 0; i < value.size(); ++i) {
+    const unsigned char c = value[i];
+    if (c >= 0x20 && c != '"' && c != '\\') continue;
+    out->append(value.data() + run, i - run);
+    run = i + 1;
     switch (c) {
       case '"':
         *out += "\\\"";
@@ -39,13 +47,10 @@ void AppendString(absl::string_view value, std::string* out) {
         *out += "\\t";
         break;
       default:
-        if (c < 0x20) {
-          absl::StrAppendFormat(out, "\\u%04x", c);
-        } else {
-          out->push_back(static_cast<char>(c));
-        }
+        absl::StrAppendFormat(out, "\\u%04x", c);
     }
   }
+  out->append(value.data() + run, value.size() - run);
   out->push_back('"');
 }
 
@@ -77,8 +82,16 @@ void AppendFloating(T value, std::string* out) {
 
 void NewLine(const JsonPrintOptions& options, int depth, std::string* out) {
   if (options.indent <= 0) return;
+  // Appended from a constant run of spaces, not filled: faster.
+  static constexpr absl::string_view kSpaces =
+      "                                                                ";
   out->push_back('\n');
-  out->append(static_cast<size_t>(options.indent * depth), ' ');
+  for (size_t spaces = static_cast<size_t>(options.indent * depth);
+       spaces > 0;) {
+    const size_t n = std::min(spaces, kSpaces.size());
+    out->append(kSpaces.data(), n);
+    spaces -= n;
+  }
 }
 
 class Printer {
@@ -89,13 +102,11 @@ class Printer {
   void Object(const Message& message, int depth) {
     const Reflection* reflection = message.GetReflection();
     const auto* descriptor = message.GetDescriptor();
+    const std::vector<std::string>& prefixes = FieldPrefixes(descriptor, depth);
     *out_ += '{';
     for (int i = 0; i < descriptor->field_count(); ++i) {
       const FieldDescriptor* field = descriptor->field(i);
-      if (i > 0) *out_ += ',';
-      NewLine(options_, depth + 1, out_);
-      AppendString(field->name(), out_);
-      *out_ += options_.indent > 0 ? ": " : ":";
+      *out_ += prefixes[i];
       if (field->is_map()) {
         Map(message, field, depth + 1);
       } else if (field->is_repeated()) {
@@ -104,7 +115,7 @@ class Printer {
                  !reflection->HasField(message, field)) {
         *out_ += "null";
       } else {
-        Value(message, field, -1, depth + 1);
+        Value(message, *reflection, field, -1, depth + 1);
       }
     }
     if (descriptor->field_count() > 0) NewLine(options_, depth, out_);
@@ -112,13 +123,37 @@ class Printer {
   }
 
  private:
+  // What comes before each field's value in an object at `depth`: the
+  // comma, the new line and indent, the quoted name and the colon. Made
+  // once per message type, depth and indent (a listing prints the same
+  // types a million times); per thread, as printers may run on several.
+  const std::vector<std::string>& FieldPrefixes(
+      const google::protobuf::Descriptor* descriptor, int depth) {
+    thread_local absl::flat_hash_map<
+        std::tuple<const google::protobuf::Descriptor*, int, int>,
+        std::vector<std::string>>
+        cache;
+    auto [it, made] =
+        cache.try_emplace(std::make_tuple(descriptor, depth, options_.indent));
+    if (!made) return it->second;
+    for (int i = 0; i < descriptor->field_count(); ++i) {
+      std::string prefix = i > 0 ? "," : "";
+      NewLine(options_, depth + 1, &prefix);
+      AppendString(descriptor->field(i)->name(), &prefix);
+      prefix += options_.indent > 0 ? ": " : ":";
+      it->second.push_back(std::move(prefix));
+    }
+    return it->second;
+  }
+
   void Array(const Message& message, const FieldDescriptor* field, int depth) {
-    const int size = message.GetReflection()->FieldSize(message, field);
+    const Reflection& reflection = *message.GetReflection();
+    const int size = reflection.FieldSize(message, field);
     *out_ += '[';
     for (int i = 0; i < size; ++i) {
       if (i > 0) *out_ += ',';
       NewLine(options_, depth + 1, out_);
-      Value(message, field, i, depth + 1);
+      Value(message, reflection, field, i, depth + 1);
     }
     if (size > 0) NewLine(options_, depth, out_);
     *out_ += ']';
@@ -135,7 +170,8 @@ class Printer {
       const Message& entry = reflection->GetRepeatedMessage(message, field, i);
       std::string key_text;
       Printer(JsonPrintOptions{0}, &key_text)
-          .Value(entry, entry.GetDescriptor()->map_key(), -1, 0);
+          .Value(entry, *entry.GetReflection(),
+                 entry.GetDescriptor()->map_key(), -1, 0);
       entries.emplace_back(std::move(key_text), &entry);
     }
     std::sort(entries.begin(), entries.end());
@@ -151,7 +187,8 @@ class Printer {
         AppendString(key_text, out_);
       }
       *out_ += options_.indent > 0 ? ": " : ":";
-      Value(*entry, entry->GetDescriptor()->map_value(), -1, depth + 1);
+      Value(*entry, *entry->GetReflection(),
+            entry->GetDescriptor()->map_value(), -1, depth + 1);
     }
     if (size > 0) NewLine(options_, depth, out_);
     *out_ += '}';
@@ -159,9 +196,10 @@ class Printer {
 
   // One value of `field`: the singular value when `index` < 0, else the
   // repeated field's element `index`.
-  void Value(const Message& message, const FieldDescriptor* field, int index,
-             int depth) {
-    const Reflection* r = message.GetReflection();
+  // `r`: the message's reflection (looked up once per message).
+  void Value(const Message& message, const Reflection& reflection,
+             const FieldDescriptor* field, int index, int depth) {
+    const Reflection* r = &reflection;
     const bool rep = index >= 0;
     switch (field->cpp_type()) {
       case FieldDescriptor::CPPTYPE_INT32:
