@@ -220,8 +220,9 @@ int RunFlowIndex(const Args& args) {
     std::fprintf(stderr, "ccreplay diagnose: warning: %s\n", warning.c_str());
   const bool json_to_stdout = json && args.size() == 1;
   if (!json_to_stdout) {
-    const std::string table = FlowIndexTable(run->index);
-    std::fwrite(table.data(), 1, table.size(), stdout);
+    WriteFlowIndexTable(run->index, [](absl::string_view text) {
+      std::fwrite(text.data(), 1, text.size(), stdout);
+    });
   }
   const std::string html_path = absl::GetFlag(FLAGS_o);
   if (!html_path.empty()) {

@@ -156,6 +156,27 @@ struct FlowIndexBuilder::OpenFlow {
   std::unique_ptr<std::array<SenderCounters, 2>> side;
 };
 
+IndexedFlowSummary SummarizeIndexedFlow(const Flow& flow,
+                                        int64_t capture_start_ns) {
+  const FlowSummary f = SummarizeFlow(flow, capture_start_ns);
+  const int sender = flow.sender_side();
+  IndexedFlowSummary s;
+  s.index = f.index;
+  s.ecn_mode = f.ecn_mode;
+  s.sender_address = flow.address[sender];
+  s.sender_port = flow.port[sender];
+  s.receiver_address = flow.address[1 - sender];
+  s.receiver_port = flow.port[1 - sender];
+  s.packets_data_dir = f.packets_data_dir;
+  s.packets_ack_dir = f.packets_ack_dir;
+  s.data_bytes = f.data_bytes;
+  s.retransmitted_segments = f.retransmitted_segments;
+  s.start_s = f.start_s;
+  s.duration_s = f.duration_s;
+  s.goodput_bps = f.goodput_bps;
+  return s;
+}
+
 FlowIndexBuilder::FlowIndexBuilder(int64_t idle_timeout_ns)
     : builder_([this](const TimelineEvent& e) { OnEvent(e); }),
       idle_timeout_ns_(idle_timeout_ns) {}
@@ -217,7 +238,7 @@ bool FlowIndexBuilder::EndsConnection(OpenFlow& flow, int side,
 
 void FlowIndexBuilder::CountStray(uint32_t flow_index) {
   const Flow& flow = builder_.flow_table().flows()[flow_index];
-  FlowSummary& summary = entries_[flow_index].summary;
+  IndexedFlowSummary& summary = entries_[flow_index].summary;
   const int sender = entries_[flow_index].sender_side;
   summary.packets_data_dir = flow.side[sender].packets();
   summary.packets_ack_dir = flow.side[1 - sender].packets();
@@ -260,7 +281,7 @@ void FlowIndexBuilder::Close(uint32_t flow_index, const char* ended) {
   // after the close do not change them.
   const bool was_closed = e.filled && e.ended == "closed";
   if (!was_closed) {
-    e.summary = SummarizeFlow(flow, capture_start_ns_);
+    e.summary = SummarizeIndexedFlow(flow, capture_start_ns_);
     e.sender_side = flow.sender_side();
     const SideTraffic* sent = flow.side[flow.sender_side()].traffic.get();
     if (sent != nullptr) {
@@ -311,7 +332,7 @@ void FlowIndexBuilder::Finish(int64_t capture_start_ns) {
     FlowIndexEntry& e = entries_[i];
     // A flow whose only frames were copies was never opened.
     if (!e.filled) {
-      e.summary = SummarizeFlow(flows[i], capture_start_ns_);
+      e.summary = SummarizeIndexedFlow(flows[i], capture_start_ns_);
       e.ended = "open";
       e.filled = true;
     }

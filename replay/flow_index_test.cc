@@ -186,12 +186,12 @@ TEST(FlowIndexBuilderTest, CountsEqualTsharkOnAWildCapture) {
   // because an ACK had covered it; the capture had not seen those bytes.
   EXPECT_EQ(bytes, 1'573'306u + 580u);
   const FlowIndexEntry& big = entries[84];
-  EXPECT_EQ(big.summary.sender, "[2620:1ec:c11::200]:443");
+  EXPECT_EQ(big.summary.sender(), "[2620:1ec:c11::200]:443");
   EXPECT_EQ(big.summary.packets_data_dir + big.summary.packets_ack_dir, 1051u);
   EXPECT_EQ(big.summary.data_bytes, 140068u);
   EXPECT_NEAR(big.summary.start_s, 66.933056, 1e-6);  // conv's Rel Start.
   const FlowIndexEntry& second = entries[104];
-  EXPECT_EQ(second.summary.sender, "[2a04:4e42:a::272]:443");
+  EXPECT_EQ(second.summary.sender(), "[2a04:4e42:a::272]:443");
   EXPECT_EQ(second.summary.packets_data_dir + second.summary.packets_ack_dir,
             308u);
   EXPECT_EQ(second.summary.data_bytes, 46694u);

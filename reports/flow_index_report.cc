@@ -84,11 +84,11 @@ void SetLimiters(const FlowIndexEntry& e, proto::FlowIndexRow* row) {
 }  // namespace
 
 proto::FlowIndexRow FlowIndexRowOf(const FlowIndexEntry& e) {
-  const FlowSummary& s = e.summary;
+  const IndexedFlowSummary& s = e.summary;
   proto::FlowIndexRow row;
   row.set_flow_index(s.index);
-  row.set_sender(s.sender);
-  row.set_receiver(s.receiver);
+  row.set_sender(s.sender());
+  row.set_receiver(s.receiver());
   row.set_start_s(s.start_s);
   row.set_data_duration_s(e.data_duration_s);
   row.set_data_bytes(s.data_bytes);
@@ -278,6 +278,14 @@ const std::vector<Column>& Columns() {
 }  // namespace
 
 std::string FlowIndexTable(const proto::FlowIndex& index) {
+  std::string out;
+  WriteFlowIndexTable(index, [&](absl::string_view text) {
+    out.append(text.data(), text.size());
+  });
+  return out;
+}
+
+void WriteFlowIndexTable(const proto::FlowIndex& index, TextSink write) {
   std::string out =
       absl::StrFormat("%s: %d flows, sorted by %s\n", index.input(),
                       index.rows_size(), index.sort_key());
@@ -301,9 +309,10 @@ std::string FlowIndexTable(const proto::FlowIndex& index) {
     return absl::StrCat(l, "\n");
   };
   absl::StrAppend(&out, line([&](size_t c) { return columns[c].header; }));
+  write(out);
+  // Row by row: a million rows' text is not held at once.
   for (const proto::FlowIndexRow& r : index.rows())
-    absl::StrAppend(&out, line([&](size_t c) { return columns[c].cell(r); }));
-  return out;
+    write(line([&](size_t c) { return columns[c].cell(r); }));
 }
 
 // The page's sorting: numbers by data-v (an empty one last), text by its

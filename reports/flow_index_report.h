@@ -14,6 +14,7 @@
 #include "parsers/capture_filter.h"
 #include "proto/flow_index.pb.h"
 #include "replay/flow_index.h"
+#include "reports/flows_report.h"
 
 namespace ccreplay {
 
@@ -51,6 +52,8 @@ absl::StatusOr<FlowIndexRun> BuildFlowIndex(const std::string& input,
 
 // One line per flow, in the index's order.
 std::string FlowIndexTable(const proto::FlowIndex& index);
+// The same text, handed to `write` a line at a time.
+void WriteFlowIndexTable(const proto::FlowIndex& index, TextSink write);
 
 // A self-contained page: the table, sorted as the index is; clicking a
 // column's header sorts by it (again: the other way); #sort=COL,COL... in
