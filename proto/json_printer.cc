@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
+#include "absl/container/node_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "google/protobuf/descriptor.h"
@@ -129,7 +129,9 @@ class Printer {
   // types a million times); per thread, as printers may run on several.
   const std::vector<std::string>& FieldPrefixes(
       const google::protobuf::Descriptor* descriptor, int depth) {
-    thread_local absl::flat_hash_map<
+    // A node map: an object's prefixes stay put while the objects nested
+    // in it add theirs.
+    thread_local absl::node_hash_map<
         std::tuple<const google::protobuf::Descriptor*, int, int>,
         std::vector<std::string>>
         cache;

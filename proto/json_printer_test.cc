@@ -119,6 +119,28 @@ TEST(JsonPrinterTest, RoundTrip) {
   }
 }
 
+// The printer keeps each message type's field prefixes per depth and
+// indent; an object's prefixes must survive the ones its nested objects
+// add (they did not in a flat map, which moved them while growing). Each
+// indent is new to the cache here, so the nested types are added while
+// the outer object is being printed.
+TEST(JsonPrinterTest, NestedObjectsPrintRightWhileTheirPrefixesAreMade) {
+  Everything e;
+  e.mutable_inner()->set_name("in");
+  e.add_inners()->set_value(1.5);
+  (*e.mutable_counts())["ce"] = 9;
+  for (int indent = 3; indent < 67; ++indent) {
+    const std::string json = PrintJson(e, {indent});
+    Everything back;
+    ASSERT_TRUE(ParseJson(json, &back).ok()) << json;
+    EXPECT_EQ(back.SerializeAsString(), e.SerializeAsString());
+    EXPECT_NE(
+        json.find("\n" + std::string(2 * indent, ' ') + "\"name\": \"in\""),
+        std::string::npos)
+        << json;
+  }
+}
+
 TEST(JsonPrinterTest, ParseRejectsUnknownFields) {
   Everything e;
   const absl::Status status = ParseJson("{\"no_such_field\": 1}", &e);
