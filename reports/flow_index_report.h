@@ -6,13 +6,11 @@
 #ifndef CCREPLAY_REPORTS_FLOW_INDEX_REPORT_H_
 #define CCREPLAY_REPORTS_FLOW_INDEX_REPORT_H_
 
-#include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "google/protobuf/arena.h"
 #include "parsers/capture_filter.h"
 #include "proto/flow_index.pb.h"
 #include "replay/flow_index.h"
@@ -41,13 +39,7 @@ proto::FlowIndexRow FlowIndexRowOf(const FlowIndexEntry& entry);
 absl::Status SortFlowIndex(absl::string_view key, proto::FlowIndex* index);
 
 struct FlowIndexRun {
-  // The index and its rows on an arena: a million rows and their strings
-  // without a heap block each (docs/performance.md). `index` lives as long
-  // as the arena, which moves with the run.
-  std::unique_ptr<google::protobuf::Arena> arena =
-      std::make_unique<google::protobuf::Arena>();
-  proto::FlowIndex& index =
-      *google::protobuf::Arena::CreateMessage<proto::FlowIndex>(arena.get());
+  proto::FlowIndex index;
   std::vector<std::string> warnings;
   bool truncated = false;
 };
