@@ -268,7 +268,6 @@ void FlowIndexBuilder::CloseIdle(int64_t now_ns) {
 }
 
 void FlowIndexBuilder::Close(uint32_t flow_index, const char* ended) {
-  builder_.EmitHeldAppAcks(flow_index);  // Counted before the record ends.
   auto it = open_.find(flow_index);
   const Flow& flow = builder_.flow_table().flows()[flow_index];
   SenderCounters none;  // For a flow without timeline events.
