@@ -17,6 +17,7 @@ ByteCountingSender::ByteCountingSender(const ControllerOptions& options)
   // Every window below is a multiple of the MSS and is divided by it; the
   // registry rejects mss=0 and iw=0 (ParseCount with a minimum of 1).
   ABSL_ASSERT(options.mss_bytes > 0 && options.initial_window_segments > 0);
+  if (options.hystart_plus_plus) hystart_.emplace();
 }
 
 void ByteCountingSender::OnAck(const AckEvent& ack) {
@@ -44,22 +45,40 @@ void ByteCountingSender::OnAck(const AckEvent& ack) {
   if (reduction_ == Reduction::kCwr || reduction_ == Reduction::kRecovery) {
     return;
   }
+  std::optional<HyStartPlusPlus::Step> step;
+  if (hystart_.has_value() && hystart_->active() && InSlowStart()) {
+    step = hystart_->OnAck(ack, mss_bytes_);
+  }
   if (!ack.cwnd_limited) {
+    if (step.has_value() && step->enter_congestion_avoidance) {
+      ssthresh_bytes_ = cwnd_bytes_;
+    }
     OnAppLimited(ack);
     return;
   }
   uint64_t bytes_acked = ack.bytes_acked;
-  if (InSlowStart()) {
-    const double grow =
-        std::min<double>(bytes_acked, ssthresh_bytes_ - cwnd_bytes_);
-    cwnd_bytes_ += grow;
-    bytes_acked -= static_cast<uint64_t>(grow);
-  }
+  if (InSlowStart()) bytes_acked = SlowStart(bytes_acked, step);
   if (bytes_acked > 0) CongestionAvoidance(ack, bytes_acked);
+}
+
+uint64_t ByteCountingSender::SlowStart(
+    uint64_t bytes_acked, const std::optional<HyStartPlusPlus::Step>& step) {
+  if (step.has_value()) {
+    // RFC 9406 section 4.2: the whole ACK is slow start (or CSS) growth.
+    cwnd_bytes_ += step->increase_bytes;
+    if (step->enter_congestion_avoidance) ssthresh_bytes_ = cwnd_bytes_;
+    return 0;
+  }
+  const double grow =
+      std::min<double>(bytes_acked, ssthresh_bytes_ - cwnd_bytes_);
+  cwnd_bytes_ += grow;
+  return bytes_acked - static_cast<uint64_t>(grow);
 }
 
 void ByteCountingSender::Reduce(bool ecn, uint64_t flight_bytes) {
   const double flight = flight_bytes > 0 ? flight_bytes : cwnd_bytes_;
+  // RFC 9406 section 4.2: loss or ECN ends slow start the usual way.
+  if (hystart_.has_value()) hystart_->OnCongestionEvent();
   OnCongestionEvent(ecn);
   ssthresh_bytes_ = std::max(std::floor(flight * Beta(ecn)), 2 * mss_bytes_);
   cwnd_bytes_ = std::max(ssthresh_bytes_, MinWindowSegments(ecn) * mss_bytes_);

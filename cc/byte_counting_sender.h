@@ -15,6 +15,9 @@
 //   section 4.1).
 // - No growth while not cwnd-limited (RFC 7661 section 4.2; RFC 9438 section
 //   5.8).
+// - With `hystart_plus_plus`, the initial slow start is HyStart++'s (RFC
+//   9406, cc/hystart_plus_plus.h): per-ACK growth capped at 8 SMSS, CSS,
+//   and ssthresh = cwnd at its end.
 #ifndef CCREPLAY_CC_BYTE_COUNTING_SENDER_H_
 #define CCREPLAY_CC_BYTE_COUNTING_SENDER_H_
 
@@ -22,6 +25,7 @@
 #include <optional>
 
 #include "cc/congestion_controller.h"
+#include "cc/hystart_plus_plus.h"
 #include "cc/round_tracker.h"
 
 namespace ccreplay {
@@ -72,6 +76,10 @@ class ByteCountingSender : public CongestionController {
  private:
   enum class Reduction { kNone, kCwr, kRecovery, kTimeout };
   void Reduce(bool ecn, uint64_t flight_bytes);
+  // Slow-start growth for a cwnd-limited ACK; returns the bytes left over
+  // for congestion avoidance.
+  uint64_t SlowStart(uint64_t bytes_acked,
+                     const std::optional<HyStartPlusPlus::Step>& step);
 
   ControllerOptions options_;
   Reduction reduction_ = Reduction::kNone;
@@ -79,6 +87,7 @@ class ByteCountingSender : public CongestionController {
   uint64_t bytes_in_flight_ = 0;
   RoundTracker rounds_;
   int64_t rounds_outside_slow_start_ = 0;
+  std::optional<HyStartPlusPlus> hystart_;  // only with hystart_plus_plus
 };
 
 }  // namespace ccreplay

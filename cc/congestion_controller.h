@@ -231,6 +231,9 @@ struct ControllerOptions {
   // window filled by the captured flight, as tcp_cwnd_validate() does:
   // the kernel's behaviour when the model is the sender's own controller.
   bool cwnd_limit_from_flight = false;
+  // The RFC profiles (`reno`, `cubic`, `rfc9002:newreno`): end the initial
+  // slow start by HyStart++ (RFC 9406, cc/hystart_plus_plus.h).
+  bool hystart_plus_plus = false;
 };
 
 // Packets this ACK newly delivered and newly reported CE-marked (see the

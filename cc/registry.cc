@@ -130,6 +130,33 @@ std::vector<std::pair<std::string, std::string>> QuiclyOptions(bool normalize) {
 constexpr absl::string_view kQuiclyNewSource =
     "h2o/quicly @ 01aa5e7c lib/cc-pico.c (after PRs #678, #686)";
 
+absl::StatusOr<bool> ParseSwitch(const OptionValues& values,
+                                 absl::string_view name) {
+  const std::string& text = values.at(std::string(name));
+  if (text != "0" && text != "1") return BadValue(name, text, "0 or 1");
+  return text == "1";
+}
+
+// Options of the RFC profiles: `hystart` (RFC 9406 HyStart++) added to
+// `base`.
+std::vector<std::pair<std::string, std::string>> RfcOptions(
+    std::vector<std::pair<std::string, std::string>> base) {
+  base.push_back({"hystart", "0"});
+  return base;
+}
+
+// The RFC profiles: the base options and `hystart`.
+template <typename T>
+absl::StatusOr<std::unique_ptr<CongestionController>> MakeRfc(
+    const OptionValues& values) {
+  absl::StatusOr<ControllerOptions> base = ParseBase(values);
+  if (!base.ok()) return base.status();
+  absl::StatusOr<bool> hystart = ParseSwitch(values, "hystart");
+  if (!hystart.ok()) return hystart.status();
+  base->hystart_plus_plus = *hystart;
+  return std::make_unique<T>(*base);
+}
+
 template <typename T>
 absl::StatusOr<std::unique_ptr<CongestionController>> MakeSimple(
     const OptionValues& values) {
@@ -178,13 +205,6 @@ ProfileDef PragueDef(PragueVersion version, absl::string_view spec,
     return std::make_unique<PragueSender>(options);
   };
   return {profile, make};
-}
-
-absl::StatusOr<bool> ParseSwitch(const OptionValues& values,
-                                 absl::string_view name) {
-  const std::string& text = values.at(std::string(name));
-  if (text != "0" && text != "1") return BadValue(name, text, "0 or 1");
-  return text == "1";
 }
 
 absl::StatusOr<std::unique_ptr<CongestionController>> MakeLinuxCubic(
@@ -253,8 +273,8 @@ std::vector<ProfileDef> TcpProfiles() {
   return {
       {{"reno", "Reno with RFC 5681 byte counting (+1 MSS per cwnd acked)",
         "RFC 5681 section 3, RFC 3465 section 2.1, RFC 3168 section 6.1.2",
-        BaseOptions(true)},
-       MakeSimple<RenoSender>},
+        RfcOptions(BaseOptions(true))},
+       MakeRfc<RenoSender>},
       {{"reno:linux",
         "Linux Reno: segment counting as tcp_reno_cong_avoid(), what ss shows",
         "Linux 6.18 net/ipv4/tcp_cong.c tcp_reno_cong_avoid/tcp_slow_start",
@@ -263,8 +283,8 @@ std::vector<ProfileDef> TcpProfiles() {
       {{"cubic",
         "CUBIC as specified: W_cubic, K, Reno-friendly W_est, 1.5x clamp, "
         "fast convergence, beta 0.7, C 0.4",
-        "RFC 9438 section 4", BaseOptions(true)},
-       MakeSimple<CubicSender>},
+        "RFC 9438 section 4", RfcOptions(BaseOptions(true))},
+       MakeRfc<CubicSender>},
       {{"cubic:linux",
         "Linux CUBIC: fixed-point cube root, HyStart (ACK train + delay), "
         "per-ACK TCP friendliness, beta 717/1024",
@@ -308,8 +328,8 @@ std::vector<ProfileDef> StackProfiles() {
         "QUIC NewReno: IW min(10 mds, max(14720, 2 mds)), beta 0.5, one "
         "reduction per recovery period, persistent congestion to 2 mds",
         "RFC 9002 section 7 and appendix B",
-        {{"mss", "1200"}, {"iw", "10"}}},
-       MakeSimple<Rfc9002NewReno>},
+        RfcOptions({{"mss", "1200"}, {"iw", "10"}})},
+       MakeRfc<Rfc9002NewReno>},
       {{"quicly:reno",
         "quicly Reno: +1 MTU per cwnd (normalized: cwnd*mtu/1462) acked, "
         "beta 0.5 for loss and CE",

@@ -221,7 +221,13 @@ TEST(ControllerSpecTest, TakesMatchesTheOptionTables) {
   EXPECT_TRUE(takes("prague:v07", "rtt_scaling"));
   EXPECT_FALSE(takes("cubic", "rtt_scaling"));
   EXPECT_TRUE(takes("cubic:linux", "hystart"));
-  EXPECT_FALSE(takes("cubic", "hystart"));
+  // Issue 17 item 1: RFC 9406 HyStart++ on the RFC profiles (it was false
+  // for `cubic` before).
+  EXPECT_TRUE(takes("cubic", "hystart"));
+  EXPECT_TRUE(takes("reno", "hystart"));
+  EXPECT_TRUE(takes("rfc9002:newreno", "hystart"));
+  EXPECT_FALSE(takes("reno:linux", "hystart"));
+  EXPECT_FALSE(takes("quicly:reno", "hystart"));
   EXPECT_FALSE(takes("reno", "Normalize"));
   EXPECT_FALSE((ControllerSpec{"bbr", "", {}}.Takes("mss")));
 }
@@ -240,6 +246,9 @@ TEST(RegistryTest, StackProfilesOfIssue17) {
   EXPECT_FALSE(MakeController("quicly:pico,normalize=off").ok());
   EXPECT_FALSE(MakeController("quicly:cubic-legacy,normalize=1462").ok());
   EXPECT_FALSE(MakeController("rfc9002:newreno,normalize=1462").ok());
+  EXPECT_TRUE(MakeController("rfc9002:newreno,hystart=1").ok());
+  EXPECT_TRUE(MakeController("cubic:hystart=1").ok());
+  EXPECT_FALSE(MakeController("reno:hystart=2").ok());
   // Initial windows: quicly max(10, 2) * min(1472, 1472) = 14720 B;
   // RFC 9002 section 7.2 min(10 * 1200, max(14720, 2400)) = 12000 B.
   EXPECT_EQ((*MakeController("quicly:reno"))->cwnd_bytes(), 14720u);

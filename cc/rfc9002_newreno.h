@@ -13,13 +13,17 @@
 //   data sent after it is acknowledged (quicly_sender.h's byte mark);
 // - persistent congestion (section 7.6.2; an RTO-kind loss here): cwnd =
 //   minimum window and the recovery period ends (B.8).
-// Pacing and HyStart++ are not modelled.
+// With `hystart_plus_plus`, the initial slow start is HyStart++'s (RFC
+// 9406, cc/hystart_plus_plus.h; RFC 9002 section 7.3.1 allows it), SMSS =
+// mds. Pacing is not modelled.
 #ifndef CCREPLAY_CC_RFC9002_NEWRENO_H_
 #define CCREPLAY_CC_RFC9002_NEWRENO_H_
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 
+#include "cc/hystart_plus_plus.h"
 #include "cc/quicly_sender.h"
 
 namespace ccreplay {
@@ -43,9 +47,15 @@ class Rfc9002NewReno final : public QuiclySender {
   double Beta(bool /*ecn*/) const override { return kLossReductionFactor; }
   void OnTimeoutLoss() override;
   bool CeBeforeGrowth() const override { return true; }
+  void OnCongestion(const CongestionEvent& /*event*/) override;
 
  private:
-  double growth_carry_bytes_ = 0;  // fractions of B.5's per-packet increase
+  // Adds `bytes` to cwnd in whole bytes, keeping the fraction.
+  void AddGrowth(double bytes);
+
+  // Fractions of B.5's per-packet increase (and of CSS's quarter growth).
+  double growth_carry_bytes_ = 0;
+  std::optional<HyStartPlusPlus> hystart_;  // only with hystart_plus_plus
 };
 
 }  // namespace ccreplay
