@@ -76,24 +76,6 @@ LinuxBbr::LinuxBbr(const LinuxBbrOptions& options)
   bw_filter_.Reset(0, 0);
 }
 
-LinuxBbr::RateSample LinuxBbr::ToRateSample(const AckEvent& ack, uint32_t acked,
-                                            uint32_t mss_bytes) {
-  RateSample rs;
-  if (ack.rate_sample.has_value()) {
-    rs.delivered = ack.rate_sample->delivered_packets;
-    rs.prior_delivered = ack.rate_sample->prior_delivered_packets;
-    rs.interval_us = ack.rate_sample->interval_us;
-    rs.app_limited = ack.rate_sample->app_limited;
-  }
-  if (ack.rtt_sample_us > 0) rs.rtt_us = ack.rtt_sample_us;
-  rs.acked_sacked = acked;
-  rs.losses = static_cast<uint32_t>(ack.packets_newly_lost);
-  const uint64_t mss = std::max<uint32_t>(mss_bytes, 1);
-  rs.prior_in_flight = static_cast<uint32_t>(
-      (ack.bytes_in_flight + ack.bytes_acked + mss - 1) / mss);
-  return rs;
-}
-
 void LinuxBbr::InitOnFirstAck(const AckEvent& ack) {
   // bbr_init() runs when the connection is established, with the
   // handshake's RTT in tcp_min_rtt() and srtt; the first ACK stands in.
@@ -116,7 +98,7 @@ void LinuxBbr::CongControl(const AckEvent& ack, uint32_t acked,
                            uint32_t /*ce*/) {
   if (!initialized_) InitOnFirstAck(ack);
   if (acked > 0) delivered_mstamp_us_ = now_us();
-  const RateSample rs = ToRateSample(ack, acked, mss_bytes());
+  const RateSample rs = BbrRateSampleOf(ack, acked, mss_bytes());
   // bbr_main() -> bbr_update_model().
   UpdateBw(rs);
   if (rs.acked_sacked > 0 && rs.delivered >= 0 && rs.interval_us > 0) {

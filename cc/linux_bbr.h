@@ -34,6 +34,7 @@
 
 #include "absl/strings/string_view.h"
 #include "cc/bbr_ack_aggregation.h"
+#include "cc/bbr_rate_sample.h"
 #include "cc/linux_tcp_sender.h"
 
 namespace ccreplay {
@@ -127,21 +128,9 @@ class LinuxBbr final : public LinuxTcpSender {
   void CongControl(const AckEvent& ack, uint32_t acked, uint32_t ce) override;
 
  private:
-  // tcp_rate.c's rate_sample as bbr_main() reads it.
-  struct RateSample {
-    int64_t delivered = -1;
-    uint64_t prior_delivered = 0;
-    int64_t interval_us = -1;
-    bool app_limited = false;
-    int64_t rtt_us = -1;
-    uint32_t acked_sacked = 0;
-    uint32_t losses = 0;
-    uint32_t prior_in_flight = 0;
-  };
+  using RateSample = BbrRateSample;
   // The order of enum tcp_ca_state, which tcp_bbr.c compares with < and >=.
   static int Rank(CaState state) { return static_cast<int>(state); }
-  static RateSample ToRateSample(const AckEvent& ack, uint32_t acked,
-                                 uint32_t mss_bytes);
 
   void InitOnFirstAck(const AckEvent& ack);
   // bbr_update_model() and its steps, in the kernel's order.

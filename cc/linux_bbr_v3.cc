@@ -45,21 +45,7 @@ LinuxBbrV3::RateSample LinuxBbrV3::ToRateSample(const AckEvent& ack,
                                                 uint32_t acked,
                                                 uint32_t ce) const {
   RateSample rs;
-  if (ack.rate_sample.has_value()) {
-    const DeliveryRateSample& s = *ack.rate_sample;
-    rs.delivered = s.delivered_packets;
-    rs.prior_delivered = s.prior_delivered_packets;
-    rs.interval_us = s.interval_us;
-    rs.app_limited = s.app_limited;
-    rs.lost = s.lost_packets;
-    rs.tx_in_flight = s.tx_in_flight_packets;
-  }
-  if (ack.rtt_sample_us > 0) rs.rtt_us = ack.rtt_sample_us;
-  rs.acked_sacked = acked;
-  rs.losses = static_cast<uint32_t>(ack.packets_newly_lost);
-  const uint64_t mss = std::max<uint32_t>(mss_bytes(), 1);
-  rs.prior_in_flight = static_cast<uint32_t>(
-      (ack.bytes_in_flight + ack.bytes_acked + mss - 1) / mss);
+  static_cast<BbrRateSample&>(rs) = BbrRateSampleOf(ack, acked, mss_bytes());
   rs.delivered_ce = ce;
   rs.is_ece = HasCeFeedback(ack);
   rs.cwnd_limited = IsCwndLimited(ack);

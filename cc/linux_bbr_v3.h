@@ -41,6 +41,7 @@
 #include <optional>
 
 #include "cc/bbr_ack_aggregation.h"
+#include "cc/bbr_rate_sample.h"
 #include "cc/linux_bbr.h"
 #include "cc/linux_tcp_sender.h"
 
@@ -129,18 +130,8 @@ class LinuxBbrV3 final : public LinuxTcpSender {
   void CongControl(const AckEvent& ack, uint32_t acked, uint32_t ce) override;
 
  private:
-  // rate_sample as bbr_main() reads it (v3's fields included).
-  struct RateSample {
-    int64_t delivered = -1;
-    uint64_t prior_delivered = 0;
-    int64_t interval_us = -1;
-    bool app_limited = false;
-    int64_t rtt_us = -1;
-    uint32_t acked_sacked = 0;
-    uint32_t losses = 0;  // newly marked lost by this ACK
-    uint64_t lost = 0;    // lost since the sampled packet was sent
-    uint64_t tx_in_flight = 0;
-    uint32_t prior_in_flight = 0;
+  // The rate sample (bbr_rate_sample.h) and v3's per-ACK context.
+  struct RateSample : BbrRateSample {
     uint32_t delivered_ce = 0;
     bool is_ece = false;
     bool cwnd_limited = false;
