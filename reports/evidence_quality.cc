@@ -45,10 +45,11 @@ std::vector<std::string> CannotTell(const EvidenceQuality& q) {
   if (!q.long_enough) out.push_back(TooShortSentence(q));
   if (!q.sender_window_observable) {
     out.push_back(absl::StrCat(
-        "the sender's congestion window cannot be seen from a ",
+        "the sender's congestion window cannot be seen from this capture "
+        "(vantage point: ",
         VantageName(f.vantage),
-        "-side capture without an ss, tcp_probe or qlog trace of the sender: "
-        "the checks that compare it are not reported"));
+        ") without an ss, tcp_probe or qlog trace of the sender: the checks "
+        "that compare it are not reported"));
   }
   if (q.both_directions && !f.path_busy) {
     out.push_back(
