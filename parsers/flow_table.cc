@@ -255,6 +255,7 @@ FlowSummary SummarizeFlow(const Flow& flow, int64_t capture_start_ns) {
   out.receiver = EndpointString(flow.address[rcv], flow.port[rcv]);
   out.packets_data_dir = s.packets();
   out.packets_ack_dir = r.packets();
+  out.payload_packets_data_dir = st.payload_packets;
   out.data_bytes = st.unique_payload_bytes;
   out.retransmitted_segments = st.retransmitted_segments;
   out.duplicate_frames = flow.duplicate_frames;

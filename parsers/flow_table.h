@@ -119,6 +119,9 @@ struct FlowSummary {
   std::string receiver;
   uint64_t packets_data_dir = 0;
   uint64_t packets_ack_dir = 0;
+  // Of packets_data_dir, those that carried payload (retransmissions
+  // included): what a diagnosis calls "data packets".
+  uint64_t payload_packets_data_dir = 0;
   uint64_t data_bytes = 0;
   uint64_t retransmitted_segments = 0;
   uint64_t duplicate_frames = 0;  // Both directions.

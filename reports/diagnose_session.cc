@@ -283,6 +283,25 @@ absl::Status DiagnoseTcp(const DiagnoseOptions& options, Pieces* p) {
   return absl::OkStatus();
 }
 
+// A QUIC trace's row in the terms of a TCP flow's: every packet sent
+// counts as a data packet.
+FlowSummary QuicFlowSummary(const HostTrace& trace, size_t index,
+                            const QuicTimelineStats& stats, double duration_s) {
+  FlowSummary s;
+  s.index = static_cast<uint32_t>(index);
+  s.sender = absl::StrCat(trace.name.empty() ? "QUIC" : trace.name, " (",
+                          TraceVantageName(trace.vantage), ")");
+  s.receiver = "peer";
+  s.packets_data_dir = trace.quic_events.packets_sent.size();
+  s.payload_packets_data_dir = s.packets_data_dir;
+  s.data_bytes = stats.bytes_acked;
+  s.max_payload_bytes = stats.max_packet_bytes;
+  s.duration_s = duration_s;
+  s.goodput_bps = duration_s > 0 ? stats.bytes_acked * 8 / duration_s : 0;
+  s.ecn_mode = stats.ecn_counts ? EcnMode::kAccEcn : EcnMode::kNone;
+  return s;
+}
+
 absl::Status DiagnoseQuic(const DiagnoseOptions& options,
                           const std::string& qlog, Pieces* p) {
   absl::StatusOr<HostStateLog> log = ReadHostState(qlog);
@@ -302,17 +321,8 @@ absl::Status DiagnoseQuic(const DiagnoseOptions& options,
   const QuicTimelineStats stats = BuildQuicTimeline(trace, ObserverTap(p));
   DiagnosisInput& in = p->input;
   in.quic = true;
-  FlowSummary& s = in.summary;
-  s.index = static_cast<uint32_t>(index);
-  s.sender = absl::StrCat(trace.name.empty() ? "QUIC" : trace.name, " (",
-                          TraceVantageName(trace.vantage), ")");
-  s.receiver = "peer";
-  s.packets_data_dir = trace.quic_events.packets_sent.size();
-  s.data_bytes = stats.bytes_acked;
-  s.max_payload_bytes = stats.max_packet_bytes;
-  s.duration_s = (end_us - start_us) * 1e-6;
-  s.goodput_bps = s.duration_s > 0 ? stats.bytes_acked * 8 / s.duration_s : 0;
-  s.ecn_mode = stats.ecn_counts ? EcnMode::kAccEcn : EcnMode::kNone;
+  in.summary = QuicFlowSummary(trace, index, stats, (end_us - start_us) * 1e-6);
+  const FlowSummary& s = in.summary;
   in.stats.acks = stats.acks;
   in.stats.vantage = Vantage::kSender;
   in.stats.warnings = stats.warnings;

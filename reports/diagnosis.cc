@@ -71,7 +71,7 @@ EvidenceFacts FactsOf(const DiagnosisInput& in, const PathEstimates& est) {
   f.vantage = in.stats.vantage;
   f.host_cwnd = in.replay != nullptr && in.replay->replay != nullptr &&
                 in.replay->replay->source != CapturedSource::kFlightSize;
-  f.data_packets = in.summary.packets_data_dir;
+  f.data_packets = in.summary.payload_packets_data_dir;
   f.duration_s = in.summary.duration_s;
   f.base_rtt_s = est.base_rtt_s;
   f.path_busy = !est.rate_is_lower_bound;

@@ -106,6 +106,10 @@ TEST(DiagnosisTest, RenoEcnLabHasRfc3168ReplayAndNoFinding) {
   for (const proto::LimiterShare& l : d.result.limiters()) {
     if (l.limiter() == "rwnd") EXPECT_LT(l.time_fraction(), 0.01);
   }
+  // Data packets are the sender's segments that carried payload, not its
+  // SYN and FIN: `zcat sender.pcap.gz | tshark -r - -Y 'tcp.srcport==42408
+  // && tcp.len>0' | wc -l` gives 12,424 (12,426 frames in all).
+  EXPECT_EQ(d.result.evidence().data_packets(), 12424u);
 }
 
 TEST(DiagnosisTest, IdleHttpServerIsApplicationLimited) {

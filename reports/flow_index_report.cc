@@ -41,7 +41,7 @@ double JudgedSeconds(const FlowIndexEntry& e) {
 
 std::string WorstFinding(const FlowIndexEntry& e) {
   EvidenceFacts facts;
-  facts.data_packets = e.summary.packets_data_dir;
+  facts.data_packets = e.data_packets;
   facts.duration_s = e.summary.duration_s;
   facts.base_rtt_s = e.min_rtt_ms.value_or(0) / 1e3;
   facts.acks = e.acks;
