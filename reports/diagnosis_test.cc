@@ -313,5 +313,26 @@ TEST(EvidenceQualityTest, ManyDuplicateFramesAreNoted) {
   EXPECT_TRUE(noted(AssessEvidence(facts)));
 }
 
+// The too-short sentence counts in words: "1 data packet", "7 data packets".
+TEST(EvidenceQualityTest, TooShortSentenceCountsInWords) {
+  EvidenceFacts facts;
+  facts.acks = 1;
+  facts.duration_s = 0.01;
+  facts.base_rtt_s = 0.01;
+  auto sentence = [&](uint64_t packets) {
+    facts.data_packets = packets;
+    for (const std::string& s : AssessEvidence(facts).cannot_tell) {
+      if (absl::StrContains(s, "too short")) return s;
+    }
+    return std::string();
+  };
+  EXPECT_TRUE(absl::StrContains(sentence(1),
+                                "too short to tell: 1 data packet "
+                                "over 1.0 RTTs"))
+      << sentence(1);
+  EXPECT_TRUE(absl::StrContains(sentence(7), ": 7 data packets over"))
+      << sentence(7);
+}
+
 }  // namespace
 }  // namespace ccreplay

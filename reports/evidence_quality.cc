@@ -22,10 +22,10 @@ bool SenderWindowObservable(const EvidenceFacts& f) {
 std::string TooShortSentence(const EvidenceQuality& q) {
   const std::string length =
       q.flow_rtts.has_value()
-          ? absl::StrFormat("%d data packets over %s RTTs",
-                            q.facts.data_packets, Figure(*q.flow_rtts, 1))
-          : absl::StrFormat("%d data packets, no RTT sample",
-                            q.facts.data_packets);
+          ? absl::StrCat(Count(q.facts.data_packets, "data packet"), " over ",
+                         Figure(*q.flow_rtts, 1), " RTTs")
+          : absl::StrCat(Count(q.facts.data_packets, "data packet"),
+                         ", no RTT sample");
   return absl::StrFormat("too short to tell: %s (a diagnosis needs %d over %s)",
                          length, kMinDataPackets, Figure(kMinFlowRtts, 0));
 }
@@ -129,9 +129,9 @@ std::vector<std::pair<std::string, std::string>> EvidenceRows(
        absl::StrCat(VantageName(f.vantage), "; sender's window ",
                     q.sender_window_observable ? "seen" : "not seen")},
       {"flow length",
-       absl::StrFormat("%d data packets over %s RTTs%s", f.data_packets,
-                       q.flow_rtts ? Figure(*q.flow_rtts, 1) : "n/a",
-                       q.long_enough ? "" : " (too short to judge)")},
+       absl::StrCat(Count(f.data_packets, "data packet"), " over ",
+                    q.flow_rtts ? Figure(*q.flow_rtts, 1) : "n/a", " RTTs",
+                    q.long_enough ? "" : " (too short to judge)")},
       {"path busy",
        f.path_busy ? "yes (queue growth, loss or CE seen)" : "never seen busy"},
       {"directions", q.both_directions ? "both (data and ACKs)"

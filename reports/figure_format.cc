@@ -25,4 +25,8 @@ std::string Mbps(double bits_per_second) {
   return Figure(bits_per_second / 1e6, 2, " Mb/s");
 }
 
+std::string Count(uint64_t n, absl::string_view singular) {
+  return absl::StrCat(n, " ", singular, n == 1 ? "" : "s");
+}
+
 }  // namespace ccreplay

@@ -5,6 +5,7 @@
 #ifndef CCREPLAY_REPORTS_FIGURE_FORMAT_H_
 #define CCREPLAY_REPORTS_FIGURE_FORMAT_H_
 
+#include <cstdint>
 #include <string>
 
 #include "absl/strings/string_view.h"
@@ -23,6 +24,10 @@ std::string Percent(double fraction, int decimals = 0);
 // A share of two figures as a percentage, "n/a" when `whole` is not
 // positive or either is not finite.
 std::string PercentOf(double part, double whole, int decimals = 0);
+
+// A count with its noun, singular for one: "1 data packet",
+// "7 data packets" (the plural is the singular plus "s").
+std::string Count(uint64_t n, absl::string_view singular);
 
 // A rate in Mb/s with two decimals ("1.25 Mb/s"), or "n/a".
 std::string Mbps(double bits_per_second);
