@@ -83,6 +83,7 @@ void LinuxBbr::InitOnFirstAck(const AckEvent& ack) {
   if (ack.min_rtt_us > 0) min_rtt_us_ = static_cast<uint32_t>(ack.min_rtt_us);
   min_rtt_stamp_us_ = now_us();
   ack_aggregation_.RestartEpoch(now_us());
+  ResetLtBwSampling();
   // bbr_init_pacing_rate_from_rtt(): high_gain x init cwnd / RTT (1 ms
   // without a sample).
   int64_t rtt_us = 1000;
@@ -99,6 +100,8 @@ void LinuxBbr::CongControl(const AckEvent& ack, uint32_t acked,
   if (!initialized_) InitOnFirstAck(ack);
   if (acked > 0) delivered_mstamp_us_ = now_us();
   const RateSample rs = BbrRateSampleOf(ack, acked, mss_bytes());
+  last_rs_ = rs;
+  lost_packets_ += rs.losses;  // tcp_ack() marked them before bbr_main()
   // bbr_main() -> bbr_update_model().
   UpdateBw(rs);
   if (rs.acked_sacked > 0 && rs.delivered >= 0 && rs.interval_us > 0) {
@@ -125,14 +128,90 @@ void LinuxBbr::UpdateBw(const RateSample& rs) {
     round_start_ = true;
     packet_conservation_ = false;
   }
+  LtBwSampling(rs);
   const uint64_t sample = static_cast<uint64_t>(rs.delivered) * kBwUnit /
                           static_cast<uint64_t>(rs.interval_us);
   const auto bw_sample =
       static_cast<uint32_t>(std::min<uint64_t>(sample, UINT32_MAX));
   // App-limited samples only when they do not lower the estimate.
-  if (!rs.app_limited || bw_sample >= bw()) {
+  if (!rs.app_limited || bw_sample >= max_bw()) {
     bw_filter_.Update(kBwFilterRounds, rtt_cnt_, bw_sample);
   }
+}
+
+// Token-bucket policers are common (Flach et al., "An Internet-Wide
+// Analysis of Traffic Policing", SIGCOMM 2016): two consecutive intervals
+// of 4..16 rounds, each ended by a loss, with >= 20 % loss and consistent
+// delivery rates mean a policer; lt_bw, their average, is then used for 48
+// rounds (bbr_lt_bw_sampling()).
+void LinuxBbr::LtBwSampling(const RateSample& rs) {
+  if (lt_use_bw_) {
+    if (mode_ == BbrMode::kProbeBw && round_start_ &&
+        ++lt_rtt_cnt_ >= kLtBwMaxRounds) {
+      ResetLtBwSampling();  // stop using lt_bw
+      ResetProbeBwMode();   // restart gain cycling
+    }
+    return;
+  }
+  // Sample from the first loss on, when the policer's tokens are spent.
+  if (!lt_is_sampling_) {
+    if (rs.losses == 0) return;
+    ResetLtBwSamplingInterval();
+    lt_is_sampling_ = true;
+  }
+  if (rs.app_limited) {  // out of data: the rate would be underestimated
+    ResetLtBwSampling();
+    return;
+  }
+  if (round_start_) ++lt_rtt_cnt_;
+  if (lt_rtt_cnt_ < kLtIntervalMinRounds) return;
+  if (lt_rtt_cnt_ > 4 * kLtIntervalMinRounds) {
+    ResetLtBwSampling();  // interval too long
+    return;
+  }
+  if (rs.losses == 0) return;  // end the interval on a loss
+  const uint64_t lost = lost_packets_ - lt_last_lost_;
+  const uint64_t delivered = delivered_packets() - lt_last_delivered_;
+  if (delivered == 0 || (lost << kBbrScale) < kLtLossThresh * delivered) {
+    return;
+  }
+  const int64_t t_ms = delivered_mstamp_us_ / 1000 - lt_last_stamp_ms_;
+  if (t_ms < 1) return;  // less than a millisecond: wait
+  lt_loss_ratio_ = static_cast<double>(lost) / static_cast<double>(delivered);
+  const uint64_t bw = delivered * kBwUnit / static_cast<uint64_t>(t_ms * 1000);
+  LtBwIntervalDone(static_cast<uint32_t>(std::min<uint64_t>(bw, UINT32_MAX)));
+}
+
+// bbr_lt_bw_interval_done(): a second interval within 1/8 or 4 kbit/s of
+// the first one's rate means a policer.
+void LinuxBbr::LtBwIntervalDone(uint32_t bw) {
+  if (lt_bw_ > 0) {
+    const uint32_t diff = bw > lt_bw_ ? bw - lt_bw_ : lt_bw_ - bw;
+    if (uint64_t{diff} * kBbrUnit <= uint64_t{kLtBwRatio} * lt_bw_ ||
+        RateBytesPerSec(diff, kBbrUnit) <= kLtBwDiffBytesPerSec) {
+      lt_bw_ = static_cast<uint32_t>((uint64_t{bw} + lt_bw_) >> 1);
+      lt_use_bw_ = true;
+      pacing_gain_ = kBbrUnit;  // try to avoid drops
+      lt_rtt_cnt_ = 0;
+      return;
+    }
+  }
+  lt_bw_ = bw;
+  ResetLtBwSamplingInterval();
+}
+
+void LinuxBbr::ResetLtBwSampling() {
+  lt_bw_ = 0;
+  lt_use_bw_ = false;
+  lt_is_sampling_ = false;
+  ResetLtBwSamplingInterval();
+}
+
+void LinuxBbr::ResetLtBwSamplingInterval() {
+  lt_last_stamp_ms_ = delivered_mstamp_us_ / 1000;
+  lt_last_delivered_ = delivered_packets();
+  lt_last_lost_ = lost_packets_;
+  lt_rtt_cnt_ = 0;
 }
 
 bool LinuxBbr::IsNextCyclePhase(const RateSample& rs) const {
@@ -144,9 +223,9 @@ bool LinuxBbr::IsNextCyclePhase(const RateSample& rs) const {
   const uint32_t inflight = PacketsInNetAtEdt(rs.prior_in_flight);
   if (pacing_gain_ > kBbrUnit) {
     return is_full_length &&
-           (rs.losses > 0 || inflight >= Inflight(bw(), pacing_gain_));
+           (rs.losses > 0 || inflight >= Inflight(max_bw(), pacing_gain_));
   }
-  return is_full_length || inflight <= Inflight(bw(), kBbrUnit);
+  return is_full_length || inflight <= Inflight(max_bw(), kBbrUnit);
 }
 
 void LinuxBbr::AdvanceCyclePhase() {
@@ -164,8 +243,8 @@ void LinuxBbr::ResetProbeBwMode() {
 void LinuxBbr::CheckFullBwReached(const RateSample& rs) {
   if (full_bw_reached_ || !round_start_ || rs.app_limited) return;
   const uint64_t threshold = (uint64_t{full_bw_} * kFullBwThresh) >> kBbrScale;
-  if (bw() >= threshold) {
-    full_bw_ = bw();
+  if (max_bw() >= threshold) {
+    full_bw_ = max_bw();
     full_bw_cnt_ = 0;
     return;
   }
@@ -176,11 +255,11 @@ void LinuxBbr::CheckFullBwReached(const RateSample& rs) {
 void LinuxBbr::CheckDrain() {
   if (mode_ == BbrMode::kStartup && full_bw_reached_) {
     mode_ = BbrMode::kDrain;
-    snd_ssthresh_ = Inflight(bw(), kBbrUnit);
+    snd_ssthresh_ = Inflight(max_bw(), kBbrUnit);
   }
   if (mode_ == BbrMode::kDrain &&
       PacketsInNetAtEdt(static_cast<uint32_t>(packets_in_flight())) <=
-          Inflight(bw(), kBbrUnit)) {
+          Inflight(max_bw(), kBbrUnit)) {
     ResetProbeBwMode();  // the queue is estimated drained
   }
 }
@@ -236,7 +315,8 @@ void LinuxBbr::UpdateGains() {
       cwnd_gain_ = kHighGain;  // keep cwnd
       break;
     case BbrMode::kProbeBw:
-      pacing_gain_ = kPacingGainCycle[cycle_idx_];
+      // A policed flow holds its rate (lt_use_bw).
+      pacing_gain_ = lt_use_bw_ ? kBbrUnit : kPacingGainCycle[cycle_idx_];
       cwnd_gain_ = kCwndGain;
       break;
     case BbrMode::kProbeRtt:
@@ -330,6 +410,9 @@ void LinuxBbr::SetState(CaState new_state) {
   prev_ca_state_ = CaState::kLoss;
   full_bw_ = 0;
   round_start_ = true;
+  RateSample rs;
+  rs.losses = 1;
+  LtBwSampling(rs);
 }
 
 void LinuxBbr::ReduceOnRecoveryEntry(uint32_t acked, bool /*data_acked*/,
@@ -405,10 +488,12 @@ uint32_t LinuxBbr::PacketsInNetAtEdt(uint32_t inflight_now) const {
   return inflight_now;
 }
 
-double LinuxBbr::bw_bps() const {
+double LinuxBbr::bw_bps() const { return BwToBps(bw()); }
+
+double LinuxBbr::BwToBps(uint32_t bw) const {
   // bbr_get_info(): bw * mss * USEC_PER_SEC >> BW_SCALE bytes per second.
   const uint64_t bytes_per_sec =
-      (uint64_t{bw()} * mss_bytes() * 1'000'000) >> kBwScale;
+      (uint64_t{bw} * mss_bytes() * 1'000'000) >> kBwScale;
   return 8.0 * static_cast<double>(bytes_per_sec);
 }
 

@@ -22,8 +22,10 @@
 // - EDT pacing state (tp->tcp_wstamp_ns): the packets "in network at EDT"
 //   are taken as those in flight (the earliest departure is now).
 // - rs->losses comes from the replay's loss marking (RFC 6675 IsLost on
-//   SACK), not the kernel's RACK; rs->is_ack_delayed is false. The
-//   long-term (policer) bandwidth mode is not modelled.
+//   SACK), not the kernel's RACK; rs->is_ack_delayed is false.
+// - The long-term (policer) bandwidth mode (bbr_lt_bw_sampling()) counts
+//   tp->lost as the sum of those rs->losses; bbr_undo_cwnd()'s reset of
+//   it is not modelled (the sender has no undo hook).
 // - Without AckEvent::rate_sample there is no bandwidth sample and no round.
 #ifndef CCREPLAY_CC_LINUX_BBR_H_
 #define CCREPLAY_CC_LINUX_BBR_H_
@@ -94,6 +96,16 @@ class LinuxBbr final : public LinuxTcpSender {
   static constexpr uint32_t kPacingMarginPercent = 1;
   // Below 1.2 Mbit/s one segment per TSO burst, else two (bbr_min_tso_segs).
   static constexpr uint64_t kMinTsoRateBps = 1'200'000;
+  // Long-term (policer) sampling: an interval lasts 4..16 rounds
+  // (bbr_lt_intvl_min_rtts); it is lossy at lost/delivered >= 50/256
+  // (bbr_lt_loss_thresh, 20 %); two intervals are consistent within 1/8 of
+  // lt_bw (bbr_lt_bw_ratio) or 4 kbit/s (bbr_lt_bw_diff, in bytes/s); lt_bw
+  // is then used for 48 rounds (bbr_lt_bw_max_rtts).
+  static constexpr uint32_t kLtIntervalMinRounds = 4;
+  static constexpr uint32_t kLtLossThresh = 50;
+  static constexpr uint32_t kLtBwRatio = kBbrUnit / 8;
+  static constexpr uint64_t kLtBwDiffBytesPerSec = 4000 / 8;
+  static constexpr uint32_t kLtBwMaxRounds = 48;
 
   explicit LinuxBbr(const LinuxBbrOptions& options);
 
@@ -105,10 +117,27 @@ class LinuxBbr final : public LinuxTcpSender {
   ControllerState state() const override;
 
   BbrMode mode() const { return mode_; }
-  // bbr_bw() in the kernel's unit, and as ss prints it (bit/s, from
-  // bbr_get_info()).
-  uint32_t bw() const { return bw_filter_.Get(); }
+  // bbr_bw() in the kernel's unit (lt_bw while it is used, else the
+  // max filter's), and as ss prints it (bit/s, from bbr_get_info()).
+  uint32_t bw() const { return lt_use_bw_ ? lt_bw_ : max_bw(); }
   double bw_bps() const;
+  // bbr_max_bw(): the windowed max filter alone.
+  uint32_t max_bw() const { return bw_filter_.Get(); }
+  double max_bw_bps() const { return BwToBps(max_bw()); }
+  // tp->delivered, tp->lost, and the segment size, for the state trace
+  // (replay/bbr_state_trace.h).
+  using LinuxTcpSender::delivered_packets;
+  using LinuxTcpSender::mss_bytes;
+  uint64_t lost_packets() const { return lost_packets_; }
+  // Long-term (policer) mode: bbr->lt_use_bw, lt_bw (kernel unit, and
+  // bit/s), and the loss ratio of the interval that ended the last lt
+  // sampling (lost/delivered, 0 before any).
+  bool lt_use_bw() const { return lt_use_bw_; }
+  uint32_t lt_bw() const { return lt_bw_; }
+  double lt_bw_bps() const { return BwToBps(lt_bw_); }
+  double lt_loss_ratio() const { return lt_loss_ratio_; }
+  // The rate sample the last ACK gave bbr_main().
+  const BbrRateSample& last_rate_sample() const { return last_rs_; }
   // bbr->min_rtt_us; nullopt before any RTT sample.
   std::optional<uint32_t> min_rtt_us() const;
   uint32_t pacing_gain() const { return pacing_gain_; }
@@ -135,6 +164,12 @@ class LinuxBbr final : public LinuxTcpSender {
   void InitOnFirstAck(const AckEvent& ack);
   // bbr_update_model() and its steps, in the kernel's order.
   void UpdateBw(const RateSample& rs);
+  // bbr_lt_bw_sampling() and its helpers.
+  void LtBwSampling(const RateSample& rs);
+  void LtBwIntervalDone(uint32_t bw);
+  void ResetLtBwSampling();
+  void ResetLtBwSamplingInterval();
+  double BwToBps(uint32_t bw) const;
   bool IsNextCyclePhase(const RateSample& rs) const;
   void AdvanceCyclePhase();
   void CheckFullBwReached(const RateSample& rs);
@@ -188,6 +223,18 @@ class LinuxBbr final : public LinuxTcpSender {
   // sk->sk_pacing_rate, bytes per second.
   uint64_t pacing_rate_bytes_per_sec_ = 0;
   BbrAckAggregation ack_aggregation_;
+  RateSample last_rs_;
+  // tp->lost: packets marked lost so far.
+  uint64_t lost_packets_ = 0;
+  // Long-term sampling state (struct bbr lt_*); lt_last_stamp in ms.
+  bool lt_is_sampling_ = false;
+  bool lt_use_bw_ = false;
+  uint32_t lt_bw_ = 0;
+  uint32_t lt_rtt_cnt_ = 0;
+  uint64_t lt_last_delivered_ = 0;
+  uint64_t lt_last_lost_ = 0;
+  int64_t lt_last_stamp_ms_ = 0;
+  double lt_loss_ratio_ = 0;
 };
 
 }  // namespace ccreplay

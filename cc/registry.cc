@@ -372,7 +372,8 @@ std::vector<ProfileDef> StackProfiles() {
         "Linux BBR v1: max bw over 10 rounds, min RTT over 10 s, STARTUP/"
         "DRAIN/PROBE_BW/PROBE_RTT, cwnd = gain x BDP + extra_acked + quanta",
         "Linux 6.18 net/ipv4/tcp_bbr.c (read at torvalds/linux 02dc96ef), "
-        "lib/win_minmax.c; no long-term (policer) mode",
+        "lib/win_minmax.c; long-term (policer) mode with tp->lost from the "
+        "replay's loss marking",
         [] {
           auto options = BaseOptions(false);
           options.push_back({"phase", "2"});

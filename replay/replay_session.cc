@@ -50,6 +50,8 @@ class ReplayDiff {
       c.spec = engine_.spec(i);
       c.series.label = engine_.spec(i);
       before_previous_ack_[i] = Snapshot(i);
+      bbr_.push_back(AsLinuxBbr(engine_.controller(i)));
+      if (bbr_.back() != nullptr) c.bbr_state.emplace();
     }
     cwnd_byte_us_.resize(engine_.size());
     result_.source = captured.source;
@@ -98,6 +100,7 @@ class ReplayDiff {
     engine_.OnEvent(e);
     delivered_bytes_ += e.bytes_acked;
     Record(t_us, e.pipe_bytes);
+    RecordBbrState(t_us);
   }
 
   ReplayResult Finish() {
@@ -216,6 +219,16 @@ class ReplayDiff {
     }
   }
 
+  // Every ACK, for the bbr:linux controllers only.
+  void RecordBbrState(int64_t t_us) {
+    for (size_t i = 0; i < bbr_.size(); ++i) {
+      if (bbr_[i] == nullptr) continue;
+      BbrStateTrace& trace = *result_.controllers[i].bbr_state;
+      trace.mss_bytes = bbr_[i]->mss_bytes();
+      trace.records.push_back(BbrStateOf(*bbr_[i], t_us - start_us_));
+    }
+  }
+
   void Commit() {
     for (size_t i = 0; i < engine_.size(); ++i) {
       result_.controllers[i].series.samples.push_back(pending_samples_[i]);
@@ -230,6 +243,8 @@ class ReplayDiff {
   int64_t start_us_;
   int64_t bucket_us_;  // 0: every ACK.
   std::vector<DivergenceTracker> trackers_;
+  // Per controller: itself as a LinuxBbr, null when it is not one.
+  std::vector<const LinuxBbr*> bbr_;
   std::vector<ControllerSnapshot> before_previous_ack_;
   bool current_limited_ = false;
   uint32_t mss_bytes_ = 0;

@@ -25,6 +25,7 @@
 #include "parsers/pcap_reader.h"
 #include "proto/bundle.pb.h"
 #include "replay/ack_timeline.h"
+#include "replay/bbr_state_trace.h"
 #include "replay/captured_cwnd.h"
 #include "replay/divergence.h"
 #include "replay/flow_selection.h"
@@ -71,6 +72,9 @@ struct ReplayedController {
   std::optional<double> mean_cwnd_bytes;
   // Times relative to ReplayResult::start_us, one sample per series point.
   FlowSeries series;
+  // A bbr:linux controller's state after every ACK (never decimated);
+  // nullopt for every other controller.
+  std::optional<BbrStateTrace> bbr_state;
 };
 
 struct ReplayResult {

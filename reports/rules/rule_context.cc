@@ -51,6 +51,12 @@ RuleContext MakeRuleContext(const FlowObserver& observed,
   x.evidence = evidence;
   x.samples = ReplaySamples(*evidence);
   x.best = BestFittingClaimed(*evidence);
+  for (const ReplayedController& c : evidence->replay->controllers) {
+    if (c.bbr_state.has_value()) {
+      x.bbr = &*c.bbr_state;
+      break;
+    }
+  }
   std::vector<double> srtt;
   if (!evidence->replay->controllers.empty()) {
     for (const SeriesSample& s :

@@ -85,6 +85,10 @@ struct RuleContext {
   const ConformanceResult* conformance = nullptr;
   // DiagnosisInput::conformance_not_checked.
   std::string conformance_not_checked;
+  // A BBR flow's bbr:linux replay, ACK by ACK (replay/bbr_state_trace.h):
+  // the first replayed controller that kept one; null for every other
+  // flow, and then the BBR rules stay silent.
+  const BbrStateTrace* bbr = nullptr;
 };
 
 // `evidence` may be null (no replay); it and `observed` and `estimates`
