@@ -29,7 +29,9 @@ bool Admits(AdmissionPolicy policy, uint64_t queued_bytes,
 }
 
 Bottleneck::Bottleneck(const BottleneckConfig& config)
-    : config_(config), queue_(1024) {}
+    : config_(config),
+      queue_(1024),
+      policer_tokens_bytes_(static_cast<double>(config.policer_burst_bytes)) {}
 
 void Bottleneck::MarkCe(SimPacket& packet) {
   if (packet.ecn == kNotEct || packet.ecn == kCe) return;
@@ -43,7 +45,25 @@ uint64_t Bottleneck::admission_bytes() const {
              : queued_bytes_;
 }
 
+bool Bottleneck::PolicerConforms(uint32_t bytes, int64_t now_ns) {
+  if (config_.policer_rate_bps <= 0) return true;
+  const double burst = static_cast<double>(config_.policer_burst_bytes);
+  policer_tokens_bytes_ = std::min(
+      burst, policer_tokens_bytes_ +
+                 static_cast<double>(now_ns - policer_stamp_ns_) *
+                     static_cast<double>(config_.policer_rate_bps) / 8e9);
+  policer_stamp_ns_ = now_ns;
+  if (policer_tokens_bytes_ < bytes) return false;
+  policer_tokens_bytes_ -= bytes;
+  return true;
+}
+
 bool Bottleneck::Enqueue(const SimPacket& packet, int64_t now_ns) {
+  if (!PolicerConforms(packet.bytes, now_ns)) {
+    ++policer_drops_;
+    ++drops_;
+    return false;
+  }
   if (!Admits(config_.admission, admission_bytes(), packet.bytes,
               config_.buffer_bytes, config_.largest_packet_bytes)) {
     ++drops_;
@@ -70,8 +90,9 @@ int64_t Bottleneck::StartTransmission(int64_t now_ns) {
   }
   const int64_t bits_ns =
       int64_t{head.bytes} * 8 * 1'000'000'000 + serialization_remainder_;
-  serialization_remainder_ = bits_ns % config_.rate_bps;
-  return now_ns + bits_ns / config_.rate_bps;
+  const int64_t rate_bps = config_.RateAt(now_ns);
+  serialization_remainder_ = bits_ns % rate_bps;
+  return now_ns + bits_ns / rate_bps;
 }
 
 bool Bottleneck::SojournMarks(const SimPacket& head, int64_t now_ns) {

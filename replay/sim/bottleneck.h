@@ -66,6 +66,25 @@ struct BottleneckConfig {
   // fq_dequeue(); net/ipv4/tcp_offload.c tcp_gso_segment(), Linux 6.18).
   // Off: each segment is judged by its own sojourn.
   bool ce_per_skb = false;
+  // A token-bucket policer before the buffer: tokens accrue at
+  // `policer_rate_bps` up to `policer_burst_bytes`; a packet that finds
+  // fewer tokens than its size is dropped, one that finds enough takes
+  // them. The single-rate meter of RFC 2697 with only its committed bucket
+  // (CIR, CBS; exceed = drop), as Linux act_police with `rate` and `burst`
+  // and `conform-exceed drop` (net/sched/act_police.c tcf_police_act(),
+  // Linux 6.18). 0: no policer.
+  int64_t policer_rate_bps = 0;
+  uint64_t policer_burst_bytes = 0;
+  // A link whose rate changes once (a radio link adapting its modulation):
+  // packets that start transmission at or after `rate_step_ns` are sent at
+  // `rate_after_step_bps`. -1: the rate never changes.
+  int64_t rate_step_ns = -1;
+  int64_t rate_after_step_bps = 0;
+  // The rate a packet starting at `now_ns` is sent at.
+  int64_t RateAt(int64_t now_ns) const {
+    return rate_step_ns >= 0 && now_ns >= rate_step_ns ? rate_after_step_bps
+                                                       : rate_bps;
+  }
 };
 
 // Whether a packet of `packet_bytes` may enter a buffer of `capacity_bytes`
@@ -95,12 +114,16 @@ class Bottleneck {
   // The bytes admission compares with the capacity (InServiceAccounting).
   uint64_t admission_bytes() const;
   uint64_t transmitted_bytes() const { return transmitted_bytes_; }
+  // Refused: by the buffer or the policer; by the policer alone.
   uint64_t drops() const { return drops_; }
+  uint64_t policer_drops() const { return policer_drops_; }
   uint64_t ce_marks() const { return ce_marks_; }
   const BottleneckConfig& config() const { return config_; }
 
  private:
   void MarkCe(SimPacket& packet);
+  // Whether the policer (if any) lets `bytes` through at `now_ns`.
+  bool PolicerConforms(uint32_t bytes, int64_t now_ns);
   // Whether the head, dequeued at `now_ns`, is marked by sojourn time.
   bool SojournMarks(const SimPacket& head, int64_t now_ns);
 
@@ -114,6 +137,10 @@ class Bottleneck {
   int64_t serialization_remainder_ = 0;
   uint64_t transmitted_bytes_ = 0;
   uint64_t drops_ = 0;
+  uint64_t policer_drops_ = 0;
+  // The policer's bucket, bytes, as it stood at policer_stamp_ns_.
+  double policer_tokens_bytes_ = 0;
+  int64_t policer_stamp_ns_ = 0;
   uint64_t ce_marks_ = 0;
   // The skb whose sojourn decision later segments share (ce_per_skb).
   uint32_t decided_flow_ = 0;

@@ -183,6 +183,28 @@ TEST(Bottleneck, SojournMarkingPerSkbFollowsTheSkbsFirstSegment) {
   EXPECT_EQ(marked(true), (std::vector<bool>{false, false, false, true}));
 }
 
+// RFC 2697's committed bucket, worked by hand: 8 Mbit/s is 1000 bytes per
+// ms, the bucket holds 10000 bytes and starts full. Ten 1000-byte packets
+// at t = 0 take it all; the eleventh is dropped; 1 ms later one packet's
+// worth has accrued, 0.5 ms after that half of one.
+TEST(Bottleneck, PolicerDropsAboveItsBucket) {
+  BottleneckConfig config;
+  config.rate_bps = 100'000'000;
+  config.buffer_bytes = 1'000'000;
+  config.policer_rate_bps = 8'000'000;
+  config.policer_burst_bytes = 10'000;
+  Bottleneck bottleneck(config);
+  for (int i = 0; i < 10; ++i) {
+    EXPECT_TRUE(bottleneck.Enqueue(Packet(1000), 0)) << i;
+  }
+  EXPECT_FALSE(bottleneck.Enqueue(Packet(1000), 0));
+  EXPECT_TRUE(bottleneck.Enqueue(Packet(1000), 1'000'000));
+  EXPECT_FALSE(bottleneck.Enqueue(Packet(1000), 1'500'000));
+  EXPECT_TRUE(bottleneck.Enqueue(Packet(500), 1'500'000));
+  EXPECT_EQ(bottleneck.policer_drops(), 2u);
+  EXPECT_EQ(bottleneck.drops(), 2u);
+}
+
 TEST(Bottleneck, ParsesInServiceAccounting) {
   EXPECT_EQ(*ParseInServiceAccounting("until_last_bit"),
             InServiceAccounting::kUntilLastBit);

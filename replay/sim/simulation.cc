@@ -102,6 +102,19 @@ absl::StatusOr<BottleneckConfig> CheckedBottleneck(
   bottleneck.ce_sojourn_threshold_ns = config.ce_sojourn_threshold_ns;
   bottleneck.ce_backlog_threshold_bytes = config.ce_backlog_threshold_bytes;
   bottleneck.ce_per_skb = config.ce_per_skb;
+  if (config.policer_rate_bps < 0 ||
+      (config.policer_rate_bps > 0 && config.policer_burst_bytes == 0)) {
+    return absl::InvalidArgumentError(
+        "a policer needs a positive rate and burst");
+  }
+  bottleneck.policer_rate_bps = config.policer_rate_bps;
+  bottleneck.policer_burst_bytes = config.policer_burst_bytes;
+  if (config.rate_step_ns >= 0 && config.rate_after_step_bps <= 0) {
+    return absl::InvalidArgumentError(
+        "the rate after a rate step must be positive");
+  }
+  bottleneck.rate_step_ns = config.rate_step_ns;
+  bottleneck.rate_after_step_bps = config.rate_after_step_bps;
   for (const FlowConfig& flow : config.flows) {
     if (flow.packet_bytes == 0 || flow.ack_every == 0) {
       return absl::InvalidArgumentError(

@@ -95,6 +95,14 @@ struct SimulationConfig {
   int64_t ce_backlog_threshold_bytes = -1;  // -1: off
   // Sojourn marking decided once per TSO skb (BottleneckConfig::ce_per_skb).
   bool ce_per_skb = false;
+  // A token-bucket policer before the buffer (BottleneckConfig): rate and
+  // burst; 0: none.
+  int64_t policer_rate_bps = 0;
+  uint64_t policer_burst_bytes = 0;
+  // The bottleneck rate becomes `rate_after_step_bps` at `rate_step_ns`
+  // (BottleneckConfig); -1: never.
+  int64_t rate_step_ns = -1;
+  int64_t rate_after_step_bps = 0;
   // Probability that a packet is lost after the bottleneck (quicly -r).
   double random_loss = 0;
   // A random delay per packet at each sender, against drop-tail phase
