@@ -50,6 +50,12 @@ struct AckTimelineBuilder::Direction {
   CaptureArtefacts artefacts;
 
   uint64_t retransmissions[4] = {0, 0, 0, 0};
+  // Bytes a fast retransmission showed lost that the scoreboard had not
+  // marked, or a lost retransmission (the sender's RACK, RFC 8985, marks
+  // them in tcp_ack() before it resends): counted in the next ACK's
+  // packets_newly_lost, the nearest a capture gets to the ACK that marked
+  // them.
+  uint64_t lost_by_retransmission_bytes = 0;
   uint64_t spurious = 0;
   uint64_t ece_episodes = 0;
   uint64_t ip_ce_data_packets = 0;
@@ -500,7 +506,17 @@ void AckTimelineBuilder::OnRetransmission(
       outstanding_before, d.current_mss(), has_ts ? s.options.ts_val : 0,
       has_ts ? s.options.ts_ecr : 0);
   ++d.retransmissions[static_cast<int>(c.kind)];
-  if (c.kind == RetransmissionKind::kFast) d.board.MarkLost(start, end);
+  if (c.kind == RetransmissionKind::kFast) {
+    const uint64_t lost_before = d.board.lost_bytes();
+    d.board.MarkLost(start, end);
+    d.lost_by_retransmission_bytes += d.board.lost_bytes() - lost_before;
+    // Resent again: its retransmission was lost too, which RACK marks once
+    // more (tp->lost counts transmissions; net/ipv4/tcp_recovery.c
+    // tcp_rack_detect_loss(), Linux 6.18).
+    if (sent.was_retransmitted && sent.was_lost) {
+      d.lost_by_retransmission_bytes += sent.resent_bytes;
+    }
+  }
   if (c.kind == RetransmissionKind::kRto && c.starts_episode)
     d.board.MarkAllLost(start, end);
   if (c.starts_episode) {
@@ -571,7 +587,9 @@ void AckTimelineBuilder::OnAckFrom(FlowState& flow, int side,
   TakeEcnFeedback(flow, d, s, r, handshake_ack, duplicate, e);
   FillAckEvent(flow, sender, d, r, ack_ns, e);
   e.rate_sample = rate_sample;
-  e.packets_newly_lost = (r.bytes_newly_lost + mss - 1) / mss;
+  e.packets_newly_lost =
+      (r.bytes_newly_lost + d.lost_by_retransmission_bytes + mss - 1) / mss;
+  d.lost_by_retransmission_bytes = 0;
   e.duplicate = duplicate;
   e.rtt_sample_us = rtt_sample_us;
   e.mss_bytes = mss;

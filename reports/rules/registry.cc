@@ -2,6 +2,9 @@
 
 #include "absl/strings/str_join.h"
 #include "reports/rules/application_limited.h"
+#include "reports/rules/bbr_long_term_mode.h"
+#include "reports/rules/bbr_probe_rtt_stall.h"
+#include "reports/rules/bbr_startup_exit_early.h"
 #include "reports/rules/below_bdp_unexplained.h"
 #include "reports/rules/ce_overreaction.h"
 #include "reports/rules/loss_recovery_dominant.h"
@@ -25,11 +28,17 @@ absl::Span<const FindingRule* const> FindingRules() {
   static const CeOverreactionRule ce_overreaction;
   static const BelowBdpUnexplainedRule below_bdp_unexplained;
   static const RfcViolationRule rfc_violation;
+  static const BbrStartupExitEarlyRule bbr_startup_exit_early;
+  static const BbrProbeRttStallRule bbr_probe_rtt_stall;
+  static const BbrLongTermModeRule bbr_long_term_mode;
   static const FindingRule* const kRules[] = {
-      &receive_window_limited, &application_limited,   &loss_recovery_dominant,
-      &model_divergence,       &slow_start_exit_early, &rtt_scaling_slow_growth,
-      &mtu_normalization_gap,  &ce_overreaction,       &below_bdp_unexplained,
-      &rfc_violation,
+      &receive_window_limited, &application_limited,
+      &loss_recovery_dominant, &model_divergence,
+      &slow_start_exit_early,  &rtt_scaling_slow_growth,
+      &mtu_normalization_gap,  &ce_overreaction,
+      &below_bdp_unexplained,  &rfc_violation,
+      &bbr_startup_exit_early, &bbr_probe_rtt_stall,
+      &bbr_long_term_mode,
   };
   return kRules;
 }

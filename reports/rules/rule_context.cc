@@ -34,6 +34,25 @@ Stretch ReplaySamples::Longest(const std::function<int(size_t)>& pred,
   return best;
 }
 
+double BbrRecordTime(const RuleContext& x, const BbrStateRecord& r) {
+  return r.time_us * 1e-6 - x.evidence->offset_s;
+}
+
+std::vector<BbrRun> BbrRuns(
+    const BbrStateTrace& trace,
+    const std::function<bool(const BbrStateRecord&)>& in_state) {
+  std::vector<BbrRun> runs;
+  const std::vector<BbrStateRecord>& r = trace.records;
+  for (size_t i = 0; i < r.size(); ++i) {
+    if (!in_state(r[i])) continue;
+    BbrRun run{i, i};
+    while (run.end < r.size() && in_state(r[run.end])) ++run.end;
+    runs.push_back(run);
+    i = run.end;
+  }
+  return runs;
+}
+
 RuleContext MakeRuleContext(const FlowObserver& observed,
                             const PathEstimates& estimates,
                             const ReplayEvidence* evidence,

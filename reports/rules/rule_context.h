@@ -91,6 +91,19 @@ struct RuleContext {
   const BbrStateTrace* bbr = nullptr;
 };
 
+// A BBR state record's time on the report's clock (x.bbr must be set).
+double BbrRecordTime(const RuleContext& x, const BbrStateRecord& r);
+
+// The runs of records [first, end) in which `in_state` holds, end being
+// the first record after the run (records.size() when it lasts to the
+// end).
+struct BbrRun {
+  size_t first = 0, end = 0;
+};
+std::vector<BbrRun> BbrRuns(
+    const BbrStateTrace& trace,
+    const std::function<bool(const BbrStateRecord&)>& in_state);
+
 // `evidence` may be null (no replay); it and `observed` and `estimates`
 // must outlive the context.
 RuleContext MakeRuleContext(const FlowObserver& observed,

@@ -11,7 +11,8 @@ namespace ccreplay {
 
 void SimulateAndDiagnose(const SimulationConfig& config, int64_t duration_ns,
                          const std::string& name, int flow, bool simulate,
-                         SimulatedCapture& out) {
+                         SimulatedCapture& out,
+                         const std::vector<std::string>& specs) {
   const std::string path = absl::StrCat(
       ::testing::TempDir(), "/ccreplay_simdiag_", getpid(), "_", name, ".pcap");
   absl::StatusOr<std::unique_ptr<Simulation>> sim =
@@ -22,6 +23,7 @@ void SimulateAndDiagnose(const SimulationConfig& config, int64_t duration_ns,
   options.input = path;
   options.flow = absl::StrCat(flow);
   options.simulate = simulate;
+  options.specs = specs;
   absl::StatusOr<DiagnoseRun> run = DiagnoseInput(options);
   unlink(path.c_str());
   ASSERT_TRUE(run.ok()) << run.status();

@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "replay/sim/simulation.h"
 #include "reports/diagnose_session.h"
@@ -21,11 +22,14 @@ struct SimulatedCapture {
 };
 
 // Runs `config` for `duration_ns`, then diagnoses flow `flow` of the
-// exported capture (with the fitted closed loop when `simulate`). Fails
-// the test (ADD_FAILURE) and leaves `out` empty on any error.
+// exported capture (with the fitted closed loop when `simulate`), replaying
+// `specs` when given (`diagnose --cc`; a simulated capture names no
+// controller). Fails the test (ADD_FAILURE) and leaves `out` empty on any
+// error.
 void SimulateAndDiagnose(const SimulationConfig& config, int64_t duration_ns,
                          const std::string& name, int flow, bool simulate,
-                         SimulatedCapture& out);
+                         SimulatedCapture& out,
+                         const std::vector<std::string>& specs = {});
 
 // One paced flow of `spec` acknowledged every 16 segments (a Prague
 // receiver's GRO), on a path of `rate_bps` and `base_rtt_ns` that marks CE

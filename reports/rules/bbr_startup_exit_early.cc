@@ -1,0 +1,109 @@
+#include "reports/rules/bbr_startup_exit_early.h"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_format.h"
+
+namespace ccreplay {
+namespace {
+
+// "Well below": the estimate at the exit under 80 % of the later one;
+// tcp_bbr.c's own growth test is 25 % (bbr_full_bw_thresh), so a 20 %
+// shortfall is more than one round's noise.
+constexpr double kEarlyShare = 0.8;
+// The later estimate counts as reached at 95 % of it.
+constexpr double kReachedShare = 0.95;
+
+// The record at which full-bandwidth detection ended STARTUP.
+std::optional<size_t> StartupExit(const BbrStateTrace& trace) {
+  for (size_t i = 0; i < trace.records.size(); ++i) {
+    if (trace.records[i].full_bw_reached) return i;
+  }
+  return std::nullopt;
+}
+
+// The largest max-filter estimate after `from` (bit/s).
+double LaterMaxBw(const BbrStateTrace& trace, size_t from) {
+  double best = 0;
+  for (size_t i = from; i < trace.records.size(); ++i) {
+    best = std::max(best, trace.records[i].max_bw_bps);
+  }
+  return best;
+}
+
+// The first record from `from` whose estimate reaches `bps`.
+size_t FirstReaching(const BbrStateTrace& trace, size_t from, double bps) {
+  size_t i = from;
+  while (i + 1 < trace.records.size() && trace.records[i].max_bw_bps < bps) {
+    ++i;
+  }
+  return i;
+}
+
+}  // namespace
+
+void BbrStartupExitEarlyRule::Check(const RuleContext& x,
+                                    RuleOutput* out) const {
+  if (x.bbr == nullptr) return;  // not a BBR flow
+  const BbrStateTrace& trace = *x.bbr;
+  const std::optional<size_t> exit = StartupExit(trace);
+  if (!exit.has_value()) {
+    out->notes.push_back(
+        "bbr_startup_exit_early: the bbr:linux replay never left STARTUP");
+    return;
+  }
+  const BbrStateRecord& at_exit = trace.records[*exit];
+  const double t_exit = BbrRecordTime(x, at_exit);
+  const double later_bps = LaterMaxBw(trace, *exit);
+  if (later_bps <= 0 || at_exit.max_bw_bps >= kEarlyShare * later_bps) {
+    out->notes.push_back(absl::StrFormat(
+        "bbr_startup_exit_early: STARTUP ended at %.3f s with %.2f Mbit/s, "
+        "not under %.0f%% of the later %.2f Mbit/s",
+        t_exit, at_exit.max_bw_bps / 1e6, 100 * kEarlyShare, later_bps / 1e6));
+    return;
+  }
+  const BbrStateRecord& reached =
+      trace.records[FirstReaching(trace, *exit, kReachedShare * later_bps)];
+  const double t_reached = BbrRecordTime(x, reached);
+  // Had STARTUP gone on, delivery doubles per round (tcp_bbr.c: "the
+  // smallest pacing gain that will allow a smoothly increasing pacing
+  // rate that will double each RTT"): log2 of the shortfall more rounds.
+  const double startup_rounds =
+      std::ceil(std::log2(later_bps / at_exit.max_bw_bps));
+  const double rtt_s = at_exit.min_rtt_us.value_or(0) * 1e-6;
+  Finding f;
+  f.kind = "bbr_startup_exit_early";
+  f.severity = Severity::kWarning;
+  f.start_s = t_exit;
+  f.end_s = t_reached;
+  f.message = absl::StrFormat(
+      "BBR's full-bandwidth detection (3 rounds with under 25%% growth) ended "
+      "STARTUP at %.3f s with a bandwidth estimate of %.2f Mbit/s, %.0f%% of "
+      "the %.2f Mbit/s it measured later; PROBE_BW then took %.2f s (%d "
+      "rounds) to reach %.0f%% of it, where STARTUP, doubling per round, "
+      "needs %.0f more rounds (%.0f ms at the %.1f ms min RTT).",
+      t_exit, at_exit.max_bw_bps / 1e6, 100 * at_exit.max_bw_bps / later_bps,
+      later_bps / 1e6, t_reached - t_exit,
+      static_cast<int>(reached.round_count - at_exit.round_count),
+      100 * kReachedShare, startup_rounds, 1e3 * startup_rounds * rtt_s,
+      1e3 * rtt_s);
+  f.evidence.push_back(absl::StrFormat(
+      "the bbr:linux replay leaves STARTUP at round %d, %.3f s, with max bw "
+      "%.2f Mbit/s; its max bw reaches %.2f Mbit/s at %.3f s",
+      static_cast<int>(at_exit.round_count), t_exit, at_exit.max_bw_bps / 1e6,
+      reached.max_bw_bps / 1e6, t_reached));
+  if (x.estimates->bottleneck_rate_bps > 0) {
+    f.evidence.push_back(absl::StrFormat(
+        "the path's estimated bottleneck rate: %.2f Mbit/s%s",
+        x.estimates->bottleneck_rate_bps / 1e6,
+        x.estimates->rate_is_lower_bound ? " (a lower bound)" : ""));
+  }
+  out->findings.push_back(std::move(f));
+}
+
+}  // namespace ccreplay
