@@ -687,6 +687,39 @@ TEST(AckTimelineSyntheticTest, RetransmissionOfARetransmission) {
   EXPECT_EQ(t.stats.retransmissions[1], 1u);
 }
 
+// Linux counts in tp->lost, and so in the next ACK's rs->losses, what RACK
+// marks (RFC 8985 section 6.2: by time, with one SACKed segment above)
+// and a lost retransmission (net/ipv4/tcp_recovery.c
+// tcp_rack_detect_loss(), Linux 6.18); RFC 6675's IsLost() needs three
+// SACKed segments above, so the replay learns those losses from the
+// retransmission, and counts them at the next ACK.
+TEST(AckTimelineSyntheticTest, RetransmissionRevealsLossesToTheNextAck) {
+  Connection c(1000);
+  c.Handshake();
+  for (int i = 0; i < 6; ++i) c.Data(1000 + i, 1 + i * 1000, 1000);
+  c.Ack(11000, 1001);                  // RTT sample: 10 ms.
+  c.Ack(11001, 1001, {{2001, 3001}});  // Segment 2 missing, one SACKed.
+  c.Data(25000, 1001, 1000);           // RACK resends it: not IsLost().
+  c.Ack(25010, 1001, {{2001, 4001}});
+  c.Data(40000, 1001, 1000);  // Resent again: the retransmission was lost.
+  c.Ack(40010, 1001, {{2001, 5001}});
+  c.Ack(50000, 6001);
+  const Timeline t = c.Run();
+  std::vector<TimelineEvent> rtx;
+  for (const TimelineEvent& e : t.events) {
+    if (e.type == TimelineEvent::Type::kRetransmission) rtx.push_back(e);
+  }
+  ASSERT_EQ(rtx.size(), 2u);
+  EXPECT_EQ(rtx[0].kind, RetransmissionKind::kFast);
+  EXPECT_EQ(rtx[1].kind, RetransmissionKind::kFast);
+  const std::vector<TimelineEvent> acks = Acks(t);
+  ASSERT_EQ(acks.size(), 5u);
+  EXPECT_EQ(acks[1].packets_newly_lost, 0u);  // one SACK: not lost yet
+  EXPECT_EQ(acks[2].packets_newly_lost, 1u);  // the first retransmission
+  EXPECT_EQ(acks[3].packets_newly_lost, 1u);  // its retransmission lost
+  EXPECT_EQ(acks[4].packets_newly_lost, 0u);
+}
+
 TEST(AckTimelineSyntheticTest, SequenceWrapInsideASackBlock) {
   // ISN 2^32 - 2500: relative byte 2501 is raw 0, so the SACK block
   // [2001, 4001) runs from raw 0xFFFFFE0C... past 0 to 0x5DC.
