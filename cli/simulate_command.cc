@@ -56,6 +56,15 @@ ABSL_FLAG(std::vector<std::string>, start, {"0"},
 ABSL_FLAG(std::string, ecn_feedback, "auto",
           "auto (AccECN for prague, DCTCP for dctcp, RFC 3168 for others when "
           "the path marks), none, rfc3168, dctcp or accecn.");
+ABSL_FLAG(std::optional<ccreplay::BitRate>, policer_rate, std::nullopt,
+          "a token-bucket policer before the buffer at this rate (10mbit): "
+          "packets above its bucket are dropped (RFC 2697's committed "
+          "bucket, tc act_police rate/burst). Needs --policer_burst.");
+ABSL_FLAG(std::optional<ccreplay::BufferSize>, policer_burst, std::nullopt,
+          "the policer's bucket: NB/NkB/NMB, Np or a time at the policer's "
+          "rate (20ms).");
+ABSL_FLAG(std::vector<std::string>, rate_step, {},
+          "the bottleneck rate changes once: TIME,RATE (1s,50mbit).");
 ABSL_FLAG(double, random_loss, 0,
           "probability (0..1) of losing a packet after the bottleneck.");
 ABSL_FLAG(uint64_t, seed, 1, "seed of the random loss and the sender jitter.");
@@ -177,6 +186,35 @@ absl::Status FlowsFromFlags(SimulationConfig& config) {
   return absl::OkStatus();
 }
 
+// --policer_rate/--policer_burst and --rate_step, once the packet sizes
+// (`largest`) are known.
+absl::Status PolicerAndRateStepFromFlags(uint32_t largest,
+                                         SimulationConfig& config) {
+  const std::optional<BitRate> policer = absl::GetFlag(FLAGS_policer_rate);
+  const std::optional<BufferSize> burst = absl::GetFlag(FLAGS_policer_burst);
+  if (policer.has_value() != burst.has_value()) {
+    return absl::InvalidArgumentError(
+        "--policer_rate and --policer_burst go together");
+  }
+  if (policer.has_value()) {
+    config.policer_rate_bps = policer->bits_per_second;
+    config.policer_burst_bytes = burst->Bytes(*policer, largest);
+  }
+  const std::vector<std::string> step = absl::GetFlag(FLAGS_rate_step);
+  if (step.empty()) return absl::OkStatus();
+  absl::Duration at;
+  absl::StatusOr<BitRate> rate =
+      step.size() == 2 ? ParseBitRate(step[1])
+                       : absl::InvalidArgumentError("--rate_step: TIME,RATE");
+  if (!rate.ok()) return rate.status();
+  if (!absl::ParseDuration(step[0], &at) || at < absl::ZeroDuration()) {
+    return absl::InvalidArgumentError("--rate_step: TIME,RATE (1s,50mbit)");
+  }
+  config.rate_step_ns = absl::ToInt64Nanoseconds(at);
+  config.rate_after_step_bps = rate->bits_per_second;
+  return absl::OkStatus();
+}
+
 absl::StatusOr<SimulationConfig> ConfigFromFlags(int64_t& duration_ns) {
   SimulationConfig config;
   std::optional<BufferSize> buffer;
@@ -195,6 +233,8 @@ absl::StatusOr<SimulationConfig> ConfigFromFlags(int64_t& duration_ns) {
     config.ce_sojourn_threshold_ns = absl::ToInt64Nanoseconds(*threshold);
   }
   config.ce_backlog_threshold_bytes = absl::GetFlag(FLAGS_ce_backlog_bytes);
+  status = PolicerAndRateStepFromFlags(largest, config);
+  if (!status.ok()) return status;
   config.random_loss = absl::GetFlag(FLAGS_random_loss);
   config.seed = absl::GetFlag(FLAGS_seed);
   if (!absl::GetFlag(FLAGS_sender_jitter).empty()) {
