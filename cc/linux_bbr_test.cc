@@ -25,7 +25,8 @@ class BbrDriver {
   // round ends (prior_delivered = delivered before this ACK).
   void Ack(int64_t now_us, uint32_t acked, uint32_t in_flight,
            int64_t sample_delivered, int64_t interval_us, bool new_round,
-           int64_t rtt_us = kRttUs, bool app_limited = false) {
+           int64_t rtt_us = kRttUs, bool app_limited = false,
+           uint32_t losses = 0) {
     AckEvent ack;
     ack.time_us = now_us;
     ack.bytes_acked = uint64_t{acked} * kMss;
@@ -41,6 +42,7 @@ class BbrDriver {
     rs.prior_delivered_packets = new_round ? delivered_ : 0;
     rs.app_limited = app_limited;
     ack.rate_sample = rs;
+    ack.packets_newly_lost = losses;
     delivered_ += acked;
     bbr_.OnAck(ack);
   }
@@ -273,6 +275,54 @@ TEST(LinuxBbrTest, RecoveryConservesPacketsAndTakesLossesOff) {
   ack.packets_newly_lost = 40;
   d.bbr().OnAck(ack);
   EXPECT_EQ(d.bbr().snd_cwnd(), 51u);
+}
+
+// bbr_lt_bw_sampling(), worked by hand: from the first loss, intervals of
+// 4 rounds (10 ms each) that deliver 20 packets and lose 10 per round
+// (lost / delivered = 0.5 >= 50/256) and end on a loss. The first, from the
+// loss at t0 to t0 + 30 ms, delivers 60 packets in 30 ms: lt_bw = (60 <<
+// 24) / 30000 = BwOf(20); the second, t0 + 30 to t0 + 70 ms, 80 in 40 ms,
+// the same rate, so the path is judged policed with lt_bw their average.
+// After 48 rounds in PROBE_BW, long-term mode ends.
+TEST(LinuxBbrTest, LongTermModeAfterTwoLossyConsistentIntervals) {
+  BbrDriver d;
+  int64_t now = ReachProbeBw(d);
+  ASSERT_EQ(d.bbr().mode(), BbrMode::kProbeBw);
+  const uint32_t max_bw = d.bbr().max_bw();
+  ASSERT_EQ(max_bw, BwOf(49));
+  for (int i = 0; i < 7; ++i) {
+    d.Ack(now += kRttUs, 20, 20, 20, kRttUs, true, kRttUs, false, 10);
+    EXPECT_FALSE(d.bbr().lt_use_bw()) << i;
+  }
+  EXPECT_EQ(d.bbr().lt_bw(), BwOf(20));  // the first interval's
+  d.Ack(now += kRttUs, 20, 20, 20, kRttUs, true, kRttUs, false, 10);
+  ASSERT_TRUE(d.bbr().lt_use_bw());
+  EXPECT_EQ(d.bbr().lt_bw(), BwOf(20));
+  EXPECT_DOUBLE_EQ(d.bbr().lt_loss_ratio(), 0.5);
+  EXPECT_EQ(d.bbr().bw(), BwOf(20));    // bbr_bw() is lt_bw now...
+  EXPECT_EQ(d.bbr().max_bw(), max_bw);  // ...the max filter keeps its own
+  EXPECT_EQ(d.bbr().pacing_gain(), LinuxBbr::kBbrUnit);
+  // 47 more rounds keep it, the 48th ends it (bbr_lt_bw_max_rtts).
+  for (int i = 0; i < 47; ++i) {
+    d.Ack(now += kRttUs, 20, 20, 20, kRttUs, true);
+    ASSERT_TRUE(d.bbr().lt_use_bw()) << i;
+    ASSERT_EQ(d.bbr().pacing_gain(), LinuxBbr::kBbrUnit) << i;
+  }
+  d.Ack(now += kRttUs, 20, 20, 20, kRttUs, true);
+  EXPECT_FALSE(d.bbr().lt_use_bw());
+  EXPECT_EQ(d.bbr().lt_bw(), 0u);
+}
+
+// An interval with loss under 20 % (lost / delivered = 3/20 < 50/256) is
+// not lossy; sampling goes on, and after 16 rounds it restarts.
+TEST(LinuxBbrTest, NoLongTermModeUnderTwentyPercentLoss) {
+  BbrDriver d;
+  int64_t now = ReachProbeBw(d);
+  for (int i = 0; i < 40; ++i) {
+    d.Ack(now += kRttUs, 20, 20, 20, kRttUs, true, kRttUs, false, 3);
+    ASSERT_FALSE(d.bbr().lt_use_bw()) << i;
+    ASSERT_EQ(d.bbr().lt_bw(), 0u) << i;
+  }
 }
 
 TEST(LinuxBbrTest, RegistryBuildsItAndRejectsPhaseOne) {

@@ -202,6 +202,9 @@ TEST(BbrStartupExitEarlyTest, FiresWhenThePathRateStepsUpAfterStartup) {
   EXPECT_NEAR(later_mbps, 20.0, 0.4);
   EXPECT_NEAR(took_s, truth.ReachedS(0.95) - truth.startup_exit_s, 0.02);
   EXPECT_NEAR(f->end_s() - f->start_s(), took_s, 0.006);  // %.2f
+  // STARTUP, doubling per round, covers 0.95 x 20 / 5 = 3.8x in 2 rounds.
+  EXPECT_NE(f->message().find("needs 2 more rounds"), std::string::npos)
+      << f->message();
 }
 
 // The same flow on a steady 20 Mbit/s link: STARTUP's estimate is the

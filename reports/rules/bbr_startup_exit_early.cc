@@ -72,9 +72,11 @@ void BbrStartupExitEarlyRule::Check(const RuleContext& x,
   const double t_reached = BbrRecordTime(x, reached);
   // Had STARTUP gone on, delivery doubles per round (tcp_bbr.c: "the
   // smallest pacing gain that will allow a smoothly increasing pacing
-  // rate that will double each RTT"): log2 of the shortfall more rounds.
-  const double startup_rounds =
-      std::ceil(std::log2(later_bps / at_exit.max_bw_bps));
+  // rate that will double each RTT"): log2 of the shortfall more rounds
+  // to reach the same 95 %.
+  const double startup_rounds = std::max(
+      1.0,
+      std::ceil(std::log2(kReachedShare * later_bps / at_exit.max_bw_bps)));
   const double rtt_s = at_exit.min_rtt_us.value_or(0) * 1e-6;
   Finding f;
   f.kind = "bbr_startup_exit_early";
