@@ -1,5 +1,6 @@
 #include "reports/rules/bbr_long_term_mode.h"
 
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
