@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_format.h"
+#include "replay/handshake_rtt.h"
 
 namespace ccreplay {
 namespace {
@@ -124,6 +125,7 @@ struct AckTimelineBuilder::FlowState {
   bool handshake_done = false;
   EcnMode ecn_mode = EcnMode::kNone;
   VantageDetector vantage;
+  HandshakeRtt handshake_rtt;    // Both senders' first RTO estimate.
   int64_t shift_ns[2] = {0, 0};  // Capture point to sender, per sender side.
   // When the sender saw the receiver's ACKs, per data sender side.
   AckHold hold[2];
@@ -171,6 +173,7 @@ void AckTimelineBuilder::StartFromSyn(const Flow& table_flow, FlowState& flow) {
   flow.syn_options[0] = opener.syn_options;
   flow.opener = 0;
   flow.vantage.OnSyn(table_flow.first_ns);
+  flow.handshake_rtt.OnSyn(table_flow.first_ns, /*ts_known=*/false, 0);
 }
 
 AckTimelineBuilder::FlowState* AckTimelineBuilder::StateFor(const TcpSegment& s,
@@ -330,10 +333,15 @@ void AckTimelineBuilder::OnHandshake(FlowState& flow, int side,
     flow.isn[side] = s.seq;
     flow.syn_flags[side] = s.flags;
     flow.syn_options[side] = SynOptionsOf(s.options);
+    const TcpOptions& o = s.options;
     if (!(s.flags & kTcpAck)) {
       flow.opener = side;
       flow.vantage.OnSyn(s.time_ns);
-    } else if (flow.opener == 1 - side && !flow.syn_ack_seen) {
+      flow.handshake_rtt.OnSyn(s.time_ns, o.has_timestamps, o.ts_val);
+    } else if (flow.opener == 1 - side) {
+      flow.handshake_rtt.OnSynAck(s.time_ns, o.has_timestamps, o.ts_val,
+                                  o.ts_ecr);
+      if (flow.syn_ack_seen) return;
       flow.syn_ack_seen = true;
       flow.vantage.OnSynAck(s.time_ns);
       flow.ecn_mode = NegotiatedEcnMode(flow.syn_flags[flow.opener], s.flags);
@@ -344,6 +352,12 @@ void AckTimelineBuilder::OnHandshake(FlowState& flow, int side,
       (s.flags & kTcpAck)) {
     flow.handshake_done = true;
     flow.vantage.OnHandshakeAck(s.time_ns);
+    flow.handshake_rtt.OnHandshakeAck(s.time_ns, s.options.has_timestamps,
+                                      s.options.ts_ecr);
+    for (auto& d : flow.direction) {
+      if (d != nullptr)
+        d->rtt.SeedFromHandshake(flow.handshake_rtt.sample_us());
+    }
     flow.timestamps = flow.syn_options[0].has_timestamps &&
                       flow.syn_options[1].has_timestamps;
     for (int sender = 0; sender < 2; ++sender) {
@@ -421,6 +435,7 @@ std::unique_ptr<AckTimelineBuilder::Direction> AckTimelineBuilder::NewDirection(
   d->mss_limit_bytes = HandshakeMss(flow, side, /*own_option=*/false);
   d->mss_bytes = HandshakeMss(flow, side, /*own_option=*/true);
   if (flow.handshake_done) d->accecn.StartAtHandshake();
+  d->rtt.SeedFromHandshake(flow.handshake_rtt.sample_us());
   return d;
 }
 

@@ -178,6 +178,43 @@ TEST(AckTimelineTest, ZeekRetransmissionClassesOnSenderSideTraces) {
   EXPECT_EQ(rto.stats.retransmissions[1], 2u);  // The SYN-ACK and one data RTO.
 }
 
+// scripts/make-syn-rto-capture.sh: the client's first SYN and its whole
+// first flight (10 segments) were dropped past the capture point. Its only
+// handshake RTT sample comes from the SYN-ACK's echo of the resent SYN
+// (Karn's rule forbids the sequence sample), so its first data RTO was
+// Linux's 200 ms floor, and the flight went again 211.7 ms after it left:
+// a timeout, then go-back-N. The client's own counters (nstat, printed by
+// the script): TcpExtTCPSynRetrans 1, TcpExtTCPTimeouts 2 (the SYN's and
+// the flight's), TcpRetransSegs 11, TLP off.
+TEST(AckTimelineTest, TimeoutAfterAResentSynTimedByTheEcho) {
+  Timeline t = Build(TestDataPath("lossy/syn_resent_rto.pcap"));
+  std::vector<TimelineEvent> resent;
+  for (const TimelineEvent& e : t.events) {
+    if (e.type == TimelineEvent::Type::kRetransmission) resent.push_back(e);
+  }
+  // tshark -r F -Y 'tcp.len > 0' -T fields -e frame.time_relative -e
+  // tcp.seq: 10 segments resent (seq 1 .. 13033) from 1.222352 s; the
+  // first flight left at 1.010621 s. tshark flags 6 of them
+  // (tcp.analysis.retransmission) and calls 4 "out-of-order".
+  ASSERT_EQ(resent.size(), 10u);
+  EXPECT_EQ(resent[0].seq_start, 1);
+  // tshark -T fields -e frame.time_epoch: frame 15, 1796189330.715941.
+  EXPECT_EQ(resent[0].time_ns, 1796189330715941000);
+  for (const TimelineEvent& e : resent) {
+    EXPECT_EQ(e.kind, RetransmissionKind::kRto) << e.seq_start;
+  }
+  EXPECT_TRUE(resent[0].starts_episode);
+  // The estimate the timer was judged by: the handshake's 100 us (tshark
+  // -T fields -e frame.time_relative on frames 2-4, TSecr of the SYN-ACK =
+  // TSval of the resent SYN: 1.010285 -> 1.010366 -> 1.010385), so RTO
+  // clamped to 200 ms, not the 1 s of RFC 6298 (2.1).
+  EXPECT_EQ(resent[0].srtt_us, 100);
+  EXPECT_EQ(resent[0].rto_us, RttEstimator::kLinuxMinRtoUs);
+  // The resent SYN is the other timeout.
+  EXPECT_EQ(t.stats.retransmissions[1], 11u);
+  EXPECT_EQ(t.stats.retransmissions[3], 0u);
+}
+
 // The loss-window trace was captured next to the receiver (an upload from
 // 10.0.204.227, whose TCP timestamp clock ticks every 10 ms: TSval grows
 // by 30520 in 307.3 s). Zeek classifies at the capture point; we take the

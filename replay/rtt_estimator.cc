@@ -8,6 +8,14 @@ namespace ccreplay {
 void RttEstimator::AddSample(int64_t rtt_us) {
   rtt_us = std::max<int64_t>(rtt_us, 1);
   min_rtt_us_ = min_rtt_us_ == 0 ? rtt_us : std::min(min_rtt_us_, rtt_us);
+  Smooth(rtt_us);
+}
+
+void RttEstimator::SeedFromHandshake(int64_t rtt_us) {
+  if (srtt_us_ == 0 && rtt_us > 0) Smooth(rtt_us);
+}
+
+void RttEstimator::Smooth(int64_t rtt_us) {
   if (srtt_us_ == 0) {
     srtt_us_ = rtt_us;
     rttvar_us_ = rtt_us / 2;

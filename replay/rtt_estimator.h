@@ -23,6 +23,13 @@ class RttEstimator {
   // RFC 6298 (2.2) for the first sample, (2.3) for the others, with
   // alpha = 1/8 and beta = 1/4; samples below 1 us count as 1 us.
   void AddSample(int64_t rtt_us);
+  // The handshake's round trip as the first sample (RFC 6298 2.2), before
+  // any data was acknowledged: Linux times its SYN or SYN-ACK
+  // (tcp_ack_update_rtt() from tcp_rcv_synsent_state_process() and
+  // tcp_synack_rtt_meas()), so its first data RTO is already derived from
+  // it. Ignored once a sample was taken, and when 0
+  // (none). Min RTT is left to data samples.
+  void SeedFromHandshake(int64_t rtt_us);
 
   bool has_sample() const { return srtt_us_ > 0; }
   int64_t srtt_us() const { return srtt_us_; }
@@ -33,6 +40,9 @@ class RttEstimator {
   int64_t rto_us() const;
 
  private:
+  // RFC 6298 2.2 (first sample) or 2.3 (the others) on SRTT and RTTVAR.
+  void Smooth(int64_t rtt_us);
+
   int64_t min_rto_us_;
   int64_t srtt_us_ = 0;
   int64_t rttvar_us_ = 0;

@@ -26,5 +26,22 @@ TEST(RttEstimatorTest, LinuxMinimumRto) {
   EXPECT_EQ(rtt.rto_us(), RttEstimator::kLinuxMinRtoUs);
 }
 
+// The handshake's round trip is the first sample (RFC 6298 2.2) but leaves
+// the minimum RTT to data samples, and is ignored after one.
+TEST(RttEstimatorTest, HandshakeSeed) {
+  RttEstimator rtt(/*min_rto_us=*/0);
+  rtt.SeedFromHandshake(0);
+  EXPECT_FALSE(rtt.has_sample());
+  rtt.SeedFromHandshake(100000);
+  EXPECT_EQ(rtt.srtt_us(), 100000);
+  EXPECT_EQ(rtt.rto_us(), 300000);
+  EXPECT_EQ(rtt.min_rtt_us(), 0);
+  rtt.AddSample(200000);
+  EXPECT_EQ(rtt.srtt_us(), 112500);  // (2.3), as in Rfc6298Smoothing.
+  EXPECT_EQ(rtt.min_rtt_us(), 200000);
+  rtt.SeedFromHandshake(1000);
+  EXPECT_EQ(rtt.srtt_us(), 112500);
+}
+
 }  // namespace
 }  // namespace ccreplay
