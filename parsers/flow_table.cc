@@ -49,6 +49,7 @@ SynOptions SynOptionsOf(const TcpOptions& options) {
   out.wscale_shift = options.wscale_shift;
   out.sack_permitted = options.sack_permitted;
   out.has_timestamps = options.has_timestamps;
+  out.options_cut = options.truncated;
   return out;
 }
 

@@ -38,6 +38,10 @@ struct SynOptions {
   uint8_t wscale_shift = 0;
   bool sack_permitted = false;
   bool has_timestamps = false;
+  // The snapshot length cut the options (or they were malformed): an
+  // option after the cut, often the window scale (last in Linux's SYN),
+  // is unknown, not absent.
+  bool options_cut = false;
 };
 SynOptions SynOptionsOf(const TcpOptions& options);
 

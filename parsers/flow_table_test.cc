@@ -193,7 +193,18 @@ INSTANTIATE_TEST_SUITE_P(Captures, TunnelFlowsTest, ::testing::Values(
   TunnelExpected{"shared:wild/zeek_erspan.pcap", 5, 1, "GRE", 8, 14, 19458},
   // GTP-U over IPv4 carrying IPv6 (Linux SLL), four SIP connections on one
   // 4-tuple (port reuse); stream 2: 12 data packets, 10 ACKs, 2934 bytes.
-  TunnelExpected{"shared:wild/arkime_gtp-iphone.pcap", 4, 2, "GTP-U", 12, 10, 2934}
+  TunnelExpected{"shared:wild/arkime_gtp-iphone.pcap", 4, 2, "GTP-U", 12, 10, 2934},
+  // This project's captures (scripts/make-tunnel-captures.sh): a 200,000-
+  // byte upload through each tunnel, snaplen 128. Packets per direction:
+  // `tshark -r F -Y tcp.srcport==P | wc -l` and `-Y tcp.dstport==P`, P the
+  // SYN's source port; bytes: the sum of tcp.len that way. (`-z conv,tcp`
+  // gives the same, but for GENEVE leaves out the SYN and SYN-ACK, whose
+  // options the snaplen cut: 151 and 134.)
+  TunnelExpected{"tunnels/vxlan_vni42.pcap", 1, 0, "VXLAN", 147, 9, 200000},
+  TunnelExpected{"tunnels/geneve_vni7.pcap", 1, 0, "GENEVE", 152, 135, 200000},
+  TunnelExpected{"tunnels/gre_key_seq.pcap", 1, 0, "GRE", 152, 121, 200000},
+  TunnelExpected{"tunnels/gretap.pcap", 1, 0, "GRE", 153, 109, 200000},
+  TunnelExpected{"tunnels/gtpu.pcap", 1, 0, "GTP-U", 153, 121, 200000}
 ));
 // clang-format on
 

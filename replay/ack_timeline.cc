@@ -647,8 +647,13 @@ void AckTimelineBuilder::TakeWindow(const FlowState& flow, int side,
   d.has_last_ack = true;
   d.last_window_raw = s.window_raw;
   // RFC 7323 section 2.2: the window is scaled once both SYNs carried the
-  // option; SYNs themselves are never scaled.
-  if (flow.syn_seen[0] && flow.syn_seen[1]) {
+  // option; SYNs themselves are never scaled. A SYN cut by the snaplen
+  // before its window scale option leaves the scale unknown, and with it
+  // the window (a 64 KB window scaled by 2^10 would read as 64 bytes).
+  const bool scale_unknown =
+      (flow.syn_options[0].options_cut && !flow.syn_options[0].has_wscale) ||
+      (flow.syn_options[1].options_cut && !flow.syn_options[1].has_wscale);
+  if (flow.syn_seen[0] && flow.syn_seen[1] && !scale_unknown) {
     const bool scaled =
         flow.syn_options[0].has_wscale && flow.syn_options[1].has_wscale;
     d.rwnd_bytes = static_cast<uint64_t>(s.window_raw)
