@@ -215,6 +215,22 @@ TEST(AckTimelineTest, TimeoutAfterAResentSynTimedByTheEcho) {
   EXPECT_EQ(t.stats.retransmissions[3], 0u);
 }
 
+// testdata/tunnels/geneve_vni7.pcap: snaplen 128 less 72 bytes of outer
+// headers and GENEVE (with an option) cuts the SYN and SYN-ACK inside their
+// TCP options, before the window scale (`tshark -Y tcp.flags.syn==1`: "TCP
+// truncated", no tcp.options.wscale.shift). The receiver's windows read
+// 64-74 unscaled (`-e tcp.window_size_value`); taken as bytes, every ACK
+// looked receive-window-limited. The window is unknown instead.
+TEST(AckTimelineTest, SynCutBeforeItsWindowScaleLeavesTheWindowUnknown) {
+  Timeline t = Build(TestDataPath("tunnels/geneve_vni7.pcap"));
+  const std::vector<TimelineEvent> acks = Acks(t);
+  ASSERT_GT(acks.size(), 100u);
+  for (const TimelineEvent& e : acks) {
+    EXPECT_NE(e.limit, SendLimit::kRwnd) << e.time_ns;
+    EXPECT_EQ(e.rwnd_bytes, 0u) << e.time_ns;
+  }
+}
+
 // The loss-window trace was captured next to the receiver (an upload from
 // 10.0.204.227, whose TCP timestamp clock ticks every 10 ms: TSval grows
 // by 30520 in 307.3 s). Zeek classifies at the capture point; we take the
