@@ -314,7 +314,8 @@ CommandSpec Lab() {
       "[--rate 50mbit] [--queue 100p|150kB|20ms] [--mark step:K_BYTES|none] "
       "[--delay 10ms] [--duration 5s] [--flows SPEC,...] [--mss BYTES] "
       "[--rate2 RATE] [--queue2 SIZE] [--delay2 TIME] "
-      "[--transfer auto|iperf3|builtin|ngtcp2] -o BUNDLE_DIR\n"
+      "[--transfer auto|iperf3|builtin|ngtcp2] [--paced auto|on|off] "
+      "-o BUNDLE_DIR\n"
       "       ccreplay lab --cleanup",
       "Builds sender / router / receiver network namespaces, shapes the "
       "router's egress (HTB + pfifo/bfifo, optional eBPF step CE marker), "
@@ -354,6 +355,7 @@ CommandSpec Lab() {
        {"mss", "BYTES",
         "TCP_MAXSEG of flows that set no mss= (default: the path's)."},
        {"transfer", "TOOL", ""},
+       {"paced", "auto|on|off", ""},
        {"o", "BUNDLE_DIR", "the bundle directory to write (required)."},
        {"cleanup", "", ""}}};
 }

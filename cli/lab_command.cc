@@ -36,6 +36,12 @@ ABSL_FLAG(std::string, transfer, "auto",
           "traffic generator: auto (iperf3 if installed), iperf3, builtin, "
           "or ngtcp2 (QUIC: an HTTP/3 download from Debian's gtlsserver in "
           "the sender namespace, its qlog the bundle's ground truth).");
+ABSL_FLAG(std::string, paced, "auto",
+          "pacing of the TCP sockets: auto (as the transfer tool does it), "
+          "on (built-in sender: SO_MAX_PACING_RATE; iperf3: a bbr namespace "
+          "default, its controller set after connect()) or off (built-in "
+          "sender: controller set before connect(); iperf3: a reno "
+          "namespace default). Recorded in meta.json (sender.paced).");
 ABSL_FLAG(bool, cleanup, false,
           "only remove what killed labs left behind (namespaces, tracefs "
           "instances and mounts, temporary directories) and list it.");
@@ -87,6 +93,7 @@ int RunLab(const Args& args) {
   flags.mss_bytes = absl::GetFlag(FLAGS_mss);
   flags.flows = absl::GetFlag(FLAGS_flows);
   flags.transfer = absl::GetFlag(FLAGS_transfer);
+  flags.paced = absl::GetFlag(FLAGS_paced);
   flags.output_dir = absl::GetFlag(FLAGS_o);
   flags.rate2 = absl::GetFlag(FLAGS_rate2);
   flags.queue2 = absl::GetFlag(FLAGS_queue2);

@@ -29,6 +29,10 @@ constexpr size_t kChunkBytes = 64 * 1024;
 constexpr size_t kAppChunkBytes = 16 * 1024;
 // How long receivers wait for the last byte after the senders stop.
 constexpr absl::Duration kDrainTimeout = absl::Seconds(20);
+// SO_MAX_PACING_RATE in bytes/s for --paced on: any value but ~0U sets
+// SK_PACING_NEEDED (sk_setsockopt(), net/core/sock.c, 6.18), and this one
+// (34 Gbit/s) never lowers the rate tcp_update_pacing_rate() computes.
+constexpr unsigned int kUncappedPacingRate = 0xFFFFFFFEu;
 
 absl::Status Errno(absl::string_view what) {
   return absl::InternalError(absl::StrCat(what, ": ", std::strerror(errno)));
@@ -120,6 +124,11 @@ absl::Status ConnectSender(int fd, const TransferPlan& plan,
   sockaddr_in remote = Address(flow.receiver_address, flow.receiver_port);
   absl::Status status = SetController(fd, flow.spec.cc);
   if (!status.ok()) return status;
+  if (plan.paced == PacingMode::kOn &&
+      setsockopt(fd, SOL_SOCKET, SO_MAX_PACING_RATE, &kUncappedPacingRate,
+                 sizeof(kUncappedPacingRate)) != 0) {
+    return Errno("SO_MAX_PACING_RATE");
+  }
   if (flow.spec.mss_bytes > 0 &&
       setsockopt(fd, IPPROTO_TCP, TCP_MAXSEG, &flow.spec.mss_bytes,
                  sizeof(flow.spec.mss_bytes)) != 0) {

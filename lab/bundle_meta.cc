@@ -1,5 +1,8 @@
 #include "lab/bundle_meta.h"
 
+#include <optional>
+
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "parsers/bundle.h"
 
@@ -16,6 +19,24 @@ proto::BundleEcnMode ProtoEcnMode(EcnMode mode) {
       return proto::BUNDLE_ECN_ACCECN;
   }
   return proto::BUNDLE_ECN_MODE_UNSPECIFIED;
+}
+
+// Whether the TCP sockets were paced (for a controller that does not pace
+// by itself, as bbr does), from --paced and the transfer tool; nullopt
+// when the lab cannot tell. --paced on: SO_MAX_PACING_RATE or a bbr
+// namespace default (lab_config.h PacingMode). The built-in sender sets
+// TCP_CONGESTION before connect(), so no default's init() runs on its
+// socket; iperf3 sets it after connect() (its socket keeps the pacing of
+// the namespace default's init(), bbr_init() in tcp_bbr.c, 6.18).
+std::optional<bool> SocketsPaced(const LabRun& run) {
+  if (run.transfer_tool == "ngtcp2") return std::nullopt;
+  if (run.config.paced == PacingMode::kOn) return true;
+  if (run.transfer_tool == "builtin" || run.config.paced == PacingMode::kOff) {
+    return false;
+  }
+  const std::string& initial = run.sender_host.default_controller;
+  if (initial.empty()) return std::nullopt;
+  return absl::StartsWith(initial, "bbr");
 }
 
 proto::BundleSender Sender(const LabRun& run) {
@@ -36,6 +57,11 @@ proto::BundleSender Sender(const LabRun& run) {
   if (run.transfer_tool == "builtin") {
     sender.set_controller_set_before_connect(true);
   }
+  if (!host.default_controller.empty()) {
+    sender.set_default_controller(host.default_controller);
+  }
+  if (std::optional<bool> paced = SocketsPaced(run)) sender.set_paced(*paced);
+  sender.set_paced_mode(std::string(PacingModeName(run.config.paced)));
   return sender;
 }
 

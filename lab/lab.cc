@@ -19,6 +19,7 @@
 #include "lab/cleanup_registry.h"
 #include "lab/iperf3_transfer.h"
 #include "lab/lab_owner.h"
+#include "lab/netns.h"
 #include "lab/ngtcp2_transfer.h"
 #include "lab/reaper.h"
 #include "lab/step_marker.h"
@@ -92,6 +93,7 @@ TransferPlan MakePlan(const LabConfig& config, const LabTopology& topology) {
   plan.receiver_netns = topology.receiver_netns;
   plan.sender_address = topology.sender_address;
   plan.duration = absl::Seconds(config.duration_s);
+  plan.paced = config.paced;
   for (size_t i = 0; i < config.flows.size(); ++i) {
     plan.flows.push_back(PlannedFlow{
         config.flows[i], topology.base_port + 10 + static_cast<int>(i),
@@ -204,11 +206,25 @@ absl::StatusOr<std::string> PrepareStepMarker(const LabConfig& config,
   return marker_path;
 }
 
+// iperf3 sets TCP_CONGESTION after connect(), so its socket keeps what the
+// namespace default's init() did: --paced on makes that bbr (bbr_init()
+// sets SK_PACING_NEEDED, tcp_bbr.c 6.18), --paced off reno (no init()).
+absl::Status SetSenderDefaultController(const LabConfig& config, LabRun* run) {
+  if (run->transfer_tool != "iperf3" || config.paced == PacingMode::kAuto) {
+    return absl::OkStatus();
+  }
+  return WriteNetnsSysctl(run->topology.sender_netns,
+                          "net/ipv4/tcp_congestion_control",
+                          config.paced == PacingMode::kOn ? "bbr" : "reno");
+}
+
 // Namespaces, links and the bottleneck; the sender's facts and controllers.
 absl::Status BuildPath(const LabConfig& config, const std::string& marker_path,
                        LabRun* run) {
   const LabTopology& t = run->topology;
   absl::Status status = BuildTopology(t, config.ecn);
+  if (!status.ok()) return status;
+  status = SetSenderDefaultController(config, run);
   if (!status.ok()) return status;
   run->sender_host =
       ReadSenderHostFacts(t.sender_netns, t.sender_device, run->kernel);

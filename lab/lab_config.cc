@@ -62,6 +62,18 @@ absl::string_view TransferToolName(TransferTool tool) {
   return "?";
 }
 
+absl::string_view PacingModeName(PacingMode mode) {
+  switch (mode) {
+    case PacingMode::kAuto:
+      return "auto";
+    case PacingMode::kOn:
+      return "on";
+    case PacingMode::kOff:
+      return "off";
+  }
+  return "?";
+}
+
 absl::StatusOr<int64_t> ParseMarkStepBytes(absl::string_view text) {
   if (text == "none") return 0;
   if (!absl::StartsWith(text, "step:")) {
@@ -174,6 +186,26 @@ absl::StatusOr<TransferTool> ParseTransferTool(const std::string& transfer) {
   return absl::InvalidArgumentError(
       absl::StrCat("bad --transfer '", transfer,
                    "': expected auto, iperf3, builtin or ngtcp2"));
+}
+
+absl::StatusOr<PacingMode> ParsePacingMode(const std::string& paced,
+                                           TransferTool tool) {
+  PacingMode mode;
+  if (paced == "auto") {
+    mode = PacingMode::kAuto;
+  } else if (paced == "on") {
+    mode = PacingMode::kOn;
+  } else if (paced == "off") {
+    mode = PacingMode::kOff;
+  } else {
+    return absl::InvalidArgumentError(
+        absl::StrCat("bad --paced '", paced, "': expected auto, on or off"));
+  }
+  if (mode != PacingMode::kAuto && tool == TransferTool::kNgtcp2) {
+    return absl::InvalidArgumentError(
+        "--paced is for TCP sockets: ngtcp2 paces in user space");
+  }
+  return mode;
 }
 
 // What each transfer tool can do with a flow: ngtcp2's examples know four
@@ -336,6 +368,9 @@ absl::StatusOr<LabConfig> ParseLabConfig(const LabFlagValues& flags) {
   absl::StatusOr<TransferTool> transfer = ParseTransferTool(flags.transfer);
   if (!transfer.ok()) return transfer.status();
   config.transfer = *transfer;
+  absl::StatusOr<PacingMode> paced = ParsePacingMode(flags.paced, *transfer);
+  if (!paced.ok()) return paced.status();
+  config.paced = *paced;
   status = ParseFlows(flags, &config);
   if (!status.ok()) return status;
   status = ParseSecondPath(flags, &config);

@@ -64,6 +64,19 @@ struct PathSpec {
 // download from the sender namespace (lab/ngtcp2_transfer.h).
 enum class TransferTool { kAuto, kIperf3, kBuiltin, kNgtcp2 };
 
+// Whether the TCP sockets are paced (--paced). A Linux socket is paced when
+// any controller it ever had set sk_pacing_status to SK_PACING_NEEDED
+// (bbr_init(), tcp_bbr.c) or SO_MAX_PACING_RATE was set (sk_setsockopt(),
+// net/core/sock.c, 6.18); tcp_reinit_congestion_control() (tcp_cong.c)
+// never clears it, and it changes CUBIC's HyStart (hystart_update()).
+// kAuto: as the transfer tool does it by default (the built-in sender
+// sets TCP_CONGESTION before connect(): unpaced; iperf3 sets it after
+// connect(): paced under a bbr namespace default). kOn: the built-in
+// sender sets SO_MAX_PACING_RATE, iperf3 runs under a bbr namespace
+// default. kOff: the built-in sender as kAuto, iperf3 under a reno
+// namespace default (reno never paces).
+enum class PacingMode { kAuto, kOn, kOff };
+
 struct LabConfig {
   std::string cc = "cubic";
   EcnMode ecn = EcnMode::kOff;
@@ -78,6 +91,7 @@ struct LabConfig {
   // The second bottleneck; set exactly when a flow has path=2.
   std::optional<PathSpec> second_path;
   TransferTool transfer = TransferTool::kAuto;
+  PacingMode paced = PacingMode::kAuto;
   std::string output_dir;
 };
 
@@ -87,6 +101,7 @@ int TcpEcnSysctl(EcnMode mode);
 // Text forms, as accepted on the command line.
 absl::string_view EcnModeName(EcnMode mode);
 absl::string_view TransferToolName(TransferTool tool);
+absl::string_view PacingModeName(PacingMode mode);
 
 // "none" or "step:K" where K is bytes ("step:60000", "step:60kB").
 absl::StatusOr<int64_t> ParseMarkStepBytes(absl::string_view text);
@@ -107,6 +122,7 @@ struct LabFlagValues {
   BufferSize queue{BufferSize::Unit::kPackets, 1000};
   std::string mark = "none";
   std::string transfer = "auto";
+  std::string paced = "auto";
   std::string output_dir;
   absl::Duration delay = absl::ZeroDuration();
   absl::Duration duration = absl::Seconds(5);

@@ -4,6 +4,7 @@
 #include <regex>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "lab/subprocess.h"
 #include "parsers/input_file.h"
@@ -54,6 +55,12 @@ SenderHostFacts ReadSenderHostFacts(const std::string& netns,
   absl::StatusOr<std::string> link =
       RunProgram({"ip", "-n", netns, "-d", "link", "show", "dev", device});
   if (link.ok()) ParseGsoLimits(*link, &facts);
+  absl::StatusOr<std::string> cc =
+      RunProgram({"ip", "netns", "exec", netns, "cat",
+                  "/proc/sys/net/ipv4/tcp_congestion_control"});
+  if (cc.ok()) {
+    facts.default_controller = std::string(absl::StripAsciiWhitespace(*cc));
+  }
   for (const std::string& config :
        {std::string("/proc/config.gz"), "/boot/config-" + kernel_release}) {
     facts.config_hz = ParseConfigHz(ReadText(config));

@@ -26,6 +26,8 @@ struct TransferPlan {
   std::string sender_address;
   absl::Duration duration;
   std::vector<PlannedFlow> flows;
+  // kOn: the built-in sender sets SO_MAX_PACING_RATE (LabConfig::paced).
+  PacingMode paced = PacingMode::kAuto;
 };
 
 struct FlowResult {
