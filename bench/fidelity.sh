@@ -59,48 +59,108 @@ if [[ "${1:-}" == bbr ]]; then
   exit 0
 fi
 
-printf '%-6s %5s %-8s %8s %8s  %-6s %-6s %-6s  %-8s %-6s %-6s  %s\n' \
-  cc delay transfer med_err% p95_err% paced hz gso rec_paced rec_hz rec_gso \
-  replayed_spec
-for cc in reno cubic; do
-  for delay in 0ms 20ms 40ms; do
-    for transfer in iperf3 builtin; do
-      dir="$work/${cc}_${delay}_${transfer}"
-      if ! "$ccreplay" lab --cc "$cc" --delay "$delay" --rate 20mbit \
-        --queue 50p --duration 3s --transfer "$transfer" -o "$dir" \
-        >"$work/lab.log" 2>&1; then
-        echo "$cc $delay $transfer: lab failed: $(tail -1 "$work/lab.log")"
-        continue
-      fi
-      "$ccreplay" replay "$dir/sender.pcap" --probe "$dir/tcp_probe.txt" \
-        --cc "$cc:linux" --json >"$work/replay.json"
-      python3 - "$cc" "$delay" "$transfer" "$work/replay.json" \
-        "$dir/meta.json" <<'PY'
+# The matrix (issue 14 item 4): one lab case per line, "name lab-args...".
+# 20 Mbit/s: the BDP is 2500 bytes per ms of base RTT, about 5/3 packets.
+# Buffers: small = max(10, BDP/4) packets, large = max(20, 2 BDP); step =
+# RFC 3168 ECN with a 30 kB step marker over a queue that does not drop.
+# DCTCP is left out: this kernel has no tcp_dctcp module.
+matrix_cases() {
+  local cc rtt bdp small large step pacing
+  for cc in reno cubic; do
+    for rtt in 0 10 20 40 80; do
+      bdp=$((rtt * 5 / 3))
+      small=$((bdp / 4 > 10 ? bdp / 4 : 10))
+      large=$((2 * bdp > 20 ? 2 * bdp : 20))
+      step=$((2 * bdp + 50 > 100 ? 2 * bdp + 50 : 100))
+      for pacing in on off; do
+        echo "${cc}_${rtt}ms_small_p$pacing --cc $cc --delay ${rtt}ms" \
+          "--queue ${small}p --paced $pacing"
+        echo "${cc}_${rtt}ms_large_p$pacing --cc $cc --delay ${rtt}ms" \
+          "--queue ${large}p --paced $pacing"
+        echo "${cc}_${rtt}ms_step_p$pacing --cc $cc --delay ${rtt}ms" \
+          "--queue ${step}p --ecn rfc3168 --mark step:30000 --paced $pacing"
+      done
+    done
+  done
+  for cc in reno cubic; do
+    for pacing in on off; do
+      # Receive-window-limited slow start: at 100 Mbit/s and 40 ms the
+      # receiver's initial window (tcp_rmem) holds the sender back.
+      echo "${cc}_rwnd_p$pacing --cc $cc --rate 100mbit --delay 40ms" \
+        "--queue 700p --paced $pacing"
+      echo "${cc}_applimited_p$pacing --flows $cc:rate=5mbit:rate_for=1500ms" \
+        "--delay 20ms --queue 68p --paced $pacing"
+      echo "${cc}_two_p$pacing --flows $cc,$cc --delay 20ms --queue 68p" \
+        "--paced $pacing"
+    done
+  done
+}
+
+# One row per data flow of a bundle: the fitted replay against tcp_probe
+# (all ACKs and per phase: median/p95), the fitted paced/hz/gso and
+# meta.json's, and the model_divergence findings of `diagnose` on it.
+bundle_rows() {
+  local name=$1 dir=$2 cc=$3 flows
+  flows=$("$ccreplay" flows "$dir/sender.pcap" --json | python3 -c '
 import json, sys
-cc, delay, transfer, replay_path, meta_path = sys.argv[1:]
+print(" ".join(str(f["identity"]["index"]) for f in json.load(sys.stdin)["flows"]
+               if f["summary"].get("data_bytes", 0) > 100000))')
+  for flow in $flows; do
+    "$ccreplay" replay "$dir/sender.pcap" --probe "$dir/tcp_probe.txt" \
+      --flow "$flow" --cc "$cc:linux" --json >"$work/replay.json" 2>/dev/null ||
+      continue
+    "$ccreplay" diagnose "$dir" --flow "$flow" --quiet \
+      --json "$work/diagnose.json" >/dev/null 2>&1 || true
+    python3 - "$name" "$flow" "$work/replay.json" "$dir/meta.json" \
+      "$work/diagnose.json" <<'PY'
+import json, sys
+name, flow, replay_path, meta_path, diag_path = sys.argv[1:]
 replay = json.load(open(replay_path))
 sender = json.load(open(meta_path))["sender"]
+try:
+  findings = json.load(open(diag_path)).get("findings", [])
+  md = str(sum(f.get("kind") == "model_divergence" for f in findings))
+except (OSError, ValueError):
+  md = "?"
+c = replay["controllers"][0]
+if not c.get("samples"):
+  print("%-24s %2s  no tcp_probe sample" % (name, flow))
+  sys.exit()
 fit = replay["sender_config"]["fits"][0]
 got = {s["option"]: s["value"] + ("" if s["source"] == "replay" else
        "(" + s["source"][0] + ")") for s in fit["settings"]}
-c = replay["controllers"][0]
-pct = lambda v: "n/a" if v is None else "%.2f" % v
-rec_paced = sender.get("paced")
-if rec_paced is None and sender.get("controller_set_before_connect"):
-  rec_paced = False
-if rec_paced is None and transfer == "iperf3":
-  rec_paced = "(1)"  # The lab's iperf3 runs under a bbr default.
+pct = lambda v: "-" if v is None else "%.2f" % v
+pair = lambda key: "%s/%s" % (pct(c.get("by_phase", {}).get(key)),
+                              pct(c.get("by_phase_p95", {}).get(key)))
 rec = lambda v: "-" if v is None else str(int(v) if isinstance(v, bool) else v)
-print("%-6s %5s %-8s %8s %8s  %-6s %-6s %-6s  %-8s %-6s %-6s  %s" % (
-  cc, delay, transfer, pct(c["median_abs_err_pct"]),
-  pct(c["p95_abs_err_pct"]), got.get("paced", "-"), got.get("hz", "-"),
-  got.get("gso", "-"), rec(rec_paced), rec(sender.get("config_hz")),
-  rec(sender.get("gso_max_size_bytes")), fit["replayed_spec"]))
+print("%-24s %2s %6d %6s %6s  %-11s %-11s %-11s  %-5s %-5s %-6s  %-3s %-4s %-5s  %s" % (
+  name, flow, c["samples"], pct(c.get("median_abs_err_pct")),
+  pct(c.get("p95_abs_err_pct")), pair("slow_start"),
+  pair("congestion_avoidance"), pair("recovery"), got.get("paced", "-"),
+  got.get("hz", "-"), got.get("gso", "-"), rec(sender.get("paced")),
+  rec(sender.get("config_hz")), rec(sender.get("gso_max_size_bytes")), md))
 PY
-    done
   done
+}
+
+printf '%-24s %2s %6s %6s %6s  %-11s %-11s %-11s  %-5s %-5s %-6s  %-3s %-4s %-5s  %s\n' \
+  case flow acks med% p95% ss_med/p95 ca_med/p95 rec_med/p95 paced hz gso \
+  rec rhz rgso md
+matrix_cases | while read -r name args; do
+  [[ -n "${FIDELITY_ONLY:-}" && ! "$name" =~ $FIDELITY_ONLY ]] && continue
+  dir="${FIDELITY_KEEP:-$work}/$name"
+  # shellcheck disable=SC2086  # args is a word list.
+  if ! "$ccreplay" lab --rate 20mbit --duration 3s --transfer builtin $args \
+    -o "$dir" >"$work/lab.log" 2>&1; then
+    echo "$name: lab failed: $(tail -1 "$work/lab.log")"
+    continue
+  fi
+  bundle_rows "$name" "$dir" "${name%%_*}"
+  [[ -z "${FIDELITY_KEEP:-}" ]] && rm -rf "$dir"
 done
-echo "(g) from departure gaps, (d) default, no suffix: fitted by replay;" \
-  "rec_paced (1): iperf3 under the lab's bbr default, not in meta.json"
+echo "med/p95: per-ACK |replay - tcp_probe| / tcp_probe, percent, every ACK;" \
+  "per phase of the model. paced/hz/gso: fitted ((g) departure gaps," \
+  "(d) default, else by replay); rec/rhz/rgso: meta.json; md:" \
+  "model_divergence findings of diagnose on the bundle"
 echo
 bbr_rows

@@ -37,6 +37,25 @@ TEST(ParseFlowSpec, ControllerMssRate) {
   EXPECT_FALSE(ParseFlowSpec("re no").ok());
 }
 
+TEST(ParseLabConfig, PacedAutoOnOff) {
+  LabFlagValues flags = Defaults();
+  EXPECT_EQ(ParseLabConfig(flags)->paced, PacingMode::kAuto);
+  flags.paced = "on";
+  EXPECT_EQ(ParseLabConfig(flags)->paced, PacingMode::kOn);
+  flags.paced = "off";
+  flags.transfer = "builtin";
+  EXPECT_EQ(ParseLabConfig(flags)->paced, PacingMode::kOff);
+  EXPECT_EQ(PacingModeName(PacingMode::kOff), "off");
+  flags.paced = "yes";
+  EXPECT_FALSE(ParseLabConfig(flags).ok());
+  // ngtcp2 paces in user space: no socket to pace.
+  flags.paced = "on";
+  flags.transfer = "ngtcp2";
+  EXPECT_FALSE(ParseLabConfig(flags).ok());
+  flags.paced = "auto";
+  EXPECT_TRUE(ParseLabConfig(flags).ok());
+}
+
 TEST(ParseFlowSpec, RateForIsAnApplicationLimitedPhase) {
   FlowSpec flow = *ParseFlowSpec("bbr:rate=5mbit:rate_for=1500ms");
   EXPECT_EQ(flow.app_rate_bits_per_s, 5'000'000);

@@ -87,6 +87,7 @@ DivergenceSummary DivergenceTracker::Summary() const {
   summary.first_divergence_us = first_divergence_us_;
   for (size_t i = 0; i < by_phase_.size(); ++i) {
     summary.median_by_phase_pct[i] = by_phase_[i].Quantile(0.5);
+    summary.p95_by_phase_pct[i] = by_phase_[i].Quantile(0.95);
   }
   return summary;
 }

@@ -41,6 +41,8 @@ struct DivergenceSummary {
   std::optional<int64_t> first_divergence_us;
   // Median absolute error per DivergencePhase; nullopt without samples.
   std::array<std::optional<double>, 3> median_by_phase_pct;
+  // ...and its 95th percentile.
+  std::array<std::optional<double>, 3> p95_by_phase_pct;
 };
 
 class DivergenceTracker {

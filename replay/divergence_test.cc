@@ -19,7 +19,9 @@ TEST(DivergenceTest, MedianAndP95AreNearestRankWithinHalfABin) {
   EXPECT_NEAR(*s.median_abs_err_pct, 50, 0.05);
   EXPECT_NEAR(*s.p95_abs_err_pct, 95, 0.05);
   EXPECT_NEAR(*s.median_by_phase_pct[1], 50, 0.05);
+  EXPECT_NEAR(*s.p95_by_phase_pct[1], 95, 0.05);
   EXPECT_FALSE(s.median_by_phase_pct[0].has_value());
+  EXPECT_FALSE(s.p95_by_phase_pct[0].has_value());
   EXPECT_FALSE(s.median_by_phase_pct[2].has_value());
 }
 
@@ -31,6 +33,7 @@ TEST(DivergenceTest, PhasesGroupRecoveryWithCwr) {
   const DivergenceSummary s = tracker.Summary();
   EXPECT_NEAR(*s.median_by_phase_pct[0], 10, 0.05);
   EXPECT_NEAR(*s.median_by_phase_pct[2], 20, 0.05);  // Ranks 20, 30 -> 20.
+  EXPECT_NEAR(*s.p95_by_phase_pct[2], 30, 0.05);     // ceil(.95*2) = 2: 30.
 }
 
 TEST(DivergenceTest, FirstDivergenceNeedsALastingExcursion) {

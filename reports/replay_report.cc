@@ -1,5 +1,6 @@
 #include "reports/replay_report.h"
 
+#include <array>
 #include <optional>
 
 #include "absl/strings/str_cat.h"
@@ -25,6 +26,14 @@ const std::vector<SeriesSample>& Points(const ReplayResult& result) {
   static const std::vector<SeriesSample> kNone;
   return result.controllers.empty() ? kNone
                                     : result.controllers[0].series.samples;
+}
+
+// One quantile of the error per DivergencePhase (slow start, CA, recovery).
+void SetPhaseErrors(const std::array<std::optional<double>, 3>& phase,
+                    proto::PhaseErrors* out) {
+  if (phase[0]) out->set_slow_start(*phase[0]);
+  if (phase[1]) out->set_congestion_avoidance(*phase[1]);
+  if (phase[2]) out->set_recovery(*phase[2]);
 }
 
 void SetSenderConfig(const SenderConfigReport& r, proto::SenderConfig* out) {
@@ -70,11 +79,8 @@ std::string ReplayReportJson(const ReplayResult& result,
     const std::optional<double> diverge =
         Seconds(d.first_divergence_us, result.start_us);
     if (diverge) fit->set_first_divergence_s(*diverge);
-    proto::PhaseErrors* by_phase = fit->mutable_by_phase();
-    const auto& phase = d.median_by_phase_pct;
-    if (phase[0]) by_phase->set_slow_start(*phase[0]);
-    if (phase[1]) by_phase->set_congestion_avoidance(*phase[1]);
-    if (phase[2]) by_phase->set_recovery(*phase[2]);
+    SetPhaseErrors(d.median_by_phase_pct, fit->mutable_by_phase());
+    SetPhaseErrors(d.p95_by_phase_pct, fit->mutable_by_phase_p95());
   }
   const std::vector<SeriesSample>& points = Points(result);
   for (size_t row = 0; row < points.size(); ++row) {
