@@ -2,15 +2,18 @@
 # Fidelity of the fitted replay against the Linux kernel's own cwnd, and the
 # fitted sender configuration against the one the lab recorded (issue 14).
 #
-# For {reno, cubic} x delay {0, 20, 40 ms} x {paced: iperf3 (TCP_CONGESTION
-# after connect() under a bbr namespace default), unpaced: the built-in
-# sender (controller set before connect())}, it makes a 3 s bundle with
-# `ccreplay lab` (20 Mbit/s, 50-packet pfifo; in a temporary directory,
-# deleted at the end), then replays the sender capture against the
-# bundle's tcp_probe trace with `--cc NAME:linux` and nothing else: the
-# capture alone, not meta.json, so every setting is fitted, not recorded.
-# One row per flow: median and p95 per-ACK error over every ACK of the
-# fitted replay, and the fitted paced / hz / gso next to meta.json's.
+# The matrix (matrix_cases below): {reno, cubic} x base RTT {0, 10, 20,
+# 40, 80 ms} x {small drop-tail buffer, large one, RFC 3168 step marking}
+# x {paced, unpaced} (`ccreplay lab --paced on|off`, the built-in sender),
+# plus a receive-window-limited slow start, an application-limited phase
+# before bulk and two competing flows, paced and unpaced: a 3 s bundle each
+# with `ccreplay lab` (20 Mbit/s; in a temporary directory, deleted at the
+# end), then a replay of the sender capture against the bundle's tcp_probe
+# trace with `--cc NAME:linux` and nothing else: the capture alone, not
+# meta.json, so every setting is fitted, not recorded. One row per flow:
+# median and p95 per-ACK error over every ACK of the fitted replay and per
+# phase, the fitted paced / hz / gso next to meta.json's, and how many
+# model_divergence findings `diagnose` raises on the bundle's flow.
 #
 # Then bbr:linux on each checked-in BBR lab bundle (testdata/lab/bbr_*,
 # issue 20): per-ACK cwnd error against the bundle's tcp_probe, replayed
@@ -18,8 +21,10 @@
 # mode agreement with ss is asserted per bundle in
 # replay/bbr_fidelity_test.cc (`meets`: there within issue 20's bounds).
 #
-# Needs root (network namespaces) and iperf3. Usage: sudo bench/fidelity.sh
-# (`bench/fidelity.sh bbr`: only the BBR rows, no root).
+# Needs root (network namespaces). Usage: sudo bench/fidelity.sh
+# (`bench/fidelity.sh bbr`: only the BBR rows, no root). FIDELITY_ONLY=REGEX
+# runs only the matching cases; FIDELITY_KEEP=DIR keeps the bundles in DIR
+# and reuses those already there (replay only).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ccreplay=${CCREPLAY:-build/cli/ccreplay}
@@ -150,7 +155,7 @@ matrix_cases | while read -r name args; do
   [[ -n "${FIDELITY_ONLY:-}" && ! "$name" =~ $FIDELITY_ONLY ]] && continue
   dir="${FIDELITY_KEEP:-$work}/$name"
   # shellcheck disable=SC2086  # args is a word list.
-  if ! "$ccreplay" lab --rate 20mbit --duration 3s --transfer builtin $args \
+  if [[ ! -f "$dir/meta.json" ]] && ! "$ccreplay" lab --rate 20mbit --duration 3s --transfer builtin $args \
     -o "$dir" >"$work/lab.log" 2>&1; then
     echo "$name: lab failed: $(tail -1 "$work/lab.log")"
     continue

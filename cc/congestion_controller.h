@@ -117,6 +117,10 @@ struct AckEvent {
   // tcp_cwnd_validate() does at each send.
   uint64_t snd_una_bytes = 0;
   uint64_t snd_nxt_bytes = 0;
+  // TCP: bytes retransmitted since the previous ACK (with the growth of
+  // snd_nxt, what the sender sent in reply to it: Linux counts both in
+  // tp->prr_out); 0 when none or unknown.
+  uint64_t bytes_retransmitted_before = 0;
   // The sender's MSS (TCP) or max UDP payload (QUIC) at this ACK.
   uint32_t mss_bytes = 0;
   // Packets this ACK newly marked lost (Linux rs->losses, the growth of

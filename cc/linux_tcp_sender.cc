@@ -11,6 +11,7 @@ LinuxTcpSender::LinuxTcpSender(const ControllerOptions& options)
 
 void LinuxTcpSender::OnAck(const AckEvent& ack) {
   before_growth_.reset();
+  prr_out_from_sends_ = CountPrrOut(ack);
   ValidateCwnd(ack);
   now_us_ = ack.time_us;
   if (ack.mss_bytes > 0) mss_bytes_ = ack.mss_bytes;
@@ -79,6 +80,25 @@ void LinuxTcpSender::ValidateCwnd(const AckEvent& ack) {
   snd_nxt_bytes_ = ack.snd_nxt_bytes;
 }
 
+bool LinuxTcpSender::CountPrrOut(const AckEvent& ack) {
+  if (ack.snd_nxt_bytes == 0 || snd_nxt_bytes_ == 0) return false;
+  if (ca_state_ != CaState::kCwr && ca_state_ != CaState::kRecovery) {
+    return true;
+  }
+  // tcp_write_xmit() and tcp_xmit_retransmit_queue() add what they send to
+  // prr_out during a reduction (tcp_output.c, 6.18). Between ACKs the
+  // sender sent what the previous one allowed, or less when ACKs came
+  // faster than it could send (several in one softirq): then sndcnt is
+  // larger on the next ACK, and cwnd (in flight + sndcnt) with it.
+  const uint64_t mss = std::max<uint32_t>(mss_bytes_, 1);
+  const uint64_t new_bytes = ack.snd_nxt_bytes > snd_nxt_bytes_
+                                 ? ack.snd_nxt_bytes - snd_nxt_bytes_
+                                 : 0;
+  prr_out_ += (new_bytes + mss - 1) / mss +
+              (ack.bytes_retransmitted_before + mss - 1) / mss;
+  return true;
+}
+
 bool LinuxTcpSender::IsCwndLimited(const AckEvent& ack) const {
   if (ack.snd_nxt_bytes == 0) return ack.cwnd_limited;
   // tcp_is_cwnd_limited() (include/net/tcp.h, 6.18): "If in slow start,
@@ -132,8 +152,9 @@ void LinuxTcpSender::CwndReduction(uint32_t acked, bool una_advanced,
   // than ssthresh is in flight, send ssthresh/prior_cwnd of what is
   // delivered (PRR-SSRB's proportional part); below it, as much as is
   // delivered (+1 when snd_una advanced), up to ssthresh. newly_lost is
-  // taken as 0. prr_out counts what the sender may send: a bulk sender
-  // sends all of sndcnt before the next ACK.
+  // taken as 0. prr_out counts what the capture shows sent since the
+  // reduction began (CountPrrOut()); without sequence state, a bulk sender
+  // is taken to send all of sndcnt before the next ACK.
   if (acked == 0 || prior_cwnd_ == 0) return;
   prr_delivered_ += acked;
   const int64_t delta =
@@ -155,7 +176,9 @@ void LinuxTcpSender::CwndReduction(uint32_t acked, bool una_advanced,
   sndcnt = std::max<int64_t>(sndcnt, prr_out_ > 0 ? 0 : 1);
   snd_cwnd_ = static_cast<uint32_t>(
       std::max<int64_t>(static_cast<int64_t>(in_flight) + sndcnt, 1));
-  prr_out_ += static_cast<uint64_t>(std::max<int64_t>(sndcnt, 0));
+  if (!prr_out_from_sends_) {
+    prr_out_ += static_cast<uint64_t>(std::max<int64_t>(sndcnt, 0));
+  }
 }
 
 void LinuxTcpSender::OnLoss(const LossEvent& loss) {

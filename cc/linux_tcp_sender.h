@@ -116,6 +116,9 @@ class LinuxTcpSender : public CongestionController {
  private:
   // tcp_cwnd_validate() for the sends since the previous ACK.
   void ValidateCwnd(const AckEvent& ack);
+  // Adds the packets sent since the previous ACK to prr_out while a
+  // reduction runs; false when the ACK does not say what was sent.
+  bool CountPrrOut(const AckEvent& ack);
   void InitCwndReduction();
   void EnterCwr();
   void EndReductionIfDone();
@@ -147,6 +150,9 @@ class LinuxTcpSender : public CongestionController {
   uint32_t prior_cwnd_ = 0;
   uint64_t prr_delivered_ = 0;
   uint64_t prr_out_ = 0;
+  // prr_out counts the capture's sends (CountPrrOut()), else every sndcnt
+  // is taken as sent before the next ACK.
+  bool prr_out_from_sends_ = false;
   uint64_t delivered_packets_ = 0;
   uint64_t delivered_ce_packets_ = 0;
   uint64_t bytes_in_flight_ = 0;

@@ -590,6 +590,9 @@ void AckTimelineBuilder::OnAckFrom(FlowState& flow, int side,
   const bool has_ts = s.options.has_timestamps;
   d.classifier.OnAck(ack_ns, advanced, duplicate, d.board.sacked_bytes() > 0,
                      d.board.snd_una(), has_ts ? s.options.ts_val : 0);
+  const bool reenters_recovery =
+      d.classifier.ReenterRecovery(d.board.snd_nxt());
+  if (reenters_recovery) StartReduction(flow, d);
   int spurious = 0;
   if (r.bytes_dsacked > 0) spurious += d.classifier.OnDsack(r.dsack);
   if (advanced) {
@@ -605,6 +608,7 @@ void AckTimelineBuilder::OnAckFrom(FlowState& flow, int side,
   e.packets_newly_lost =
       (r.bytes_newly_lost + d.lost_by_retransmission_bytes + mss - 1) / mss;
   d.lost_by_retransmission_bytes = 0;
+  e.reenters_recovery = reenters_recovery;
   e.duplicate = duplicate;
   e.rtt_sample_us = rtt_sample_us;
   e.mss_bytes = mss;

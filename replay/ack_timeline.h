@@ -118,6 +118,10 @@ struct TimelineEvent {
   std::optional<DeliveryRateSample> rate_sample;
   // Segments this ACK newly made lost (RFC 6675 IsLost on its SACK blocks).
   uint64_t packets_newly_lost = 0;
+  // kAck: this ACK ended loss recovery with later data still lost, and the
+  // sender entered recovery again at once
+  // (RetransmissionClassifier::ReenterRecovery()).
+  bool reenters_recovery = false;
 
   // kRetransmission: [seq_start, seq_end) sent again.
   int64_t seq_start = 0;

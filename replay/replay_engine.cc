@@ -105,11 +105,24 @@ void ReplayEngine::OnEvent(const TimelineEvent& event) {
       idle.rto_us = event.rto_us;
       for (auto& controller : controllers_) controller->OnIdleRestart(idle);
     }
-    const AckEvent ack = ToAckEvent(event, facts_, prior_sacked_bytes_);
+    AckEvent ack = ToAckEvent(event, facts_, prior_sacked_bytes_);
+    ack.bytes_retransmitted_before = retransmitted_bytes_;
+    retransmitted_bytes_ = 0;
     prior_sacked_bytes_ = event.sacked_bytes;
     ++acks_;
     for (auto& controller : controllers_) controller->OnAck(ack);
+    if (event.reenters_recovery) {
+      // Recovery ended and began again on this ACK (tcp_fastretrans_alert()).
+      LossEvent loss;
+      loss.time_us = ack.time_us;
+      loss.bytes_in_flight = event.outstanding_bytes;
+      for (auto& controller : controllers_) controller->OnLoss(loss);
+    }
     return;
+  }
+  if (event.type == TimelineEvent::Type::kRetransmission) {
+    retransmitted_bytes_ += static_cast<uint64_t>(
+        std::max<int64_t>(0, event.seq_end - event.seq_start));
   }
   const std::optional<LossEvent> loss = ToLossEvent(event);
   if (!loss.has_value()) return;

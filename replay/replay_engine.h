@@ -79,6 +79,9 @@ class ReplayEngine {
   std::vector<std::unique_ptr<CongestionController>> controllers_;
   ReplayFlowFacts facts_;
   uint64_t prior_sacked_bytes_ = 0;
+  // Retransmitted bytes since the last ACK (AckEvent::
+  // bytes_retransmitted_before).
+  uint64_t retransmitted_bytes_ = 0;
   uint64_t acks_ = 0;
 };
 

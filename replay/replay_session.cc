@@ -16,6 +16,7 @@
 #include "parsers/input_kind.h"
 #include "parsers/input_stream.h"
 #include "parsers/pcap_reader.h"
+#include "parsers/tcp_segment.h"
 #include "replay/ack_timeline.h"
 #include "replay/flow_selection.h"
 #include "replay/quic_timeline.h"
@@ -285,7 +286,7 @@ uint32_t HandshakeMss(const FlowSummary& flow) {
 
 absl::StatusOr<TcpInput> ResolveTcpInput(const std::string& path,
                                          const std::string& host_state_path) {
-  TcpInput input{path, host_state_path, "", {}, std::nullopt};
+  TcpInput input{path, host_state_path, "", {}, {}, std::nullopt};
   // The capture is read twice (ScanTcpCapture, then ReplayTcpFlow's
   // timeline): a pipe is spooled to a temporary file rather than every
   // flow's timeline built in the first pass, which would hold the heavy
@@ -312,10 +313,23 @@ absl::StatusOr<TcpInput> ResolveTcpInput(const std::string& path,
   input.capture = bundle->sender_capture;
   if (input.host_state.empty()) input.host_state = bundle->host_state();
   input.controller = bundle->controller();
+  for (const proto::BundleFlow& f : bundle->meta.flows()) {
+    input.flow_controllers.emplace_back(f.sender(), f.controller());
+  }
   input.bundle_sender = bundle->meta.sender();
   if (!bundle->complete())
     input.warnings.push_back(IncompleteBundleWarning(*bundle));
   return input;
+}
+
+std::string ControllerOf(const TcpInput& input, const Flow& flow) {
+  const int side = flow.sender_side();
+  const std::string sender =
+      EndpointString(flow.address[side], flow.port[side]);
+  for (const auto& [endpoint, controller] : input.flow_controllers) {
+    if (endpoint == sender && !controller.empty()) return controller;
+  }
+  return input.controller;
 }
 
 absl::StatusOr<std::optional<QuicInput>> ResolveQuicInput(

@@ -17,6 +17,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -116,6 +117,10 @@ struct TcpInput {
   std::string capture;
   std::string host_state;  // Empty when neither given nor in the bundle.
   std::string controller;  // The bundle's; empty for a capture file.
+  // Each bundle flow's own controller (meta.json flows[].controller) by its
+  // sender "ADDR:PORT": `lab --flows reno,reno` runs reno on every flow
+  // while meta.sender.controller keeps --cc's default.
+  std::vector<std::pair<std::string, std::string>> flow_controllers;
   // About the bundle (an incomplete one); empty for a capture file.
   std::vector<std::string> warnings;
   // The bundle's meta.json sender facts (GSO size, HZ, pacing); nullopt
@@ -124,6 +129,9 @@ struct TcpInput {
 };
 absl::StatusOr<TcpInput> ResolveTcpInput(const std::string& path,
                                          const std::string& host_state_path);
+// The controller the input names for `flow`: its bundle flow's, else the
+// bundle's; empty for a capture file.
+std::string ControllerOf(const TcpInput& input, const Flow& flow);
 
 // A QUIC input as named on the command line: a qlog (known by its content,
 // or by `qlog_flag`), or a bundle of `lab --transfer ngtcp2`, whose flow's

@@ -31,7 +31,13 @@ void RetransmissionClassifier::OnAck(int64_t time_ns, bool advanced,
     timer_start_ns_ = time_ns;
     backoff_ = 0;
     duplicate_acks_ = 0;
-    if (episode_open_ && snd_una >= recovery_point_) episode_open_ = false;
+    closed_with_loss_pending_ = false;
+    if (episode_open_ && snd_una >= recovery_point_) {
+      episode_open_ = false;
+      closed_with_loss_pending_ = episode_kind_ == RetransmissionKind::kFast &&
+                                  next_window_loss_end_ > snd_una;
+      next_window_loss_end_ = 0;
+    }
   } else if (duplicate) {
     ++duplicate_acks_;
   }
@@ -56,8 +62,23 @@ RetransmissionClassifier::Result RetransmissionClassifier::Classify(
   Result r;
   r.kind = Decide(signals, sent, view.duplicate_acks);
   r.starts_episode = MaybeStartEpisode(r.kind, signals, time_ns, snd_nxt);
+  if (r.starts_episode) {
+    next_window_loss_end_ = 0;
+  } else if (r.kind == RetransmissionKind::kFast && episode_open_ &&
+             start >= recovery_point_) {
+    next_window_loss_end_ = std::max(next_window_loss_end_, end);
+  }
   Remember(start, end, ts_val);
   return r;
+}
+
+bool RetransmissionClassifier::ReenterRecovery(int64_t snd_nxt) {
+  if (!closed_with_loss_pending_) return false;
+  closed_with_loss_pending_ = false;
+  episode_open_ = episode_seen_ = true;
+  episode_kind_ = RetransmissionKind::kFast;
+  recovery_point_ = snd_nxt;
+  return true;
 }
 
 RetransmissionClassifier::SenderView RetransmissionClassifier::ViewAsOf(

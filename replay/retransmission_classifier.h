@@ -68,6 +68,17 @@ class RetransmissionClassifier {
   int OnDsack(const SackBlock& block);
   int OnCumulativeAck(int64_t ack, bool has_timestamps, uint32_t ts_ecr);
 
+  // After OnAck(): true when that ACK ended a fast-recovery episode while
+  // data first sent after the episode began had been retransmitted and is
+  // not yet cumulatively acknowledged. Linux enters Recovery again on that
+  // ACK: tcp_fastretrans_alert() ends Recovery once snd_una reaches
+  // high_seq, then tcp_time_to_recover() sees tp->lost_out and calls
+  // tcp_enter_recovery() (tcp_input.c, 6.18). A new episode then begins,
+  // its recovery point `snd_nxt`. (Such data SACKed before that ACK left
+  // lost_out in the kernel; the capture's order makes that rare: its
+  // retransmission follows the last one below the old recovery point.)
+  bool ReenterRecovery(int64_t snd_nxt);
+
   uint32_t duplicate_acks() const { return duplicate_acks_; }
   bool in_recovery(int64_t snd_una) const {
     return episode_open_ && snd_una < recovery_point_;
@@ -134,6 +145,11 @@ class RetransmissionClassifier {
   bool episode_seen_ = false;  // Some episode started (episode_kind_ set).
   RetransmissionKind episode_kind_ = RetransmissionKind::kOther;
   int64_t recovery_point_ = 0;
+  // The end of the highest range at or above recovery_point_ that a fast
+  // retransmission resent during the open episode (0: none), and whether
+  // the last OnAck() closed the episode with it still unacknowledged.
+  int64_t next_window_loss_end_ = 0;
+  bool closed_with_loss_pending_ = false;
   std::array<Recent, kRecent> recent_;
   size_t next_recent_ = 0;
   int recent_awaiting_ack_ = 0;  // Entries of recent_ with used && !acked.

@@ -247,8 +247,8 @@ absl::Status DiagnoseTcp(const DiagnoseOptions& options, Pieces* p) {
   if (s.info.snaplen_bytes > 0) in.snaplen_bytes = s.info.snaplen_bytes;
   in.snaplen_cut_packets = s.info.snaplen_cut_packets;
 
-  const ControllerChoice chosen =
-      ChooseFor(in.summary, tcp_input->controller, host_state, options.specs);
+  const ControllerChoice chosen = ChooseFor(
+      in.summary, ControllerOf(*tcp_input, flow), host_state, options.specs);
   in.controller_reason = chosen.reason;
   ReplayOptions replay;
   replay.host_state_path = host_state;
