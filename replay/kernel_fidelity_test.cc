@@ -100,34 +100,38 @@ TEST(KernelFidelityTest, CubicUnpaced40msNeedsTheUnpacedHystart) {
 // on: SO_MAX_PACING_RATE; off: controller set before connect()).
 
 TEST(KernelFidelityTest, RenoPaced20msStepMarking) {
-  // Measured: median MEDIAN_A %, p95 P95_A %. Every reduction is a CWR on
-  // ECE (tcp_enter_cwr()), its PRR counted on the sends the capture shows.
+  // Measured: median 0 %, p95 0 % (cubic:linux 17 % / 24 %). Every
+  // reduction is a CWR on ECE (tcp_enter_cwr()), its PRR counted on the
+  // sends the capture shows.
   const auto c = Replay("k618_reno_20ms_paced_20mbit_pfifo116_ecn_step30k",
                         {kReno, "cubic:linux"});
   ASSERT_EQ(c.size(), 2u);
-  ExpectFidelity(c[0], 1688, 1.0, 5.0);
+  ExpectFidelity(c[0], 1688, 0.5, 0.5);
   EXPECT_GT(*c[1].divergence.median_abs_err_pct, 5.0);
 }
 
 TEST(KernelFidelityTest, CubicPaced80msStepMarking) {
-  // Measured: median MEDIAN_B %, p95 P95_B %.
+  // Measured: median 0.03 %, p95 0.03 % (reno:linux 26 % / 55 %).
   const auto c = Replay("k618_cubic_80ms_paced_20mbit_pfifo316_ecn_step30k",
                         {kCubicPaced, "reno:linux,limited=flight"});
   ASSERT_EQ(c.size(), 2u);
-  ExpectFidelity(c[0], 1402, 1.0, 5.0);
+  ExpectFidelity(c[0], 1402, 0.5, 0.5);
   EXPECT_GT(*c[1].divergence.median_abs_err_pct, 5.0);
 }
 
 TEST(KernelFidelityTest, CubicUnpaced20msApplicationLimitedThenBulk) {
-  // 5 Mbit/s for 1.5 s, then bulk. Measured: median MEDIAN_C %, p95 P95_C %;
-  // cwnd holds while the sender is not cwnd-limited (tcp_is_cwnd_limited()).
+  // 5 Mbit/s for 1.5 s, then bulk. Measured: median 0.03 %, p95 1.33 %;
+  // cwnd holds while the sender is not cwnd-limited (tcp_is_cwnd_limited()):
+  // trusting the capture's send limit instead (limited=capture), cwnd grows
+  // through the application-limited phase, 228 % / 506 %.
   const auto c =
       Replay("k618_cubic_20ms_unpaced_20mbit_pfifo68_applimited1500ms",
              {kCubicUnpaced,
               "cubic:linux,hz=250,paced=0,gso=1500,"
               "limited=capture"});
   ASSERT_EQ(c.size(), 2u);
-  ExpectFidelity(c[0], 1519, 1.0, 5.0);
+  ExpectFidelity(c[0], 1519, 0.5, 2.0);
+  EXPECT_GT(*c[1].divergence.median_abs_err_pct, 50.0);
 }
 
 }  // namespace

@@ -94,5 +94,42 @@ TEST(RetransmissionClassifierTest,
   EXPECT_FALSE(second.starts_episode);
 }
 
+TEST(RetransmissionClassifierTest, LossAboveTheRecoveryPointReentersRecovery) {
+  // Fast recovery starts at snd_nxt 3001; during it [4001, 5001), first
+  // sent after that point, is resent too. The ACK that reaches 3001 ends
+  // Recovery with it still lost: Linux enters Recovery again on that ACK
+  // (tcp_fastretrans_alert(), tcp_time_to_recover(): tp->lost_out), the
+  // new recovery point the snd_nxt then.
+  RttEstimator rtt;
+  rtt.AddSample(100000);
+  auto run = [&](int64_t lost_start) {
+    RetransmissionClassifier c;
+    c.OnSendFromIdle(0);
+    for (int k = 1; k <= 3; ++k) {
+      c.OnAck(1000000 * k, false, true, true, 1, 0);
+    }
+    SackScoreboard::SendResult lost;
+    lost.resent_bytes = 1000;
+    lost.is_head = lost.was_lost = true;
+    EXPECT_TRUE(
+        c.Classify(3500000, 1, 1001, lost, rtt, 1, 3001, 3000, 1000, 0, 0)
+            .starts_episode);
+    lost.is_head = false;
+    const RetransmissionClassifier::Result later =
+        c.Classify(3600000, lost_start, lost_start + 1000, lost, rtt, 1, 6001,
+                   6000, 1000, 0, 0);
+    EXPECT_EQ(later.kind, RetransmissionKind::kFast);
+    EXPECT_FALSE(later.starts_episode);
+    c.OnAck(4000000, true, false, true, 3001, 0);
+    const bool reentered = c.ReenterRecovery(6001);
+    EXPECT_FALSE(c.ReenterRecovery(6001));  // Once per ACK.
+    EXPECT_EQ(c.in_recovery(3001), reentered);
+    return reentered;
+  };
+  EXPECT_TRUE(run(4001));
+  // A second hole below the recovery point belongs to the same episode.
+  EXPECT_FALSE(run(2001));
+}
+
 }  // namespace
 }  // namespace ccreplay
