@@ -1,5 +1,6 @@
 #include "parsers/tcp_probe.h"
 
+#include <algorithm>
 #include <cmath>
 #include <iterator>
 #include <optional>
@@ -110,6 +111,13 @@ struct TcpProbeParser::State {
   std::string first_unknown_reason;
   bool module_format = false;
   std::optional<int64_t> clock_epoch_us;
+  // The lab's clock pairs (trace clock, realtime - trace clock), µs: the
+  // first and the last.
+  struct ClockPair {
+    int64_t trace_us;
+    int64_t offset_us;
+  };
+  std::optional<ClockPair> first_pair, last_pair;
 
   explicit State(std::string path) : warnings(&log.warnings) {
     log.path = std::move(path);
@@ -233,10 +241,49 @@ struct TcpProbeParser::State {
     if (!absl::StrContains(text, "clockpair")) return;
     absl::flat_hash_map<std::string, absl::string_view> values =
         KeyValues(text);
-    int64_t offset_ns;
-    if (!clock_epoch_us.has_value() &&
-        absl::SimpleAtoi(values["offset_ns"], &offset_ns)) {
-      clock_epoch_us = offset_ns / 1000;
+    int64_t offset_ns, mono_ns;
+    if (!absl::SimpleAtoi(values["offset_ns"], &offset_ns)) return;
+    if (!clock_epoch_us.has_value()) clock_epoch_us = offset_ns / 1000;
+    if (!absl::SimpleAtoi(values["mono_ns"], &mono_ns)) return;
+    last_pair = ClockPair{mono_ns / 1000, offset_ns / 1000};
+    if (!first_pair.has_value()) first_pair = last_pair;
+  }
+
+  // The realtime clock (that of the capture's timestamps) can move against
+  // the trace clock during a run: by 17-24 ms in 4 s on this VM (meta.json
+  // trace.clock_pairs), several ACKs at 20 ms RTT. Between the first and
+  // the last pair the offset is taken to move linearly, so each probe time
+  // gets the offset of its moment, not the first pair's.
+  void ApplyClockDrift(HostTrace& trace) const {
+    if (!first_pair.has_value() || !last_pair.has_value() ||
+        last_pair->trace_us <= first_pair->trace_us ||
+        last_pair->offset_us == first_pair->offset_us) {
+      return;
+    }
+    const double span_us =
+        static_cast<double>(last_pair->trace_us - first_pair->trace_us);
+    const double drift_us =
+        static_cast<double>(last_pair->offset_us - first_pair->offset_us);
+    auto shift = [&](int64_t& time_us) {
+      const double f = std::clamp(
+          static_cast<double>(time_us - first_pair->trace_us) / span_us, 0.0,
+          1.0);
+      time_us += static_cast<int64_t>(std::llround(f * drift_us));
+    };
+    CapturedSeries& c = trace.series;
+    for (Series* series :
+         {&c.cwnd_bytes, &c.cwnd_segments, &c.ssthresh_bytes,
+          &c.ssthresh_segments, &c.srtt_us, &c.rttvar_us, &c.min_rtt_us,
+          &c.latest_rtt_us, &c.bytes_in_flight, &c.pacing_rate_bps,
+          &c.delivered_segments, &c.delivered_ce_segments, &c.bbr_bw_bps,
+          &c.bbr_min_rtt_us, &c.bbr_pacing_gain, &c.bbr_cwnd_gain}) {
+      for (SeriesPoint& point : *series) shift(point.time_us);
+    }
+    for (auto& [name, series] : c.other) {
+      for (SeriesPoint& point : series) shift(point.time_us);
+    }
+    for (CongestionStateChange& change : c.congestion_states) {
+      shift(change.time_us);
     }
   }
 
@@ -373,6 +420,7 @@ absl::StatusOr<HostStateLog> TcpProbeParser::Finish() {
             ? "tcpprobe module clock (seconds since the module loaded)"
             : "ftrace trace_clock";
     trace.clock_epoch_us = s.clock_epoch_us;
+    s.ApplyClockDrift(trace);
     // The data sender's snd_una advances by more than the payload it
     // receives; the receiver's barely moves.
     double acked = SeriesGrowth(trace.series.other, "snd_una_bytes");
