@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "parsers/parser_testing.h"
@@ -52,6 +53,38 @@ TEST(TcpProbeTest, LabTraceSeparatesSocketsAndReadsCwnd) {
   // The lab's clockpair mark: offset_ns=1795980485536831306.
   ASSERT_TRUE(sender->clock_epoch_us.has_value());
   EXPECT_EQ(*sender->clock_epoch_us, 1795980485536831);
+}
+
+TEST(TcpProbeTest, ProbeTimesFollowTheClockDriftBetweenTheLabsPairs) {
+  // meta.json of a matrix bundle (reno 20 ms, step marking, unpaced): the
+  // offset realtime - mono grew by 21 ms between the pairs, 4.294 s apart.
+  // Here: 20 ms over 4 s; a probe halfway gets 10 ms more than the first
+  // pair's offset, one at the end 20 ms.
+  TcpProbeParser parser("probe.txt");
+  parser.AddLine(
+      " ccreplay-1 [000] ...1. 100.000000: tracing_mark_write: clockpair "
+      "start mono_ns=100000000000 realtime_ns=1100000000000 "
+      "offset_ns=1000000000000 bracket_ns=30");
+  for (const char* stamp : {"100.000000", "102.000000", "104.000000"}) {
+    parser.AddLine(absl::StrCat(
+        "  iperf3-1 [000] ..s2. ", stamp,
+        ": tcp_probe: family=AF_INET src=10.0.0.1:5201 dest=10.0.0.2:40512 "
+        "mark=0x0 data_len=0 snd_nxt=0x100 snd_una=0x10 snd_cwnd=10 "
+        "ssthresh=20 snd_wnd=65536 srtt=45 rcv_wnd=65536"));
+  }
+  parser.AddLine(
+      " ccreplay-1 [000] ...1. 104.000000: tracing_mark_write: clockpair end "
+      "mono_ns=104000000000 realtime_ns=1104020000000 "
+      "offset_ns=1000020000000 bracket_ns=30");
+  absl::StatusOr<HostStateLog> log = parser.Finish();
+  ASSERT_TRUE(log.ok()) << log.status();
+  ASSERT_EQ(log->traces.size(), 1u);
+  const HostTrace& t = log->traces[0];
+  EXPECT_EQ(*t.clock_epoch_us, 1000000000);
+  ASSERT_EQ(t.series.cwnd_segments.size(), 3u);
+  EXPECT_EQ(t.series.cwnd_segments[0].time_us, 100000000);
+  EXPECT_EQ(t.series.cwnd_segments[1].time_us, 102000000 + 10000);
+  EXPECT_EQ(t.series.cwnd_segments[2].time_us, 104000000 + 20000);
 }
 
 TEST(TcpProbeTest, OldFieldSetsAndModuleFormat) {
