@@ -146,6 +146,10 @@ struct LossEvent {
   // packet whose AckEvent::largest_acked_send_order is at least this was
   // sent after); -1 when unknown (TCP).
   int64_t send_order = -1;
+  // TCP: Recovery ended and began again on the ACK just delivered (Linux
+  // tcp_fastretrans_alert() with lost_out left; see
+  // RetransmissionClassifier::ReenterRecovery()).
+  bool reenters_recovery = false;
 };
 
 struct PacketSentEvent {

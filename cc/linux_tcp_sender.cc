@@ -188,6 +188,11 @@ void LinuxTcpSender::OnLoss(const LossEvent& loss) {
   if (loss.kind == LossEvent::Kind::kFastRetransmit) {
     // tcp_enter_recovery(): the reduction already running in CWR continues.
     if (ca_state_ == CaState::kRecovery || ca_state_ == CaState::kLoss) return;
+    // A .cong_control module (BBR) runs after tcp_fastretrans_alert(): it
+    // sees Recovery before and after an ACK that ended and re-entered it,
+    // no new episode (bbr_set_cwnd_to_recover_or_restore() compares
+    // prev_ca_state). Not modelled: that the model left Recovery on it.
+    if (loss.reenters_recovery && HasCongControl()) return;
     // The kernel enters Recovery on the ACK that reveals the loss
     // (tcp_fastretrans_alert() runs before tcp_cong_control() in tcp_ack()),
     // so that ACK did not grow cwnd but already ran the reduction; the

@@ -116,6 +116,7 @@ void ReplayEngine::OnEvent(const TimelineEvent& event) {
       LossEvent loss;
       loss.time_us = ack.time_us;
       loss.bytes_in_flight = event.outstanding_bytes;
+      loss.reenters_recovery = true;
       for (auto& controller : controllers_) controller->OnLoss(loss);
     }
     return;
