@@ -1,5 +1,7 @@
 #include "parsers/flow_proto.h"
 
+#include <optional>
+
 namespace ccreplay {
 namespace {
 
@@ -84,6 +86,71 @@ proto::FlowSummary FlowSummaryProto(const FlowSummary& summary) {
   s.set_duration_s(summary.duration_s);
   s.set_goodput_bps(summary.goodput_bps);
   return s;
+}
+
+namespace {
+
+void WriteEndpointJson(absl::string_view name, const IpAddress& address,
+                       uint16_t port, JsonObjectWriter& out) {
+  JsonObjectWriter endpoint = out.Object(name);
+  endpoint.String("address", address.ToString());
+  endpoint.Uint("port", port);
+  endpoint.End();
+}
+
+std::optional<uint64_t> Widened(const std::optional<uint32_t>& v) {
+  if (!v.has_value()) return std::nullopt;
+  return *v;
+}
+
+}  // namespace
+
+void WriteFlowIdentityJson(const Flow& flow, JsonObjectWriter& out) {
+  const int snd = flow.sender_side();
+  out.String("protocol", proto::Protocol_Name(proto::PROTOCOL_TCP));
+  WriteEndpointJson("sender", flow.address[snd], flow.port[snd], out);
+  WriteEndpointJson("receiver", flow.address[1 - snd], flow.port[1 - snd], out);
+  out.Uint("index", flow.index);
+  out.OptionalString("encapsulation",
+                     flow.encapsulation != Encapsulation::kNone
+                         ? std::optional<absl::string_view>(
+                               EncapsulationName(flow.encapsulation))
+                         : std::nullopt);
+}
+
+void WriteHandshakeJson(const Flow& flow, const FlowSummary& summary,
+                        JsonObjectWriter& out) {
+  out.Bool("syn_seen", flow.side[0].syn_seen || flow.side[1].syn_seen);
+  out.Bool("syn_ack_seen", summary.handshake_seen);
+  out.OptionalUint("mss_option_sender_bytes",
+                   Widened(summary.mss_option_sender));
+  out.OptionalUint("mss_option_receiver_bytes",
+                   Widened(summary.mss_option_receiver));
+  out.OptionalUint("wscale_sender_shift", Widened(summary.wscale_sender));
+  out.OptionalUint("wscale_receiver_shift", Widened(summary.wscale_receiver));
+  out.Bool("sack_permitted", summary.sack_permitted);
+  out.Bool("timestamps", summary.timestamps);
+  out.String("ecn_mode", proto::EcnMode_Name(EcnModeProto(summary.ecn_mode)));
+  out.EmptyArray("accecn_option_kinds");  // HandshakeProto sets none.
+}
+
+void WriteFlowSummaryJson(const FlowSummary& summary, JsonObjectWriter& out) {
+  out.Uint("packets_data_dir", summary.packets_data_dir);
+  out.Uint("packets_ack_dir", summary.packets_ack_dir);
+  out.Uint("data_bytes", summary.data_bytes);
+  out.Uint("retransmitted_segments", summary.retransmitted_segments);
+  out.Uint("max_payload_bytes", summary.max_payload_bytes);
+  out.Uint("ect0_packets", summary.ect0_packets);
+  out.Uint("ect1_packets", summary.ect1_packets);
+  out.Uint("ce_packets", summary.ce_packets);
+  out.Uint("not_ect_packets", summary.not_ect_packets);
+  out.Uint("ece_acks", summary.ece_acks);
+  out.Uint("cwr_packets", summary.cwr_packets);
+  out.Uint("ace_changes", summary.ace_changes);
+  out.Double("start_s", summary.start_s);
+  out.Double("duration_s", summary.duration_s);
+  out.Double("goodput_bps", summary.goodput_bps);
+  out.Uint("duplicate_frames", summary.duplicate_frames);
 }
 
 }  // namespace ccreplay

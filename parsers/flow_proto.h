@@ -7,6 +7,7 @@
 
 #include "parsers/flow_table.h"
 #include "parsers/pcap_reader.h"
+#include "proto/json_printer.h"
 #include "proto/trace.pb.h"
 
 namespace ccreplay {
@@ -19,6 +20,16 @@ proto::FlowIdentity FlowIdentityProto(const Flow& flow);
 // `summary` is SummarizeFlow(flow, ...).
 proto::Handshake HandshakeProto(const Flow& flow, const FlowSummary& summary);
 proto::FlowSummary FlowSummaryProto(const FlowSummary& summary);
+
+// The three messages above written straight as JSON, field for field as
+// those functions set them (`flows --json` writes a million rows; making
+// the messages to print them was most of its time). Each fills the object
+// `out` opened and leaves it to be End()ed; flow_proto_test compares them
+// with PrintJson of the messages.
+void WriteFlowIdentityJson(const Flow& flow, JsonObjectWriter& out);
+void WriteHandshakeJson(const Flow& flow, const FlowSummary& summary,
+                        JsonObjectWriter& out);
+void WriteFlowSummaryJson(const FlowSummary& summary, JsonObjectWriter& out);
 
 }  // namespace ccreplay
 

@@ -51,6 +51,30 @@ proto::AckTimelineSummary AckTimelineSummaryProto(const TimelineStats& s) {
   return out;
 }
 
+void WriteAckTimelineSummaryJson(const TimelineStats& s,
+                                 JsonObjectWriter& out) {
+  out.Uint("rtt_samples", s.rtt_samples);
+  out.Double("rtt_min_ms", s.rtt_min_ms);
+  out.Double("rtt_median_ms", s.rtt_median_ms);
+  out.Double("rtt_max_ms", s.rtt_max_ms);
+  JsonObjectWriter r = out.Object("retransmissions");
+  using Kind = RetransmissionKind;
+  r.Uint("fast", s.retransmissions[static_cast<int>(Kind::kFast)]);
+  r.Uint("rto", s.retransmissions[static_cast<int>(Kind::kRto)]);
+  r.Uint("tlp", s.retransmissions[static_cast<int>(Kind::kTlp)]);
+  r.Uint("other", s.retransmissions[static_cast<int>(Kind::kOther)]);
+  r.Uint("spurious", s.spurious_retransmissions);
+  r.End();
+  out.Uint("ece_episodes", s.ece_episodes);
+  out.OptionalUint("ce_fed_back_packets", s.ce_fed_back_packets);
+  out.Uint("ip_ce_data_packets", s.ip_ce_data_packets);
+  out.Uint("bytes_acked", s.bytes_acked);
+  out.Uint("acks", s.acks);
+  out.String("vantage", VantageName(s.vantage));
+  out.String("sender_window", SenderWindowName(s.sender_window));
+  out.StringArray("warnings", s.warnings);
+}
+
 proto::AckTimelineEvent AckTimelineEventProto(const TimelineEvent& e,
                                               int64_t origin_ns) {
   proto::AckTimelineEvent out;

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "parsers/flow_table.h"
+#include "proto/json_printer.h"
 #include "proto/timeline.pb.h"
 #include "replay/ack_timeline.h"
 
@@ -18,6 +19,11 @@ namespace ccreplay {
 // The flow's totals as `timeline --json` ("summary") and `flows --json`
 // ("timeline") print them.
 proto::AckTimelineSummary AckTimelineSummaryProto(const TimelineStats& stats);
+// The same message written straight as JSON into the object `out` opened,
+// field for field as AckTimelineSummaryProto sets it (`flows --json`
+// writes a million; timeline_writer_test compares the two).
+void WriteAckTimelineSummaryJson(const TimelineStats& stats,
+                                 JsonObjectWriter& out);
 // One event, its time in seconds since `origin_ns`.
 proto::AckTimelineEvent AckTimelineEventProto(const TimelineEvent& event,
                                               int64_t origin_ns);

@@ -11,6 +11,23 @@
 
 namespace ccreplay {
 
+void AppendFlowReportJson(const FlowRow& r, int depth, std::string* out) {
+  JsonObjectWriter flow(depth, out);
+  JsonObjectWriter identity = flow.Object("identity");
+  WriteFlowIdentityJson(*r.source, identity);
+  identity.End();
+  JsonObjectWriter handshake = flow.Object("handshake");
+  WriteHandshakeJson(*r.source, r.flow, handshake);
+  handshake.End();
+  JsonObjectWriter summary = flow.Object("summary");
+  WriteFlowSummaryJson(r.flow, summary);
+  summary.End();
+  JsonObjectWriter timeline = flow.Object("timeline");
+  WriteAckTimelineSummaryJson(r.timeline, timeline);
+  timeline.End();
+  flow.End();
+}
+
 void WriteFlowsJson(const CaptureInfo& capture, size_t flow_count,
                     FlowRowSource row, TextSink write) {
   proto::FlowsReport head;
@@ -22,13 +39,7 @@ void WriteFlowsJson(const CaptureInfo& capture, size_t flow_count,
   out += flow_count == 0 ? "[" : "[\n    ";
   for (size_t i = 0; i < flow_count; ++i) {
     if (i > 0) out += ",\n    ";
-    const FlowRow r = row(i);
-    proto::FlowReport flow;
-    *flow.mutable_identity() = FlowIdentityProto(*r.source);
-    *flow.mutable_handshake() = HandshakeProto(*r.source, r.flow);
-    *flow.mutable_summary() = FlowSummaryProto(r.flow);
-    *flow.mutable_timeline() = AckTimelineSummaryProto(r.timeline);
-    AppendJson(flow, JsonPrintOptions{}, 2, &out);
+    AppendFlowReportJson(row(i), 2, &out);
     write(out);
     out.clear();
   }

@@ -30,6 +30,11 @@ using TextSink = absl::FunctionRef<void(absl::string_view)>;
 // before making the next: a capture can hold millions of flows, and
 // neither the rows nor the whole output are ever held at once.
 
+// Row `r` as AppendJson writes its proto::FlowReport (proto/flows.proto)
+// at nesting `depth`, without making the message (flows_report_test
+// compares the two).
+void AppendFlowReportJson(const FlowRow& r, int depth, std::string* out);
+
 // proto::FlowsReport (proto/flows.proto) as JSON.
 void WriteFlowsJson(const CaptureInfo& capture, size_t flow_count,
                     FlowRowSource row, TextSink write);
