@@ -220,18 +220,21 @@ int RunFlowIndex(const Args& args) {
     std::fprintf(stderr, "ccreplay diagnose: warning: %s\n", warning.c_str());
   const bool json_to_stdout = json && args.size() == 1;
   if (!json_to_stdout) {
-    WriteFlowIndexTable(run->index, [](absl::string_view text) {
+    WriteFlowIndexTable(*run, [](absl::string_view text) {
       std::fwrite(text.data(), 1, text.size(), stdout);
     });
   }
   const std::string html_path = absl::GetFlag(FLAGS_o);
+  // The rows as protos only for the outputs that need them.
+  const proto::FlowIndex index =
+      html_path.empty() && !json ? proto::FlowIndex() : FlowIndexProto(*run);
   if (!html_path.empty()) {
-    const int written = WriteOutput(html_path, RenderFlowIndexHtml(run->index));
+    const int written = WriteOutput(html_path, RenderFlowIndexHtml(index));
     if (written != kExitOk) return written;
   }
   if (json) {
     const int written =
-        WriteOutput(json_to_stdout ? "" : args.back(), PrintJson(run->index));
+        WriteOutput(json_to_stdout ? "" : args.back(), PrintJson(index));
     if (written != kExitOk) return written;
   }
   return run->truncated ? kExitPartial : kExitOk;

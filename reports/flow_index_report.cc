@@ -7,6 +7,7 @@
 #include <optional>
 #include <utility>
 
+#include "absl/functional/function_ref.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -147,15 +148,26 @@ std::optional<SortFigure> FigureFor(absl::string_view key) {
   return std::nullopt;
 }
 
+absl::Status UnknownSortKey(absl::string_view key) {
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown sort key \"", key, "\" (one of ",
+                   absl::StrJoin(kFlowIndexSortKeys, ", "), ")"));
+}
+
+// Whether the row of figure `fa` and flow index `ia` sorts before the one
+// of `fb` and `ib`: by the figure, a row without it last; ties by index.
+bool SortsBefore(const std::optional<double>& fa, uint32_t ia,
+                 const std::optional<double>& fb, uint32_t ib) {
+  if (fa.has_value() != fb.has_value()) return fa.has_value();
+  if (fa.has_value() && *fa != *fb) return *fa < *fb;
+  return ia < ib;
+}
+
 }  // namespace
 
 absl::Status SortFlowIndex(absl::string_view key, proto::FlowIndex* index) {
   const std::optional<SortFigure> figure = FigureFor(key);
-  if (!figure.has_value()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("unknown sort key \"", key, "\" (one of ",
-                     absl::StrJoin(kFlowIndexSortKeys, ", "), ")"));
-  }
+  if (!figure.has_value()) return UnknownSortKey(key);
   // The rows' pointers are sorted, not the rows: std::stable_sort's
   // buffer of half the rows would be 90 MB at a million. They go back to
   // the field they came from, so to the same arena (or none): the
@@ -166,23 +178,51 @@ absl::Status SortFlowIndex(absl::string_view key, proto::FlowIndex* index) {
   std::stable_sort(
       order.begin(), order.end(),
       [&](const proto::FlowIndexRow* a, const proto::FlowIndexRow* b) {
-        const std::optional<double> fa = (*figure)(*a);
-        const std::optional<double> fb = (*figure)(*b);
-        if (fa.has_value() != fb.has_value()) return fa.has_value();
-        if (fa.has_value() && *fa != *fb) return *fa < *fb;
-        return a->flow_index() < b->flow_index();
+        return SortsBefore((*figure)(*a), a->flow_index(), (*figure)(*b),
+                           b->flow_index());
       });
   for (proto::FlowIndexRow* row : order) rows->UnsafeArenaAddAllocated(row);
   index->set_sort_key(std::string(key));
   return absl::OkStatus();
 }
 
+namespace {
+
+// The entries in the order SortFlowIndex gives their rows. Each row is
+// made once for its figure and dropped: the figures (24 bytes an entry
+// with the pointer) are held, not the rows.
+absl::StatusOr<std::vector<const FlowIndexEntry*>> SortedEntries(
+    const std::deque<FlowIndexEntry>& entries, absl::string_view key) {
+  const std::optional<SortFigure> figure = FigureFor(key);
+  if (!figure.has_value()) return UnknownSortKey(key);
+  struct Keyed {
+    std::optional<double> figure;
+    const FlowIndexEntry* entry;
+  };
+  std::vector<Keyed> keyed;
+  keyed.reserve(entries.size());
+  for (const FlowIndexEntry& e : entries)
+    keyed.push_back({(*figure)(FlowIndexRowOf(e)), &e});
+  // Flow indexes are distinct: the order is total, as stable as
+  // SortFlowIndex's.
+  std::sort(keyed.begin(), keyed.end(), [](const Keyed& a, const Keyed& b) {
+    return SortsBefore(a.figure, a.entry->summary.index, b.figure,
+                       b.entry->summary.index);
+  });
+  std::vector<const FlowIndexEntry*> order;
+  order.reserve(keyed.size());
+  for (const Keyed& k : keyed) order.push_back(k.entry);
+  return order;
+}
+
+}  // namespace
+
 absl::StatusOr<FlowIndexRun> BuildFlowIndex(const std::string& input,
                                             const CaptureReadOptions& read,
                                             absl::string_view sort_key) {
   absl::StatusOr<TcpInput> tcp = ResolveTcpInput(input, "");
   if (!tcp.ok()) return tcp.status();
-  std::deque<FlowIndexEntry> entries;
+  FlowIndexRun run;
   size_t max_open_flows = 0;
   absl::StatusOr<CaptureInfo> info;
   {  // The pass's flow table is freed before the rows are made.
@@ -190,10 +230,9 @@ absl::StatusOr<FlowIndexRun> BuildFlowIndex(const std::string& input,
     info = ReadCapture(tcp->capture, builder, read);
     if (!info.ok()) return info.status();
     builder.Finish(info->first_packet_time_ns);
-    entries = builder.TakeEntries();
+    run.entries = builder.TakeEntries();
     max_open_flows = builder.max_open_flows();
   }
-  FlowIndexRun run;
   run.warnings = tcp->warnings;
   for (const std::string& w : info->warnings)
     run.warnings.push_back(absl::StrCat(tcp->capture, ": ", w));
@@ -201,12 +240,20 @@ absl::StatusOr<FlowIndexRun> BuildFlowIndex(const std::string& input,
   run.index.set_input(input);
   run.index.set_max_open_flows(max_open_flows);
   run.index.set_idle_timeout_s(kFlowIdleTimeoutNs * 1e-9);
-  run.index.mutable_rows()->Reserve(static_cast<int>(entries.size()));
-  for (; !entries.empty(); entries.pop_front())
-    *run.index.add_rows() = FlowIndexRowOf(entries.front());
-  const absl::Status sorted = SortFlowIndex(sort_key, &run.index);
-  if (!sorted.ok()) return sorted;
+  run.index.set_sort_key(std::string(sort_key));
+  absl::StatusOr<std::vector<const FlowIndexEntry*>> order =
+      SortedEntries(run.entries, sort_key);
+  if (!order.ok()) return order.status();
+  run.order = *std::move(order);
   return run;
+}
+
+proto::FlowIndex FlowIndexProto(const FlowIndexRun& run) {
+  proto::FlowIndex index = run.index;
+  index.mutable_rows()->Reserve(static_cast<int>(run.order.size()));
+  for (const FlowIndexEntry* e : run.order)
+    *index.add_rows() = FlowIndexRowOf(*e);
+  return index;
 }
 
 namespace {
@@ -292,18 +339,27 @@ std::string FlowIndexTable(const proto::FlowIndex& index) {
   return out;
 }
 
-void WriteFlowIndexTable(const proto::FlowIndex& index, TextSink write) {
-  std::string out =
-      absl::StrFormat("%s: %d flows, sorted by %s\n", index.input(),
-                      index.rows_size(), index.sort_key());
+namespace {
+
+// Hands each row of a table to `visit`, in the table's order.
+using RowVisitor = absl::FunctionRef<void(const proto::FlowIndexRow&)>;
+using RowWalk = absl::FunctionRef<void(RowVisitor)>;
+
+// The table of `index` (its header fields) whose `count` rows `walk`
+// hands out: twice, to measure the columns and to print them.
+void WriteTable(const proto::FlowIndex& index, size_t count, RowWalk walk,
+                TextSink write) {
+  std::string out = absl::StrFormat("%s: %d flows, sorted by %s\n",
+                                    index.input(), count, index.sort_key());
   // Widths from the text itself: one pass to measure, one to print.
   const std::vector<Column>& columns = Columns();
   std::vector<size_t> width(columns.size());
-  for (size_t c = 0; c < columns.size(); ++c) {
+  for (size_t c = 0; c < columns.size(); ++c)
     width[c] = std::string(columns[c].header).size();
-    for (const proto::FlowIndexRow& r : index.rows())
+  walk([&](const proto::FlowIndexRow& r) {
+    for (size_t c = 0; c < columns.size(); ++c)
       width[c] = std::max(width[c], columns[c].cell(r).size());
-  }
+  });
   const auto line = [&](const std::function<std::string(size_t)>& text) {
     std::string l;
     for (size_t c = 0; c < columns.size(); ++c) {
@@ -318,8 +374,29 @@ void WriteFlowIndexTable(const proto::FlowIndex& index, TextSink write) {
   absl::StrAppend(&out, line([&](size_t c) { return columns[c].header; }));
   write(out);
   // Row by row: a million rows' text is not held at once.
-  for (const proto::FlowIndexRow& r : index.rows())
+  walk([&](const proto::FlowIndexRow& r) {
     write(line([&](size_t c) { return columns[c].cell(r); }));
+  });
+}
+
+}  // namespace
+
+void WriteFlowIndexTable(const proto::FlowIndex& index, TextSink write) {
+  WriteTable(
+      index, static_cast<size_t>(index.rows_size()),
+      [&](RowVisitor visit) {
+        for (const proto::FlowIndexRow& r : index.rows()) visit(r);
+      },
+      write);
+}
+
+void WriteFlowIndexTable(const FlowIndexRun& run, TextSink write) {
+  WriteTable(
+      run.index, run.order.size(),
+      [&](RowVisitor visit) {
+        for (const FlowIndexEntry* e : run.order) visit(FlowIndexRowOf(*e));
+      },
+      write);
 }
 
 // The page's sorting: numbers by data-v (an empty one last), text by its

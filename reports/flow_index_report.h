@@ -6,6 +6,7 @@
 #ifndef CCREPLAY_REPORTS_FLOW_INDEX_REPORT_H_
 #define CCREPLAY_REPORTS_FLOW_INDEX_REPORT_H_
 
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -39,21 +40,33 @@ proto::FlowIndexRow FlowIndexRowOf(const FlowIndexEntry& entry);
 absl::Status SortFlowIndex(absl::string_view key, proto::FlowIndex* index);
 
 struct FlowIndexRun {
+  // The index without its rows (input, sort key, ...): a million rows as
+  // protos held 620 bytes each (seven strings), more than the entries
+  // they come from; the terminal table is written from the entries a row
+  // at a time, and FlowIndexProto makes them only for the JSON and HTML.
   proto::FlowIndex index;
+  std::deque<FlowIndexEntry> entries;
+  std::vector<const FlowIndexEntry*> order;  // `entries` in the key's order.
   std::vector<std::string> warnings;
   bool truncated = false;
 };
 
 // One pass over `input` (a capture or a lab bundle directory, whose sender
-// capture is read), its rows sorted by `sort_key`.
+// capture is read), its entries ordered by `sort_key` (as SortFlowIndex
+// orders rows).
 absl::StatusOr<FlowIndexRun> BuildFlowIndex(const std::string& input,
                                             const CaptureReadOptions& read,
                                             absl::string_view sort_key);
+// The run's index with its rows, in its order.
+proto::FlowIndex FlowIndexProto(const FlowIndexRun& run);
 
 // One line per flow, in the index's order.
 std::string FlowIndexTable(const proto::FlowIndex& index);
 // The same text, handed to `write` a line at a time.
 void WriteFlowIndexTable(const proto::FlowIndex& index, TextSink write);
+// The same text for a run, its rows made a line at a time (never all
+// held).
+void WriteFlowIndexTable(const FlowIndexRun& run, TextSink write);
 
 // A self-contained page: the table, sorted as the index is; clicking a
 // column's header sorts by it (again: the other way); #sort=COL,COL... in

@@ -1,6 +1,8 @@
 #include "reports/flow_index_report.h"
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
@@ -40,7 +42,8 @@ void ExpectIndexAgreesWithDiagnosis(const std::string& input,
       BuildFlowIndex(input, CaptureReadOptions(), "throughput");
   ASSERT_TRUE(run.ok()) << run.status();
   const proto::FlowIndexRow* largest = nullptr;
-  for (const proto::FlowIndexRow& r : run->index.rows())
+  const proto::FlowIndex index = FlowIndexProto(*run);
+  for (const proto::FlowIndexRow& r : index.rows())
     if (largest == nullptr || r.data_bytes() > largest->data_bytes())
       largest = &r;
   ASSERT_NE(largest, nullptr);
@@ -151,6 +154,37 @@ TEST(FlowIndexReportTest, TableAndPageShowEveryRowWithoutInfOrNan) {
   for (const std::string& text : {table, html}) {
     EXPECT_EQ(text.find("inf"), std::string::npos);
     EXPECT_EQ(text.find("nan"), std::string::npos);
+  }
+}
+
+// The run's table, written from its entries a row at a time, against the
+// table of its rows as protos sorted by SortFlowIndex: the same order and
+// the same text for every key.
+TEST(FlowIndexReportTest, RunTableIsTheSortedProtoTable) {
+  // 334 flows: `tshark -r FILE -q -z conv,tcp | grep -c '<->'` counts 334.
+  CCREPLAY_PATH_OR_SKIP(path, SharedTestData("wild/pcapplusplus_tls2.pcap.gz"));
+  for (absl::string_view key : kFlowIndexSortKeys) {
+    absl::StatusOr<FlowIndexRun> run =
+        BuildFlowIndex(path, CaptureReadOptions(), key);
+    ASSERT_TRUE(run.ok()) << run.status();
+    const proto::FlowIndex index = FlowIndexProto(*run);
+    ASSERT_EQ(index.rows_size(), 334);
+    // The same rows in reverse, sorted again.
+    proto::FlowIndex resorted = index;
+    std::reverse(resorted.mutable_rows()->begin(),
+                 resorted.mutable_rows()->end());
+    ASSERT_TRUE(SortFlowIndex(key, &resorted).ok());
+    std::vector<uint32_t> got, want;
+    for (const proto::FlowIndexRow& r : index.rows())
+      got.push_back(r.flow_index());
+    for (const proto::FlowIndexRow& r : resorted.rows())
+      want.push_back(r.flow_index());
+    EXPECT_EQ(got, want) << key;
+    std::string table;
+    WriteFlowIndexTable(*run, [&](absl::string_view text) {
+      table.append(text.data(), text.size());
+    });
+    EXPECT_EQ(table, FlowIndexTable(resorted)) << key;
   }
 }
 
