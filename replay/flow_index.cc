@@ -6,6 +6,18 @@
 
 namespace ccreplay {
 
+const char* FlowEndName(FlowEnd end) {
+  switch (end) {
+    case FlowEnd::kIdle:
+      return "idle";
+    case FlowEnd::kClosed:
+      return "closed";
+    case FlowEnd::kOpen:
+      break;
+  }
+  return "open";
+}
+
 const char* IndexLimiterName(size_t limiter) {
   if (limiter == kIndexRecovery) return "recovery";
   return SendLimitName(static_cast<SendLimit>(limiter));
@@ -145,14 +157,16 @@ struct SenderCounters {
 }  // namespace
 
 // An open flow: how it is ending, and each side's counters, folded into
-// its FlowIndexEntry (the data sender's) when it ends.
+// its FlowIndexEntry (the data sender's) when it ends. Made at its first
+// FIN or timeline event: a flow with neither (a lone SYN) is a key in
+// open_ with no OpenFlow (48 bytes each, a million of them, were most of
+// the open flows' memory on a capture of SYNs).
 struct FlowIndexBuilder::OpenFlow {
-  int64_t last_ns = 0;    // Its newest packet.
   int64_t closed_ns = 0;  // Its second FIN; 0: not yet.
   bool fin[2] = {false, false};
   uint32_t fin_end[2] = {0, 0};  // The sequence number after each FIN.
-  // Made at the flow's first timeline event: a flow that never gets one
-  // (a lone SYN) costs its few bytes above, not two counters' 400.
+  // Made at the flow's first timeline event: a flow with a FIN but no
+  // event costs the bytes above, not two counters' 400.
   std::unique_ptr<std::array<SenderCounters, 2>> side;
 };
 
@@ -191,13 +205,11 @@ void FlowIndexBuilder::Restart() {
   max_open_ = 0;
 }
 
-FlowIndexBuilder::OpenFlow& FlowIndexBuilder::Open(uint32_t flow_index) {
-  std::unique_ptr<OpenFlow>& flow = open_[flow_index];
-  if (flow == nullptr) {
-    flow = std::make_unique<OpenFlow>();
-    max_open_ = std::max(max_open_, open_.size());
-  }
-  return *flow;
+std::unique_ptr<FlowIndexBuilder::OpenFlow>& FlowIndexBuilder::Open(
+    uint32_t flow_index) {
+  auto [it, made] = open_.try_emplace(flow_index);
+  if (made) max_open_ = std::max(max_open_, open_.size());
+  return it->second;
 }
 
 void FlowIndexBuilder::OnSegment(const TcpSegment& s) {
@@ -212,18 +224,21 @@ void FlowIndexBuilder::OnSegment(const TcpSegment& s) {
   builder_.OnSegment(s);
   const FlowTable& table = builder_.flow_table();
   const uint32_t index = table.last_flow_index();
-  if (index < entries_.size() && entries_[index].ended == "closed") {
+  if (index < entries_.size() && entries_[index].ended == FlowEnd::kClosed) {
     CountStray(index);
     return;
   }
-  OpenFlow& flow = Open(index);
-  flow.last_ns = s.time_ns;
-  if (EndsConnection(flow, table.last_side(), s)) Close(index, "closed");
+  if (EndsConnection(Open(index), table.last_side(), s))
+    Close(index, FlowEnd::kClosed);
 }
 
-bool FlowIndexBuilder::EndsConnection(OpenFlow& flow, int side,
+bool FlowIndexBuilder::EndsConnection(std::unique_ptr<OpenFlow>& open, int side,
                                       const TcpSegment& s) {
   if (s.flags & kTcpRst) return true;
+  if ((s.flags & kTcpFin) && open == nullptr)
+    open = std::make_unique<OpenFlow>();
+  if (open == nullptr) return false;  // No FIN yet.
+  OpenFlow& flow = *open;
   if ((s.flags & kTcpFin) && !flow.fin[side]) {
     flow.fin[side] = true;
     flow.fin_end[side] = s.seq + s.payload_bytes + 1;
@@ -250,28 +265,33 @@ void FlowIndexBuilder::OnEvent(const TimelineEvent& e) {
   // released after its end: those are left out.
   auto it = open_.find(e.flow_index);
   if (it == open_.end()) return;
+  if (it->second == nullptr) it->second = std::make_unique<OpenFlow>();
   auto& side = it->second->side;
   if (side == nullptr) side = std::make_unique<std::array<SenderCounters, 2>>();
   (*side)[e.sender_side & 1].OnEvent(e);
 }
 
 void FlowIndexBuilder::CloseIdle(int64_t now_ns) {
-  std::vector<std::pair<uint32_t, const char*>> ended;
+  const std::deque<Flow>& flows = builder_.flow_table().flows();
+  std::vector<std::pair<uint32_t, FlowEnd>> ended;
   for (const auto& [index, flow] : open_) {
-    if (flow->closed_ns != 0 && now_ns - flow->closed_ns >= kClosedLingerNs) {
-      ended.emplace_back(index, "closed");
-    } else if (now_ns - flow->last_ns >= idle_timeout_ns_) {
-      ended.emplace_back(index, "idle");
+    // The flow's newest packet is the table's last_ns: every packet of
+    // an open flow reaches OnSegment.
+    const int64_t closed_ns = flow != nullptr ? flow->closed_ns : 0;
+    if (closed_ns != 0 && now_ns - closed_ns >= kClosedLingerNs) {
+      ended.emplace_back(index, FlowEnd::kClosed);
+    } else if (now_ns - flows[index].last_ns >= idle_timeout_ns_) {
+      ended.emplace_back(index, FlowEnd::kIdle);
     }
   }
   for (const auto& [index, why] : ended) Close(index, why);
 }
 
-void FlowIndexBuilder::Close(uint32_t flow_index, const char* ended) {
+void FlowIndexBuilder::Close(uint32_t flow_index, FlowEnd ended) {
   auto it = open_.find(flow_index);
   const Flow& flow = builder_.flow_table().flows()[flow_index];
   SenderCounters none;  // For a flow without timeline events.
-  SenderCounters& open = it->second->side != nullptr
+  SenderCounters& open = it->second != nullptr && it->second->side != nullptr
                              ? (*it->second->side)[flow.sender_side()]
                              : none;
   if (open.window_start_ns >= 0) open.JudgeWindow(open.last_event_ns);
@@ -279,10 +299,10 @@ void FlowIndexBuilder::Close(uint32_t flow_index, const char* ended) {
   FlowIndexEntry& e = entries_[flow_index];
   // A closed flow's counts were released with it (below): stray packets
   // after the close do not change them.
-  const bool was_closed = e.filled && e.ended == "closed";
+  const bool was_closed = e.filled && e.ended == FlowEnd::kClosed;
   if (!was_closed) {
     e.summary = SummarizeIndexedFlow(flow, capture_start_ns_);
-    e.sender_side = flow.sender_side();
+    e.sender_side = static_cast<uint8_t>(flow.sender_side());
     const SideTraffic* sent = flow.side[flow.sender_side()].traffic.get();
     if (sent != nullptr) {
       e.data_packets = sent->payload_packets;
@@ -313,7 +333,7 @@ void FlowIndexBuilder::Close(uint32_t flow_index, const char* ended) {
   e.filled = true;
   open_.erase(it);
   // A flow idle for the timeout may resume: the table keeps its counts.
-  if (e.ended == "closed") builder_.ReleaseFlow(flow_index);
+  if (e.ended == FlowEnd::kClosed) builder_.ReleaseFlow(flow_index);
 }
 
 void FlowIndexBuilder::Finish(int64_t capture_start_ns) {
@@ -322,7 +342,9 @@ void FlowIndexBuilder::Finish(int64_t capture_start_ns) {
   for (const auto& [index, flow] : open_) still_open.push_back(index);
   std::sort(still_open.begin(), still_open.end());
   for (uint32_t index : still_open) {
-    Close(index, open_[index]->closed_ns != 0 ? "closed" : "open");
+    const OpenFlow* flow = open_[index].get();
+    Close(index, flow != nullptr && flow->closed_ns != 0 ? FlowEnd::kClosed
+                                                         : FlowEnd::kOpen);
   }
   const std::deque<Flow>& flows = builder_.flow_table().flows();
   entries_.resize(flows.size());
@@ -333,7 +355,7 @@ void FlowIndexBuilder::Finish(int64_t capture_start_ns) {
     // A flow whose only frames were copies was never opened.
     if (!e.filled) {
       e.summary = SummarizeIndexedFlow(flows[i], capture_start_ns_);
-      e.ended = "open";
+      e.ended = FlowEnd::kOpen;
       e.filled = true;
     }
     e.summary.start_s += shift_s;

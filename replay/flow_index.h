@@ -95,15 +95,20 @@ struct IndexedFlowSummary {
 IndexedFlowSummary SummarizeIndexedFlow(const Flow& flow,
                                         int64_t capture_start_ns);
 
+// How a flow's row ended: its FIN both ways or RST, the idle timeout, or
+// the capture's end.
+enum class FlowEnd : uint8_t { kOpen, kIdle, kClosed };
+const char* FlowEndName(FlowEnd end);  // "open", "idle", "closed".
+
 // One flow of the index: the flow table's counts, the timeline's RTT and
-// limiter times, the highest delivery rate.
+// limiter times, the highest delivery rate. 256 bytes (two to a deque
+// block, flow_index_test checks): a million are held until the output.
 struct FlowIndexEntry {
   IndexedFlowSummary summary;  // At the flow's end.
   uint64_t data_packets = 0;
   double data_duration_s = 0;
   std::optional<double> min_rtt_ms;
   std::optional<double> median_rtt_ms;
-  uint32_t mss_bytes = 0;
   // Seconds under each limiter (IndexLimiterName) and its longest stretch.
   std::array<double, kIndexLimiters> limiter_s = {};
   std::array<double, kIndexLimiters> longest_s = {};
@@ -112,10 +117,12 @@ struct FlowIndexEntry {
   // (kRateWindowRtts, kMinRateWindowS): the path carried that much, so it
   // is a lower bound of its rate. 0: no window was complete.
   double max_acked_rate_bps = 0;
-  std::string ended;    // "closed", "idle" or "open".
-  int sender_side = 0;  // Flow::sender_side() when it was folded.
-  bool filled = false;  // Folded at least once (a flow that resumed after
-                        // the idle timeout is folded twice).
+  // Small fields last: no padding between.
+  uint32_t mss_bytes = 0;
+  FlowEnd ended = FlowEnd::kOpen;
+  uint8_t sender_side = 0;  // Flow::sender_side() when it was folded.
+  bool filled = false;      // Folded at least once (a flow that resumed
+                            // after the idle timeout is folded twice).
 };
 
 class FlowIndexBuilder : public SegmentConsumer {
@@ -144,14 +151,18 @@ class FlowIndexBuilder : public SegmentConsumer {
  private:
   struct OpenFlow;
   void OnEvent(const TimelineEvent& event);
-  OpenFlow& Open(uint32_t flow_index);
+  // The flow's entry in open_, added if absent; its OpenFlow may be null
+  // (see the definition).
+  std::unique_ptr<OpenFlow>& Open(uint32_t flow_index);
   // Whether `s`, from `side`, ends the connection (see kClosedLingerNs).
-  static bool EndsConnection(OpenFlow& flow, int side, const TcpSegment& s);
+  // Makes the flow's OpenFlow at its first FIN.
+  static bool EndsConnection(std::unique_ptr<OpenFlow>& flow, int side,
+                             const TcpSegment& s);
   // A packet of a flow already closed and released: its packet counts
   // (kept in the table's record) go to the row; the state it made is freed.
   void CountStray(uint32_t flow_index);
   // Folds the open flow into its row and frees it.
-  void Close(uint32_t flow_index, const char* ended);
+  void Close(uint32_t flow_index, FlowEnd ended);
   // Closes the flows idle for the timeout before `now_ns`.
   void CloseIdle(int64_t now_ns);
 

@@ -86,6 +86,14 @@ class ShortFlows {
   SegmentConsumer& sink_;
 };
 
+// An entry is held per flow until the output: at 256 bytes or less two
+// fit in one of libstdc++'s 512-byte deque blocks (__deque_buf_size in
+// bits/stl_deque.h: 512 / size), above it one. The 296-byte entry took 304
+// bytes of heap, a 256-byte one takes 260: 44 MB less at a million flows.
+TEST(FlowIndexBuilderTest, EntryFitsTwoToADequeBlock) {
+  EXPECT_LE(sizeof(FlowIndexEntry), 256u);
+}
+
 // 2,000 downloads one after the other: each is folded and freed at its
 // second FIN (which acknowledges the first), so one is open at a time (all
 // 2,000 without freeing); the last ACK, after it, is still counted.
@@ -98,7 +106,7 @@ TEST(FlowIndexBuilderTest, ClosedFlowsAreFreed) {
   ASSERT_EQ(index.entries().size(), 2000u);
   EXPECT_EQ(index.max_open_flows(), 1u);
   for (const FlowIndexEntry& e : index.entries()) {
-    EXPECT_EQ(e.ended, "closed");
+    EXPECT_STREQ(FlowEndName(e.ended), "closed");
     EXPECT_EQ(e.summary.data_bytes, 2000u);
     EXPECT_EQ(e.data_packets, 2u);
     EXPECT_EQ(e.summary.packets_data_dir + e.summary.packets_ack_dir, 9u);
@@ -128,7 +136,7 @@ TEST(FlowIndexBuilderTest, FlowsWithoutTheLastAckCloseAfterALinger) {
   EXPECT_GE(index.max_open_flows(), 1000u);
   EXPECT_LE(index.max_open_flows(), 1260u);
   for (const FlowIndexEntry& e : index.entries()) {
-    EXPECT_EQ(e.ended, "closed");
+    EXPECT_STREQ(FlowEndName(e.ended), "closed");
     EXPECT_EQ(e.summary.data_bytes, 2000u);
   }
   EXPECT_EQ(index.entries()[0].summary.packets_data_dir +
@@ -153,10 +161,10 @@ TEST(FlowIndexBuilderTest, IdleFlowIsFoldedAndResumes) {
   index.Finish(kT0);
   ASSERT_EQ(index.entries().size(), 2u);
   const FlowIndexEntry& resumed = index.entries()[0];
-  EXPECT_EQ(resumed.ended, "open");
+  EXPECT_STREQ(FlowEndName(resumed.ended), "open");
   EXPECT_EQ(resumed.summary.data_bytes, 4000u);
   EXPECT_EQ(resumed.acks, 2u);  // One ACK of data before, one after.
-  EXPECT_EQ(index.entries()[1].ended, "open");
+  EXPECT_STREQ(FlowEndName(index.entries()[1].ended), "open");
 }
 
 // Flows of a real capture (334 TCP connections, no frame captured twice)

@@ -109,7 +109,7 @@ proto::FlowIndexRow FlowIndexRowOf(const FlowIndexEntry& e) {
                                 std::max(s.goodput_bps, e.max_acked_rate_bps));
   }
   row.set_worst_finding(WorstFinding(e));
-  row.set_ended(e.ended);
+  row.set_ended(FlowEndName(e.ended));
   return row;
 }
 
