@@ -22,9 +22,13 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
+#include <utility>
 
 #include "absl/container/node_hash_map.h"
+#include "parsers/node_pool.h"
 #include "parsers/tcp_segment.h"
 
 namespace ccreplay {
@@ -95,7 +99,14 @@ class SequenceSanity {
   void DropEnded(int64_t now_ns);
 
   // A node map: the cache below keeps pointers into it across insertions.
-  absl::node_hash_map<Key, Connection> connections_;
+  // Its nodes come from a pool (parsers/node_pool.h): a million of them
+  // freed at the capture's end leave whole slabs, not a million holes.
+  using Node = std::pair<const Key, Connection>;
+  absl::node_hash_map<Key, Connection, absl::Hash<Key>, std::equal_to<Key>,
+                      PoolAllocator<Node>>
+      connections_{
+          0, absl::Hash<Key>(), std::equal_to<Key>(),
+          PoolAllocator<Node>(std::make_shared<NodePool>(sizeof(Node)))};
   // The previous segment's connection (most segments follow one of their
   // own connection): its key in that segment's order, the connection and
   // that segment's side.
