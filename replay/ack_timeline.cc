@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_format.h"
+#include "replay/full_segment_size.h"
 #include "replay/handshake_rtt.h"
 
 namespace ccreplay {
@@ -20,6 +21,20 @@ constexpr uint32_t kDefaultMssBytes = 536;
 // sets, is detected: the window's largest segment, when it is below the
 // current MSS and at least half the window has exactly that size.
 constexpr uint32_t kMssWindowSegments = 64;
+// A new segment that left within srtt / kAtOnceRttFraction of the previous
+// one, with no ACK between, followed it at once (TakeNewSegment).
+constexpr int64_t kAtOnceRttFraction = 8;
+// New data that left within this of an ACK reaching the sender answered
+// it (the sender had data queued and waited for the window): the ACK's
+// processing and the transmit path take microseconds (Linux tcp_ack() ->
+// tcp_data_snd_check()); a millisecond allows for a loaded host and the
+// capture's clock. An application writing 16 kB at 10 Mb/s (13 ms apart)
+// lands within it once in 13.
+constexpr int64_t kAnsweredAckNs = 1'000'000;
+// ACK events held at most while the sender is silent after a short
+// segment (a window's worth of ACKs of 1,448-byte segments at 1 MB);
+// beyond, they are emitted as application-limited.
+constexpr size_t kMaxPendingAppAcks = 1024;
 
 }  // namespace
 
@@ -68,12 +83,23 @@ struct AckTimelineBuilder::Direction {
   uint32_t mss_window_at_max = 0;
   uint32_t mss_window_count = 0;
   bool sent_new_since_ack = false;
+  // The last new segment: its size, when it left (sender's clock) and
+  // whether it was short of a full segment (FullSegmentSize).
+  uint32_t last_new_bytes = 0;
+  int64_t last_new_send_ns = -1;
   bool last_new_short = false;
   // The last departure (new data or not) and the gap before it; the last
   // ACK.
   int64_t last_departure_ns = -1;
   int64_t last_departure_gap_ns = 0;
   int64_t last_ack_ns = -1;
+  FullSegmentSize full_segment;
+  // DecideLimit's last answer was kApp from a short segment alone: the
+  // ACK events since that segment wait in app_pending until what the
+  // sender did next tells (ResolvePendingApp): new data at once after the
+  // newest means it had more queued all along.
+  bool limit_from_short = false;
+  std::deque<TimelineEvent> app_pending;
   // Downstream, the ACK events the sender has not seen yet (AckHold), in
   // capture order; each with the flight before it and snd_nxt when it was
   // captured, so the data sent until the sender saw it can be added.
@@ -202,8 +228,17 @@ AckTimelineBuilder::FlowState* AckTimelineBuilder::StateFor(const TcpSegment& s,
 }
 
 void AckTimelineBuilder::ReleaseFlow(uint32_t flow_index) {
+  EmitHeldAppAcks(flow_index);
   if (flow_index < flows_.size()) flows_[flow_index].reset();
   table_.ReleaseTraffic(flow_index);
+}
+
+void AckTimelineBuilder::EmitHeldAppAcks(uint32_t flow_index) {
+  if (flow_index >= flows_.size() || flows_[flow_index] == nullptr) return;
+  for (int sender = 0; sender < 2; ++sender) {
+    if (flows_[flow_index]->direction[sender] != nullptr)
+      ResolvePendingApp(*flows_[flow_index], sender, false, 0);
+  }
 }
 
 void AckTimelineBuilder::OnSegment(const TcpSegment& s) {
@@ -253,7 +288,7 @@ void AckTimelineBuilder::ReleaseAck(FlowState& flow, int sender) {
   e.pipe_bytes += sent_since;
   e.limit =
       DecideLimit(flow, d, held.outstanding_before + sent_since, e.mss_bytes);
-  if (sink_) Emit(flow, sender, e);
+  EmitAck(flow, sender, e);
 }
 
 void AckTimelineBuilder::Finish() {
@@ -264,6 +299,8 @@ void AckTimelineBuilder::Finish() {
              flow->hold[sender].Pop(0, false, 0, true)) {
         ReleaseAck(*flow, sender);
       }
+      if (flow->direction[sender] != nullptr)
+        ResolvePendingApp(*flow, sender, /*new_data=*/false, 0);
     }
   }
 }
@@ -324,6 +361,24 @@ void AckTimelineBuilder::TrackMss(Direction& d, uint32_t payload_bytes,
     d.mss_bytes = d.mss_window_max;  // Lowered (Prague v0.7).
   }
   d.mss_window_max = d.mss_window_at_max = d.mss_window_count = 0;
+}
+
+void AckTimelineBuilder::TakeNewSegment(Direction& d, uint32_t payload_bytes,
+                                        int64_t send_ns) {
+  // The previous new segment was followed at once: no ACK between (the
+  // sender did not wait for one) and within an eighth of the smoothed RTT
+  // (pacing spreads a window over the RTT; an application's next write
+  // comes when it comes). Without an RTT sample yet, no ACK between.
+  const int64_t at_once_ns = d.rtt.srtt_us() * 1000 / kAtOnceRttFraction;
+  if (d.sent_new_since_ack && d.last_new_send_ns >= 0 &&
+      (at_once_ns == 0 || send_ns - d.last_new_send_ns <= at_once_ns)) {
+    d.full_segment.OnFullSegment(d.last_new_bytes, d.current_mss());
+  }
+  d.sent_new_since_ack = true;
+  d.last_new_bytes = payload_bytes;
+  d.last_new_send_ns = send_ns;
+  d.last_new_short =
+      payload_bytes < d.full_segment.ShortBelowBytes(d.current_mss());
 }
 
 void AckTimelineBuilder::OnHandshake(FlowState& flow, int side,
@@ -414,6 +469,7 @@ void AckTimelineBuilder::OnData(FlowState& flow, int side,
   }
 
   const int64_t send_ns = s.time_ns - flow.shift_ns[side];
+  ResolvePendingApp(flow, side, end > d.board.snd_nxt(), send_ns);
   const uint64_t outstanding_before = d.board.outstanding_bytes();
   const SackScoreboard::SendResult sent =
       RecordSend(flow, d, s, start, end, send_ns, ts_val);
@@ -501,8 +557,7 @@ SackScoreboard::SendResult AckTimelineBuilder::RecordSend(
     }
     if (d.mss_limit_bytes == 0 || s.payload_bytes <= d.mss_limit_bytes)
       TrackMss(d, s.payload_bytes, outstanding_before > 0);
-    d.sent_new_since_ack = true;
-    d.last_new_short = s.payload_bytes < d.current_mss();
+    TakeNewSegment(d, s.payload_bytes, send_ns);
     if (d.last_new_short) {
       const uint64_t mss = d.current_mss();
       d.rate.MarkAppLimited((d.board.pipe_bytes() + mss - 1) / mss);
@@ -621,7 +676,7 @@ void AckTimelineBuilder::OnAckFrom(FlowState& flow, int side,
     return;
   }
   e.limit = DecideLimit(flow, d, outstanding_before, mss);
-  if (sink_) Emit(flow, sender, e);
+  EmitAck(flow, sender, e);
 }
 
 int64_t AckTimelineBuilder::CountAck(Direction& d, const TcpSegment& s) {
@@ -777,7 +832,38 @@ SendLimit AckTimelineBuilder::DecideLimit(const FlowState& flow, Direction& d,
                               ? LimitBefore(d, outstanding, mss)
                               : SendLimit::kUnknown;  // Unobservable window.
   d.sent_new_since_ack = false;
+  d.limit_from_short = limit == SendLimit::kApp && outstanding > 0;
   return limit;
+}
+
+void AckTimelineBuilder::EmitAck(const FlowState& flow, int sender,
+                                 TimelineEvent& event) {
+  Direction& d = *flow.direction[sender];
+  if (d.limit_from_short && d.app_pending.size() < kMaxPendingAppAcks) {
+    d.app_pending.push_back(std::move(event));
+    return;
+  }
+  ResolvePendingApp(flow, sender, /*new_data=*/false, 0);
+  if (sink_) Emit(flow, sender, event);
+}
+
+void AckTimelineBuilder::ResolvePendingApp(const FlowState& flow, int sender,
+                                           bool new_data, int64_t send_ns) {
+  Direction& d = *flow.direction[sender];
+  if (d.app_pending.empty()) return;
+  // RFC 7661 section 3 (and Linux tcp_rate_check_app_limited()): the
+  // sender is application-limited when it had nothing queued. Answering
+  // an ACK with new data at once shows it had, since the short segment:
+  // its window held it at every ACK until then.
+  const int64_t at_once_ns =
+      std::min(kAnsweredAckNs, d.rtt.srtt_us() * 1000 / kAtOnceRttFraction);
+  const bool queued =
+      new_data && send_ns - d.app_pending.back().time_ns <= at_once_ns;
+  for (TimelineEvent& event : d.app_pending) {
+    if (queued) event.limit = SendLimit::kCwnd;
+    if (sink_) Emit(flow, sender, event);
+  }
+  d.app_pending.clear();
 }
 
 SendLimit AckTimelineBuilder::LimitBefore(const Direction& d,

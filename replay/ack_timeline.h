@@ -38,8 +38,9 @@ enum class SendLimit {
   kCwnd,     // It sent new data after the previous ACK and then stopped
              // with data in flight and window to spare: waiting for ACKs.
   kRwnd,     // The receive window was full.
-  kApp,      // Nothing in flight, or its last new segment was short (the
-             // application had no more to send).
+  kApp,      // Nothing in flight, or its last new segment was short of a
+             // full one (FullSegmentSize) and none followed it before the
+             // ACK: the application had no more to send.
 };
 const char* SendLimitName(SendLimit limit);  // "unknown", "cwnd", ...
 
@@ -182,8 +183,14 @@ class AckTimelineBuilder : public SegmentConsumer {
   const FlowTable& flow_table() const { return table_; }
   // Frees the flow's state, here and in the table (ReleaseTraffic), for a
   // one-pass consumer done with a flow that ended: events still held for
-  // it are dropped; a later segment starts it again as after its SYN.
+  // it (AckHold) are dropped, ACK events waiting on what the sender sends
+  // next are emitted application-limited; a later segment starts it again
+  // as after its SYN.
   void ReleaseFlow(uint32_t flow_index);
+  // Emits the flow's ACK events that wait on what its sender sends next
+  // (application-limited: nothing followed), for a consumer that closes
+  // its record of the flow before the flow's next segment.
+  void EmitHeldAppAcks(uint32_t flow_index);
   // The flow's figures, its sender taken as Flow::sender_side().
   TimelineStats Stats(uint32_t flow_index) const;
 
@@ -260,6 +267,14 @@ class AckTimelineBuilder : public SegmentConsumer {
   // next interval.
   static SendLimit DecideLimit(const FlowState& flow, Direction& d,
                                uint64_t outstanding, uint32_t mss);
+  // Emits an ACK event, or holds it while its kApp limit rests on a short
+  // segment alone (Direction::app_pending).
+  void EmitAck(const FlowState& flow, int sender, TimelineEvent& event);
+  // Emits the held ACK event of `sender`'s data, if any, before what comes
+  // next: `new_data` sent at `send_ns` (sender's clock) at once after it
+  // makes it kCwnd.
+  void ResolvePendingApp(const FlowState& flow, int sender, bool new_data,
+                         int64_t send_ns);
   static SendLimit LimitBefore(const Direction& d, uint64_t outstanding,
                                uint32_t mss);
   void OnHandshake(FlowState& flow, int side, const TcpSegment& s);
@@ -281,6 +296,11 @@ class AckTimelineBuilder : public SegmentConsumer {
                                bool own_option);
   static void TrackMss(Direction& d, uint32_t payload_bytes,
                        bool behind_data_in_flight);
+  // A new segment of `payload_bytes` left at `send_ns`: the previous one,
+  // when this followed it at once, was full (FullSegmentSize); this one is
+  // short or not.
+  static void TakeNewSegment(Direction& d, uint32_t payload_bytes,
+                             int64_t send_ns);
   static void StartReduction(const FlowState& flow, Direction& d);
   void Emit(const FlowState& flow, int sender, TimelineEvent& event) const;
 

@@ -288,6 +288,7 @@ void FlowIndexBuilder::CloseIdle(int64_t now_ns) {
 }
 
 void FlowIndexBuilder::Close(uint32_t flow_index, FlowEnd ended) {
+  builder_.EmitHeldAppAcks(flow_index);  // Counted before the record ends.
   auto it = open_.find(flow_index);
   const Flow& flow = builder_.flow_table().flows()[flow_index];
   SenderCounters none;  // For a flow without timeline events.
