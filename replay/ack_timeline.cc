@@ -854,13 +854,15 @@ void AckTimelineBuilder::ResolvePendingApp(const FlowState& flow, int sender,
   // RFC 7661 section 3 (and Linux tcp_rate_check_app_limited()): the
   // sender is application-limited when it had nothing queued. Answering
   // an ACK with new data at once shows it had, since the short segment:
-  // its window held it at every ACK until then.
+  // something held it at every ACK until then, its window or Nagle's
+  // rule (RFC 9293 section 3.7.4) holding a short remainder, which the
+  // capture cannot tell apart: kUnknown, never kApp.
   const int64_t at_once_ns =
       std::min(kAnsweredAckNs, d.rtt.srtt_us() * 1000 / kAtOnceRttFraction);
   const bool queued =
       new_data && send_ns - d.app_pending.back().time_ns <= at_once_ns;
   for (TimelineEvent& event : d.app_pending) {
-    if (queued) event.limit = SendLimit::kCwnd;
+    if (queued) event.limit = SendLimit::kUnknown;
     if (sink_) Emit(flow, sender, event);
   }
   d.app_pending.clear();

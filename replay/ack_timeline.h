@@ -34,7 +34,8 @@ namespace ccreplay {
 
 // What limited the sender just before an ACK arrived.
 enum class SendLimit {
-  kUnknown,  // Pacing, or nothing the capture shows.
+  kUnknown,  // Pacing, data held behind an ACK that the capture cannot
+             // attribute (window or Nagle), or nothing the capture shows.
   kCwnd,     // It sent new data after the previous ACK and then stopped
              // with data in flight and window to spare: waiting for ACKs.
   kRwnd,     // The receive window was full.

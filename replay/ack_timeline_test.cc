@@ -990,5 +990,49 @@ TEST(AckTimelineTest, FramesCapturedTwiceLeaveTheTimelineAsItWas) {
   EXPECT_EQ(got.stats.bytes_acked, want.stats.bytes_acked);
 }
 
+// ---- Application-limited by what the sender had (issue 15 item 3) -------
+
+// ACK events by their limit, counting only those with data in flight
+// before the ACK (outstanding after it, or newly acknowledged).
+std::map<SendLimit, int> LimitsWithDataInFlight(const Timeline& t) {
+  std::map<SendLimit, int> out;
+  for (const TimelineEvent& e : Acks(t)) {
+    if (e.outstanding_bytes + e.bytes_acked > 0) ++out[e.limit];
+  }
+  return out;
+}
+
+// zeek-tcprs_fast019.pcap's server sends bursts of 1,434-byte segments
+// ending in one of 1,338 to 1,418 bytes, and answers each ACK with the
+// next burst within half a millisecond (`tshark -r zeek-tcprs_fast019.pcap
+// -T fields -e frame.time_relative -e tcp.srcport -e tcp.len`, frames
+// 100-170: ACK at 1.222755, data at 1.222826). It had data queued: the
+// ACKs before those answers are window-limited, not application-limited.
+// Before this rule, 209 of its 267 ACK events were "app" with data in
+// flight (every burst's short last segment); now 21 are.
+TEST(AckTimelineTest, BurstsEndingShortAreNotApplicationLimited) {
+  CCREPLAY_PATH_OR_SKIP(path, SharedTestData("tcp/zeek-tcprs_fast019.pcap"));
+  const std::map<SendLimit, int> limits = LimitsWithDataInFlight(Build(path));
+  EXPECT_LE(limits.count(SendLimit::kApp) ? limits.at(SendLimit::kApp) : 0, 25);
+  // Held by its window or Nagle's rule, which the capture cannot tell
+  // apart: 177 now.
+  EXPECT_GE(
+      limits.count(SendLimit::kUnknown) ? limits.at(SendLimit::kUnknown) : 0,
+      150);
+}
+
+// The lab's built-in sender writing 16 kB every 13 ms (10 Mb/s) on a
+// 20 Mb/s path: the ACKs after a chunk's short last segment are not
+// answered at once (the next chunk comes when the application writes),
+// so they stay "app": 314 of the 1,306 ACK events (437 before this rule;
+// those answered at once by new data, Nagle or the window holding the
+// chunk's remainder, are now "unknown").
+TEST(AckTimelineTest, ApplicationLimitedLabSenderStaysSo) {
+  const std::map<SendLimit, int> limits = LimitsWithDataInFlight(
+      Build(TestDataPath("lab/cubic_app10mbit_20mbit_20ms_3s/sender.pcap.gz")));
+  EXPECT_GE(limits.count(SendLimit::kApp) ? limits.at(SendLimit::kApp) : 0,
+            280);
+}
+
 }  // namespace
 }  // namespace ccreplay
