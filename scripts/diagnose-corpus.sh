@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs `ccreplay diagnose --json` over every capture and qlog in testdata/
-# and ../shared/testdata (a lab bundle directory counts as one input) and
+# and ../shared/testdata (a lab bundle directory, with its meta.json, counts as one input) and
 # prints one Markdown table row per input: exit code, vantage, the
 # verdict's first clause, the limiter shares and the findings
 # (kind:severity). docs/corpus.md holds its output, dated with the commit.
@@ -12,8 +12,9 @@ roots=(testdata ../shared/testdata)
 inputs() {
   for root in "${roots[@]}"; do
     [ -d "$root" ] || continue
-    # Bundles: directories holding a sender.pcap(.gz) or meta.txt.
-    find "$root" -name meta.txt -printf '%h\n'
+    # Lab bundles: directories with a meta.json (older runs' meta.txt
+    # directories are read file by file).
+    find "$root" -name meta.json -printf '%h\n'
     find "$root" -type f \( -name '*.pcap' -o -name '*.pcap.gz' \
       -o -name '*.pcapng' -o -name '*.pcapng.gz' -o -name '*.cap' \
       -o -name '*.qlog' -o -name '*.qlog.gz' -o -name '*.sqlog' \
@@ -21,7 +22,7 @@ inputs() {
       -not -path '*/golden/*' -not -path '*/fuzz*'
   done | sort -u | while read -r p; do
     # Files inside a bundle are read through the bundle.
-    [ -f "$(dirname "$p")/meta.txt" ] && [ -f "$p" ] && continue
+    [ -f "$(dirname "$p")/meta.json" ] && [ -f "$p" ] && continue
     echo "$p"
   done
 }
