@@ -84,11 +84,12 @@ TEST(DominantBandsTest, GapsSplitSpansAndTheRangeClips) {
   EXPECT_EQ(LabelBands(bands).of_band, (std::vector<size_t>{0, 0}));
 }
 
-// The l4s-tests Prague capture's limiter strip: 591 limiter runs (about
+// The l4s-tests Prague capture's limiter strip: 594 limiter runs (about
 // one per RTT) become a few dozen spans, and the time under each limiter
 // is kept: the shares integrate to the diagnosis's limiter fractions (jq
-// '.limiters' on `ccreplay diagnose FILE --json`: cwnd 0.8207, app 0.0052,
-// unknown 0.1741).
+// '.limiters' on `ccreplay diagnose FILE --json`: cwnd 0.8239, app 0.0008,
+// unknown 0.1753; 591 runs and 0.8207, 0.0052, 0.1741 before issue 15
+// item 3 took short segments answered at once out of "app").
 TEST(DominantBandsTest, PragueLimiterStripKeepsTheTimeShares) {
   CCREPLAY_PATH_OR_SKIP(
       path, SharedTestData("tcp/l4s-tests_prague_dualpi2_wifi.pcap.gz"));
@@ -103,7 +104,7 @@ TEST(DominantBandsTest, PragueLimiterStripKeepsTheTimeShares) {
     if (p.bands_only) strip = &p;
   }
   ASSERT_NE(strip, nullptr);
-  EXPECT_EQ(strip->bands.size(), 591u);
+  EXPECT_EQ(strip->bands.size(), 594u);
   const BinnedBands b =
       DominantBands(strip->bands, page.start_s, page.end_s, 295);
   EXPECT_LT(b.spans.size(), 40u);
@@ -128,7 +129,7 @@ TEST(DominantBandsTest, PragueLimiterStripKeepsTheTimeShares) {
     }
   }
   EXPECT_EQ(checked, 3);
-  EXPECT_NEAR(run->diagnosis.result.limiters(0).time_fraction(), 0.8207, 1e-4);
+  EXPECT_NEAR(run->diagnosis.result.limiters(0).time_fraction(), 0.8239, 1e-4);
 }
 
 }  // namespace
