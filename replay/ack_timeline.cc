@@ -862,7 +862,10 @@ void AckTimelineBuilder::ResolvePendingApp(const FlowState& flow, int sender,
   const bool queued =
       new_data && send_ns - d.app_pending.back().time_ns <= at_once_ns;
   for (TimelineEvent& event : d.app_pending) {
-    if (queued) event.limit = SendLimit::kUnknown;
+    if (queued) {
+      event.limit = SendLimit::kUnknown;
+      event.held_after_short = true;
+    }
     if (sink_) Emit(flow, sender, event);
   }
   d.app_pending.clear();

@@ -95,6 +95,12 @@ struct TimelineEvent {
   uint64_t pipe_bytes = 0;
   uint64_t rwnd_bytes = 0;                // Scaled receive window of this ACK.
   SendLimit limit = SendLimit::kUnknown;  // Before the ACK.
+  // kUnknown because the sender, silent since a short segment, answered
+  // this ACK at once with new data: its window or Nagle's rule held it,
+  // which the capture cannot tell apart. Unlike other kUnknown ACKs, no
+  // evidence of a full window: replay leaves growth to the controller's
+  // own cwnd-limited test (AckEvent::cwnd_limited).
+  bool held_after_short = false;
   uint32_t mss_bytes = 0;                 // The sender's MSS (it can change).
   uint32_t spurious_retransmissions = 0;  // Found spurious by this ACK.
   // QUIC only (AckEvent and LossEvent have their meaning): kAck: the send

@@ -36,12 +36,18 @@ AckEvent ToAckEvent(const TimelineEvent& event, const ReplayFlowFacts& facts,
   ack.largest_acked_send_order = event.send_order;
   ack.acked_packets = event.acked_packets;
   ack.delivery_rate_bytes_per_s = event.delivery_rate_bytes_per_s;
-  // The timeline knows the sender was not cwnd-limited only when it was
-  // held by the application or the receive window; pacing or an unknown
-  // cause leaves the kernel's own check (tcp_is_cwnd_limited()) to decide,
-  // which lets cwnd grow, so those count as limited.
-  ack.cwnd_limited =
-      event.limit != SendLimit::kApp && event.limit != SendLimit::kRwnd;
+  // The timeline knows the sender was not cwnd-limited when it was held
+  // by the application or the receive window; pacing or an unknown cause
+  // leaves the kernel's own check (tcp_is_cwnd_limited()) to decide, which
+  // lets cwnd grow, so those count as limited. An ACK held after a short
+  // segment (window or Nagle, TimelineEvent::held_after_short) is no
+  // evidence of a full window: counting it as limited let a Linux Reno
+  // replay grow after an idle restart with one segment in flight where
+  // tcp_cwnd_validate() (net/ipv4/tcp_output.c, 6.18) leaves the kernel
+  // not cwnd-limited. The Linux models still grow there when their own
+  // window was full (LinuxTcpSender::ValidateCwnd).
+  ack.cwnd_limited = event.limit != SendLimit::kApp &&
+                     event.limit != SendLimit::kRwnd && !event.held_after_short;
   if (event.ack > 0) {
     ack.snd_una_bytes = static_cast<uint64_t>(event.ack);
     ack.snd_nxt_bytes = ack.snd_una_bytes + event.outstanding_bytes;
