@@ -347,7 +347,52 @@ absl::StatusOr<std::optional<QuicInput>> ResolveQuicInput(
   QuicInput input{*qlog, "", {}};
   if (!bundle->complete())
     input.warnings.push_back(IncompleteBundleWarning(*bundle));
+  absl::StatusOr<std::optional<int64_t>> epoch_ns =
+      BundleQlogEpochNs(*bundle, *qlog);
+  if (!epoch_ns.ok()) return epoch_ns.status();
+  if (epoch_ns->has_value()) {
+    input.clock_epoch_ns = *epoch_ns;
+    input.clock =
+        "qlog time, zero at the flow's first datagram in the bundle's "
+        "sender capture";
+  }
   return input;
+}
+
+namespace {
+
+// Counts nothing: ReadCapture's CaptureInfo is all BundleQlogEpochNs needs.
+class NoSegments : public SegmentConsumer {
+ public:
+  void OnSegment(const TcpSegment&) override {}
+  void Restart() override {}
+};
+
+}  // namespace
+
+absl::StatusOr<std::optional<int64_t>> BundleQlogEpochNs(
+    const Bundle& bundle, const std::string& qlog) {
+  for (int i = 0; i < bundle.meta.flows_size(); ++i) {
+    absl::StatusOr<std::string> path =
+        BundleServerQlog(bundle, absl::StrCat(i));
+    if (!path.ok() || *path != qlog) continue;
+    const std::string& sender = bundle.meta.flows(i).sender();
+    uint32_t port = 0;
+    const size_t colon = sender.rfind(':');
+    if (colon == std::string::npos ||
+        !absl::SimpleAtoi(sender.substr(colon + 1), &port) || port == 0) {
+      return std::nullopt;
+    }
+    CaptureReadOptions options;
+    options.filter = absl::StrCat("udp port ", port);
+    NoSegments none;
+    absl::StatusOr<CaptureInfo> info =
+        ReadCapture(bundle.sender_capture, none, options);
+    if (!info.ok()) return info.status();
+    if (info->packets == 0) return std::nullopt;
+    return info->first_packet_time_ns;
+  }
+  return std::nullopt;
 }
 
 absl::StatusOr<TcpCaptureScan> ScanTcpCapture(

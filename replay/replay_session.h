@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "parsers/bundle.h"
 #include "parsers/flow_table.h"
 #include "parsers/host_state.h"
 #include "parsers/pcap_reader.h"
@@ -143,7 +144,28 @@ struct QuicInput {
   std::string flow;
   // About the bundle (an incomplete one); empty for a qlog.
   std::vector<std::string> warnings;
+  // For a bundle's qlog: the Unix time of its time zero, taken as the
+  // flow's first datagram in the bundle's sender capture
+  // (BundleQlogEpochNs), and the clock's name. Unset for a qlog given
+  // alone or when the capture has no datagram of the flow.
+  std::optional<int64_t> clock_epoch_ns;
+  std::string clock;
 };
+
+// The Unix time, in ns, of time zero of `qlog`, the server qlog of one of
+// `bundle`'s flows (meta.flows[].server_qlog), for a qlog whose own
+// reference_time is unknown (ngtcp2 writes 0 with relative times): the
+// flow's first datagram (its UDP port, meta.flows[].sender) in the
+// bundle's sender capture. The assumption: the server creates the
+// connection, and starts its qlog, when the client's first Initial
+// arrives, which the sender-side capture (the server's own interface,
+// the same host clock) saw then; the error is the server's handling of
+// that datagram (about 0.7 ms on testdata/lab/ngtcp2_two_cubic_*: the
+// client's Initial to the server's first datagram in the capture), under
+// a millisecond. nullopt when no flow names `qlog` or the capture has no
+// datagram of it; the capture reader's errors.
+absl::StatusOr<std::optional<int64_t>> BundleQlogEpochNs(
+    const Bundle& bundle, const std::string& qlog);
 // nullopt when `path` is neither (a capture, a TCP bundle).
 absl::StatusOr<std::optional<QuicInput>> ResolveQuicInput(
     const std::string& path, bool qlog_flag, const std::string& flow);

@@ -302,8 +302,9 @@ FlowSummary QuicFlowSummary(const HostTrace& trace, size_t index,
   return s;
 }
 
-absl::Status DiagnoseQuic(const DiagnoseOptions& options,
-                          const std::string& qlog, Pieces* p) {
+absl::Status DiagnoseQuic(const DiagnoseOptions& options, const QuicInput& quic,
+                          Pieces* p) {
+  const std::string& qlog = quic.qlog;
   absl::StatusOr<HostStateLog> log = ReadHostState(qlog);
   if (!log.ok()) return log.status();
   // The trace `ccreplay replay` picks for the same --flow.
@@ -314,10 +315,15 @@ absl::Status DiagnoseQuic(const DiagnoseOptions& options,
   const QuicEventSpan span = SpanOf(trace.quic_events);
   const int64_t start_us = span.start_us;
   const int64_t end_us = std::max<int64_t>(span.end_us, 0);
-  std::optional<int64_t> epoch_ns;
-  if (trace.clock_epoch_us) epoch_ns = *trace.clock_epoch_us * 1000;
+  // The qlog's own reference time, else the bundle capture's.
+  std::optional<int64_t> epoch_ns = quic.clock_epoch_ns;
+  std::string clock = epoch_ns.has_value() ? quic.clock : trace.clock;
+  if (trace.clock_epoch_us) {
+    epoch_ns = *trace.clock_epoch_us * 1000;
+    clock = trace.clock;
+  }
   StartObserving(start_us * 1000, FlowObserver::Counting::kBytesAcked, epoch_ns,
-                 trace.clock, p);
+                 clock, p);
   const QuicTimelineStats stats = BuildQuicTimeline(trace, ObserverTap(p));
   DiagnosisInput& in = p->input;
   in.quic = true;
@@ -435,21 +441,22 @@ absl::StatusOr<DiagnoseRun> DiagnoseInput(const DiagnoseOptions& options) {
   Pieces p;
   // The input's kind comes from its content (a qlog may be named .json).
   // An ngtcp2 bundle is diagnosed from its flow's server qlog.
-  std::string qlog = options.qlog_path;
+  QuicInput quic_input{options.qlog_path, options.flow, {}};
   DiagnoseOptions quic_options = options;
-  if (qlog.empty()) {
+  if (quic_input.qlog.empty()) {
     absl::StatusOr<std::optional<QuicInput>> quic =
         ResolveQuicInput(options.input, false, options.flow);
     if (!quic.ok()) return quic.status();
     if (quic->has_value()) {
-      qlog = (*quic)->qlog;
-      quic_options.flow = (*quic)->flow;
-      p.run.warnings = (*quic)->warnings;
+      quic_input = **std::move(quic);
+      quic_options.flow = quic_input.flow;
+      p.run.warnings = quic_input.warnings;
     }
   }
+  const std::string& qlog = quic_input.qlog;
   const absl::Status status = qlog.empty()
                                   ? DiagnoseTcp(options, &p)
-                                  : DiagnoseQuic(quic_options, qlog, &p);
+                                  : DiagnoseQuic(quic_options, quic_input, &p);
   if (!status.ok()) return status;
   p.input.input_path = qlog.empty() ? options.input : qlog;
   if (!options.host_state_path.empty())
