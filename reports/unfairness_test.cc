@@ -345,8 +345,8 @@ TEST_P(UnfairnessTest, PacketSizeNamedExactlyWithoutNormalization) {
   }
 }
 
-// The Done-when's normalized-prediction bound, not met (measured on this
-// commit, 24 seeds for both the fitted prediction and the simulator's
+// The Done-when's normalized-prediction bound, not met (measured at
+// 9595ef4, 24 seeds for both the fitted prediction and the simulator's
 // ratio, normalize on; "off-run" predicts from the un-normalized export,
 // "on-run" from the normalized one):
 //   reno  DSL        0.887 / 0.868 against 0.844  (0.043 / 0.024)
@@ -355,17 +355,33 @@ TEST_P(UnfairnessTest, PacketSizeNamedExactlyWithoutNormalization) {
 //   cubic DSL        0.856 / 0.844 against 0.800  (0.056 / 0.044)
 //   cubic bdp40      0.825 / 0.834 against 0.808  (met)
 //   cubic congested  0.909 / 0.878 against 0.909  (0.000 / 0.031)
-// (A commit before this one, whose shared base RTT was wrongly 107.5 ms
-// on bdp40, met 8 of the 12: the figures move by this much with any
-// change of the path.)
-// The fitted path is now close to the simulator's (base RTT within 2 %,
-// buffer 0.91-1.00 of the profile's, ACK hold 29-48 ms against 40), but the
-// 24-seed ratio is not converged: the simulator's own ratio over seeds
-// 1-24, 25-48, 49-72, 73-96 is cubic DSL 0.800/0.844/0.835/0.834, cubic
-// bdp40 0.808/0.824/0.824/0.824, reno DSL 0.844/0.844/0.829/0.805, and a
-// 0.1 % change of the fitted rate or a 5 % change of the ACK hold moves a
-// 24-seed prediction by up to 0.05 (even 96 seeds on both sides left 3
-// of 12 beyond 0.03).
+// The cause, each piece measured by changing only it (issue 19, unfair3):
+// - The prediction run is the reference run: SimulatedThroughputRatio on
+//   the profile's own path (its rate, RTT, buffer, ACK every 2 or 40 ms)
+//   gives the simulator's ratio to the last digit in all 6 (same seeds,
+//   jitter, start, flow order, whole-run measure, bottleneck and receiver
+//   model). Start phases, orders, run length, jitter and issue 18's quicly
+//   options (in_service, recovery_acks) are therefore not the difference.
+// - It is the fitted path, to which the ratio responds as a rugged, not a
+//   smooth, function. Means over 5 rate perturbations of 1e-4 (24 seeds
+//   each) of the profile's path against the off-run's fitted path:
+//   reno DSL 0.842/0.862, bdp40 0.857/0.884, congested 0.901/0.915; cubic
+//   DSL 0.828/0.859, bdp40 0.818/0.826, congested 0.903/0.914 (24-seed sd
+//   0.005-0.023). On the profile's path, only the fitted ACK hold moves
+//   reno bdp40 to 0.908 (42 ms against 40), reno congested to 0.859 (28.7
+//   ms), reno DSL to 0.813 (47.7 ms); only the fitted buffer moves reno
+//   congested to 0.929 (0.94 of it), cubic congested to 0.934 (1.002 of
+//   it: 114 bytes), cubic DSL to 0.801 (0.98); only the fitted rate (-0.07
+//   %) moves cubic DSL to 0.847. The shifts are not noise: the 5 samples
+//   agree, and they persist in 480 s runs (reno bdp40, ACK hold 42 ms:
+//   0.910 against 0.845). Nor additive: the fitted path with the true
+//   hold and buffer still gives reno bdp40 0.827 (rate 1 % and RTT 2 %
+//   off). A sweep of the buffer (0.90-1.06) and the hold (28-46 ms) on the
+//   profile's path moves each case's ratio up and down by 0.03-0.09 with
+//   no trend; 10 start phases x 2 orders do not smooth it, nor does 4
+//   service times of jitter on the congested profile (it does on bdp40).
+// So no fit short of the exact path meets 0.03 in all 12, and more seeds
+// or longer runs on either side do not help (measured).
 TEST_P(UnfairnessTest, DISABLED_NormalizedPredictionWithinThreeHundredths) {
   const auto& [spec, c] = GetParam();
   absl::StatusOr<PathProfile> profile = FindPathProfile(c.profile);
