@@ -72,6 +72,14 @@ std::optional<double> RttExponent(const std::string& spec) {
   return std::nullopt;
 }
 
+// Whether `spec` counts its congestion-avoidance growth in its own
+// packets, unless normalized: the AIMD families RttExponent models (Reno,
+// RFC 5681 section 3.1; CUBIC, RFC 9438 section 4.2: W in segments; DCTCP
+// and Prague on Reno's increase), the stack profiles' included.
+bool GrowsPerPacket(const std::string& spec) {
+  return RttExponent(spec).has_value();
+}
+
 // Says that the claimed controller, not the capture, decided whether `f`
 // normalizes.
 std::string ClaimDecided(const CompetitorFacts& f) {
@@ -275,14 +283,17 @@ struct Counterfactuals {
   std::optional<double> normalized;
   std::optional<double> same_controller;  // lesser runs greater's
   std::optional<double> same_start;       // lesser starts with greater
-  // The lesser, the smaller-packet flow without normalization, sends the
-  // greater's packet size.
+  // The lesser sends the greater's packet size.
   std::optional<double> same_size;
 };
 
+// With `size_unnamed` (the growth named no packet-size cause: not
+// measured), also the lesser at the greater's packet size, when it sends
+// smaller packets with a controller that counts its growth in them.
 Counterfactuals RunCounterfactuals(const CompetitorFacts& lesser,
                                    const CompetitorFacts& greater,
-                                   const FittedPath& path, bool lesser_first) {
+                                   const FittedPath& path, bool lesser_first,
+                                   bool size_unnamed) {
   const bool own_rtt = DifferentRtts(lesser, greater, QueueS(path));
   const SimulatedFlow l = AsSimulated(lesser, LateBy(lesser, greater), own_rtt);
   const SimulatedFlow g =
@@ -308,8 +319,9 @@ Counterfactuals RunCounterfactuals(const CompetitorFacts& lesser,
     together.start_ns = g.start_ns;
     c.same_start = Ratio(path, together, g, lesser_first);
   }
-  if (lesser.packet_bytes < greater.packet_bytes &&
-      !lesser.normalize_bytes.has_value()) {
+  if (size_unnamed && lesser.packet_bytes < greater.packet_bytes &&
+      !lesser.normalize_bytes.has_value() &&
+      GrowsPerPacket(lesser.controller)) {
     if (std::optional<SimulatedFlow> resized =
             WithPacketBytes(l, greater.packet_bytes)) {
       c.same_size = Ratio(path, *resized, g, lesser_first);
@@ -336,16 +348,12 @@ std::optional<UnfairnessCause> CounterfactualCause(
   return c;
 }
 
-// The causes with a counterfactual: controller mix, start order, and
-// packet size where the growth did not name it (not measured: a flow with
-// too few congestion-avoidance epochs).
+// The causes with a counterfactual: packet size (when the growth did not
+// name it), controller mix and start order.
 void AddSimulatedCauses(const CompetitorFacts& lesser,
                         const CompetitorFacts& greater,
                         const Counterfactuals& c,
                         std::vector<UnfairnessCause>* causes) {
-  const bool size_named = std::any_of(
-      causes->begin(), causes->end(),
-      [](const UnfairnessCause& u) { return u.kind == "packet_size"; });
   if (std::optional<UnfairnessCause> size = CounterfactualCause(
           "packet_size", c.as_is, c.same_size,
           absl::StrFormat(
@@ -354,7 +362,7 @@ void AddSimulatedCauses(const CompetitorFacts& lesser,
               "RFC 7141 section 2.3); with %d-byte packets",
               lesser.packet_bytes, greater.label, greater.packet_bytes,
               lesser.controller, greater.packet_bytes));
-      size.has_value() && !size_named) {
+      size.has_value()) {
     causes->push_back(*std::move(size));
   }
   if (std::optional<UnfairnessCause> mix = CounterfactualCause(
@@ -433,8 +441,11 @@ UnfairnessAttribution AttributeUnfairness(const CompetitorFacts& a,
   if (std::optional<UnfairnessCause> c = RttCause(lesser, greater, queue_s))
     u.causes.push_back(*std::move(c));
   if (simulate && path.has_value()) {
+    const bool size_unnamed = std::none_of(
+        u.causes.begin(), u.causes.end(),
+        [](const UnfairnessCause& c) { return c.kind == "packet_size"; });
     const Counterfactuals c =
-        RunCounterfactuals(lesser, greater, *path, a_less);
+        RunCounterfactuals(lesser, greater, *path, a_less, size_unnamed);
     u.predicted_ratio_as_is = c.as_is;
     u.predicted_ratio_normalized = c.normalized;
     AddSimulatedCauses(lesser, greater, c, &u.causes);
