@@ -314,6 +314,7 @@ CommandSpec Lab() {
       "[--rate 50mbit] [--queue 100p|150kB|20ms] [--mark step:K_BYTES|none] "
       "[--delay 10ms] [--duration 5s] [--flows SPEC,...] [--mss BYTES] "
       "[--rate2 RATE] [--queue2 SIZE] [--delay2 TIME] "
+      "[--reorder PCT] [--reorder_delay TIME] "
       "[--transfer auto|iperf3|builtin|ngtcp2] [--paced auto|on|off] "
       "-o BUNDLE_DIR\n"
       "       ccreplay lab --cleanup",
@@ -352,6 +353,8 @@ CommandSpec Lab() {
        {"rate2", "RATE", ""},
        {"queue2", "SIZE", ""},
        {"delay2", "TIME", ""},
+       {"reorder", "PCT", ""},
+       {"reorder_delay", "TIME", ""},
        {"mss", "BYTES",
         "TCP_MAXSEG of flows that set no mss= (default: the path's)."},
        {"transfer", "TOOL", ""},

@@ -7,6 +7,7 @@
 #include "absl/flags/flag.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "cli/commands.h"
 #include "cli/common_flags.h"
 #include "cli/exit_codes.h"
@@ -32,6 +33,12 @@ ABSL_FLAG(std::optional<ccreplay::BufferSize>, queue2, std::nullopt,
 ABSL_FLAG(std::optional<absl::Duration>, delay2, std::nullopt,
           "delay on the second bottleneck's ACK path (its own TUN delay "
           "line). Default: --delay.");
+ABSL_FLAG(double, reorder, 0,
+          "percent of the data-path packets the router holds --reorder_delay "
+          "longer than the rest, so later ones overtake them (0..50; default "
+          "0: none).");
+ABSL_FLAG(absl::Duration, reorder_delay, absl::Milliseconds(1),
+          "how much longer a reordered packet is held (default 1ms).");
 ABSL_FLAG(std::string, transfer, "auto",
           "traffic generator: auto (iperf3 if installed), iperf3, builtin, "
           "or ngtcp2 (QUIC: an HTTP/3 download from Debian's gtlsserver in "
@@ -98,6 +105,8 @@ int RunLab(const Args& args) {
   flags.rate2 = absl::GetFlag(FLAGS_rate2);
   flags.queue2 = absl::GetFlag(FLAGS_queue2);
   flags.delay2 = absl::GetFlag(FLAGS_delay2);
+  flags.reorder_percent = absl::GetFlag(FLAGS_reorder);
+  flags.reorder_delay = absl::GetFlag(FLAGS_reorder_delay);
   absl::StatusOr<lab::LabConfig> config = lab::ParseLabConfig(flags);
   if (!config.ok()) {
     std::fprintf(stderr, "ccreplay lab: %s\n",

@@ -96,7 +96,23 @@ proto::BundleDelayLine DelayLineProto(const DelayLineStats& stats) {
   line.set_write_errors(stats.write_errors);
   line.set_write_max_us(stats.write_max_us);
   line.set_sched_fifo(stats.realtime_priority);
+  if (stats.reorder_fraction > 0) {
+    line.set_reordered_packets(stats.reordered_packets);
+    line.set_overtaking_packets(stats.overtaking_packets);
+  }
   return line;
+}
+
+proto::BundleReorder Reorder(const LabRun& run) {
+  proto::BundleReorder reorder;
+  reorder.set_percent(run.config.reorder_percent);
+  reorder.set_extra_delay_us(
+      absl::ToInt64Microseconds(run.config.reorder_delay));
+  reorder.set_device(run.topology.reorder_device);
+  reorder.set_route_table(run.topology.reorder_table);
+  if (run.reorder_line.has_value())
+    *reorder.mutable_line() = DelayLineProto(*run.reorder_line);
+  return reorder;
 }
 
 proto::BundleDelay Delay(const LabRun& run) {
@@ -268,6 +284,9 @@ proto::BundleMeta ToBundleMeta(const LabRun& run) {
     *meta.add_flows() = Flow(run, i);
   }
   AddPaths(run, &meta);
+  if (run.config.reorder_percent > 0) *meta.mutable_reorder() = Reorder(run);
+  for (const auto& [name, value] : run.sender_nstat)
+    (*meta.mutable_sender_nstat())[name] = value;
   *meta.mutable_sender_capture() = Capture(kBundleSenderPcap, t.sender_netns,
                                            t.sender_device, run.sender_capture);
   *meta.mutable_receiver_capture() =

@@ -3,6 +3,8 @@
 #ifndef CCREPLAY_LAB_BUNDLE_META_H_
 #define CCREPLAY_LAB_BUNDLE_META_H_
 
+#include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -43,6 +45,11 @@ struct LabRun {
   // The second path's own delay line (LabConfig::second_path with a delay
   // other than the first's).
   std::optional<DelayLineStats> second_delay_line;
+  // The data path's reordering line (LabConfig::reorder_percent > 0).
+  std::optional<DelayLineStats> reorder_line;
+  // The sender namespace's non-zero Tcp and TcpExt counters after the
+  // transfer, named as nstat names them (ReadTcpCounters()).
+  std::map<std::string, int64_t> sender_nstat;
   CaptureStats sender_capture, receiver_capture;
   SsSamplerStats ss;
   absl::Duration ss_interval;

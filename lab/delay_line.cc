@@ -10,11 +10,10 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <ctime>
-#include <deque>
-#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -35,15 +34,11 @@ int64_t MonotonicNs() {
   return now.tv_sec * 1'000'000'000LL + now.tv_nsec;
 }
 
-struct HeldPacket {
-  int64_t due_ns;
-  std::vector<char> bytes;
-};
-
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<DelayLine>> DelayLine::Start(
-    absl::string_view netns, absl::string_view device, absl::Duration delay) {
+    absl::string_view netns, absl::string_view device, absl::Duration delay,
+    const ReorderSpec& reorder) {
   if (device.size() >= IFNAMSIZ) {
     return absl::InvalidArgumentError(
         absl::StrCat("device name too long: ", device));
@@ -51,6 +46,9 @@ absl::StatusOr<std::unique_ptr<DelayLine>> DelayLine::Start(
   std::unique_ptr<DelayLine> line(new DelayLine());
   line->delay_ns_ = absl::ToInt64Nanoseconds(delay);
   line->stats_.delay_us = line->delay_ns_ / 1000;
+  line->reorder_ = reorder;
+  line->stats_.reorder_fraction = reorder.fraction;
+  line->stats_.reorder_extra_us = absl::ToInt64Microseconds(reorder.extra);
   // The TUN device belongs to the namespace of the task that opens the
   // clone device (drivers/net/tun.c, tun_set_iff uses the file's netns).
   absl::Status opened = RunInNetns(netns, [&]() -> absl::Status {
@@ -75,59 +73,82 @@ absl::StatusOr<std::unique_ptr<DelayLine>> DelayLine::Start(
   return line;
 }
 
-// long: one real-time loop; its wait, read and release phases share the
-// held queue and the lateness figures.
 void DelayLine::Run() {
   prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
   sched_param param = {};
   param.sched_priority = kFifoPriority;
   stats_.realtime_priority =
       pthread_setschedparam(pthread_self(), SCHED_FIFO, &param) == 0;
-
-  std::deque<HeldPacket> held;
   std::vector<char> buffer(kMaxPacketBytes);
-  double late_sum_us = 0;
   while (!stop_.load(std::memory_order_relaxed)) {
-    int64_t now_ns = MonotonicNs();
-    int64_t wait_ns = held.empty() ? kIdleWakeNs : held.front().due_ns - now_ns;
-    if (wait_ns > kIdleWakeNs) wait_ns = kIdleWakeNs;
-    if (wait_ns < 0) wait_ns = 0;
+    const int64_t due_ns = NextDueNs();
+    int64_t wait_ns = due_ns < 0 ? kIdleWakeNs : due_ns - MonotonicNs();
+    wait_ns = std::clamp<int64_t>(wait_ns, 0, kIdleWakeNs);
     timespec timeout = {static_cast<time_t>(wait_ns / 1'000'000'000),
                         static_cast<long>(wait_ns % 1'000'000'000)};
     pollfd fd = {fd_, POLLIN, 0};
     ppoll(&fd, 1, &timeout, nullptr);
-    // Stamp arrivals before releasing, so a burst read late still gets the
-    // time it was read at.
-    for (;;) {
-      ssize_t n = read(fd_, buffer.data(), buffer.size());
-      if (n <= 0) break;
-      held.push_back(
-          HeldPacket{MonotonicNs() + delay_ns_,
-                     std::vector<char>(buffer.begin(), buffer.begin() + n)});
-    }
-    if (static_cast<int64_t>(held.size()) > stats_.max_backlog_packets) {
-      stats_.max_backlog_packets = held.size();
-    }
-    while (!held.empty()) {
-      int64_t release_ns = MonotonicNs();
-      if (held.front().due_ns > release_ns) break;
-      const HeldPacket& packet = held.front();
-      if (write(fd_, packet.bytes.data(), packet.bytes.size()) !=
-          static_cast<ssize_t>(packet.bytes.size())) {
-        ++stats_.write_errors;
-      }
-      int64_t late_us = (release_ns - packet.due_ns) / 1000;
-      late_sum_us += late_us;
-      if (late_us > stats_.late_max_us) stats_.late_max_us = late_us;
-      if (late_us > 100) ++stats_.late_over_100us;
-      if (late_us > 1000) ++stats_.late_over_1ms;
-      int64_t write_us = (MonotonicNs() - release_ns) / 1000;
-      if (write_us > stats_.write_max_us) stats_.write_max_us = write_us;
-      ++stats_.packets;
-      held.pop_front();
-    }
+    ReadArrivals(buffer);
+    ReleaseDue();
   }
-  if (stats_.packets > 0) stats_.late_mean_us = late_sum_us / stats_.packets;
+  if (stats_.packets > 0) stats_.late_mean_us = late_sum_us_ / stats_.packets;
+}
+
+int64_t DelayLine::NextDueNs() const {
+  int64_t due_ns = -1;
+  for (const std::deque<HeldPacket>& queue : held_) {
+    if (!queue.empty() && (due_ns < 0 || queue.front().due_ns < due_ns))
+      due_ns = queue.front().due_ns;
+  }
+  return due_ns;
+}
+
+void DelayLine::ReadArrivals(std::vector<char>& buffer) {
+  // Stamp arrivals before releasing, so a burst read late still gets the
+  // time it was read at.
+  std::bernoulli_distribution reorder(reorder_.fraction);
+  const int64_t extra_ns = absl::ToInt64Nanoseconds(reorder_.extra);
+  for (;;) {
+    ssize_t n = read(fd_, buffer.data(), buffer.size());
+    if (n <= 0) break;
+    const bool held_longer = reorder_.fraction > 0 && reorder(random_);
+    if (held_longer) ++stats_.reordered_packets;
+    held_[held_longer ? 1 : 0].push_back(HeldPacket{
+        MonotonicNs() + delay_ns_ + (held_longer ? extra_ns : 0), arrivals_++,
+        std::vector<char>(buffer.begin(), buffer.begin() + n)});
+  }
+  const auto backlog = static_cast<int64_t>(held_[0].size() + held_[1].size());
+  stats_.max_backlog_packets = std::max(stats_.max_backlog_packets, backlog);
+}
+
+void DelayLine::ReleaseDue() {
+  for (;;) {
+    const int64_t release_ns = MonotonicNs();
+    const int64_t due_ns = NextDueNs();
+    if (due_ns < 0 || due_ns > release_ns) return;
+    std::deque<HeldPacket>& queue =
+        held_[0].empty() || held_[0].front().due_ns != due_ns ? held_[1]
+                                                              : held_[0];
+    const HeldPacket& packet = queue.front();
+    if (write(fd_, packet.bytes.data(), packet.bytes.size()) !=
+        static_cast<ssize_t>(packet.bytes.size())) {
+      ++stats_.write_errors;
+    }
+    // It leaves ahead of a packet read before it, still held longer.
+    if (&queue == &held_[0] && !held_[1].empty() &&
+        held_[1].front().arrival < packet.arrival) {
+      ++stats_.overtaking_packets;
+    }
+    int64_t late_us = (release_ns - packet.due_ns) / 1000;
+    late_sum_us_ += late_us;
+    if (late_us > stats_.late_max_us) stats_.late_max_us = late_us;
+    if (late_us > 100) ++stats_.late_over_100us;
+    if (late_us > 1000) ++stats_.late_over_1ms;
+    int64_t write_us = (MonotonicNs() - release_ns) / 1000;
+    if (write_us > stats_.write_max_us) stats_.write_max_us = write_us;
+    ++stats_.packets;
+    queue.pop_front();
+  }
 }
 
 DelayLine::~DelayLine() {

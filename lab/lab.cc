@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <memory>
 
 #include "absl/status/status.h"
@@ -292,6 +293,21 @@ absl::StatusOr<std::unique_ptr<DelayLine>> AddSecondDelay(
   return line;
 }
 
+// The data path's reordering line (--reorder), returned to be stopped
+// after the transfer; null without reordering.
+absl::StatusOr<std::unique_ptr<DelayLine>> AddReorder(const LabConfig& config,
+                                                      const LabRun& run) {
+  if (config.reorder_percent <= 0) return nullptr;
+  const LabTopology& t = run.topology;
+  absl::StatusOr<std::unique_ptr<DelayLine>> line = DelayLine::Start(
+      t.router_netns, t.reorder_device, absl::ZeroDuration(),
+      ReorderSpec{config.reorder_percent / 100, config.reorder_delay});
+  if (!line.ok()) return line.status();
+  absl::Status status = RouteDataPathThroughReorderLine(t);
+  if (!status.ok()) return status;
+  return line;
+}
+
 // The kernel trace, then meta.json (complete=false until the end), then
 // the two captures and the ss sampler.
 absl::StatusOr<Recorders> StartRecorders(const LabConfig& config,
@@ -389,6 +405,9 @@ absl::StatusOr<LabRun> RunLab(const LabConfig& config) {
   absl::StatusOr<std::unique_ptr<DelayLine>> second_delay_line =
       AddSecondDelay(config, &*run);
   if (!second_delay_line.ok()) return second_delay_line.status();
+  absl::StatusOr<std::unique_ptr<DelayLine>> reorder_line =
+      AddReorder(config, *run);
+  if (!reorder_line.ok()) return reorder_line.status();
 
   absl::StatusOr<Recorders> recorders = StartRecorders(config, *run);
   if (!recorders.ok()) return recorders.status();
@@ -397,10 +416,15 @@ absl::StatusOr<LabRun> RunLab(const LabConfig& config) {
   absl::SleepFor(kCaptureTail);
   status = StopRecorders(config, *recorders, &*run);
   if (!status.ok()) return status;
+  absl::StatusOr<std::map<std::string, int64_t>> counters =
+      ReadTcpCounters(run->topology.sender_netns);
+  if (!counters.ok()) return counters.status();
+  run->sender_nstat = *std::move(counters);
   if (*delay_line != nullptr) run->delay_line = (*delay_line)->Stop();
   if (*second_delay_line != nullptr) {
     run->second_delay_line = (*second_delay_line)->Stop();
   }
+  if (*reorder_line != nullptr) run->reorder_line = (*reorder_line)->Stop();
   run->bottleneck_qdisc_stats = BottleneckQdiscStats(run->topology);
 
   run->wall_s = absl::ToDoubleSeconds(absl::Now() - wall_start);

@@ -341,6 +341,20 @@ absl::Status ParseFlows(const LabFlagValues& flags, LabConfig* config) {
   return absl::OkStatus();
 }
 
+// --reorder and --reorder_delay.
+absl::Status ParseReorder(const LabFlagValues& flags, LabConfig* config) {
+  if (!(flags.reorder_percent >= 0 && flags.reorder_percent <= 50)) {
+    return absl::InvalidArgumentError("--reorder must be 0..50 (percent)");
+  }
+  if (flags.reorder_delay <= absl::ZeroDuration() ||
+      flags.reorder_delay > absl::Seconds(1)) {
+    return absl::InvalidArgumentError("--reorder_delay must be in (0, 1s]");
+  }
+  config->reorder_percent = flags.reorder_percent;
+  config->reorder_delay = flags.reorder_delay;
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<LabConfig> ParseLabConfig(const LabFlagValues& flags) {
@@ -374,6 +388,8 @@ absl::StatusOr<LabConfig> ParseLabConfig(const LabFlagValues& flags) {
   status = ParseFlows(flags, &config);
   if (!status.ok()) return status;
   status = ParseSecondPath(flags, &config);
+  if (!status.ok()) return status;
+  status = ParseReorder(flags, &config);
   if (!status.ok()) return status;
   return config;
 }

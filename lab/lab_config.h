@@ -93,6 +93,11 @@ struct LabConfig {
   TransferTool transfer = TransferTool::kAuto;
   PacingMode paced = PacingMode::kAuto;
   std::string output_dir;
+  // Reordering on the data path (router from the sender): this percentage
+  // of the packets is held reorder_delay longer than the rest by a TUN
+  // line of its own (lab/delay_line.h); 0 = none.
+  double reorder_percent = 0;
+  absl::Duration reorder_delay = absl::Milliseconds(1);
 };
 
 // The value of net.ipv4.tcp_ecn that selects `mode`.
@@ -133,6 +138,8 @@ struct LabFlagValues {
   std::optional<BitRate> rate2;
   std::optional<BufferSize> queue2;
   std::optional<absl::Duration> delay2;
+  double reorder_percent = 0;
+  absl::Duration reorder_delay = absl::Milliseconds(1);
 };
 absl::StatusOr<LabConfig> ParseLabConfig(const LabFlagValues& flags);
 

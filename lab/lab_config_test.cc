@@ -125,6 +125,24 @@ TEST(ParseLabConfig, RefusesBadCombinations) {
   EXPECT_FALSE(ParseLabConfig(flags).ok());
 }
 
+TEST(ParseLabConfig, ReorderPercentAndExtraDelay) {
+  LabFlagValues flags = Defaults();
+  EXPECT_EQ(ParseLabConfig(flags)->reorder_percent, 0);
+  EXPECT_EQ(ParseLabConfig(flags)->reorder_delay, absl::Milliseconds(1));
+  flags.reorder_percent = 2;
+  flags.reorder_delay = absl::Microseconds(1500);
+  LabConfig config = *ParseLabConfig(flags);
+  EXPECT_EQ(config.reorder_percent, 2);
+  EXPECT_EQ(config.reorder_delay, absl::Microseconds(1500));
+  flags.reorder_percent = -1;
+  EXPECT_FALSE(ParseLabConfig(flags).ok());
+  flags.reorder_percent = 51;
+  EXPECT_FALSE(ParseLabConfig(flags).ok());
+  flags.reorder_percent = 2;
+  flags.reorder_delay = absl::ZeroDuration();
+  EXPECT_FALSE(ParseLabConfig(flags).ok());
+}
+
 TEST(ParseFlowSpec, Path) {
   EXPECT_EQ(ParseFlowSpec("cubic")->path, 1);
   EXPECT_EQ(ParseFlowSpec("cubic:path=1")->path, 1);

@@ -4,15 +4,19 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <initializer_list>
 #include <thread>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "absl/time/clock.h"
 #include "lab/subprocess.h"
 
@@ -44,7 +48,43 @@ bool ThreadNetnsHasSocket(ServerSocket kind, int port) {
   return false;
 }
 
+// Adds the non-zero counters of `file`'s tables named in `prefixes`: each
+// table is a line of names and a line of values, both led by "Prefix:".
+void AddCounters(const char* file,
+                 std::initializer_list<absl::string_view> prefixes,
+                 std::map<std::string, int64_t>* counters) {
+  std::ifstream in(file);
+  std::string names, values;
+  while (std::getline(in, names) && std::getline(in, values)) {
+    std::vector<absl::string_view> name =
+        absl::StrSplit(names, ' ', absl::SkipWhitespace());
+    std::vector<absl::string_view> value =
+        absl::StrSplit(values, ' ', absl::SkipWhitespace());
+    if (name.empty() || name.size() != value.size()) continue;
+    const absl::string_view prefix = absl::StripSuffix(name[0], ":");
+    if (std::find(prefixes.begin(), prefixes.end(), prefix) == prefixes.end())
+      continue;
+    for (size_t i = 1; i < name.size(); ++i) {
+      int64_t number = 0;
+      if (absl::SimpleAtoi(value[i], &number) && number != 0)
+        (*counters)[absl::StrCat(prefix, name[i])] = number;
+    }
+  }
+}
+
 }  // namespace
+
+absl::StatusOr<std::map<std::string, int64_t>> ReadTcpCounters(
+    absl::string_view netns) {
+  std::map<std::string, int64_t> counters;
+  absl::Status status = RunInNetns(netns, [&]() -> absl::Status {
+    AddCounters("/proc/thread-self/net/snmp", {"Tcp"}, &counters);
+    AddCounters("/proc/thread-self/net/netstat", {"TcpExt"}, &counters);
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return counters;
+}
 
 bool NetnsExists(absl::string_view name) {
   return access(NetnsPath(name).c_str(), F_OK) == 0;

@@ -8,7 +8,9 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -48,6 +50,12 @@ enum class ServerSocket { kTcpListen, kUdp };
 absl::Status WaitForServerSocket(absl::string_view netns, ServerSocket kind,
                                  int port, absl::string_view server,
                                  absl::Duration timeout);
+
+// The namespace's non-zero Tcp (/proc/net/snmp) and TcpExt
+// (/proc/net/netstat) counters, named as nstat(8) names them: the table's
+// prefix and the counter ("TcpRetransSegs", "TcpExtTCPDSACKUndo").
+absl::StatusOr<std::map<std::string, int64_t>> ReadTcpCounters(
+    absl::string_view netns);
 
 }  // namespace ccreplay::lab
 

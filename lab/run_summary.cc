@@ -20,11 +20,18 @@ std::string LabRunSummary(const LabRun& run) {
       run.trace.overrun);
   for (const auto& [name, line] :
        {std::pair{"delay line", &run.delay_line},
-        std::pair{"path 2 delay line", &run.second_delay_line}}) {
+        std::pair{"path 2 delay line", &run.second_delay_line},
+        std::pair{"reorder line", &run.reorder_line}}) {
     if (!line->has_value()) continue;
     absl::StrAppendFormat(
         &text, "  %s: %d packets, late max %d us, %d over 0.1 ms\n", name,
         (*line)->packets, (*line)->late_max_us, (*line)->late_over_100us);
+  }
+  if (run.reorder_line.has_value()) {
+    absl::StrAppendFormat(&text, "  reordered %d of %d packets (%d overtook)\n",
+                          run.reorder_line->reordered_packets,
+                          run.reorder_line->packets,
+                          run.reorder_line->overtaking_packets);
   }
   return text;
 }

@@ -62,6 +62,7 @@ absl::StatusOr<LabTopology> PlanTopology() {
     t.second_receiver_address =
         absl::StrCat("10.", second, ".", third + 1, ".2");
     t.second_delay_device = absl::StrCat("ccl", t.run_id, "dl2");
+    t.reorder_device = absl::StrCat("ccl", t.run_id, "ro");
     t.base_port = 20000 + (id % 630) * 20;
     return t;
   }
@@ -299,6 +300,15 @@ absl::Status RouteSecondAckPath(const LabTopology& t, bool own_delay_line) {
        t.second_receiver_address, "iif", t.router_receiver_device, "lookup",
        own_delay_line ? absl::StrCat(t.second_delay_table) : "main"},
       "policy routing (CONFIG_IP_MULTIPLE_TABLES)");
+}
+
+absl::Status RouteDataPathThroughReorderLine(const LabTopology& t) {
+  absl::Status status =
+      PrepareDelayDevice(t, t.reorder_device, t.reorder_table);
+  if (!status.ok()) return status;
+  return Ip({"ip", "-n", t.router_netns, "rule", "add", "iif",
+             t.router_sender_device, "lookup", absl::StrCat(t.reorder_table)},
+            "policy routing (CONFIG_IP_MULTIPLE_TABLES)");
 }
 
 std::string BottleneckQdiscStats(const LabTopology& t) {

@@ -49,6 +49,10 @@ struct LabTopology {
   // line and routing table.
   std::string second_receiver_address, second_delay_device;
   int second_delay_table = 101;
+  // The data path's reordering line (--reorder) and the table that steers
+  // what the router receives from the sender into it.
+  std::string reorder_device;
+  int reorder_table = 102;
 };
 
 // Picks an id whose namespaces do not exist yet.
@@ -83,6 +87,11 @@ absl::Status RouteAckPathThroughDelayLine(const LabTopology& topology);
 // created) TUN device, or, without one, past the first path's delay line.
 absl::Status RouteSecondAckPath(const LabTopology& topology,
                                 bool own_delay_line);
+
+// Routes what the router receives from the sender (the data path) through
+// the (already created) TUN device of the reordering line; what it writes
+// back is routed as usual, to the bottleneck.
+absl::Status RouteDataPathThroughReorderLine(const LabTopology& topology);
 
 // `tc -s qdisc show` of the bottleneck, for the bundle.
 std::string BottleneckQdiscStats(const LabTopology& topology);
