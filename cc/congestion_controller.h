@@ -129,6 +129,24 @@ struct AckEvent {
   // The delivery-rate sample of this ACK; absent when the source cannot
   // give one (the replay had no send time for what the ACK covers).
   std::optional<DeliveryRateSample> rate_sample;
+  // TCP, what Linux's undo of a spurious reduction reads from an ACK
+  // (tcp_input.c, 6.18): the TSecr it echoes (RFC 7323; 0: none, as Linux
+  // takes it), the segments a D-SACK block reports received twice (RFC
+  // 2883) and that block's end in stream bytes (as snd_una_bytes), and the
+  // retransmitted bytes still in flight after it (tp->retrans_out).
+  uint32_t ts_ecr = 0;
+  uint64_t packets_dsacked = 0;
+  uint64_t dsack_end_bytes = 0;
+  uint64_t bytes_retransmitted_in_flight = 0;
+};
+
+// TCP: the sender sent `packets` segments again, the first carrying TSval
+// `ts_val` (0: no timestamps). Linux counts them for undo
+// (tp->undo_retrans) and stamps an episode's first (tp->retrans_stamp).
+struct RetransmitEvent {
+  int64_t time_us = 0;
+  uint32_t packets = 1;
+  uint32_t ts_val = 0;
 };
 
 struct LossEvent {
@@ -201,6 +219,9 @@ class CongestionController {
   virtual void OnLoss(const LossEvent& loss) = 0;
   virtual void OnPacketSent(const PacketSentEvent& sent) = 0;
   virtual void OnIdleRestart(const IdleRestartEvent& idle) = 0;
+  // After OnLoss() for the loss it repairs, when there is one. Only the
+  // Linux TCP machinery uses it (undo of spurious reductions).
+  virtual void OnRetransmit(const RetransmitEvent& /*retransmit*/) {}
 
   virtual uint64_t cwnd_bytes() const = 0;
   // cwnd in segments of the current MSS; integral for segment-counting

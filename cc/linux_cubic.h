@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 
 #include "cc/linux_tcp_sender.h"
 
@@ -61,6 +62,9 @@ class LinuxCubic final : public LinuxTcpSender {
   uint32_t Ssthresh() override;
   void CongAvoid(const AckEvent& ack, uint32_t acked) override;
   void SetState(CaState new_state) override;
+  // cubictcp's .undo_cwnd is tcp_reno_undo_cwnd() (tcp_cubic.c, 6.18): the
+  // epoch and last_max_cwnd that .ssthresh set stay as they are.
+  std::optional<uint32_t> UndoCwnd() override { return RenoUndoCwnd(); }
   void OnTxStart(int64_t idle_us) override;
   void PktsAcked(const AckEvent& ack) override;
 

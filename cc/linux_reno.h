@@ -6,6 +6,7 @@
 #define CCREPLAY_CC_LINUX_RENO_H_
 
 #include <memory>
+#include <optional>
 
 #include "cc/linux_tcp_sender.h"
 
@@ -22,6 +23,8 @@ class LinuxReno final : public LinuxTcpSender {
 
  protected:
   uint32_t Ssthresh() override { return RenoSsthresh(); }
+  // tcp_reno_undo_cwnd() (tcp_cong.c, 6.18).
+  std::optional<uint32_t> UndoCwnd() override { return RenoUndoCwnd(); }
 };
 
 }  // namespace ccreplay

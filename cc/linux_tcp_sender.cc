@@ -26,12 +26,23 @@ void LinuxTcpSender::OnAck(const AckEvent& ack) {
     rounds_.StartRound(ack.bytes_in_flight);
   }
 
-  // tcp_ack(): tcp_clean_rtx_queue() -> .pkts_acked, then .in_ack_event,
-  // then tcp_fastretrans_alert() (state exits, ECE -> CWR), then
-  // tcp_cong_control().
+  // tcp_ack(): tcp_sacktag_write_queue() (D-SACKs), tcp_clean_rtx_queue()
+  // -> .pkts_acked, then .in_ack_event, then tcp_fastretrans_alert() (state
+  // exits and undo, ECE -> CWR), then tcp_cong_control().
+  // tcp_check_dsack() and tcp_sacktag_one(): a D-SACK above undo_marker
+  // takes its segments off undo_retrans.
+  if (ack.packets_dsacked > 0 && undo_marker_bytes_.has_value() &&
+      undo_retrans_ > 0 && ack.dsack_end_bytes > *undo_marker_bytes_) {
+    undo_retrans_ = std::max<int64_t>(
+        0, undo_retrans_ - static_cast<int64_t>(ack.packets_dsacked));
+  }
+  retrans_out_packets_ = static_cast<int64_t>(
+      (ack.bytes_retransmitted_in_flight + mss_bytes_ - 1) /
+      std::max<uint32_t>(mss_bytes_, 1));
   if (ack.rtt_sample_us > 0) PktsAcked(ack);
   InAckEvent(ack);
-  EndReductionIfDone();
+  ProcessCaState(ack);
+  last_ce_feedback_ = HasCeFeedback(ack);
   if (HasCeFeedback(ack) && ca_state_ == CaState::kOpen) EnterCwr();
 
   if (HasCongControl()) {
@@ -124,26 +135,140 @@ void LinuxTcpSender::EnterCwr() {
   ca_state_ = CaState::kCwr;
 }
 
-void LinuxTcpSender::EndReductionIfDone() {
+// long: tcp_fastretrans_alert()'s per-state steps, in its order, so that
+// each reads as the kernel's switch does.
+void LinuxTcpSender::ProcessCaState(const AckEvent& ack) {
   const uint64_t delivered = delivered_bytes();
   switch (ca_state_) {
     case CaState::kOpen:
-      return;
+      break;
     case CaState::kCwr:
       // "CWR is to be held something *above* high_seq is ACKed".
       if (delivered <= high_mark_bytes_) return;
+      EndReduction();
       break;
     case CaState::kRecovery:
+      if (delivered >= high_mark_bytes_) {
+        if (TryUndoRecovery(ack)) {
+          ++undo_counts_.full;
+          ReturnToOpen();
+        } else {
+          EndReduction();
+        }
+        break;
+      }
+      if (ack.data_acked && TryUndoPartial(ack)) return;
+      if (TryUndoDsack()) ReturnToOpen();  // tcp_try_to_open()
+      return;
     case CaState::kLoss:
+      // tcp_process_loss(), without F-RTO.
+      if (ack.data_acked && TryUndoLoss(ack)) return;
       if (delivered < high_mark_bytes_) return;
+      if (TryUndoRecovery(ack)) ++undo_counts_.loss;
+      ReturnToOpen();
       break;
   }
+  // Open (or Disorder): a D-SACK may still show the last episode spurious.
+  TryUndoDsack();
+  // tcp_try_to_open(): no retransmission left, no stamp.
+  if (retrans_out_packets_ == 0) retrans_stamp_.reset();
+}
+
+void LinuxTcpSender::EndReduction() {
   if (ca_state_ != CaState::kLoss && !HasCongControl() &&
       snd_ssthresh_ < kInfiniteSsthreshSegments) {
     snd_cwnd_ = snd_ssthresh_;  // tcp_end_cwnd_reduction()
   }
+  ReturnToOpen();
+}
+
+void LinuxTcpSender::ReturnToOpen() {
   SetState(CaState::kOpen);
   ca_state_ = CaState::kOpen;
+}
+
+bool LinuxTcpSender::PacketDelayed(const AckEvent& ack) const {
+  // tcp_packet_delayed() (tcp_input.c, 6.18): an echoed timestamp before
+  // the first retransmission (tcp_tsopt_ecr_before(): a TSecr of 0 is
+  // none); with no retransmission yet, the hole was filled by the
+  // original (SACK connections).
+  if (!retrans_stamp_.has_value()) return true;
+  return ack.ts_ecr != 0 &&
+         static_cast<int32_t>(ack.ts_ecr - *retrans_stamp_) < 0;
+}
+
+bool LinuxTcpSender::MayUndo(const AckEvent& ack) const {
+  // tcp_may_undo().
+  return undo_marker_bytes_.has_value() &&
+         (undo_retrans_ == 0 || PacketDelayed(ack));
+}
+
+bool LinuxTcpSender::UndoCwndReduction() {
+  // tcp_undo_cwnd_reduction().
+  const std::optional<uint32_t> cwnd = UndoCwnd();
+  if (!cwnd.has_value()) return false;
+  if (prior_ssthresh_ > 0) {
+    snd_cwnd_ = *cwnd;
+    snd_ssthresh_ = std::max(snd_ssthresh_, prior_ssthresh_);
+  }
+  undo_marker_bytes_.reset();
+  return true;
+}
+
+bool LinuxTcpSender::TryUndoRecovery(const AckEvent& ack) {
+  // tcp_try_undo_recovery(): "Happy end!"; the caller counts it (Full or
+  // Loss undo) and returns to Open.
+  return MayUndo(ack) && UndoCwndReduction();
+}
+
+bool LinuxTcpSender::TryUndoDsack() {
+  // tcp_try_undo_dsack(): D-SACKs covered every retransmission.
+  if (!undo_marker_bytes_.has_value() || undo_retrans_ != 0) return false;
+  if (!UndoCwndReduction()) return false;
+  ++undo_counts_.dsack;
+  return true;
+}
+
+bool LinuxTcpSender::TryUndoPartial(const AckEvent& ack) {
+  // tcp_try_undo_partial(): "Plain luck! Hole if filled with delayed
+  // packet, rather than with a retransmit"; undone only once no
+  // retransmission is in flight.
+  if (!undo_marker_bytes_.has_value() || !PacketDelayed(ack)) return false;
+  if (retrans_out_packets_ > 0) return true;
+  if (!UndoCwndReduction()) return false;
+  ++undo_counts_.partial;
+  ReturnToOpen();  // tcp_try_keep_open()
+  return true;
+}
+
+bool LinuxTcpSender::TryUndoLoss(const AckEvent& ack) {
+  // tcp_try_undo_loss() without F-RTO.
+  if (!MayUndo(ack) || !UndoCwndReduction()) return false;
+  ++undo_counts_.loss;
+  ReturnToOpen();
+  return true;
+}
+
+void LinuxTcpSender::InitUndo(uint32_t prior_ssthresh) {
+  // tcp_init_undo(): "undo_retrans==0 means 'can undo now'", so -1 when
+  // no retransmission is in flight; tcp_retrans_stamp_cleanup().
+  prior_ssthresh_ = prior_ssthresh;
+  undo_marker_bytes_ = snd_una_bytes_;
+  undo_retrans_ = retrans_out_packets_ > 0 ? retrans_out_packets_ : -1;
+  if (retrans_out_packets_ == 0) retrans_stamp_.reset();
+}
+
+uint32_t LinuxTcpSender::CurrentSsthresh() const {
+  // tcp_current_ssthresh() outside a reduction.
+  return std::max(snd_ssthresh_, (snd_cwnd_ >> 1) + (snd_cwnd_ >> 2));
+}
+
+void LinuxTcpSender::OnRetransmit(const RetransmitEvent& retransmit) {
+  // tcp_retransmit_skb(): "Save stamp of the first (attempted)
+  // retransmit", and count it for undo.
+  if (!retrans_stamp_.has_value()) retrans_stamp_ = retransmit.ts_val;
+  if (undo_retrans_ < 0) undo_retrans_ = 0;
+  undo_retrans_ += retransmit.packets;
 }
 
 void LinuxTcpSender::CwndReduction(uint32_t acked, bool una_advanced,
@@ -203,8 +328,11 @@ void LinuxTcpSender::OnLoss(const LossEvent& loss) {
         snd_cwnd_ = before_growth_->cwnd;
         snd_cwnd_cnt_ = before_growth_->cnt;
       }
+      // tcp_enter_recovery(): prior_ssthresh unless the ACK carried ECE.
+      InitUndo(last_ce_feedback_ ? 0 : CurrentSsthresh());
       InitCwndReduction();
     } else {
+      InitUndo(0);
       high_mark_bytes_ = delivered_bytes() + bytes_in_flight_;
     }
     SetState(CaState::kRecovery);
@@ -217,6 +345,8 @@ void LinuxTcpSender::OnLoss(const LossEvent& loss) {
   }
   // tcp_enter_loss(): ssthresh is recomputed unless a reduction is running.
   if (ca_state_ == CaState::kOpen) {
+    InitUndo(CurrentSsthresh());
+    prior_cwnd_ = snd_cwnd_;
     snd_ssthresh_ = Ssthresh();
     OnCaEventLoss();
   }
@@ -288,6 +418,10 @@ void LinuxTcpSender::CongAvoid(const AckEvent& /*ack*/, uint32_t acked) {
 
 uint32_t LinuxTcpSender::RenoSsthresh() const {
   return std::max(snd_cwnd_ >> 1, 2u);
+}
+
+uint32_t LinuxTcpSender::RenoUndoCwnd() const {
+  return std::max(snd_cwnd_, prior_cwnd_);
 }
 
 uint64_t LinuxTcpSender::packets_in_flight() const {

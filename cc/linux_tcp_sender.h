@@ -22,6 +22,17 @@
 //   cwnd in every state and neither applies.
 // - After an idle period longer than the RTO, tcp_cwnd_restart() halves cwnd
 //   once per RTO elapsed, down to min(IW, cwnd) (tcp_slow_start_after_idle).
+// - A reduction found spurious is undone (tcp_undo_cwnd_reduction(): cwnd =
+//   .undo_cwnd(), ssthresh back to prior_ssthresh), for modules that model
+//   .undo_cwnd (UndoCwnd()): when D-SACKs (RFC 2883) have reported every
+//   retransmission of the episode received twice (undo_retrans reaches 0:
+//   tcp_try_undo_dsack(), or at the episode's end tcp_try_undo_recovery()),
+//   or when the ACK echoes a timestamp older than the episode's first
+//   retransmission (tcp_packet_delayed(), Eifel, RFC 3522): at the end
+//   (tcp_try_undo_recovery()), on a partial ACK with no retransmission in
+//   flight (tcp_try_undo_partial()), or after an RTO (tcp_try_undo_loss()).
+//   F-RTO (RFC 5682) is not modelled. SACK is assumed (tcp_packet_delayed()
+//   without a retransmission stamp).
 //
 // MTU normalization (ControllerOptions::normalize_bytes) scales the
 // congestion-avoidance counter of tcp_cong_avoid_ai(): the kernel adds one
@@ -46,6 +57,7 @@ class LinuxTcpSender : public CongestionController {
   void OnLoss(const LossEvent& loss) final;
   void OnPacketSent(const PacketSentEvent& sent) final;
   void OnIdleRestart(const IdleRestartEvent& idle) final;
+  void OnRetransmit(const RetransmitEvent& retransmit) final;
   uint64_t cwnd_bytes() const final;
   double cwnd_segments() const final { return snd_cwnd_; }
   uint64_t ssthresh_bytes() const final;
@@ -54,6 +66,16 @@ class LinuxTcpSender : public CongestionController {
 
   uint32_t snd_cwnd() const { return snd_cwnd_; }
   uint32_t snd_ssthresh() const { return snd_ssthresh_; }
+
+  // Reductions undone so far, by the kernel's counter for each
+  // (LINUX_MIB_TCP*UNDO, nstat TcpExtTCPFullUndo, ...).
+  struct UndoCounts {
+    int64_t full = 0;     // tcp_try_undo_recovery() in Recovery
+    int64_t partial = 0;  // tcp_try_undo_partial()
+    int64_t dsack = 0;    // tcp_try_undo_dsack()
+    int64_t loss = 0;     // tcp_try_undo_loss(), tcp_try_undo_recovery()
+  };
+  const UndoCounts& undo_counts() const { return undo_counts_; }
 
  protected:
   // The kernel's icsk_ca_state values that matter to congestion control.
@@ -78,6 +100,9 @@ class LinuxTcpSender : public CongestionController {
                                      uint64_t in_flight) {
     CwndReduction(acked, data_acked, in_flight);
   }
+  // .undo_cwnd: the cwnd an undo restores; nullopt for a module whose
+  // undo is not modelled (no undo then).
+  virtual std::optional<uint32_t> UndoCwnd() { return std::nullopt; }
   virtual void InAckEvent(const AckEvent& /*ack*/) {}  // .in_ack_event
   virtual void PktsAcked(const AckEvent& /*ack*/) {}   // .pkts_acked
 
@@ -90,6 +115,8 @@ class LinuxTcpSender : public CongestionController {
   void RenoCongAvoid(uint32_t acked);
   // tcp_reno_ssthresh(): max(cwnd / 2, 2).
   uint32_t RenoSsthresh() const;
+  // tcp_reno_undo_cwnd(): max(cwnd, prior_cwnd).
+  uint32_t RenoUndoCwnd() const;
 
   bool InSlowStart() const { return snd_cwnd_ < snd_ssthresh_; }
   CaState ca_state() const { return ca_state_; }
@@ -121,7 +148,26 @@ class LinuxTcpSender : public CongestionController {
   bool CountPrrOut(const AckEvent& ack);
   void InitCwndReduction();
   void EnterCwr();
-  void EndReductionIfDone();
+  // tcp_fastretrans_alert()'s state exits and undos for `ack`.
+  void ProcessCaState(const AckEvent& ack);
+  // tcp_end_cwnd_reduction() and the return to Open.
+  void EndReduction();
+  void ReturnToOpen();
+  uint32_t CurrentSsthresh() const;
+  // The undo steps of tcp_fastretrans_alert(); true when they undid.
+  bool TryUndoRecovery(const AckEvent& ack);
+  bool TryUndoDsack();
+  // True when it ends the ACK's state processing (a retransmission still
+  // in flight, or undone).
+  bool TryUndoPartial(const AckEvent& ack);
+  bool TryUndoLoss(const AckEvent& ack);
+  // tcp_may_undo() and tcp_packet_delayed().
+  bool MayUndo(const AckEvent& ack) const;
+  bool PacketDelayed(const AckEvent& ack) const;
+  // tcp_undo_cwnd_reduction(): false when the module has no undo.
+  bool UndoCwndReduction();
+  // tcp_init_undo() with prior_ssthresh, at the start of Recovery or Loss.
+  void InitUndo(uint32_t prior_ssthresh);
 
   // cwnd and snd_cwnd_cnt before the growth of the last ACK, if it grew
   // cwnd; undone when that ACK turns out to have revealed a loss.
@@ -160,6 +206,18 @@ class LinuxTcpSender : public CongestionController {
   int64_t srtt_us_ = 0;
   RoundTracker rounds_;
   int64_t rounds_outside_slow_start_ = 0;
+  // tp->undo_marker (snd_una when the episode began; unset: no undo
+  // possible), tp->undo_retrans (-1: none sent yet), tp->retrans_stamp
+  // (TSval of the first retransmission since Open; 0: none) and
+  // tp->prior_ssthresh (0: nothing to restore).
+  std::optional<uint64_t> undo_marker_bytes_;
+  int64_t undo_retrans_ = 0;
+  std::optional<uint32_t> retrans_stamp_;
+  uint32_t prior_ssthresh_ = 0;
+  // tp->retrans_out after the last ACK, and whether it fed back CE.
+  int64_t retrans_out_packets_ = 0;
+  bool last_ce_feedback_ = false;
+  UndoCounts undo_counts_;
 };
 
 }  // namespace ccreplay

@@ -522,6 +522,73 @@ TEST_F(LabTest, TwoFlowsThroughSeparateBottlenecks) {
             config.rate_bits_per_s * 1.2);
 }
 
+// Data segments of `data_key` ("A:p>B:q") in `pcap` that tshark flags
+// tcp.analysis.out_of_order; -1 when tshark cannot be run.
+int64_t TsharkOutOfOrder(const std::string& pcap, const std::string& data_key) {
+  auto [from, to] =
+      std::pair<std::string, std::string>(absl::StrSplit(data_key, '>'));
+  const std::string from_port = from.substr(from.rfind(':') + 1);
+  absl::StatusOr<std::string> out =
+      RunProgram({"tshark", "-r", pcap, "-Y",
+                  absl::StrCat("tcp.analysis.out_of_order && tcp.len > 0 && "
+                               "tcp.srcport == ",
+                               from_port),
+                  "-T", "fields", "-e", "frame.number"});
+  if (!out.ok()) return -1;
+  return static_cast<int64_t>(std::count(out->begin(), out->end(), '\n'));
+}
+
+// --reorder 2: the data-path line holds 2 % of the sender's packets 1 ms
+// longer; the receiver sees about that share of segments out of order,
+// the sender none, and the kernel counts the reordering it detected.
+TEST_F(LabTest, ReorderHoldsAShareOfTheDataPathBack) {
+  LabConfig config = BaseConfig();
+  config.rate_bits_per_s = 20'000'000;
+  config.delay_ms = 10;
+  config.duration_s = 3;
+  config.transfer = TransferTool::kBuiltin;
+  config.flows = {FlowSpec{"cubic", 0, 0}};
+  config.reorder_percent = 2;
+  LabBundle bundle;
+  Run(config, bundle);
+  dirs_.push_back(bundle.dir);
+  if (HasFatalFailure()) return;
+  const proto::BundleMeta& m = bundle.read.meta;
+  ASSERT_TRUE(m.has_reorder());
+  EXPECT_EQ(m.reorder().percent(), 2);
+  EXPECT_EQ(m.reorder().extra_delay_us(), 1000);
+  auto [data_key, ack_key] = FlowKeys(bundle, 0);
+  // Every packet the sender sent crossed the reordering line.
+  const proto::BundleDelayLine& line = m.reorder().line();
+  EXPECT_EQ(line.packets(),
+            PacketsFrom(bundle.sender, bundle.run.topology.sender_address));
+  // Held back: 2 % of about 5,000 packets, binomial sd 0.2 %; 3 sd.
+  const double held = static_cast<double>(line.reordered_packets()) /
+                      static_cast<double>(line.packets());
+  EXPECT_GT(held, 0.014);
+  EXPECT_LT(held, 0.026);
+  EXPECT_GT(line.overtaking_packets(), 0);
+  // `tshark -r receiver.pcap -Y 'tcp.analysis.out_of_order && tcp.len > 0
+  // && tcp.srcport == SENDER_PORT'`: a held packet is out of order when a
+  // later one arrived within its extra 1 ms (at 20 Mbit/s, 1.7 packets'
+  // time, so most but not all); none before the line.
+  const int64_t receiver_ooo =
+      TsharkOutOfOrder(bundle.read.receiver_capture, data_key);
+  ASSERT_GE(receiver_ooo, 0) << "tshark not runnable";
+  const double ooo_share =
+      static_cast<double>(receiver_ooo) /
+      static_cast<double>(bundle.receiver.at(data_key).data_packets);
+  EXPECT_GT(ooo_share, 0.01);
+  EXPECT_LE(receiver_ooo, line.reordered_packets());
+  EXPECT_EQ(TsharkOutOfOrder(bundle.read.sender_capture, data_key), 0);
+  // The kernel saw it (TcpExtTCPSACKReorder, tcp_check_sack_reordering()).
+  EXPECT_GT(m.sender_nstat().count("TcpExtTCPSACKReorder")
+                ? m.sender_nstat().at("TcpExtTCPSACKReorder")
+                : 0,
+            0);
+  ExpectProbePerAck(bundle, 0);
+}
+
 TEST_F(LabTest, UnknownControllerFailsAndLeavesNothingBehind) {
   std::set<std::string> before = LabNamespaces();
   const std::set<std::string> mounts_before = LabTracefsMounts();

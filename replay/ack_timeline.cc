@@ -604,6 +604,7 @@ void AckTimelineBuilder::OnRetransmission(
   e.kind = c.kind;
   e.starts_episode = c.starts_episode;
   e.retransmits_retransmission = sent.was_retransmitted;
+  e.ts_val = has_ts ? s.options.ts_val : 0;
   e.ack = d.board.snd_una();
   e.outstanding_bytes = d.board.outstanding_bytes();
   e.sacked_bytes = d.board.sacked_bytes();
@@ -668,6 +669,8 @@ void AckTimelineBuilder::OnAckFrom(FlowState& flow, int side,
   e.rtt_sample_us = rtt_sample_us;
   e.mss_bytes = mss;
   e.spurious_retransmissions = static_cast<uint32_t>(spurious);
+  e.ts_ecr = has_ts ? s.options.ts_ecr : 0;
+  if (r.bytes_dsacked > 0) e.dsack_end = r.dsack.end;
   AckHold& hold = flow.hold[sender];
   if (hold.active()) {
     // The limit, flight and emission wait until the sender has the ACK.
@@ -818,6 +821,7 @@ void AckTimelineBuilder::FillAckEvent(const FlowState& flow, int sender,
   e.sacked_bytes = d.board.sacked_bytes();
   e.lost_bytes = d.board.lost_bytes();
   e.pipe_bytes = d.board.pipe_bytes();
+  e.retransmitted_bytes = d.board.retransmitted_bytes();
   e.rwnd_bytes = d.rwnd_bytes;
   if (d.idle_restart_ns != 0 && d.idle_restart_ns <= ack_ns) {
     e.idle_restart_time_ns = d.idle_restart_ns;

@@ -93,6 +93,15 @@ struct TimelineEvent {
   uint64_t sacked_bytes = 0;
   uint64_t lost_bytes = 0;
   uint64_t pipe_bytes = 0;
+  // Retransmitted bytes neither acknowledged nor SACKed (Linux
+  // tp->retrans_out).
+  uint64_t retransmitted_bytes = 0;
+  // kAck: the TSecr the ACK echoes, and the end of its D-SACK block when
+  // bytes_dsacked > 0 (relative sequence number). kRetransmission: the
+  // TSval the segment carried. 0: no timestamps.
+  uint32_t ts_ecr = 0;
+  int64_t dsack_end = 0;
+  uint32_t ts_val = 0;
   uint64_t rwnd_bytes = 0;                // Scaled receive window of this ACK.
   SendLimit limit = SendLimit::kUnknown;  // Before the ACK.
   // kUnknown because the sender, silent since a short segment, answered

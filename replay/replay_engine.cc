@@ -59,7 +59,28 @@ AckEvent ToAckEvent(const TimelineEvent& event, const ReplayFlowFacts& facts,
       event.mss_bytes > 0 ? event.mss_bytes : facts.handshake_mss_bytes;
   ack.rate_sample = event.rate_sample;
   ack.packets_newly_lost = event.packets_newly_lost;
+  ack.ts_ecr = event.ts_ecr;
+  if (event.bytes_dsacked > 0 && event.dsack_end > 0) {
+    // tcp_dsack_seen(): max(1, DIV_ROUND_UP(bytes, mss)) segments.
+    const uint64_t mss = std::max<uint32_t>(ack.mss_bytes, 1);
+    ack.packets_dsacked =
+        std::max<uint64_t>(1, (event.bytes_dsacked + mss - 1) / mss);
+    ack.dsack_end_bytes = static_cast<uint64_t>(event.dsack_end);
+  }
+  ack.bytes_retransmitted_in_flight = event.retransmitted_bytes;
   return ack;
+}
+
+std::optional<RetransmitEvent> ToRetransmitEvent(const TimelineEvent& event) {
+  if (event.type != TimelineEvent::Type::kRetransmission) return std::nullopt;
+  RetransmitEvent retransmit;
+  retransmit.time_us = event.time_ns / 1000;
+  const uint64_t mss = std::max<uint32_t>(event.mss_bytes, 1);
+  const auto bytes = static_cast<uint64_t>(event.seq_end - event.seq_start);
+  retransmit.packets =
+      static_cast<uint32_t>(std::max<uint64_t>(1, (bytes + mss - 1) / mss));
+  retransmit.ts_val = event.ts_val;
+  return retransmit;
 }
 
 std::optional<LossEvent> ToLossEvent(const TimelineEvent& event) {
@@ -132,8 +153,12 @@ void ReplayEngine::OnEvent(const TimelineEvent& event) {
         std::max<int64_t>(0, event.seq_end - event.seq_start));
   }
   const std::optional<LossEvent> loss = ToLossEvent(event);
-  if (!loss.has_value()) return;
-  for (auto& controller : controllers_) controller->OnLoss(*loss);
+  if (loss.has_value()) {
+    for (auto& controller : controllers_) controller->OnLoss(*loss);
+  }
+  const std::optional<RetransmitEvent> retransmit = ToRetransmitEvent(event);
+  if (!retransmit.has_value()) return;
+  for (auto& controller : controllers_) controller->OnRetransmit(*retransmit);
 }
 
 }  // namespace ccreplay

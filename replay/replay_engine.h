@@ -51,6 +51,10 @@ AckEvent ToAckEvent(const TimelineEvent& event, const ReplayFlowFacts& facts,
 // again (RFC 5681 section 3.2, RFC 8985 section 7.4).
 std::optional<LossEvent> ToLossEvent(const TimelineEvent& event);
 
+// A RetransmitEvent for every retransmission (TLPs too: Linux counts each
+// in tp->undo_retrans); nullopt for an ACK.
+std::optional<RetransmitEvent> ToRetransmitEvent(const TimelineEvent& event);
+
 class ReplayEngine {
  public:
   // One controller per spec (see cc/registry.h). InvalidArgument naming
