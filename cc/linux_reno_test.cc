@@ -155,5 +155,98 @@ TEST(LinuxRenoTest, EceEntersCwrAndHalves) {
   EXPECT_LE(reno.snd_cwnd(), 21u);
 }
 
+// reno:linux in slow start at cwnd 20 that has just entered Recovery
+// (ssthresh 10) and sent one retransmission with TSval 5000.
+LinuxReno InSpuriousRecovery() {
+  ControllerOptions options;
+  options.mss_bytes = kMss;
+  options.initial_window_segments = 20;
+  LinuxReno reno(options);
+  AckEvent dupack = SegmentAck(1000, 1, kMss, 19 * kMss);
+  dupack.data_acked = false;  // SACKs only: no growth
+  reno.OnAck(dupack);
+  reno.OnLoss(FastRetransmit(1000, 19 * kMss));
+  RetransmitEvent retransmit;
+  retransmit.time_us = 1000;
+  retransmit.ts_val = 5000;
+  reno.OnRetransmit(retransmit);
+  return reno;
+}
+
+// An ACK moving snd_una by one segment, echoing TSval `ts_ecr`.
+AckEvent PartialAck(uint32_t ts_ecr, uint64_t retransmitted_in_flight) {
+  AckEvent ack = SegmentAck(2000, 1, kMss, 18 * kMss);
+  ack.ts_ecr = ts_ecr;
+  ack.bytes_retransmitted_in_flight = retransmitted_in_flight;
+  return ack;
+}
+
+TEST(LinuxRenoTest, AnEchoOlderThanTheRetransmissionUndoesOnAPartialAck) {
+  LinuxReno reno = InSpuriousRecovery();
+  ASSERT_EQ(reno.snd_ssthresh(), 10u);
+  ASSERT_EQ(reno.state().phase, Phase::kRecovery);
+  // tcp_try_undo_partial(): tcp_packet_delayed() (TSecr 4999 before the
+  // retransmission's 5000, RFC 3522) with no retransmission in flight:
+  // cwnd = max(cwnd, prior_cwnd 20), ssthresh = prior_ssthresh (infinite
+  // in slow start), Open; then the ACK grows cwnd by its segment.
+  reno.OnAck(PartialAck(4999, 0));
+  EXPECT_EQ(reno.undo_counts().partial, 1);
+  EXPECT_EQ(reno.snd_ssthresh(), kInfiniteSsthreshSegments);
+  EXPECT_EQ(reno.snd_cwnd(), 21u);
+  EXPECT_EQ(reno.state().phase, Phase::kSlowStart);
+}
+
+TEST(LinuxRenoTest, NoUndoWhileTheEchoIsNotOlderOrARetransmissionIsOut) {
+  LinuxReno same_ms = InSpuriousRecovery();
+  same_ms.OnAck(PartialAck(5000, 0));  // not before(5000, 5000)
+  EXPECT_EQ(same_ms.undo_counts().partial, 0);
+  EXPECT_EQ(same_ms.snd_ssthresh(), 10u);
+  EXPECT_EQ(same_ms.state().phase, Phase::kRecovery);
+  LinuxReno retrans_out = InSpuriousRecovery();
+  retrans_out.OnAck(PartialAck(4999, kMss));  // tp->retrans_out > 0
+  EXPECT_EQ(retrans_out.undo_counts().partial, 0);
+  EXPECT_EQ(retrans_out.state().phase, Phase::kRecovery);
+  LinuxReno no_timestamps = InSpuriousRecovery();
+  no_timestamps.OnAck(PartialAck(0, 0));  // TSecr 0 is none
+  EXPECT_EQ(no_timestamps.undo_counts().partial, 0);
+}
+
+TEST(LinuxRenoTest, ADsackOfEveryRetransmissionUndoes) {
+  // tcp_sacktag_one(): the D-SACK of the one retransmitted segment brings
+  // undo_retrans to 0; tcp_try_undo_dsack() undoes (RFC 2883 section 5).
+  LinuxReno reno = InSpuriousRecovery();
+  AckEvent dsack = SegmentAck(2000, 0, kMss, 19 * kMss);
+  dsack.data_acked = false;
+  dsack.packets_dsacked = 1;
+  dsack.dsack_end_bytes = kMss + 1;
+  reno.OnAck(dsack);
+  EXPECT_EQ(reno.undo_counts().dsack, 1);
+  EXPECT_EQ(reno.snd_cwnd(), 20u);
+  EXPECT_EQ(reno.snd_ssthresh(), kInfiniteSsthreshSegments);
+  EXPECT_EQ(reno.state().phase, Phase::kSlowStart);
+}
+
+TEST(LinuxRenoTest, TheEndOfRecoveryUndoesAfterAnOlderEcho) {
+  // tcp_try_undo_recovery(): snd_una reached high_seq, the echo is older
+  // than the retransmission: a full undo instead of cwnd = ssthresh.
+  LinuxReno reno = InSpuriousRecovery();
+  reno.OnAck(PartialAck(5000, kMss));
+  AckEvent last = SegmentAck(3000, 18, kMss, 0);
+  last.ts_ecr = 4999;
+  reno.OnAck(last);
+  EXPECT_EQ(reno.undo_counts().full, 1);
+  EXPECT_EQ(reno.snd_ssthresh(), kInfiniteSsthreshSegments);
+  EXPECT_GE(reno.snd_cwnd(), 20u);
+  LinuxReno kept = InSpuriousRecovery();
+  kept.OnAck(PartialAck(5000, kMss));
+  last.ts_ecr = 5001;
+  kept.OnAck(last);
+  EXPECT_EQ(kept.undo_counts().full, 0);
+  // tcp_end_cwnd_reduction(): cwnd = ssthresh 10, then the same ACK's 18
+  // segments add one in congestion avoidance (tcp_cong_avoid_ai()).
+  EXPECT_EQ(kept.snd_ssthresh(), 10u);
+  EXPECT_EQ(kept.snd_cwnd(), 11u);
+}
+
 }  // namespace
 }  // namespace ccreplay

@@ -197,10 +197,15 @@ bool LinuxTcpSender::PacketDelayed(const AckEvent& ack) const {
          static_cast<int32_t>(ack.ts_ecr - *retrans_stamp_) < 0;
 }
 
+bool LinuxTcpSender::UndoMarked() const {
+  // A source that reports no retransmission (OnRetransmit(): the simulator)
+  // gives no evidence either way: no undo.
+  return undo_marker_bytes_.has_value() && retransmits_reported_;
+}
+
 bool LinuxTcpSender::MayUndo(const AckEvent& ack) const {
   // tcp_may_undo().
-  return undo_marker_bytes_.has_value() &&
-         (undo_retrans_ == 0 || PacketDelayed(ack));
+  return UndoMarked() && (undo_retrans_ == 0 || PacketDelayed(ack));
 }
 
 bool LinuxTcpSender::UndoCwndReduction() {
@@ -223,7 +228,7 @@ bool LinuxTcpSender::TryUndoRecovery(const AckEvent& ack) {
 
 bool LinuxTcpSender::TryUndoDsack() {
   // tcp_try_undo_dsack(): D-SACKs covered every retransmission.
-  if (!undo_marker_bytes_.has_value() || undo_retrans_ != 0) return false;
+  if (!UndoMarked() || undo_retrans_ != 0) return false;
   if (!UndoCwndReduction()) return false;
   ++undo_counts_.dsack;
   return true;
@@ -233,7 +238,7 @@ bool LinuxTcpSender::TryUndoPartial(const AckEvent& ack) {
   // tcp_try_undo_partial(): "Plain luck! Hole if filled with delayed
   // packet, rather than with a retransmit"; undone only once no
   // retransmission is in flight.
-  if (!undo_marker_bytes_.has_value() || !PacketDelayed(ack)) return false;
+  if (!UndoMarked() || !PacketDelayed(ack)) return false;
   if (retrans_out_packets_ > 0) return true;
   if (!UndoCwndReduction()) return false;
   ++undo_counts_.partial;
@@ -266,6 +271,7 @@ uint32_t LinuxTcpSender::CurrentSsthresh() const {
 void LinuxTcpSender::OnRetransmit(const RetransmitEvent& retransmit) {
   // tcp_retransmit_skb(): "Save stamp of the first (attempted)
   // retransmit", and count it for undo.
+  retransmits_reported_ = true;
   if (!retrans_stamp_.has_value()) retrans_stamp_ = retransmit.ts_val;
   if (undo_retrans_ < 0) undo_retrans_ = 0;
   undo_retrans_ += retransmit.packets;

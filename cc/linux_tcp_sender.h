@@ -161,6 +161,8 @@ class LinuxTcpSender : public CongestionController {
   // in flight, or undone).
   bool TryUndoPartial(const AckEvent& ack);
   bool TryUndoLoss(const AckEvent& ack);
+  // tp->undo_marker is set, and the source reports retransmissions.
+  bool UndoMarked() const;
   // tcp_may_undo() and tcp_packet_delayed().
   bool MayUndo(const AckEvent& ack) const;
   bool PacketDelayed(const AckEvent& ack) const;
@@ -217,6 +219,7 @@ class LinuxTcpSender : public CongestionController {
   // tp->retrans_out after the last ACK, and whether it fed back CE.
   int64_t retrans_out_packets_ = 0;
   bool last_ce_feedback_ = false;
+  bool retransmits_reported_ = false;  // OnRetransmit() was called.
   UndoCounts undo_counts_;
 };
 
