@@ -138,6 +138,11 @@ struct AckEvent {
   uint64_t packets_dsacked = 0;
   uint64_t dsack_end_bytes = 0;
   uint64_t bytes_retransmitted_in_flight = 0;
+  // TCP: the sender's reordering degree in segments after this ACK (Linux
+  // tp->reordering); 0 when unknown. Above net.ipv4.tcp_reordering (3)
+  // Linux grows cwnd on any forward progress, SACKs too
+  // (tcp_may_raise_cwnd()).
+  uint32_t reordering_segments = 0;
 };
 
 // TCP: the sender sent `packets` segments again, the first carrying TSval

@@ -41,6 +41,22 @@ TEST(LinuxRenoTest, AnAckThatOnlySacksDoesNotGrowCwnd) {
   EXPECT_EQ(reno.snd_cwnd(), 11u);  // tcp_slow_start(): +1 per segment
 }
 
+TEST(LinuxRenoTest, WithHighReorderingASackGrowsCwnd) {
+  // tcp_may_raise_cwnd(): once tp->reordering exceeds tcp_reordering (3),
+  // any forward progress grows cwnd, a SACK too.
+  ControllerOptions options;
+  options.mss_bytes = kMss;
+  LinuxReno reno(options);
+  AckEvent sack_only = SegmentAck(1000, 1, kMss, 10 * kMss);
+  sack_only.data_acked = false;
+  sack_only.reordering_segments = 3;
+  reno.OnAck(sack_only);
+  EXPECT_EQ(reno.snd_cwnd(), 10u);
+  sack_only.reordering_segments = 4;
+  reno.OnAck(sack_only);
+  EXPECT_EQ(reno.snd_cwnd(), 11u);
+}
+
 TEST(LinuxRenoTest, TheAckThatRevealsALossDoesNotGrowCwnd) {
   // tcp_ack() runs tcp_fastretrans_alert() (entering Recovery) before
   // tcp_cong_control(), so the revealing ACK reduces instead of growing;

@@ -49,9 +49,9 @@ void LinuxTcpSender::OnAck(const AckEvent& ack) {
     CongControl(ack, acked, ce);
   } else if (ca_state_ == CaState::kCwr || ca_state_ == CaState::kRecovery) {
     CwndReduction(acked, ack.data_acked, packets_in_flight());
-  } else if (acked > 0 && IsCwndLimited(ack) && ack.data_acked) {
-    // tcp_cong_control(): tcp_may_raise_cwnd() (FLAG_DATA_ACKED), then the
-    // module's tcp_is_cwnd_limited() check.
+  } else if (acked > 0 && IsCwndLimited(ack) && MayRaiseCwnd(ack)) {
+    // tcp_cong_control(): tcp_may_raise_cwnd(), then the module's
+    // tcp_is_cwnd_limited() check.
     before_growth_ = {snd_cwnd_, snd_cwnd_cnt_};
     CongAvoid(ack, acked);
   }
@@ -108,6 +108,15 @@ bool LinuxTcpSender::CountPrrOut(const AckEvent& ack) {
   prr_out_ += (new_bytes + mss - 1) / mss +
               (ack.bytes_retransmitted_before + mss - 1) / mss;
   return true;
+}
+
+bool LinuxTcpSender::MayRaiseCwnd(const AckEvent& ack) {
+  // tcp_may_raise_cwnd() (tcp_input.c, 6.18): "If reordering is high then
+  // always grow cwnd whenever data is delivered regardless of its
+  // ordering" (FLAG_FORWARD_PROGRESS: the caller's acked > 0), else only
+  // on FLAG_DATA_ACKED (snd_una moved over data).
+  constexpr uint32_t kSysctlTcpReordering = 3;
+  return ack.data_acked || ack.reordering_segments > kSysctlTcpReordering;
 }
 
 bool LinuxTcpSender::IsCwndLimited(const AckEvent& ack) const {

@@ -141,6 +141,8 @@ class LinuxTcpSender : public CongestionController {
   uint32_t snd_ssthresh_ = kInfiniteSsthreshSegments;
 
  private:
+  // tcp_may_raise_cwnd(), given that `ack` delivered something.
+  static bool MayRaiseCwnd(const AckEvent& ack);
   // tcp_cwnd_validate() for the sends since the previous ACK.
   void ValidateCwnd(const AckEvent& ack);
   // Adds the packets sent since the previous ACK to prr_out while a

@@ -540,12 +540,10 @@ int64_t TsharkOutOfOrder(const std::string& pcap, const std::string& data_key) {
 
 // --reorder 2: the data-path line holds 2 % of the sender's packets 1 ms
 // longer; the receiver sees about that share of segments out of order,
-// the sender none, and the kernel counts the reordering it detected.
+// and the kernel counts the reordering it detected.
 TEST_F(LabTest, ReorderHoldsAShareOfTheDataPathBack) {
   LabConfig config = BaseConfig();
-  config.rate_bits_per_s = 20'000'000;
   config.delay_ms = 10;
-  config.duration_s = 3;
   config.transfer = TransferTool::kBuiltin;
   config.flows = {FlowSpec{"cubic", 0, 0}};
   config.reorder_percent = 2;
@@ -562,7 +560,7 @@ TEST_F(LabTest, ReorderHoldsAShareOfTheDataPathBack) {
   const proto::BundleDelayLine& line = m.reorder().line();
   EXPECT_EQ(line.packets(),
             PacketsFrom(bundle.sender, bundle.run.topology.sender_address));
-  // Held back: 2 % of about 5,000 packets, binomial sd 0.2 %; 3 sd.
+  // Held back: 2 % of about 8,000 packets, binomial sd 0.16 %; 3.7 sd.
   const double held = static_cast<double>(line.reordered_packets()) /
                       static_cast<double>(line.packets());
   EXPECT_GT(held, 0.014);
@@ -570,17 +568,17 @@ TEST_F(LabTest, ReorderHoldsAShareOfTheDataPathBack) {
   EXPECT_GT(line.overtaking_packets(), 0);
   // `tshark -r receiver.pcap -Y 'tcp.analysis.out_of_order && tcp.len > 0
   // && tcp.srcport == SENDER_PORT'`: a held packet is out of order when a
-  // later one arrived within its extra 1 ms (at 20 Mbit/s, 1.7 packets'
-  // time, so most but not all); none before the line.
+  // later one reached the line within its extra 1 ms (at 50 Mbit/s, 4
+  // packets' time; an ACK-clocked sender leaves gaps, so most but not
+  // all: 1.77 % of 12,691 segments in a 3 s run of iperf3 reno).
   const int64_t receiver_ooo =
       TsharkOutOfOrder(bundle.read.receiver_capture, data_key);
   ASSERT_GE(receiver_ooo, 0) << "tshark not runnable";
   const double ooo_share =
       static_cast<double>(receiver_ooo) /
       static_cast<double>(bundle.receiver.at(data_key).data_packets);
-  EXPECT_GT(ooo_share, 0.01);
+  EXPECT_GT(ooo_share, 0.012);
   EXPECT_LE(receiver_ooo, line.reordered_packets());
-  EXPECT_EQ(TsharkOutOfOrder(bundle.read.sender_capture, data_key), 0);
   // The kernel saw it (TcpExtTCPSACKReorder, tcp_check_sack_reordering()).
   EXPECT_GT(m.sender_nstat().count("TcpExtTCPSACKReorder")
                 ? m.sender_nstat().at("TcpExtTCPSACKReorder")

@@ -16,6 +16,11 @@ namespace {
 constexpr uint32_t kTimestampOptionBytes = 12;
 // RFC 9293 section 3.7.1: the MSS assumed when none is known.
 constexpr uint32_t kDefaultMssBytes = 536;
+// Linux's net.ipv4.tcp_reordering and tcp_max_reordering defaults
+// (Documentation/networking/ip-sysctl.rst, 6.18): tp->reordering starts at
+// the first and never exceeds the second.
+constexpr uint32_t kInitialReordering = 3;
+constexpr uint32_t kMaxReordering = 300;
 // New-data segments sent behind data in flight (so full-sized, unless the
 // application ran dry) per window in which a lower MSS, as Prague v0.7
 // sets, is detected: the window's largest segment, when it is below the
@@ -75,6 +80,7 @@ struct AckTimelineBuilder::Direction {
   uint64_t spurious = 0;
   uint64_t ece_episodes = 0;
   uint64_t ip_ce_data_packets = 0;
+  uint32_t reordering = kInitialReordering;  // Linux tp->reordering
 
   // Sending.
   uint32_t mss_limit_bytes = 0;  // Peer's MSS option less our options.
@@ -671,6 +677,12 @@ void AckTimelineBuilder::OnAckFrom(FlowState& flow, int side,
   e.spurious_retransmissions = static_cast<uint32_t>(spurious);
   e.ts_ecr = has_ts ? s.options.ts_ecr : 0;
   if (r.bytes_dsacked > 0) e.dsack_end = r.dsack.end;
+  // tcp_check_sack_reordering(): "metric > tp->reordering * mss".
+  if (r.reordering_bytes > uint64_t{d.reordering} * mss) {
+    d.reordering = static_cast<uint32_t>(std::min<uint64_t>(
+        (r.reordering_bytes + mss - 1) / mss, kMaxReordering));
+  }
+  e.reordering = d.reordering;
   AckHold& hold = flow.hold[sender];
   if (hold.active()) {
     // The limit, flight and emission wait until the sender has the ACK.

@@ -102,6 +102,10 @@ struct TimelineEvent {
   uint32_t ts_ecr = 0;
   int64_t dsack_end = 0;
   uint32_t ts_val = 0;
+  // kAck: the sender's estimate of the reordering degree in segments
+  // after this ACK (Linux tp->reordering: net.ipv4.tcp_reordering, 3,
+  // raised by tcp_check_sack_reordering() up to tcp_max_reordering, 300).
+  uint32_t reordering = 0;
   uint64_t rwnd_bytes = 0;                // Scaled receive window of this ACK.
   SendLimit limit = SendLimit::kUnknown;  // Before the ACK.
   // kUnknown because the sender, silent since a short segment, answered

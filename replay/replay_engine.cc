@@ -68,6 +68,7 @@ AckEvent ToAckEvent(const TimelineEvent& event, const ReplayFlowFacts& facts,
     ack.dsack_end_bytes = static_cast<uint64_t>(event.dsack_end);
   }
   ack.bytes_retransmitted_in_flight = event.retransmitted_bytes;
+  ack.reordering_segments = event.reordering;
   return ack;
 }
 

@@ -132,6 +132,10 @@ void SackScoreboard::DropAcked(int64_t ack, uint32_t mss_bytes,
     const uint64_t bytes = static_cast<uint64_t>(cut - s.start);
     if (!(s.flags & kSacked))
       result.packets_delivered += PacketCount(bytes, mss_bytes);
+    if (!(s.flags & (kSacked | kEverRetransmitted))) {
+      result.lowest_original_delivered =
+          std::min(result.lowest_original_delivered, s.start);
+    }
     // Take the acknowledged bytes out of the counters.
     if (s.flags & kSacked) sacked_bytes_ -= bytes;
     if (s.flags & kLost) lost_bytes_ -= bytes;
@@ -173,6 +177,10 @@ void SackScoreboard::Sack(int64_t start, int64_t end, uint32_t mss_bytes,
     TakeRateState(s, /*sacked=*/true, result);
     result.bytes_sacked += s.length();
     result.packets_delivered += PacketCount(s.length(), mss_bytes);
+    if (!(s.flags & kEverRetransmitted)) {
+      result.lowest_original_delivered =
+          std::min(result.lowest_original_delivered, s.start);
+    }
   }
   highest_sacked_end_ = std::max(highest_sacked_end_, end);
 }
@@ -213,6 +221,10 @@ SackScoreboard::AckResult SackScoreboard::OnAck(int64_t ack,
                                                 uint32_t mss_bytes) {
   AckResult r;
   const int64_t old_una = snd_una_;
+  const int64_t prior_fack =
+      sacked_bytes_ > 0 && highest_sacked_end_ > snd_una_
+          ? segments_[Find(highest_sacked_end_ - 1)].start
+          : snd_una_;
   if (ack > snd_una_) DropAcked(ack, mss_bytes, r);
   // RFC 2883 section 4: the first block is a D-SACK when it lies below the
   // cumulative ACK or inside the second block.
@@ -237,6 +249,10 @@ SackScoreboard::AckResult SackScoreboard::OnAck(int64_t ack,
     r.reneged = true;
     for (Segment& s : segments_) ClearFlag(s, kSacked);
     highest_sacked_end_ = lost_below_ = snd_una_;
+  }
+  if (r.lowest_original_delivered < prior_fack) {
+    r.reordering_bytes =
+        static_cast<uint64_t>(prior_fack - r.lowest_original_delivered);
   }
   if (r.bytes_sacked > 0) {
     const uint64_t lost_before = lost_bytes_;

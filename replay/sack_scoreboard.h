@@ -10,6 +10,7 @@
 #ifndef CCREPLAY_REPLAY_SACK_SCOREBOARD_H_
 #define CCREPLAY_REPLAY_SACK_SCOREBOARD_H_
 
+#include <climits>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -86,6 +87,14 @@ class SackScoreboard {
     std::optional<DeliveredPacket> newest_delivered;
     // Bytes this ACK's SACK information newly made lost (RFC 6675 IsLost).
     uint64_t bytes_newly_lost = 0;
+    // The start of the lowest segment this ACK newly delivered (acked or
+    // SACKed) that was never retransmitted: Linux's `reord`
+    // (tcp_sacktag_one(), tcp_clean_rtx_queue()); INT64_MAX when none.
+    int64_t lowest_original_delivered = INT64_MAX;
+    // How far below the highest SACKed segment before this ACK (Linux
+    // prior_fack, tcp_highest_sack_seq()) that segment lay: the metric of
+    // tcp_check_sack_reordering() (tcp_input.c, 6.18); 0: no reordering.
+    uint64_t reordering_bytes = 0;
   };
   // `ack`: the cumulative ACK; `blocks`: SACK blocks in the order sent.
   AckResult OnAck(int64_t ack, const SackBlock* blocks, int block_count,

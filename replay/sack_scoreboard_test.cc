@@ -14,6 +14,28 @@ SackScoreboard TenSegments() {
   return b;
 }
 
+TEST(SackScoreboardTest, AnOriginalDeliveredBelowTheSackedIsReordering) {
+  // tcp_check_sack_reordering()'s metric: the highest SACKed segment's
+  // start (prior_fack) less the lowest newly delivered segment that was
+  // never retransmitted.
+  SackScoreboard b = TenSegments();
+  SackBlock block{2001, 5001};  // segments 3..5 overtook segment 2
+  SackScoreboard::AckResult r = b.OnAck(1001, &block, 1, 1000);
+  EXPECT_EQ(r.reordering_bytes, 0u);    // nothing below a SACK before
+  r = b.OnAck(5001, nullptr, 0, 1000);  // segment 2 arrives late
+  EXPECT_EQ(r.lowest_original_delivered, 1001);
+  EXPECT_EQ(r.reordering_bytes, 3000u);  // 4001 - 1001
+  // In order: no reordering.
+  r = b.OnAck(6001, nullptr, 0, 1000);
+  EXPECT_EQ(r.reordering_bytes, 0u);
+  // A retransmitted segment filling the hole is no reordering.
+  block = {7001, 9001};
+  b.OnAck(6001, &block, 1, 1000);
+  b.OnSend(6001, 7001, 9000, 0);
+  r = b.OnAck(9001, nullptr, 0, 1000);
+  EXPECT_EQ(r.reordering_bytes, 0u);
+}
+
 TEST(SackScoreboardTest, PipeFollowsRfc6675IsLost) {
   SackScoreboard b = TenSegments();
   EXPECT_EQ(b.pipe_bytes(), 10000u);
