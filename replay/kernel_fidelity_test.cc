@@ -141,6 +141,8 @@ TEST(KernelFidelityTest, CubicUnpaced20msApplicationLimitedThenBulk) {
   ASSERT_EQ(c.size(), 2u);
   ExpectFidelity(c[0], 1519, 0.5, 2.0);
   EXPECT_GT(*c[1].divergence.median_abs_err_pct, 50.0);
+}
+
 // ssthresh after each ACK, with the ACK's cumulative acknowledgement
 // (relative: data starts at 1).
 struct SsthreshAfterAck {
