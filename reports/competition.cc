@@ -408,6 +408,7 @@ CompetitorFacts FactsOnSharedAxis(uint32_t id, const PlacedFlow& p,
   f.start_s += shift_s;
   f.end_s += shift_s;
   for (auto& sample : f.delivered) sample.first += shift_s;
+  for (auto& sample : f.rtt_ms) sample.first += shift_s;
   f.flow_index = id;
   f.label = absl::StrCat("flow ", FlowLabel(id));
   f.throughput_bps = share.throughput_bps();
@@ -450,6 +451,10 @@ proto::PairAttribution AttributePair(const proto::FlowShare& a,
               &proto::PairAttribution::set_predicted_ratio_as_is, &pair);
   SetIfFinite(u.predicted_ratio_normalized,
               &proto::PairAttribution::set_predicted_ratio_normalized, &pair);
+  if (u.standing_queue.has_value()) {
+    pair.set_standing_queue_median_ms(u.standing_queue->median_ms);
+    pair.set_standing_queue_p90_ms(u.standing_queue->p90_ms);
+  }
   pair.set_message(u.message);
   return pair;
 }

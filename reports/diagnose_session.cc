@@ -361,7 +361,8 @@ absl::Status DiagnoseQuic(const DiagnoseOptions& options, const QuicInput& quic,
 }
 
 // The flow's delivery on the capture's clock: cumulative bytes at the end
-// of each observation bin, its first data and its last delivery.
+// of each observation bin, its first data and its last delivery, and the
+// bin's mean RTT sample.
 void AddDelivery(const FlowObserver& observed, CompetitorFacts* f) {
   const double origin_s = observed.start_ns() * 1e-9;
   const double width_s = observed.bin_width_s();
@@ -379,6 +380,12 @@ void AddDelivery(const FlowObserver& observed, CompetitorFacts* f) {
     delivered += bins[i].delivered_bytes;
     f->end_s = origin_s + (i + 1) * width_s;
     f->delivered.emplace_back(f->end_s, delivered);
+  }
+  for (size_t i = 0; i < bins.size(); ++i) {
+    if (!bins[i].has_rtt()) continue;
+    f->rtt_ms.emplace_back(
+        origin_s + (i + 1) * width_s,
+        bins[i].rtt_sum_us / (1e3 * static_cast<double>(bins[i].rtt_samples)));
   }
   if (!sent) {  // A qlog's timeline has no sequence numbers: its first event.
     f->start_s = origin_s;

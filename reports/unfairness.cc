@@ -219,7 +219,76 @@ std::optional<double> Ratio(const FittedPath& path, const SimulatedFlow& l,
   return lesser_first ? *r : 1 / *r;
 }
 
+// Controllers whose window is set by loss alone (RFC 5681, RFC 9438,
+// RFC 9002's NewReno), the ones a BBR flow's standing queue does not slow.
+bool IsLossBased(const std::string& spec) {
+  const std::string family = SpecFamily(spec);
+  return family == "reno" || family == "cubic" || family == "cuback" ||
+         family == "rfc9002";
+}
+
+// The RTT samples of `f` within [from_s, to_s], less `min_rtt_ms`.
+void AddQueueDelays(const CompetitorFacts& f, double from_s, double to_s,
+                    double min_rtt_ms, std::vector<double>* out) {
+  for (const auto& [t, rtt_ms] : f.rtt_ms) {
+    if (t > from_s && t <= to_s) out->push_back(rtt_ms - min_rtt_ms);
+  }
+}
+
+std::string StandingQueueMessage(const StandingQueue& q, double from_s,
+                                 double to_s) {
+  // BBR v1 (Linux 6.18 net/ipv4/tcp_bbr.c): cwnd is bbr_cwnd_gain (2) x
+  // its BDP estimate and its bandwidth is a max filter of delivery rates,
+  // so loss does not slow it; a loss-based flow grows until the buffer
+  // overflows. Neither drains the queue the other keeps.
+  return absl::StrFormat(
+      "%s (%s) and %s (%s) kept a standing queue from %.3f s to %.3f s: "
+      "their RTT stayed a median %.1f ms above the %.1f ms minimum (10th-90th "
+      "percentile %.1f-%.1f ms, over %d intervals); %s took %.0f%% of the "
+      "pair's throughput, %s %.0f%%. BBR keeps up to twice its estimated BDP "
+      "in flight and does not slow down on loss (tcp_bbr.c), while a "
+      "loss-based flow grows until the buffer overflows, so neither lets the "
+      "queue drain",
+      q.bbr_label, q.bbr_controller, q.loss_based_label,
+      q.loss_based_controller, from_s, to_s, q.median_ms, q.min_rtt_ms,
+      q.p10_ms, q.p90_ms, static_cast<int>(q.bins), q.bbr_label,
+      100 * q.bbr_share, q.loss_based_label, 100 * q.loss_based_share);
+}
+
 }  // namespace
+
+std::optional<StandingQueue> BbrQueueAgainstLossBased(
+    const CompetitorFacts& a, const CompetitorFacts& b) {
+  const bool a_bbr = SpecFamily(a.controller) == "bbr";
+  const CompetitorFacts& bbr = a_bbr ? a : b;
+  const CompetitorFacts& other = a_bbr ? b : a;
+  if (SpecFamily(bbr.controller) != "bbr" || !IsLossBased(other.controller) ||
+      !bbr.min_rtt_ms || !other.min_rtt_ms || !bbr.throughput_bps ||
+      !other.throughput_bps) {
+    return std::nullopt;
+  }
+  const double total_bps = *bbr.throughput_bps + *other.throughput_bps;
+  const double from_s = std::max(a.start_s, b.start_s);
+  const double to_s = std::min(a.end_s, b.end_s);
+  StandingQueue q;
+  q.min_rtt_ms = std::min(*bbr.min_rtt_ms, *other.min_rtt_ms);
+  std::vector<double> delays;
+  AddQueueDelays(bbr, from_s, to_s, q.min_rtt_ms, &delays);
+  AddQueueDelays(other, from_s, to_s, q.min_rtt_ms, &delays);
+  if (delays.empty() || !(total_bps > 0)) return std::nullopt;
+  q.bbr_label = bbr.label;
+  q.loss_based_label = other.label;
+  q.bbr_controller = bbr.controller;
+  q.loss_based_controller = other.controller;
+  q.bins = delays.size();
+  q.median_ms = Median(delays);
+  q.p10_ms = Percentile(delays, 0.1);
+  q.p90_ms = Percentile(delays, 0.9);
+  q.bbr_share = *bbr.throughput_bps / total_bps;
+  q.loss_based_share = *other.throughput_bps / total_bps;
+  q.message = StandingQueueMessage(q, from_s, to_s);
+  return q;
+}
 
 double CommonIntervalThroughput(CompetitorFacts& a, CompetitorFacts& b) {
   const double from = std::max(a.start_s, b.start_s);
@@ -410,6 +479,9 @@ std::string AttributionMessage(const CompetitorFacts& lesser,
     absl::StrAppend(&m, "; ", small.label, "'s growth is normalized already",
                     small.normalization_claimed ? ClaimDecided(small) : "");
   }
+  if (u.standing_queue.has_value()) {
+    absl::StrAppend(&m, "; ", u.standing_queue->message);
+  }
   // A sender-side capture sees drops, not which arrival the queue
   // refused for its size (byte-fit admission favours small packets, RFC
   // 7141 section 4.2.1.2).
@@ -450,6 +522,7 @@ UnfairnessAttribution AttributeUnfairness(const CompetitorFacts& a,
     u.predicted_ratio_normalized = c.normalized;
     AddSimulatedCauses(lesser, greater, c, &u.causes);
   }
+  u.standing_queue = BbrQueueAgainstLossBased(a, b);
   u.message = AttributionMessage(lesser, greater, u);
   return u;
 }

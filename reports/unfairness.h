@@ -38,6 +38,9 @@ struct CompetitorFacts {
   std::optional<double> throughput_bps;
   // Cumulative bytes delivered at times on the common axis, ascending.
   std::vector<std::pair<double, uint64_t>> delivered;
+  // The mean RTT sample of each observation bin that had one, ms, at the
+  // bin's end on the same axis, ascending.
+  std::vector<std::pair<double, double>> rtt_ms;
 };
 
 struct UnfairnessCause {
@@ -49,6 +52,27 @@ struct UnfairnessCause {
   std::string message;
 };
 
+// The queue a BBR flow and a loss-based one (Reno, CUBIC) kept between
+// them over their common interval: both flows' RTT samples above the
+// smaller minimum RTT of the two, the path's round trip without a queue.
+struct StandingQueue {
+  std::string bbr_label, loss_based_label;
+  std::string bbr_controller, loss_based_controller;
+  double min_rtt_ms = 0;
+  // Over both flows' observation bins in the common interval.
+  double median_ms = 0, p10_ms = 0, p90_ms = 0;
+  size_t bins = 0;
+  // Each flow's share of the pair's throughput, 0-1.
+  double bbr_share = 0, loss_based_share = 0;
+  std::string message;
+};
+
+// nullopt unless one flow ran BBR and the other a loss-based controller
+// and both have throughput and RTT samples in [the later start, the
+// earlier end].
+std::optional<StandingQueue> BbrQueueAgainstLossBased(const CompetitorFacts& a,
+                                                      const CompetitorFacts& b);
+
 struct UnfairnessAttribution {
   uint32_t lesser = 0, greater = 0;  // flow indices
   double share_ratio = 0;            // lesser / greater
@@ -56,6 +80,8 @@ struct UnfairnessAttribution {
   // The fitted simulation's lesser / greater with both flows as they ran,
   // and with the small-packet flow's growth normalized to 1462 bytes.
   std::optional<double> predicted_ratio_as_is, predicted_ratio_normalized;
+  // A BBR flow against a loss-based one: the queue they kept.
+  std::optional<StandingQueue> standing_queue;
   std::string message;
 };
 
