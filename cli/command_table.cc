@@ -248,6 +248,8 @@ CommandSpec Simulate() {
        {"nic_rate", "BPS", ""},
        {"ack_every", "N", ""},
        {"delayed_ack", "TIME", ""},
+       {"ack_hold", "TIME", ""},
+       {"ack_hold_period", "TIME", ""},
        {"ce_threshold", "TIME", ""},
        {"ce_backlog_bytes", "BYTES", ""},
        {"byte_fit_admission", "", ""},

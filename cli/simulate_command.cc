@@ -43,6 +43,13 @@ ABSL_FLAG(int, ack_every, 2,
           "the receivers ACK every N segments (1, 2, ... 16; default 2).");
 ABSL_FLAG(absl::Duration, delayed_ack, absl::Milliseconds(40),
           "delayed-ACK timer (default 40ms, Linux TCP_DELACK_MIN).");
+ABSL_FLAG(absl::Duration, ack_hold, absl::ZeroDuration(),
+          "ACK aggregation on the return path (Wi-Fi, cellular): the ACKs "
+          "sent in the first TIME of every --ack_hold_period leave together "
+          "when it ends (default 0: off).");
+ABSL_FLAG(absl::Duration, ack_hold_period, absl::ZeroDuration(),
+          "the period of --ack_hold (default: --ack_hold itself, one ACK "
+          "burst per hold).");
 ABSL_FLAG(bool, pacing, false, "pace the senders.");
 ABSL_FLAG(int, tso_burst_shift, 0,
           "paced senders send TSO bursts of 2^-N s of the pacing rate (10: "
@@ -178,6 +185,11 @@ absl::Status FlowsFromFlags(SimulationConfig& config) {
     flow.ack_every = static_cast<uint32_t>(absl::GetFlag(FLAGS_ack_every));
     flow.delayed_ack_ns =
         absl::ToInt64Nanoseconds(absl::GetFlag(FLAGS_delayed_ack));
+    flow.ack_hold_ns = absl::ToInt64Nanoseconds(absl::GetFlag(FLAGS_ack_hold));
+    flow.ack_hold_period_ns =
+        absl::GetFlag(FLAGS_ack_hold_period) > absl::ZeroDuration()
+            ? absl::ToInt64Nanoseconds(absl::GetFlag(FLAGS_ack_hold_period))
+            : flow.ack_hold_ns;
     flow.tso_burst_shift = static_cast<uint32_t>(
         std::max(0, absl::GetFlag(FLAGS_tso_burst_shift)));
     flow.nic_rate_bps = static_cast<int64_t>(absl::GetFlag(FLAGS_nic_rate));

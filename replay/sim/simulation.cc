@@ -188,6 +188,8 @@ absl::StatusOr<std::unique_ptr<Simulation>> Simulation::Create(
     f.forward_delay_ns = rtt_ns / 2;
     f.return_delay_ns = rtt_ns - rtt_ns / 2;
     f.delayed_ack_ns = flow.delayed_ack_ns;
+    f.ack_hold_ns = flow.ack_hold_ns;
+    f.ack_hold_period_ns = flow.ack_hold_period_ns;
     f.nic_rate_bps = flow.nic_rate_bps;
     sim->Schedule(flow.start_ns, kFlowStart, i);
     if (flow.cwnd_clamp_packets > 0 && flow.cwnd_clamp_from_ns > 0) {
@@ -393,11 +395,17 @@ void Simulation::OnDelayedAckEvent(uint32_t i) {
 void Simulation::SendAck(uint32_t i, const SimAck& ack) {
   Flow& flow = flows_[i];
   ++flow.stats.acks_sent;
-  if (flow.returning.empty()) {
-    Schedule(now_ns_ + flow.return_delay_ns, kAckArrival, i);
+  // FlowConfig::ack_hold_ns: an ACK sent within a period's hold leaves
+  // when the hold ends; release times never decrease, so FIFO holds.
+  int64_t leaves_ns = now_ns_;
+  if (flow.ack_hold_ns > 0 && flow.ack_hold_period_ns > 0) {
+    const int64_t into = (now_ns_ - flow.start_ns) % flow.ack_hold_period_ns;
+    if (into < flow.ack_hold_ns) leaves_ns += flow.ack_hold_ns - into;
   }
+  const int64_t arrival_ns = leaves_ns + flow.return_delay_ns;
+  if (flow.returning.empty()) Schedule(arrival_ns, kAckArrival, i);
   flow.returning.push_back(ack);
-  flow.returning.back().arrival_ns = now_ns_ + flow.return_delay_ns;
+  flow.returning.back().arrival_ns = arrival_ns;
 }
 
 void Simulation::OnAckArrival(uint32_t i) {

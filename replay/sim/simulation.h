@@ -55,6 +55,15 @@ struct FlowConfig {
   uint32_t ack_every = 2;
   // Linux TCP_DELACK_MIN (include/net/tcp.h: HZ / 25).
   int64_t delayed_ack_ns = 40'000'000;
+  // ACK aggregation on the return path, as Wi-Fi, cellular and cable
+  // links and ACK-decimating middleboxes give (Linux commit 78dc70ebaa38,
+  // "tcp_bbr: adapt cwnd based on ack aggregation estimation", 2019): in
+  // every period of `ack_hold_period_ns` from the flow's start, the ACKs
+  // the receiver sends during the first `ack_hold_ns` are held and leave
+  // together when the hold ends. hold == period: one ACK burst per period.
+  // 0: no hold.
+  int64_t ack_hold_ns = 0;
+  int64_t ack_hold_period_ns = 0;
   // The receiver's advertised window; 0: unlimited (a bulk sender is then
   // bounded by cwnd alone).
   uint64_t receive_window_bytes = 0;
@@ -205,6 +214,8 @@ class Simulation {
     int64_t forward_delay_ns = 0;
     int64_t return_delay_ns = 0;
     int64_t delayed_ack_ns = 0;
+    int64_t ack_hold_ns = 0;         // FlowConfig::ack_hold_ns
+    int64_t ack_hold_period_ns = 0;  // FlowConfig::ack_hold_period_ns
     // One delayed-ACK event per flow at a time (a heap entry per armed
     // timer would keep ~rate x delay stale entries): the deadline of the
     // latest arming, its receiver generation, and the pending event's time.
