@@ -26,6 +26,7 @@ BbrStateRecord BbrStateOf(const LinuxBbr& bbr, int64_t time_us) {
                           static_cast<double>(rs.interval_us);
   }
   r.app_limited = rs.app_limited;
+  r.prior_in_flight_packets = rs.prior_in_flight;
   r.delivered_packets = bbr.delivered_packets();
   r.lost_packets = bbr.lost_packets();
   return r;

@@ -39,6 +39,10 @@ struct BbrStateRecord {
   // nullopt when the sample is not valid; and is_app_limited.
   std::optional<double> delivery_rate_bps;
   bool app_limited = false;
+  // rs->prior_in_flight: packets in flight when this ACK came (a flight
+  // that had filled the previous record's cwnd means the sender waited on
+  // cwnd since that ACK).
+  uint32_t prior_in_flight_packets = 0;
   // Packets delivered and marked lost so far (tp->delivered, tp->lost).
   uint64_t delivered_packets = 0;
   uint64_t lost_packets = 0;

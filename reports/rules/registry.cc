@@ -2,6 +2,8 @@
 
 #include "absl/strings/str_join.h"
 #include "reports/rules/application_limited.h"
+#include "reports/rules/bbr_ack_aggregation_limited.h"
+#include "reports/rules/bbr_app_limited_bw.h"
 #include "reports/rules/bbr_long_term_mode.h"
 #include "reports/rules/bbr_probe_rtt_stall.h"
 #include "reports/rules/bbr_startup_exit_early.h"
@@ -31,14 +33,17 @@ absl::Span<const FindingRule* const> FindingRules() {
   static const BbrStartupExitEarlyRule bbr_startup_exit_early;
   static const BbrProbeRttStallRule bbr_probe_rtt_stall;
   static const BbrLongTermModeRule bbr_long_term_mode;
+  static const BbrAppLimitedBwRule bbr_app_limited_bw;
+  static const BbrAckAggregationLimitedRule bbr_ack_aggregation_limited;
   static const FindingRule* const kRules[] = {
-      &receive_window_limited, &application_limited,
-      &loss_recovery_dominant, &model_divergence,
-      &slow_start_exit_early,  &rtt_scaling_slow_growth,
-      &mtu_normalization_gap,  &ce_overreaction,
-      &below_bdp_unexplained,  &rfc_violation,
-      &bbr_startup_exit_early, &bbr_probe_rtt_stall,
-      &bbr_long_term_mode,
+      &receive_window_limited,      &application_limited,
+      &loss_recovery_dominant,      &model_divergence,
+      &slow_start_exit_early,       &rtt_scaling_slow_growth,
+      &mtu_normalization_gap,       &ce_overreaction,
+      &below_bdp_unexplained,       &rfc_violation,
+      &bbr_startup_exit_early,      &bbr_probe_rtt_stall,
+      &bbr_long_term_mode,          &bbr_app_limited_bw,
+      &bbr_ack_aggregation_limited,
   };
   return kRules;
 }

@@ -27,6 +27,17 @@ int FindSpecByName(const ReplayEvidence& e, const std::string& spec) {
   return -1;
 }
 
+int BbrControllerIndex(const RuleContext& x) {
+  if (x.bbr == nullptr || x.evidence == nullptr) return -1;
+  const std::vector<ReplayedController>& c = x.evidence->replay->controllers;
+  for (size_t i = 0; i < c.size(); ++i) {
+    if (c[i].bbr_state.has_value() && &*c[i].bbr_state == x.bbr) {
+      return static_cast<int>(i);
+    }
+  }
+  return -1;
+}
+
 std::optional<size_t> SlowStartExit(const RuleContext& x, int c) {
   for (size_t i = 0; i < x.samples.size(); ++i) {
     if (x.samples.at(c, i).phase != Phase::kSlowStart) return i;

@@ -27,6 +27,10 @@ int FindSpec(const ReplayEvidence& e, ReplayRole role, const std::string& base);
 // The choice replayed as `spec`; -1: none.
 int FindSpecByName(const ReplayEvidence& e, const std::string& spec);
 
+// The replayed controller whose ACK-by-ACK BBR trace the context holds
+// (RuleContext::bbr); -1 when it holds none (not a BBR flow).
+int BbrControllerIndex(const RuleContext& x);
+
 // The first sample of controller `c` out of slow start.
 std::optional<size_t> SlowStartExit(const RuleContext& x, int c);
 
