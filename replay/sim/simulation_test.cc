@@ -272,9 +272,42 @@ class AckTimes : public PacketObserver {
   void OnDataSent(const SimPacket&) override {}
   void OnAckReceived(const SimAck& ack) override {
     sent_ns.push_back(ack.sent_ns);
+    arrival_ns.push_back(ack.arrival_ns);
   }
-  std::vector<int64_t> sent_ns;
+  std::vector<int64_t> sent_ns, arrival_ns;
 };
+
+// ACK aggregation on the return path (FlowConfig::ack_hold_ns): with a
+// 30-ms hold every 100 ms on a 10-ms path, an ACK the receiver sends in
+// the first 30 ms of a period reaches the sender 30 ms after the period
+// began plus the 5-ms return delay, the others 5 ms after they left; the
+// sender then sees ACK silences of at least the hold.
+TEST(Simulation, AckHoldReleasesTheHeldAcksTogether) {
+  SimulationConfig config =
+      OneFlow("cubic", 50'000'000, 10 * kMs, 62'500, 1448, 2);
+  config.flows[0].ack_hold_ns = 30 * kMs;
+  config.flows[0].ack_hold_period_ns = 100 * kMs;
+  AckTimes acks;
+  auto sim = Simulation::Create(config, &acks);
+  ASSERT_TRUE(sim.ok());
+  (*sim)->RunUntil(kS);
+  ASSERT_GT(acks.sent_ns.size(), 1000u);
+  int held = 0;
+  int64_t longest_gap = 0;
+  for (size_t i = 0; i < acks.sent_ns.size(); ++i) {
+    const int64_t into = acks.sent_ns[i] % (100 * kMs);
+    const int64_t leaves =
+        into < 30 * kMs ? acks.sent_ns[i] - into + 30 * kMs : acks.sent_ns[i];
+    held += into < 30 * kMs;
+    EXPECT_EQ(acks.arrival_ns[i], leaves + 5 * kMs) << i;
+    if (i > 0) {
+      longest_gap =
+          std::max(longest_gap, acks.arrival_ns[i] - acks.arrival_ns[i - 1]);
+    }
+  }
+  EXPECT_GT(held, 100);
+  EXPECT_GE(longest_gap, 30 * kMs);
+}
 
 // The GRO flush timer: with ACK every 64 and two packets in flight, the
 // first ACK leaves the receiver one flush timeout after the first packet
