@@ -37,7 +37,21 @@ Sender::Sender(const SenderConfig& config,
     : config_(config),
       controller_(std::move(controller)),
       sent_(1024),
-      retransmit_(256) {}
+      retransmit_(256) {
+  if (config_.application_limited) written_bytes_ = 0;
+}
+
+void Sender::OnAppWrite(uint64_t bytes) {
+  const uint64_t packets_in_flight =
+      (bytes_in_flight_ + config_.packet_bytes - 1) / config_.packet_bytes;
+  if (written_bytes_ - next_seq_ < config_.packet_bytes &&
+      bytes_in_flight_ < controller_->cwnd_bytes() && retransmit_.empty()) {
+    rate_.MarkAppLimited(packets_in_flight);
+  }
+  written_bytes_ = bytes == kUnlimitedBytes
+                       ? kUnlimitedBytes
+                       : std::min(kUnlimitedBytes, written_bytes_ + bytes);
+}
 
 SimPacket Sender::Send(int64_t now_ns) {
   SimPacket packet;
@@ -63,6 +77,18 @@ SimPacket Sender::Send(int64_t now_ns) {
     cwr_pn_ = packet.pn;
     ++stats_.cwr_packets;
   }
+  if (config_.application_limited && bytes_in_flight_ == 0 &&
+      last_send_ns_.has_value()) {
+    // tcp_event_data_sent(): CA_EVENT_TX_START when nothing is in flight
+    // (an application-limited sender only, so bulk runs stay as they
+    // were).
+    IdleRestartEvent idle;
+    idle.time_us = now_ns / 1000;
+    idle.idle_us = (now_ns - *last_send_ns_) / 1000;
+    idle.rto_us = rto_ns_ / 1000;
+    controller_->OnIdleRestart(idle);
+  }
+  last_send_ns_ = now_ns;
   SentPacket record;
   record.pn = packet.pn;
   record.seq = packet.seq;

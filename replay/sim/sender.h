@@ -67,6 +67,9 @@ struct SenderConfig {
   // TSO bursts (FlowConfig::tso_burst_shift); 0: one packet per pacing
   // slot.
   uint32_t tso_burst_shift = 0;
+  // The application writes its data (Sender::OnAppWrite); false: a bulk
+  // sender that always has data.
+  bool application_limited = false;
 };
 
 // Linux's GSO limit (GSO_LEGACY_MAX_SIZE, include/linux/netdevice.h,
@@ -115,9 +118,22 @@ class Sender {
   bool paced() const { return config_.pacing || controller_->needs_pacing(); }
   // Whether the window allows another packet (pacing aside).
   bool CanSend() const {
-    return bytes_in_flight_ < controller_->cwnd_bytes() &&
+    return HasData() && bytes_in_flight_ < controller_->cwnd_bytes() &&
            bytes_in_flight_ < SenderLimitBytes();
   }
+  // A retransmission or a full packet of written data to send.
+  bool HasData() const {
+    return !retransmit_.empty() ||
+           written_bytes_ - next_seq_ >= config_.packet_bytes;
+  }
+  // The application writes `bytes` more (kUnlimitedBytes: it
+  // has data from now on). A write that finds less than a packet unsent,
+  // the window open and nothing to retransmit marks a bubble in the
+  // delivery-rate samples (Linux 6.18 net/ipv4/tcp_rate.c
+  // tcp_rate_check_app_limited(), called from tcp_sendmsg_locked()).
+  static constexpr uint64_t kUnlimitedBytes =
+      std::numeric_limits<uint64_t>::max() / 2;
+  void OnAppWrite(uint64_t bytes);
   // Earliest departure of the next packet under pacing (unused otherwise).
   int64_t next_send_ns() const { return next_send_ns_; }
   // The pacing rate: the controller's where it defines one, else 1.25 x
@@ -198,6 +214,10 @@ class Sender {
   bool any_acked_ = false;
   uint64_t largest_acked_pn_ = 0;
   int64_t next_send_ns_ = 0;
+  // Bytes the application has written (SenderConfig::application_limited).
+  uint64_t written_bytes_ = kUnlimitedBytes;
+  // The last transmission, for CA_EVENT_TX_START after an idle period.
+  std::optional<int64_t> last_send_ns_;
   int64_t srtt_ns_ = 0;
   int64_t rttvar_ns_ = 0;
   int64_t min_rtt_ns_ = 0;

@@ -144,6 +144,7 @@ SenderConfig FlowSender(uint32_t index, const FlowConfig& flow,
   sender.pacing = flow.pacing;
   sender.receive_window_bytes = flow.receive_window_bytes;
   sender.tso_burst_shift = flow.tso_burst_shift;
+  sender.application_limited = flow.app_rate_bps > 0;
   if (flow.cwnd_clamp_from_ns <= 0) {
     sender.cwnd_clamp_bytes =
         uint64_t{flow.cwnd_clamp_packets} * flow.packet_bytes;
@@ -192,6 +193,7 @@ absl::StatusOr<std::unique_ptr<Simulation>> Simulation::Create(
     f.ack_hold_period_ns = flow.ack_hold_period_ns;
     f.nic_rate_bps = flow.nic_rate_bps;
     sim->Schedule(flow.start_ns, kFlowStart, i);
+    if (flow.app_rate_bps > 0) sim->Schedule(flow.start_ns, kAppWrite, i);
     if (flow.cwnd_clamp_packets > 0 && flow.cwnd_clamp_from_ns > 0) {
       sim->Schedule(flow.cwnd_clamp_from_ns, kCwndClamp, i);
     }
@@ -273,6 +275,9 @@ void Simulation::Dispatch(const SimEvent& event) {
       flows_[i].sender.set_cwnd_clamp_bytes(
           uint64_t{config_.flows[i].cwnd_clamp_packets} *
           config_.flows[i].packet_bytes);
+      break;
+    case kAppWrite:
+      OnAppWrite(i);
       break;
     case kSample:
       Sample();
@@ -390,6 +395,21 @@ void Simulation::OnDelayedAckEvent(uint32_t i) {
                                       ack)) {
     SendAck(i, ack);
   }
+}
+
+void Simulation::OnAppWrite(uint32_t i) {
+  const FlowConfig& config = config_.flows[i];
+  if (now_ns_ >= config.app_limited_until_ns) {
+    flows_[i].sender.OnAppWrite(Sender::kUnlimitedBytes);
+  } else {
+    flows_[i].sender.OnAppWrite(config.app_write_bytes);
+    const int64_t next_ns =
+        now_ns_ +
+        static_cast<int64_t>(8.0 * config.app_write_bytes * 1e9 /
+                             static_cast<double>(config.app_rate_bps));
+    Schedule(std::min(next_ns, config.app_limited_until_ns), kAppWrite, i);
+  }
+  TrySend(i);
 }
 
 void Simulation::SendAck(uint32_t i, const SimAck& ack) {

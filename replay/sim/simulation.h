@@ -64,6 +64,13 @@ struct FlowConfig {
   // 0: no hold.
   int64_t ack_hold_ns = 0;
   int64_t ack_hold_period_ns = 0;
+  // An application that writes `app_write_bytes` at a time, at
+  // `app_rate_bps`, until `app_limited_until_ns`, and from then on always
+  // has data (the lab's built-in sender with --app_limited_rate writes 16
+  // KB at a time). 0: a bulk sender from the start.
+  int64_t app_rate_bps = 0;
+  int64_t app_limited_until_ns = 0;
+  uint32_t app_write_bytes = 16384;
   // The receiver's advertised window; 0: unlimited (a bulk sender is then
   // bounded by cwnd alone).
   uint64_t receive_window_bytes = 0;
@@ -197,7 +204,10 @@ class Simulation {
     kPacing,
     kSample,
     kCwndClamp,
+    kAppWrite,
   };
+  // The application's next write (FlowConfig::app_rate_bps).
+  void OnAppWrite(uint32_t i);
   struct Flow {
     Flow(const SenderConfig& sender_config,
          std::unique_ptr<CongestionController> controller,
