@@ -132,6 +132,18 @@ absl::Status PathFromFlags(SimulationConfig& config,
   return absl::OkStatus();
 }
 
+// The receiver's ACK timing and the return path's ACK hold.
+void AckTimingFromFlags(FlowConfig& flow) {
+  flow.ack_every = static_cast<uint32_t>(absl::GetFlag(FLAGS_ack_every));
+  flow.delayed_ack_ns =
+      absl::ToInt64Nanoseconds(absl::GetFlag(FLAGS_delayed_ack));
+  flow.ack_hold_ns = absl::ToInt64Nanoseconds(absl::GetFlag(FLAGS_ack_hold));
+  flow.ack_hold_period_ns =
+      absl::GetFlag(FLAGS_ack_hold_period) > absl::ZeroDuration()
+          ? absl::ToInt64Nanoseconds(absl::GetFlag(FLAGS_ack_hold_period))
+          : flow.ack_hold_ns;
+}
+
 // One flow per --cc spec; the receivers' side (ACK ratio, feedback, rwnd)
 // is the same for all.
 absl::Status FlowsFromFlags(SimulationConfig& config) {
@@ -182,14 +194,7 @@ absl::Status FlowsFromFlags(SimulationConfig& config) {
     flow.start_ns =
         starts_ns[std::min(config.flows.size(), starts_ns.size() - 1)];
     flow.feedback = feedback;
-    flow.ack_every = static_cast<uint32_t>(absl::GetFlag(FLAGS_ack_every));
-    flow.delayed_ack_ns =
-        absl::ToInt64Nanoseconds(absl::GetFlag(FLAGS_delayed_ack));
-    flow.ack_hold_ns = absl::ToInt64Nanoseconds(absl::GetFlag(FLAGS_ack_hold));
-    flow.ack_hold_period_ns =
-        absl::GetFlag(FLAGS_ack_hold_period) > absl::ZeroDuration()
-            ? absl::ToInt64Nanoseconds(absl::GetFlag(FLAGS_ack_hold_period))
-            : flow.ack_hold_ns;
+    AckTimingFromFlags(flow);
     flow.tso_burst_shift = static_cast<uint32_t>(
         std::max(0, absl::GetFlag(FLAGS_tso_burst_shift)));
     flow.nic_rate_bps = static_cast<int64_t>(absl::GetFlag(FLAGS_nic_rate));
