@@ -53,6 +53,21 @@ void Sender::OnAppWrite(uint64_t bytes) {
                        : std::min(kUnlimitedBytes, written_bytes_ + bytes);
 }
 
+void Sender::NoteTxStart(int64_t now_ns) {
+  if (config_.application_limited && bytes_in_flight_ == 0 &&
+      last_send_ns_.has_value()) {
+    // tcp_event_data_sent(): CA_EVENT_TX_START when nothing is in flight
+    // (an application-limited sender only, so bulk runs stay as they
+    // were).
+    IdleRestartEvent idle;
+    idle.time_us = now_ns / 1000;
+    idle.idle_us = (now_ns - *last_send_ns_) / 1000;
+    idle.rto_us = rto_ns_ / 1000;
+    controller_->OnIdleRestart(idle);
+  }
+  last_send_ns_ = now_ns;
+}
+
 SimPacket Sender::Send(int64_t now_ns) {
   SimPacket packet;
   packet.flow = config_.flow;
@@ -77,18 +92,7 @@ SimPacket Sender::Send(int64_t now_ns) {
     cwr_pn_ = packet.pn;
     ++stats_.cwr_packets;
   }
-  if (config_.application_limited && bytes_in_flight_ == 0 &&
-      last_send_ns_.has_value()) {
-    // tcp_event_data_sent(): CA_EVENT_TX_START when nothing is in flight
-    // (an application-limited sender only, so bulk runs stay as they
-    // were).
-    IdleRestartEvent idle;
-    idle.time_us = now_ns / 1000;
-    idle.idle_us = (now_ns - *last_send_ns_) / 1000;
-    idle.rto_us = rto_ns_ / 1000;
-    controller_->OnIdleRestart(idle);
-  }
-  last_send_ns_ = now_ns;
+  NoteTxStart(now_ns);
   SentPacket record;
   record.pn = packet.pn;
   record.seq = packet.seq;

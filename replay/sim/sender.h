@@ -189,6 +189,8 @@ class Sender {
   void DetectLosses(int64_t now_ns);
   void DeclareLost(SentPacket& packet, LossEvent::Kind kind, int64_t now_ns);
   void OnRto(int64_t now_ns);
+  // Tells the controller a transmission starts with nothing in flight.
+  void NoteTxStart(int64_t now_ns);
   void CountEpisode(uint64_t pn);
   void TrackMinCwnd();
   void PopSettled();
