@@ -227,6 +227,12 @@ class CongestionController {
   // After OnLoss() for the loss it repairs, when there is one. Only the
   // Linux TCP machinery uses it (undo of spurious reductions).
   virtual void OnRetransmit(const RetransmitEvent& /*retransmit*/) {}
+  // Recovery ended and began again on the ACK just delivered
+  // (`loss.reenters_recovery`): Linux's tcp_fastretrans_alert() with
+  // lost_out left, which only the Linux TCP machinery models; other
+  // controllers keep their own recovery period (RFC 6675, RFC 9002) and
+  // hear of the loss by its retransmission.
+  virtual void OnRecoveryReentered(const LossEvent& /*loss*/) {}
 
   virtual uint64_t cwnd_bytes() const = 0;
   // cwnd in segments of the current MSS; integral for segment-counting

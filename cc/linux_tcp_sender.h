@@ -58,6 +58,7 @@ class LinuxTcpSender : public CongestionController {
   void OnPacketSent(const PacketSentEvent& sent) final;
   void OnIdleRestart(const IdleRestartEvent& idle) final;
   void OnRetransmit(const RetransmitEvent& retransmit) final;
+  void OnRecoveryReentered(const LossEvent& loss) final { OnLoss(loss); }
   uint64_t cwnd_bytes() const final;
   double cwnd_segments() const final { return snd_cwnd_; }
   uint64_t ssthresh_bytes() const final;

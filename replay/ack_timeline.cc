@@ -655,13 +655,7 @@ void AckTimelineBuilder::OnAckFrom(FlowState& flow, int side,
   const bool reenters_recovery =
       d.classifier.ReenterRecovery(d.board.snd_nxt());
   if (reenters_recovery) StartReduction(flow, d);
-  int spurious = 0;
-  if (r.bytes_dsacked > 0) spurious += d.classifier.OnDsack(r.dsack);
-  if (advanced) {
-    spurious += d.classifier.OnCumulativeAck(d.board.snd_una(), has_ts,
-                                             s.options.ts_ecr);
-  }
-  d.spurious += static_cast<uint64_t>(spurious);
+  const int spurious = CountSpurious(d, r, advanced, s);
 
   TimelineEvent e;
   TakeEcnFeedback(flow, d, s, r, handshake_ack, duplicate, e);
@@ -677,12 +671,7 @@ void AckTimelineBuilder::OnAckFrom(FlowState& flow, int side,
   e.spurious_retransmissions = static_cast<uint32_t>(spurious);
   e.ts_ecr = has_ts ? s.options.ts_ecr : 0;
   if (r.bytes_dsacked > 0) e.dsack_end = r.dsack.end;
-  // tcp_check_sack_reordering(): "metric > tp->reordering * mss".
-  if (r.reordering_bytes > uint64_t{d.reordering} * mss) {
-    d.reordering = static_cast<uint32_t>(std::min<uint64_t>(
-        (r.reordering_bytes + mss - 1) / mss, kMaxReordering));
-  }
-  e.reordering = d.reordering;
+  e.reordering = TakeReordering(d, r, mss);
   AckHold& hold = flow.hold[sender];
   if (hold.active()) {
     // The limit, flight and emission wait until the sender has the ACK.
@@ -692,6 +681,30 @@ void AckTimelineBuilder::OnAckFrom(FlowState& flow, int side,
   }
   e.limit = DecideLimit(flow, d, outstanding_before, mss);
   EmitAck(flow, sender, e);
+}
+
+int AckTimelineBuilder::CountSpurious(Direction& d,
+                                      const SackScoreboard::AckResult& r,
+                                      bool advanced, const TcpSegment& s) {
+  int spurious = 0;
+  if (r.bytes_dsacked > 0) spurious += d.classifier.OnDsack(r.dsack);
+  if (advanced) {
+    spurious += d.classifier.OnCumulativeAck(
+        d.board.snd_una(), s.options.has_timestamps, s.options.ts_ecr);
+  }
+  d.spurious += static_cast<uint64_t>(spurious);
+  return spurious;
+}
+
+uint32_t AckTimelineBuilder::TakeReordering(Direction& d,
+                                            const SackScoreboard::AckResult& r,
+                                            uint32_t mss) {
+  // tcp_check_sack_reordering(): "metric > tp->reordering * mss".
+  if (r.reordering_bytes > uint64_t{d.reordering} * mss) {
+    d.reordering = static_cast<uint32_t>(std::min<uint64_t>(
+        (r.reordering_bytes + mss - 1) / mss, kMaxReordering));
+  }
+  return d.reordering;
 }
 
 int64_t AckTimelineBuilder::CountAck(Direction& d, const TcpSegment& s) {

@@ -260,6 +260,15 @@ class AckTimelineBuilder : public SegmentConsumer {
   // The receive window the ACK advertises, scaled.
   static void TakeWindow(const FlowState& flow, int side, Direction& d,
                          const TcpSegment& s);
+  // Retransmissions the ACK shows were spurious (D-SACK, or the timestamp
+  // echo of a cumulative ACK), counted in d.spurious.
+  static int CountSpurious(Direction& d, const SackScoreboard::AckResult& r,
+                           bool advanced, const TcpSegment& s);
+  // tp->reordering raised from the ACK's SACK reordering metric
+  // (tcp_check_sack_reordering()); returns the degree in segments.
+  static uint32_t TakeReordering(Direction& d,
+                                 const SackScoreboard::AckResult& r,
+                                 uint32_t mss);
   // The RTT sample the ACK gives (0: none), added to the estimators.
   static int64_t TakeRttSample(Direction& d, const TcpSegment& s,
                                const SackScoreboard::AckResult& r,

@@ -8,6 +8,36 @@
 
 namespace ccreplay {
 
+namespace {
+
+// The ECN feedback the negotiated mode carries: ECE (RFC 3168) or the
+// AccECN counters' CE packets and bytes.
+void SetEcnFeedback(const TimelineEvent& event, EcnMode ecn, AckEvent* ack) {
+  switch (ecn) {
+    case EcnMode::kNone:
+      break;
+    case EcnMode::kRfc3168:
+      ack->ece = event.ece;
+      break;
+    case EcnMode::kAccEcn:
+      ack->packets_ce = event.ce_packets;
+      ack->bytes_ce = event.ce_bytes;
+      break;
+  }
+}
+
+// A D-SACK block (RFC 2883) in segments, as tcp_dsack_seen() counts it:
+// max(1, DIV_ROUND_UP(bytes, mss)); needs ack->mss_bytes set.
+void SetDsack(const TimelineEvent& event, AckEvent* ack) {
+  if (event.bytes_dsacked == 0 || event.dsack_end <= 0) return;
+  const uint64_t mss = std::max<uint32_t>(ack->mss_bytes, 1);
+  ack->packets_dsacked =
+      std::max<uint64_t>(1, (event.bytes_dsacked + mss - 1) / mss);
+  ack->dsack_end_bytes = static_cast<uint64_t>(event.dsack_end);
+}
+
+}  // namespace
+
 AckEvent ToAckEvent(const TimelineEvent& event, const ReplayFlowFacts& facts,
                     uint64_t prior_sacked_bytes) {
   AckEvent ack;
@@ -18,17 +48,7 @@ AckEvent ToAckEvent(const TimelineEvent& event, const ReplayFlowFacts& facts,
                         : 0;
   ack.packets_delivered = event.packets_delivered;
   ack.data_acked = event.bytes_acked > 0;
-  switch (facts.ecn) {
-    case EcnMode::kNone:
-      break;
-    case EcnMode::kRfc3168:
-      ack.ece = event.ece;
-      break;
-    case EcnMode::kAccEcn:
-      ack.packets_ce = event.ce_packets;
-      ack.bytes_ce = event.ce_bytes;
-      break;
-  }
+  SetEcnFeedback(event, facts.ecn, &ack);
   ack.rtt_sample_us = event.rtt_sample_us;
   ack.srtt_us = event.srtt_us;
   ack.min_rtt_us = event.min_rtt_us;
@@ -60,13 +80,7 @@ AckEvent ToAckEvent(const TimelineEvent& event, const ReplayFlowFacts& facts,
   ack.rate_sample = event.rate_sample;
   ack.packets_newly_lost = event.packets_newly_lost;
   ack.ts_ecr = event.ts_ecr;
-  if (event.bytes_dsacked > 0 && event.dsack_end > 0) {
-    // tcp_dsack_seen(): max(1, DIV_ROUND_UP(bytes, mss)) segments.
-    const uint64_t mss = std::max<uint32_t>(ack.mss_bytes, 1);
-    ack.packets_dsacked =
-        std::max<uint64_t>(1, (event.bytes_dsacked + mss - 1) / mss);
-    ack.dsack_end_bytes = static_cast<uint64_t>(event.dsack_end);
-  }
+  SetDsack(event, &ack);
   ack.bytes_retransmitted_in_flight = event.retransmitted_bytes;
   ack.reordering_segments = event.reordering;
   return ack;
@@ -145,7 +159,9 @@ void ReplayEngine::OnEvent(const TimelineEvent& event) {
       loss.time_us = ack.time_us;
       loss.bytes_in_flight = event.outstanding_bytes;
       loss.reenters_recovery = true;
-      for (auto& controller : controllers_) controller->OnLoss(loss);
+      for (auto& controller : controllers_) {
+        controller->OnRecoveryReentered(loss);
+      }
     }
     return;
   }

@@ -120,11 +120,11 @@ TEST(ReplaySummaryTest, LabBundleAgainstTcpProbe) {
   EXPECT_FALSE(c.has_first_divergence_s());
   // python3 over the same command with --full --csv (time-weighted over
   // the rows' intervals; for the captured column only the intervals that
-  // start with a value): replayed 76489.969 bytes, captured 76775.183
+  // start with a value): replayed 76490.189 bytes, captured 76775.183
   // bytes. The step marker keeps a standing queue, so both sit at 1.5 BDP
-  // (jq: mean / .estimates.bdp_bytes = 76489.969 / 49519.79).
-  EXPECT_NEAR(c.mean_cwnd_bytes(), 76489.969, 0.01);
-  EXPECT_NEAR(c.mean_cwnd_bdp_fraction(), 76489.969 / 49519.79, 1e-3);
+  // (jq: mean / .estimates.bdp_bytes = 76490.189 / 49519.79).
+  EXPECT_NEAR(c.mean_cwnd_bytes(), 76490.189, 0.01);
+  EXPECT_NEAR(c.mean_cwnd_bdp_fraction(), 76490.189 / 49519.79, 1e-3);
   EXPECT_NEAR(r.captured_mean_cwnd_bytes(), 76775.183, 0.01);
   EXPECT_NEAR(r.captured_mean_cwnd_bdp_fraction(),
               r.captured_mean_cwnd_bytes() / d.estimates().bdp_bytes(), 1e-9);

@@ -112,29 +112,5 @@ TEST(BbrAckAggregationLimitedTest, SilentWhenTheAllowanceCoversTheSilences) {
   EXPECT_GT(c.sim->flow_stats(0).egress_bytes * 8 / 10e6, 48);
 }
 
-// Issue 20: neither BBR finding of this pair on the lab's BBR bundles
-// (testdata/SOURCES.md), each diagnosed as `ccreplay diagnose BUNDLE
-// --nosimulate` does (the bundle names bbr: replayed as bbr:linux).
-TEST(BbrAckAggregationLimitedTest, SilentOnTheLabsBbrBundles) {
-  for (const char* bundle :
-       {"bbr_20mbit_0ms_pfifo50", "bbr_20mbit_0ms_pfifo50_applimited1500ms",
-        "bbr_20mbit_10ms_ecn_step30k", "bbr_20mbit_10ms_pfifo50",
-        "bbr_20mbit_20ms_pfifo50",
-        "bbr_20mbit_40ms_ecn_step30k_applimited1500ms",
-        "bbr_20mbit_40ms_pfifo50"}) {
-    DiagnoseOptions options;
-    options.input = std::string(CCREPLAY_TESTDATA_DIR) + "/lab/" + bundle;
-    options.simulate = false;
-    absl::StatusOr<DiagnoseRun> run = DiagnoseInput(options);
-    ASSERT_TRUE(run.ok()) << bundle << ": " << run.status();
-    // The rules ran on the bbr:linux replay: each left its note.
-    EXPECT_TRUE(MethodSays(*run, "bbr_ack_aggregation_limited: ")) << bundle;
-    EXPECT_TRUE(MethodSays(*run, "bbr_app_limited_bw: ")) << bundle;
-    EXPECT_EQ(FindingOf(*run, "bbr_ack_aggregation_limited"), nullptr)
-        << bundle;
-    EXPECT_EQ(FindingOf(*run, "bbr_app_limited_bw"), nullptr) << bundle;
-  }
-}
-
 }  // namespace
 }  // namespace ccreplay

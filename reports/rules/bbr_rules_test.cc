@@ -276,6 +276,9 @@ TEST(BbrLongTermModeTest, FiresBehindATokenBucketPolicer) {
   EXPECT_GE(times, 2);  // on for 48 rounds, then sampled again
 }
 
+// Issue 20: no BBR finding (the five rules) on the lab's BBR bundles
+// (testdata/SOURCES.md), each diagnosed as `ccreplay diagnose BUNDLE
+// --nosimulate` does (the bundle names bbr: replayed as bbr:linux).
 TEST(BbrRulesTest, SilentOnTheHealthyLabBundles) {
   for (const char* folder :
        {"bbr_20mbit_0ms_pfifo50", "bbr_20mbit_0ms_pfifo50_applimited1500ms",
@@ -294,6 +297,8 @@ TEST(BbrRulesTest, SilentOnTheHealthyLabBundles) {
     // The rules ran (the bundle names bbr, so bbr:linux was replayed).
     EXPECT_TRUE(MethodSays(*run, "bbr_startup_exit_early:")) << folder;
     EXPECT_TRUE(MethodSays(*run, "bbr_long_term_mode:")) << folder;
+    EXPECT_TRUE(MethodSays(*run, "bbr_ack_aggregation_limited: ")) << folder;
+    EXPECT_TRUE(MethodSays(*run, "bbr_app_limited_bw: ")) << folder;
   }
 }
 
