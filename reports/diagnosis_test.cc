@@ -314,6 +314,25 @@ TEST(DiagnosisTest, ReceiverSideLabMatchesTheSenderSide) {
   }
 }
 
+// A capture alone shows the window only as the flight, which is cwnd only
+// while the sender was cwnd-limited. The built-in sender writing 16 kB at
+// 10 Mb/s on a 20 Mb/s path (testdata/SOURCES.md; `tshark -r sender.pcap.gz
+// -q -z conv,tcp`: 3,910 kB over 3.067 s, 10.2 Mb/s) was cwnd-limited for
+// under 1 % of the flow: a Linux CUBIC sender that is application-limited
+// keeps cwnd up to twice its flight, so the replay's cwnd is not judged
+// against it (it had been a false model_divergence warning, 188 %).
+TEST(DiagnosisTest, FlightWindowOfAnApplicationLimitedSenderIsNotJudged) {
+  const Diagnosis d =
+      DiagnoseFile(TestDataPath("lab/cubic_app10mbit_20mbit_20ms_3s"));
+  EXPECT_EQ(FindingOf(d, "model_divergence"), nullptr);
+  EXPECT_TRUE(MethodSays(d, "model_divergence: not judged"));
+  double cwnd_share = 0;
+  for (const proto::LimiterShare& l : d.result.limiters()) {
+    if (l.limiter() == "cwnd") cwnd_share = l.time_fraction();
+  }
+  EXPECT_LT(cwnd_share, 0.1);
+}
+
 // A flow seen twice over (every frame a copy) gets the note; a stray copy
 // (under kDuplicateFramesNoteFraction of the frames) does not.
 TEST(EvidenceQualityTest, ManyDuplicateFramesAreNoted) {

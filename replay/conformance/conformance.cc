@@ -22,6 +22,12 @@ constexpr KnownDeviation kKnownDeviations[] = {
     {"linux", kRuleInitialWindow,
      "Linux starts at 10 segments whatever the MSS (TCP_INIT_CWND, "
      "include/net/tcp.h, 6.18), above RFC 6928's 14600 bytes for MSS > 1460"},
+    {"linux", kRuleIncreaseNotCwndLimited,
+     "Linux judges cwnd-limited once per window: flight that reached cwnd "
+     "(in slow start, half of it) once in a window lets the ACKs of the "
+     "next grow cwnd (tcp_cwnd_validate(): is_cwnd_limited, max_packets_out, "
+     "cwnd_usage_seq, net/ipv4/tcp_output.c; tcp_is_cwnd_limited(), "
+     "include/net/tcp.h, 6.18)"},
     {"ngtcp2", kRuleCwndStalled,
      "ngtcp2 caps cwnd growth by the delivery rate (its CUBIC and Reno in "
      "lib/ngtcp2_cc.c, 0.12.1): growth stops while the rate does not rise"},

@@ -583,5 +583,31 @@ TEST(ConformanceTest, LinuxTcpProbeBundlesShowOnlyDocumentedDeviations) {
   }
 }
 
+// An application-limited phase (5 Mb/s for 1.5 s, then bulk): Linux grows
+// cwnd in a window whose flight stayed under half of it, because the
+// window before had been cwnd-limited (tcp_cwnd_validate(), 6.18). By hand
+// on the bundle's tcp_probe (`zcat tcp_probe.txt.gz | grep
+// 'src=10.122.90.1'`, flight = snd_nxt - snd_una in 1448-byte segments):
+// snd_cwnd 45 -> 47 between 32103.335 and 32103.473 s of the trace clock
+// with flight at most 22.3, under half of 45. That is the kernel's
+// documented rule, not a violation.
+TEST(ConformanceTest, LinuxGrowthAfterACwndLimitedWindowIsADeviation) {
+  const std::string dir =
+      "lab/k618_cubic_20ms_unpaced_20mbit_pfifo68_applimited1500ms";
+  CheckOptions options;
+  options.host_state_path = TestDataPath(dir + "/tcp_probe.txt.gz");
+  absl::StatusOr<CheckRun> run = CheckInput(TestDataPath(dir), options);
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(run->result.violation_count(), 0u)
+      << ::testing::PrintToString(RulesOf(run->result));
+  int documented = 0;
+  for (const ConformanceViolation& v : run->result.violations) {
+    if (v.rule != kRuleIncreaseNotCwndLimited) continue;
+    EXPECT_FALSE(v.documented_deviation.empty());
+    ++documented;
+  }
+  EXPECT_EQ(documented, 1);
+}
+
 }  // namespace
 }  // namespace ccreplay

@@ -14,7 +14,33 @@
 #include "reports/rules/rule_helpers.h"
 
 namespace ccreplay {
-namespace {}  // namespace
+namespace {
+
+// Where the captured window is the flight size (no ss, tcp_probe or qlog),
+// it stands for cwnd only while the sender was cwnd-limited; below this
+// share of the data phase the few ACKs compared cannot tell a wrong model
+// from a flight that was not at cwnd (an application-limited Linux sender
+// keeps cwnd up to twice its flight, tcp_is_cwnd_limited(), 6.18).
+constexpr double kMinFlightCwndLimitedShare = 0.1;
+
+// The note when the flight-size comparison rests on too little; nullopt
+// when it can be judged.
+std::optional<std::string> TooLittleFlight(const RuleContext& x) {
+  if (x.evidence->replay->source != CapturedSource::kFlightSize ||
+      !(x.data_s > 0)) {
+    return std::nullopt;
+  }
+  const double share =
+      CoverageOf(x.limiter_runs, Limiter::kCwnd).total_s / x.data_s;
+  if (share >= kMinFlightCwndLimitedShare) return std::nullopt;
+  return absl::StrFormat(
+      "model_divergence: not judged: the captured window is the flight "
+      "size, which shows cwnd only while the sender was cwnd-limited, and "
+      "it was for %.0f%% of the flow (a judgement needs %.0f%%)",
+      100 * share, 100 * kMinFlightCwndLimitedShare);
+}
+
+}  // namespace
 
 // Where the excursion starts and ends, the phase where the error is
 // largest, then the finding.
@@ -29,6 +55,10 @@ void ModelDivergenceRule::Check(const RuleContext& x, RuleOutput* out) const {
                      d.samples == 0 ? " had no cwnd-limited sample to compare"
                                     : " stayed within ±25% of the captured "
                                       "cwnd (no lasting excursion)"));
+    return;
+  }
+  if (std::optional<std::string> note = TooLittleFlight(x)) {
+    out->notes.push_back(*std::move(note));
     return;
   }
   const double start = x.samples.TrackerTime(*d.first_divergence_us);
