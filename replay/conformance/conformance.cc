@@ -87,8 +87,21 @@ absl::Span<const KnownDeviation> KnownDeviations() { return kKnownDeviations; }
 ConformanceResult CheckConformance(absl::Span<const ConformanceAck> acks,
                                    const ConformanceProfile& profile,
                                    std::optional<uint64_t> initial_cwnd_bytes) {
-  RuleInputs in{acks, ClassifySteps(acks, profile.transport), profile,
+  // Undone events are as if never declared (FindUndoneEvents()).
+  const std::vector<UndoneEvent> undone =
+      FindUndoneEvents(acks, profile.transport);
+  std::vector<ConformanceAck> kept(acks.begin(), acks.end());
+  for (const UndoneEvent& u : undone) {
+    kept[u.event].congestion_event = kept[u.event].timeout = false;
+    kept[u.event].ecn_event = false;
+  }
+  RuleInputs in{kept, ClassifySteps(kept, profile.transport), profile,
                 initial_cwnd_bytes};
+  for (const UndoneEvent& u : undone) {
+    for (size_t k = u.event; k <= u.restore; ++k) {
+      in.regimes[k].settling = true;
+    }
+  }
   std::vector<ConformanceViolation> raw;
   for (auto* rule : {&CheckInitialWindow, &CheckSlowStartIncrease,
                      &CheckCongestionAvoidanceIncrease, &CheckCwndStalled,

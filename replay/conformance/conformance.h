@@ -50,6 +50,10 @@ struct ConformanceAck {
   // (every byte of a DCTCP ECE ACK, RFC 8257 section 3.2; CE packets times
   // the MSS under AccECN or QUIC).
   uint64_t ce_bytes = 0;
+  // The ACK showed a retransmission was spurious (a D-SACK, RFC 2883, or
+  // the timestamp echo of the original, RFC 3522): what lets a TCP sender
+  // undo a reduction.
+  bool spurious_evidence = false;
 };
 
 enum class ConformanceTransport { kQuic, kTcp };

@@ -47,6 +47,8 @@ void ConformanceTraceBuilder::OnEvent(const TimelineEvent& e,
     same.congestion_event = same.congestion_event || e.congestion_episode;
     same.ecn_event = same.ecn_event || e.congestion_episode;
     same.ce_bytes += CeBytes(e);
+    same.spurious_evidence =
+        same.spurious_evidence || e.spurious_retransmissions > 0;
     return;
   }
   ConformanceAck& a = acks_.emplace_back();
@@ -62,6 +64,7 @@ void ConformanceTraceBuilder::OnEvent(const TimelineEvent& e,
   a.cwnd_limited = e.limit == SendLimit::kCwnd;
   a.congestion_event = e.congestion_episode;
   a.ecn_event = e.congestion_episode;
+  a.spurious_evidence = e.spurious_retransmissions > 0;
   if (pending_event_ns_) {
     // Loss found while this ACK was processed carries its time; one found
     // later (a timer, a retransmission sent after the ACK) belongs to the

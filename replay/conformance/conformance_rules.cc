@@ -167,6 +167,36 @@ std::vector<StepRegime> ClassifySteps(absl::Span<const ConformanceAck> acks,
   return regimes;
 }
 
+std::vector<UndoneEvent> FindUndoneEvents(absl::Span<const ConformanceAck> acks,
+                                          ConformanceTransport transport) {
+  std::vector<UndoneEvent> undone;
+  // QUIC has no undo (RFC 9002 declares no spurious loss response).
+  if (transport != ConformanceTransport::kTcp) return undone;
+  for (size_t e = 0; e < acks.size(); ++e) {
+    const ConformanceAck& a = acks[e];
+    if (!a.congestion_event || !a.cwnd_before_bytes) continue;
+    const int64_t until_us = a.time_us + kSettleRttsTcp * RttOf(a, true);
+    bool reduced = false;
+    for (size_t j = e + 1; j < acks.size() && acks[j].time_us <= until_us;
+         ++j) {
+      if (acks[j].congestion_event) break;
+      const std::optional<uint64_t> cwnd = acks[j].cwnd_before_bytes;
+      if (!cwnd) continue;
+      if (*cwnd < *a.cwnd_before_bytes) reduced = true;
+      // The restoring step follows the ACK that proved the retransmission
+      // spurious (a captured cwnd shows the state before each ACK): a
+      // controller that only grew back fast is not undoing.
+      if (reduced && *cwnd >= *a.cwnd_before_bytes) {
+        if (acks[j - 1].spurious_evidence || acks[j].spurious_evidence) {
+          undone.push_back({e, j});
+        }
+        break;
+      }
+    }
+  }
+  return undone;
+}
+
 void CheckInitialWindow(const RuleInputs& in,
                         std::vector<ConformanceViolation>* out) {
   const auto first =
