@@ -290,10 +290,18 @@ void FlowIndexBuilder::CloseIdle(int64_t now_ns) {
 void FlowIndexBuilder::Close(uint32_t flow_index, FlowEnd ended) {
   builder_.EmitHeldAppAcks(flow_index);  // Counted before the record ends.
   auto it = open_.find(flow_index);
+  // Out of the map before the fold: ReleaseFlow's events are left out.
+  const std::unique_ptr<OpenFlow> state = std::move(it->second);
+  open_.erase(it);
+  Fold(flow_index, state.get(), ended);
+}
+
+void FlowIndexBuilder::Fold(uint32_t flow_index, const OpenFlow* open_flow,
+                            FlowEnd ended) {
   const Flow& flow = builder_.flow_table().flows()[flow_index];
   SenderCounters none;  // For a flow without timeline events.
-  SenderCounters& open = it->second != nullptr && it->second->side != nullptr
-                             ? (*it->second->side)[flow.sender_side()]
+  SenderCounters& open = open_flow != nullptr && open_flow->side != nullptr
+                             ? (*open_flow->side)[flow.sender_side()]
                              : none;
   if (open.window_start_ns >= 0) open.JudgeWindow(open.last_event_ns);
   if (flow_index >= entries_.size()) entries_.resize(flow_index + 1);
@@ -318,11 +326,11 @@ void FlowIndexBuilder::Close(uint32_t flow_index, FlowEnd ended) {
   }
   if (open.min_rtt_us > 0) {
     const double min_ms = open.min_rtt_us / 1e3;
-    e.min_rtt_ms = std::min(e.min_rtt_ms.value_or(min_ms), min_ms);
+    e.stored_min_rtt_ms = std::min(e.min_rtt_ms().value_or(min_ms), min_ms);
   }
   // A bucket's centre can lie below the flow's least sample.
   if (open.rtts != nullptr) {
-    e.median_rtt_ms =
+    e.stored_median_rtt_ms =
         std::max(*open.rtts->MedianUs(), static_cast<double>(open.min_rtt_us)) /
         1e3;
   }
@@ -332,20 +340,32 @@ void FlowIndexBuilder::Close(uint32_t flow_index, FlowEnd ended) {
       std::max(e.max_acked_rate_bps, open.max_acked_rate_bps);
   if (!was_closed) e.ended = ended;
   e.filled = true;
-  open_.erase(it);
   // A flow idle for the timeout may resume: the table keeps its counts.
   if (e.ended == FlowEnd::kClosed) builder_.ReleaseFlow(flow_index);
 }
 
 void FlowIndexBuilder::Finish(int64_t capture_start_ns) {
   builder_.Finish();
-  std::vector<uint32_t> still_open;
-  for (const auto& [index, flow] : open_) still_open.push_back(index);
-  std::sort(still_open.begin(), still_open.end());
-  for (uint32_t index : still_open) {
-    const OpenFlow* flow = open_[index].get();
-    Close(index, flow != nullptr && flow->closed_ns != 0 ? FlowEnd::kClosed
-                                                         : FlowEnd::kOpen);
+  // Each flow's held ACKs before any is folded (Close's order: a flow's
+  // events reach its own OpenFlow only). Then the open map (34 MB at a
+  // million open SYNs) is freed before the rows grow to every flow: the
+  // open flows are kept as bits, those with state in a map as small as
+  // they are few.
+  std::vector<bool> still_open(builder_.flow_table().flows().size());
+  absl::flat_hash_map<uint32_t, std::unique_ptr<OpenFlow>> states;
+  for (auto& [index, flow] : open_) {
+    builder_.EmitHeldAppAcks(index);  // May make `flow` (OnEvent).
+    still_open[index] = true;
+    if (flow != nullptr) states.emplace(index, std::move(flow));
+  }
+  absl::flat_hash_map<uint32_t, std::unique_ptr<OpenFlow>>().swap(open_);
+  for (uint32_t index = 0; index < still_open.size(); ++index) {
+    if (!still_open[index]) continue;
+    auto it = states.find(index);
+    const OpenFlow* flow = it != states.end() ? it->second.get() : nullptr;
+    Fold(index, flow,
+         flow != nullptr && flow->closed_ns != 0 ? FlowEnd::kClosed
+                                                 : FlowEnd::kOpen);
   }
   const std::deque<Flow>& flows = builder_.flow_table().flows();
   entries_.resize(flows.size());

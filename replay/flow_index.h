@@ -101,14 +101,25 @@ enum class FlowEnd : uint8_t { kOpen, kIdle, kClosed };
 const char* FlowEndName(FlowEnd end);  // "open", "idle", "closed".
 
 // One flow of the index: the flow table's counts, the timeline's RTT and
-// limiter times, the highest delivery rate. 256 bytes (two to a deque
+// limiter times, the highest delivery rate. 240 bytes (two to a deque
 // block, flow_index_test checks): a million are held until the output.
 struct FlowIndexEntry {
   IndexedFlowSummary summary;  // At the flow's end.
   uint64_t data_packets = 0;
   double data_duration_s = 0;
-  std::optional<double> min_rtt_ms;
-  std::optional<double> median_rtt_ms;
+  // The RTTs, nullopt without a sample; held as kNoRtt, not as optionals
+  // (16 bytes each).
+  static constexpr double kNoRtt = -1;  // An RTT sample is positive.
+  double stored_min_rtt_ms = kNoRtt;
+  double stored_median_rtt_ms = kNoRtt;
+  std::optional<double> min_rtt_ms() const {
+    if (stored_min_rtt_ms == kNoRtt) return std::nullopt;
+    return stored_min_rtt_ms;
+  }
+  std::optional<double> median_rtt_ms() const {
+    if (stored_median_rtt_ms == kNoRtt) return std::nullopt;
+    return stored_median_rtt_ms;
+  }
   // Seconds under each limiter (IndexLimiterName) and its longest stretch.
   std::array<double, kIndexLimiters> limiter_s = {};
   std::array<double, kIndexLimiters> longest_s = {};
@@ -163,6 +174,9 @@ class FlowIndexBuilder : public SegmentConsumer {
   void CountStray(uint32_t flow_index);
   // Folds the open flow into its row and frees it.
   void Close(uint32_t flow_index, FlowEnd ended);
+  // Folds `open` (null: a flow with neither FIN nor timeline event) into
+  // the flow's row; releases the flow when it is closed.
+  void Fold(uint32_t flow_index, const OpenFlow* open, FlowEnd ended);
   // Closes the flows idle for the timeout before `now_ns`.
   void CloseIdle(int64_t now_ns);
 

@@ -44,7 +44,7 @@ std::string WorstFinding(const FlowIndexEntry& e) {
   EvidenceFacts facts;
   facts.data_packets = e.data_packets;
   facts.duration_s = e.summary.duration_s;
-  facts.base_rtt_s = e.min_rtt_ms.value_or(0) / 1e3;
+  facts.base_rtt_s = e.min_rtt_ms().value_or(0) / 1e3;
   facts.acks = e.acks;
   const EvidenceQuality quality = AssessEvidence(facts);
   if (!quality.both_directions) return "no ACK from the receiver";
@@ -97,8 +97,8 @@ proto::FlowIndexRow FlowIndexRowOf(const FlowIndexEntry& e) {
   row.set_packets(s.packets_data_dir + s.packets_ack_dir);
   if (s.goodput_bps > 0) row.set_goodput_bps(s.goodput_bps);
   row.set_retransmissions(s.retransmitted_segments);
-  if (e.min_rtt_ms.has_value()) row.set_min_rtt_ms(*e.min_rtt_ms);
-  if (e.median_rtt_ms.has_value()) row.set_median_rtt_ms(*e.median_rtt_ms);
+  if (e.min_rtt_ms().has_value()) row.set_min_rtt_ms(*e.min_rtt_ms());
+  if (e.median_rtt_ms().has_value()) row.set_median_rtt_ms(*e.median_rtt_ms());
   row.set_mss_bytes(e.mss_bytes);
   SetLimiters(e, &row);
   row.set_ecn(EcnModeName(s.ecn_mode));
