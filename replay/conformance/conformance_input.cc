@@ -22,6 +22,18 @@ uint64_t CeBytes(const TimelineEvent& e) {
   return e.ce_packets * e.mss_bytes;
 }
 
+// An ACK the log cannot tell apart from the step before: its counts and
+// events join that step's.
+void AddToStep(const TimelineEvent& e, ConformanceAck* same) {
+  same->bytes_acked += e.bytes_acked + e.bytes_sacked;
+  same->packets_acked += e.packets_delivered;
+  same->congestion_event = same->congestion_event || e.congestion_episode;
+  same->ecn_event = same->ecn_event || e.congestion_episode;
+  same->ce_bytes += CeBytes(e);
+  same->spurious_evidence =
+      same->spurious_evidence || e.spurious_retransmissions > 0;
+}
+
 }  // namespace
 
 void ConformanceTraceBuilder::OnEvent(const TimelineEvent& e,
@@ -41,14 +53,7 @@ void ConformanceTraceBuilder::OnEvent(const TimelineEvent& e,
                               captured.last_bytes.has_value();
   if (!acks_.empty() &&
       (acks_.back().time_us == e.time_ns / 1000 || nothing_logged)) {
-    ConformanceAck& same = acks_.back();
-    same.bytes_acked += e.bytes_acked + e.bytes_sacked;
-    same.packets_acked += e.packets_delivered;
-    same.congestion_event = same.congestion_event || e.congestion_episode;
-    same.ecn_event = same.ecn_event || e.congestion_episode;
-    same.ce_bytes += CeBytes(e);
-    same.spurious_evidence =
-        same.spurious_evidence || e.spurious_retransmissions > 0;
+    AddToStep(e, &acks_.back());
     return;
   }
   ConformanceAck& a = acks_.emplace_back();
