@@ -219,6 +219,10 @@ TEST(BbrStartupExitEarlyTest, SilentOnASteadyPath) {
                          "bbr_long_term_mode: the bbr:linux replay "
                          "never judged the path policed"));
   EXPECT_TRUE(MethodSays(c.run, "bbr_probe_rtt_stall: the flow lasts"));
+  // A capture shows BBR's window only as its flight, which its pacing
+  // keeps under the 2 BDP cwnd (95 % median error, a false warning before).
+  EXPECT_EQ(FindingOf(c.run, "model_divergence"), nullptr);
+  EXPECT_TRUE(MethodSays(c.run, "model_divergence: not judged: bbr:linux"));
 }
 
 // A 10 Mbit/s token-bucket policer (30 kB burst) in front of the 20 Mbit/s

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -25,10 +26,19 @@ constexpr double kMinFlightCwndLimitedShare = 0.1;
 
 // The note when the flight-size comparison rests on too little; nullopt
 // when it can be judged.
-std::optional<std::string> TooLittleFlight(const RuleContext& x) {
+std::optional<std::string> TooLittleFlight(const RuleContext& x,
+                                           const std::string& spec) {
   if (x.evidence->replay->source != CapturedSource::kFlightSize ||
       !(x.data_s > 0)) {
     return std::nullopt;
+  }
+  // BBR's cwnd is a cap (cwnd_gain x BDP plus quanta, tcp_bbr.c
+  // bbr_set_cwnd(), 6.18) that its pacing rate keeps the flight under:
+  // the flight does not show it.
+  if (absl::StartsWith(spec, "bbr:")) {
+    return absl::StrCat("model_divergence: not judged: ", spec,
+                        "'s cwnd is a cap its pacing keeps the flight under, "
+                        "and the captured window is the flight");
   }
   const double share =
       CoverageOf(x.limiter_runs, Limiter::kCwnd).total_s / x.data_s;
@@ -57,7 +67,7 @@ void ModelDivergenceRule::Check(const RuleContext& x, RuleOutput* out) const {
                                       "cwnd (no lasting excursion)"));
     return;
   }
-  if (std::optional<std::string> note = TooLittleFlight(x)) {
+  if (std::optional<std::string> note = TooLittleFlight(x, c.spec)) {
     out->notes.push_back(*std::move(note));
     return;
   }
