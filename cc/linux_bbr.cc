@@ -440,20 +440,12 @@ void LinuxBbr::OnTxStart(int64_t /*idle_us*/) {
 }
 
 uint64_t LinuxBbr::RateBytesPerSec(uint64_t rate, uint32_t gain) const {
-  // bbr_rate_bytes_per_sec(): the 1 % pacing margin included.
-  rate *= mss_bytes();
-  rate *= gain;
-  rate >>= kBbrScale;
-  rate *= 1'000'000 / 100 * (100 - kPacingMarginPercent);
-  return rate >> kBwScale;
+  return BbrRateBytesPerSec(rate, mss_bytes(), gain);
 }
 
 uint32_t LinuxBbr::Bdp(uint32_t bw, uint32_t gain) const {
   if (min_rtt_us_ == UINT32_MAX) return kInitCwnd;  // no RTT sample yet
-  const uint64_t w = uint64_t{bw} * min_rtt_us_;
-  // Rounded up "to avoid a negative feedback loop".
-  return static_cast<uint32_t>((((w * gain) >> kBbrScale) + kBwUnit - 1) /
-                               kBwUnit);
+  return BbrBdpPackets(bw, min_rtt_us_, gain);
 }
 
 uint32_t LinuxBbr::TsoSegsGoal() const {
@@ -491,10 +483,7 @@ uint32_t LinuxBbr::PacketsInNetAtEdt(uint32_t inflight_now) const {
 double LinuxBbr::bw_bps() const { return BwToBps(bw()); }
 
 double LinuxBbr::BwToBps(uint32_t bw) const {
-  // bbr_get_info(): bw * mss * USEC_PER_SEC >> BW_SCALE bytes per second.
-  const uint64_t bytes_per_sec =
-      (uint64_t{bw} * mss_bytes() * 1'000'000) >> kBwScale;
-  return 8.0 * static_cast<double>(bytes_per_sec);
+  return BbrBwToBps(bw, mss_bytes());
 }
 
 std::optional<uint32_t> LinuxBbr::min_rtt_us() const {
@@ -509,11 +498,36 @@ std::optional<double> LinuxBbr::pacing_rate_bps() const {
 
 ControllerState LinuxBbr::state() const {
   ControllerState s = LinuxTcpSender::state();
-  if (s.phase == Phase::kSlowStart || s.phase == Phase::kCongestionAvoidance) {
-    s.phase = mode_ == BbrMode::kStartup ? Phase::kSlowStart
-                                         : Phase::kCongestionAvoidance;
-  }
+  s.phase = BbrReportPhase(s.phase, mode_);
   return s;
+}
+
+double BbrBwToBps(uint32_t bw, uint32_t mss_bytes) {
+  const uint64_t bytes_per_sec =
+      (uint64_t{bw} * mss_bytes * 1'000'000) >> LinuxBbr::kBwScale;
+  return 8.0 * static_cast<double>(bytes_per_sec);
+}
+
+uint64_t BbrRateBytesPerSec(uint64_t bw, uint32_t mss_bytes, uint32_t gain) {
+  uint64_t rate = bw * mss_bytes;
+  rate *= gain;
+  rate >>= LinuxBbr::kBbrScale;
+  rate *= 1'000'000 / 100 * (100 - LinuxBbr::kPacingMarginPercent);
+  return rate >> LinuxBbr::kBwScale;
+}
+
+uint32_t BbrBdpPackets(uint32_t bw, uint32_t min_rtt_us, uint32_t gain) {
+  const uint64_t w = uint64_t{bw} * min_rtt_us;
+  return static_cast<uint32_t>(
+      (((w * gain) >> LinuxBbr::kBbrScale) + kBwUnit - 1) / kBwUnit);
+}
+
+Phase BbrReportPhase(Phase phase, BbrMode mode) {
+  if (phase != Phase::kSlowStart && phase != Phase::kCongestionAvoidance) {
+    return phase;
+  }
+  return mode == BbrMode::kStartup ? Phase::kSlowStart
+                                   : Phase::kCongestionAvoidance;
 }
 
 }  // namespace ccreplay

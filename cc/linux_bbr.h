@@ -237,6 +237,21 @@ class LinuxBbr final : public LinuxTcpSender {
   double lt_loss_ratio_ = 0;
 };
 
+// tcp_bbr.c's unit arithmetic, shared by bbr:linux and bbr:v3 (Linux 6.18
+// and google/bbr v3 write it alike). `bw` is in packets per µs << BW_SCALE,
+// gains in 1/256.
+// bbr_get_info(): bw * mss * USEC_PER_SEC >> BW_SCALE bytes per second, as
+// bits per second.
+double BbrBwToBps(uint32_t bw, uint32_t mss_bytes);
+// bbr_rate_bytes_per_sec(): `bw` at `gain`, less the 1 % pacing margin.
+uint64_t BbrRateBytesPerSec(uint64_t bw, uint32_t mss_bytes, uint32_t gain);
+// bbr_bdp() once a min RTT exists: bw x min RTT at `gain`, rounded up "to
+// avoid a negative feedback loop".
+uint32_t BbrBdpPackets(uint32_t bw, uint32_t min_rtt_us, uint32_t gain);
+// The report's phase of a BBR sender: STARTUP is slow start, every other
+// mode congestion avoidance; recovery and loss states stay as they are.
+Phase BbrReportPhase(Phase phase, BbrMode mode);
+
 }  // namespace ccreplay
 
 #endif  // CCREPLAY_CC_LINUX_BBR_H_

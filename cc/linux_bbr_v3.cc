@@ -15,7 +15,6 @@ constexpr uint64_t kTsoMaxBytes = kGsoMaxBytes - 1 - 320;
 constexpr uint32_t kTsoRttShift = 9;
 constexpr uint32_t kPacingShift = 10;
 constexpr uint32_t kMinTsoSegs = 2;
-constexpr uint32_t kPacingMarginPercent = 1;
 
 uint32_t Scale(uint64_t value, uint32_t gain) {
   return static_cast<uint32_t>(
@@ -606,18 +605,12 @@ void LinuxBbrV3::OnTxStart(int64_t /*idle_us*/) {
 }
 
 uint64_t LinuxBbrV3::RateBytesPerSec(uint64_t rate, uint32_t gain) const {
-  rate *= mss_bytes();
-  rate *= gain;
-  rate >>= kBbrScale;
-  rate *= 1'000'000 / 100 * (100 - kPacingMarginPercent);
-  return std::max<uint64_t>(rate >> kBwScale, 1);
+  return std::max<uint64_t>(BbrRateBytesPerSec(rate, mss_bytes(), gain), 1);
 }
 
 uint32_t LinuxBbrV3::Bdp(uint32_t bw, uint32_t gain) const {
   if (min_rtt_us_ == kUnset) return init_cwnd_;
-  const uint64_t w = uint64_t{bw} * min_rtt_us_;
-  return static_cast<uint32_t>((((w * gain) >> kBbrScale) + kBwUnit - 1) /
-                               kBwUnit);
+  return BbrBdpPackets(bw, min_rtt_us_, gain);
 }
 
 uint32_t LinuxBbrV3::TsoSegsGoal() const {
@@ -672,10 +665,7 @@ uint32_t LinuxBbrV3::max_bw() const { return std::max(bw_hi_[0], bw_hi_[1]); }
 
 uint32_t LinuxBbrV3::bw() const { return std::min(max_bw(), bw_lo_); }
 
-double LinuxBbrV3::bw_bps() const {
-  return 8.0 * static_cast<double>((uint64_t{bw()} * mss_bytes() * 1'000'000) >>
-                                   kBwScale);
-}
+double LinuxBbrV3::bw_bps() const { return BbrBwToBps(bw(), mss_bytes()); }
 
 std::optional<uint32_t> LinuxBbrV3::min_rtt_us() const {
   if (min_rtt_us_ == kUnset) return std::nullopt;
@@ -689,10 +679,7 @@ std::optional<double> LinuxBbrV3::pacing_rate_bps() const {
 
 ControllerState LinuxBbrV3::state() const {
   ControllerState s = LinuxTcpSender::state();
-  if (s.phase == Phase::kSlowStart || s.phase == Phase::kCongestionAvoidance) {
-    s.phase = mode_ == BbrMode::kStartup ? Phase::kSlowStart
-                                         : Phase::kCongestionAvoidance;
-  }
+  s.phase = BbrReportPhase(s.phase, mode_);
   return s;
 }
 
