@@ -292,6 +292,7 @@ void AckTimelineBuilder::ReleaseAck(FlowState& flow, int sender) {
   TimelineEvent& e = held.event;
   e.outstanding_bytes += sent_since;
   e.pipe_bytes += sent_since;
+  e.pipe_before_bytes += sent_since;
   e.limit =
       DecideLimit(flow, d, held.outstanding_before + sent_since, e.mss_bytes);
   EmitAck(flow, sender, e);
@@ -633,6 +634,7 @@ void AckTimelineBuilder::OnAckFrom(FlowState& flow, int side,
   const uint32_t mss = d.current_mss();
   const int64_t ack = CountAck(d, s);
   const uint64_t outstanding_before = d.board.outstanding_bytes();
+  const uint64_t pipe_before = d.board.pipe_bytes();
   const int block_count = s.options.sack_block_count;
   const int64_t old_una = d.board.snd_una();
   const SackScoreboard::AckResult r = ApplyAck(d, s, ack, mss);
@@ -667,6 +669,7 @@ void AckTimelineBuilder::OnAckFrom(FlowState& flow, int side,
   e.reenters_recovery = reenters_recovery;
   e.duplicate = duplicate;
   e.rtt_sample_us = rtt_sample_us;
+  e.pipe_before_bytes = pipe_before;
   e.mss_bytes = mss;
   e.spurious_retransmissions = static_cast<uint32_t>(spurious);
   e.ts_ecr = has_ts ? s.options.ts_ecr : 0;

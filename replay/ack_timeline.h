@@ -93,6 +93,12 @@ struct TimelineEvent {
   uint64_t sacked_bytes = 0;
   uint64_t lost_bytes = 0;
   uint64_t pipe_bytes = 0;
+  // kAck: pipe just before the ACK, what the sender had in flight when it
+  // took it. Not pipe_bytes + bytes_acked + bytes_sacked: a cumulative
+  // advance also covers bytes SACKed or marked lost by earlier ACKs, which
+  // were out of the pipe already (a reordered segment filling its hole
+  // acks the later ones its SACKs had delivered).
+  uint64_t pipe_before_bytes = 0;
   // Retransmitted bytes neither acknowledged nor SACKed (Linux
   // tp->retrans_out).
   uint64_t retransmitted_bytes = 0;

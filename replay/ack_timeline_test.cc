@@ -706,6 +706,34 @@ TEST(AckTimelineSyntheticTest, SackRenegingIsDetectedAndForgotten) {
   EXPECT_EQ(acks[1].pipe_bytes, 3000u);  // 2001..5001 back in flight.
 }
 
+// A reordered segment: its successors arrive first and are SACKed, then
+// it fills the hole. The ACK that reports it acks three segments
+// cumulatively, but two of them had left the pipe with the SACK before:
+// the flight the sender had when it took the ACK is one segment plus the
+// two sent since (as frame 163 of testdata/lab/k618_cubic_20ms_unpaced_
+// 20mbit_pfifo50_reorder2/sender.pcap.gz, ACK 76745 -> 81089 over
+// 78193-81089 SACKed by frames 159 and 161: `tshark -r sender.pcap -Y
+// 'tcp.srcport==26800' -T fields -e frame.number -e tcp.ack -e
+// tcp.options.sack_le -e tcp.options.sack_re`).
+TEST(AckTimelineSyntheticTest, PipeBeforeAHoleFillingAckLeavesSackedBytesOut) {
+  Connection c(1000);
+  c.Handshake();
+  for (int i = 0; i < 4; ++i) c.Data(100 + i, 1 + i * 1000, 1000);
+  c.Ack(20000, 1001, {{2001, 3001}});  // Segment 2 held, segment 3 SACKed.
+  c.Data(20010, 4001, 1000);
+  c.Ack(20100, 1001, {{2001, 4001}});  // Segment 4 SACKed too.
+  c.Data(20110, 5001, 1000);
+  c.Ack(20200, 4001, {});  // Segment 2 arrives: 3 segments acked.
+  std::vector<TimelineEvent> acks = Acks(c.Run());
+  ASSERT_EQ(acks.size(), 3u);
+  EXPECT_EQ(acks[0].pipe_before_bytes, 4000u);
+  EXPECT_EQ(acks[1].pipe_before_bytes, 3000u);  // 1001..2001, 3001..5001.
+  EXPECT_EQ(acks[2].bytes_acked, 3000u);
+  EXPECT_EQ(acks[2].pipe_bytes, 2000u);  // 4001..6001.
+  // Segment 2 and the two in flight, not 2000 + 3000.
+  EXPECT_EQ(acks[2].pipe_before_bytes, 3000u);
+}
+
 TEST(AckTimelineSyntheticTest, RetransmissionOfARetransmission) {
   Connection c(1000);
   c.Handshake();

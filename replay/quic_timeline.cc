@@ -321,6 +321,8 @@ class Builder {
     e.ce_packets_total = ce_packets_total_;
     e.outstanding_bytes = in_flight_bytes_;
     e.pipe_bytes = in_flight_bytes_;
+    // Every newly acked packet was in flight: QUIC has no SACKed state.
+    e.pipe_before_bytes = in_flight_bytes_ + e.bytes_acked;
     e.delivery_rate_bytes_per_s = rate_.Sample(rtt_.min_rtt_us());
     // The log does not say what limited the sender, and ngtcp2 and quicly
     // grow cwnd on every ACK outside recovery (no RFC 7661 check in their

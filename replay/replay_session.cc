@@ -74,10 +74,9 @@ class ReplayDiff {
     const bool limited = e.limit == SendLimit::kCwnd;
     current_limited_ = limited;
     if (captured_.source == CapturedSource::kFlightSize) {
-      // Flight just before this ACK: what is in flight after it plus what
-      // it newly delivered, limited by the cwnd the previous ACK left.
-      const uint64_t flight_bytes =
-          e.pipe_bytes + e.bytes_acked + e.bytes_sacked;
+      // Flight just before this ACK, limited by the cwnd the previous ACK
+      // left.
+      const uint64_t flight_bytes = e.pipe_before_bytes;
       last_captured_bytes_ =
           limited ? std::optional<uint64_t>(flight_bytes) : std::nullopt;
       if (limited) CompareWithCurrent(t_us, flight_bytes);

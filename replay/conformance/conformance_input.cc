@@ -60,7 +60,7 @@ void ConformanceTraceBuilder::OnEvent(const TimelineEvent& e,
   a.time_us = e.time_ns / 1000;
   a.bytes_acked = e.bytes_acked + e.bytes_sacked;
   a.packets_acked = e.packets_delivered;
-  a.flight_before_bytes = e.pipe_bytes + e.bytes_acked + e.bytes_sacked;
+  a.flight_before_bytes = e.pipe_before_bytes;
   a.mss_bytes = e.mss_bytes;
   a.min_rtt_us = e.min_rtt_us;
   a.srtt_us = e.srtt_us;

@@ -629,5 +629,25 @@ TEST(ConformanceTest, AnUndoneReductionIsNoCongestionEvent) {
   }
 }
 
+// The same reordered path: an ACK whose cumulative advance covers the
+// segments earlier SACKs had delivered (the held one arrived last) found
+// the flight 2-3 segments above tcp_probe's cwnd on 11 ACKs, because the
+// flight before it was taken as pipe after it plus everything it acked,
+// those SACKed bytes counted again (AckTimelineSyntheticTest.
+// PipeBeforeAHoleFillingAckLeavesSackedBytesOut). Nothing else on it
+// breaks a rule. FlagsFlightAboveCwnd keeps the rule firing on a sender
+// that fills twice its cwnd.
+TEST(ConformanceTest, ReorderedSegmentsFillingTheirHoleAreNoFlightAboveCwnd) {
+  const std::string dir = "lab/k618_cubic_20ms_unpaced_20mbit_pfifo50_reorder2";
+  CheckOptions options;
+  options.host_state_path = TestDataPath(dir + "/tcp_probe.txt.gz");
+  absl::StatusOr<CheckRun> run = CheckInput(TestDataPath(dir), options);
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_GT(run->result.acks_checked, 2000u);
+  EXPECT_EQ(Find(run->result, kRuleFlightAboveCwnd), nullptr);
+  EXPECT_EQ(run->result.violation_count(), 0u)
+      << ::testing::PrintToString(RulesOf(run->result));
+}
+
 }  // namespace
 }  // namespace ccreplay
