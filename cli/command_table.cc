@@ -346,11 +346,14 @@ CommandSpec Lab() {
         "length of the transfer with its unit: 5s, 1500ms (default 5s)."},
        {"flows", "SPEC,SPEC...",
         "comma-separated flows, each "
-        "CC[:mss=BYTES][:rate=RATE[:rate_for=TIME]][:path=1|2] "
+        "CC[:mss=BYTES][:rate=RATE[:rate_for=TIME]][:path=1|2]"
+        "[:rcvbuf=BYTES] "
         "(rate: the application-limited sending rate in tc bit units, "
         "10mbit; rate_for: for the first TIME only, then bulk, --transfer "
         "builtin; path=2: through the second bottleneck, --rate2/--queue2/"
-        "--delay2), or with --transfer ngtcp2 CC[:max_udp_payload=BYTES] "
+        "--delay2; rcvbuf: the receiver's SO_RCVBUF, no autotuning, "
+        "--transfer builtin), or with --transfer ngtcp2 "
+        "CC[:max_udp_payload=BYTES] "
         "(1200..1472). Default: one bulk flow of --cc."},
        {"rate2", "RATE", ""},
        {"queue2", "SIZE", ""},

@@ -74,8 +74,13 @@ absl::Status Receive(const TransferPlan& plan, const PlannedFlow& flow,
     listening.set_value(entered);
     return entered;
   }
+  // SO_RCVBUF before listen(): the accepted socket inherits it
+  // (FlowSpec::rcvbuf_bytes).
+  const int rcvbuf = flow.spec.rcvbuf_bytes;
   if (listener < 0 ||
       setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
+      (rcvbuf > 0 && setsockopt(listener, SOL_SOCKET, SO_RCVBUF, &rcvbuf,
+                                sizeof(rcvbuf)) != 0) ||
       bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof(address)) !=
           0 ||
       listen(listener, 1) != 0) {

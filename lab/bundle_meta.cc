@@ -197,6 +197,8 @@ proto::BundleFlow Flow(const LabRun& run, size_t i) {
                                  quic ? 0 : planned.receiver_port));
   flow.set_path(planned.spec.path);
   if (planned.spec.mss_bytes > 0) flow.set_mss_bytes(planned.spec.mss_bytes);
+  if (planned.spec.rcvbuf_bytes > 0)
+    flow.set_receiver_rcvbuf_bytes(planned.spec.rcvbuf_bytes);
   if (planned.spec.app_rate_bits_per_s > 0) {
     flow.set_app_limited_rate_bits_per_s(planned.spec.app_rate_bits_per_s);
   }

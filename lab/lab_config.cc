@@ -126,6 +126,13 @@ absl::Status ParseFlowKey(absl::string_view key, absl::string_view value,
           "max_udp_payload must be 1200..1472 bytes (QUIC minimum .. IPv4 "
           "MTU 1500)");
     }
+  } else if (key == "rcvbuf") {
+    // SOCK_MIN_RCVBUF is about 2 kB (include/net/sock.h); above 64 MB the
+    // window would not bind any path the lab builds.
+    if (!absl::SimpleAtoi(value, &flow.rcvbuf_bytes) ||
+        flow.rcvbuf_bytes < 4096 || flow.rcvbuf_bytes > (64 << 20)) {
+      return absl::InvalidArgumentError("rcvbuf must be 4096..67108864 bytes");
+    }
   } else if (key == "path") {
     if (value != "1" && value != "2") {
       return absl::InvalidArgumentError("path must be 1 or 2");
@@ -134,7 +141,7 @@ absl::Status ParseFlowKey(absl::string_view key, absl::string_view value,
   } else {
     return absl::InvalidArgumentError(
         absl::StrCat("unknown key '", key,
-                     "' (expected mss=, rate=, rate_for=, path= or "
+                     "' (expected mss=, rate=, rate_for=, path=, rcvbuf= or "
                      "max_udp_payload=)"));
   }
   return absl::OkStatus();
@@ -217,6 +224,10 @@ absl::Status CheckFlowForTool(const FlowSpec& flow, TransferTool tool) {
     return absl::InvalidArgumentError(
         "rate_for= needs --transfer builtin (iperf3's -b holds for the whole "
         "run)");
+  }
+  if (flow.rcvbuf_bytes != 0 && tool != TransferTool::kBuiltin) {
+    return absl::InvalidArgumentError(
+        "rcvbuf= needs --transfer builtin (the receiver the lab runs)");
   }
   if (tool != TransferTool::kNgtcp2) {
     if (flow.max_udp_payload_bytes == 0) return absl::OkStatus();

@@ -49,6 +49,14 @@ struct FlowSpec {
   // Built-in sender only (iperf3's -b holds for the whole run). Last, so
   // that aggregate initializers of the fields above stay valid.
   absl::Duration app_rate_for = absl::ZeroDuration();
+  // The receiver socket's SO_RCVBUF (`rcvbuf=`), set before listen() so
+  // the accepted socket has it from the handshake: the kernel doubles it
+  // for its overhead and locks it (SOCK_RCVBUF_LOCK, no autotuning:
+  // sk_setsockopt(), net/core/sock.c; tcp_rcv_space_adjust(),
+  // tcp_input.c, 6.18), so the advertised window stays near it: a
+  // receive-window-limited flow. 0 = the namespace's tcp_rmem. Built-in
+  // transfer only.
+  int rcvbuf_bytes = 0;
 };
 
 // A bottleneck the lab can route flows through: an HTB class of this rate
@@ -110,7 +118,7 @@ absl::string_view PacingModeName(PacingMode mode);
 
 // "none" or "step:K" where K is bytes ("step:60000", "step:60kB").
 absl::StatusOr<int64_t> ParseMarkStepBytes(absl::string_view text);
-// "CC[:mss=BYTES][:rate=RATE[:rate_for=TIME]][:path=1|2]
+// "CC[:mss=BYTES][:rate=RATE[:rate_for=TIME]][:path=1|2][:rcvbuf=BYTES]
 // [:max_udp_payload=BYTES]", e.g. "reno", "cubic:mss=1200:rate=10mbit",
 // "bbr:rate=5mbit:rate_for=1500ms", "cubic:path=2",
 // "reno:max_udp_payload=1280".

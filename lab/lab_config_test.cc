@@ -77,6 +77,19 @@ TEST(ParseFlowSpec, RateForIsAnApplicationLimitedPhase) {
   EXPECT_FALSE(ParseLabConfig(flags).ok());
 }
 
+TEST(ParseFlowSpec, RcvbufIsTheBuiltinReceiversBuffer) {
+  EXPECT_EQ(ParseFlowSpec("reno:rcvbuf=65536")->rcvbuf_bytes, 65536);
+  EXPECT_EQ(ParseFlowSpec("reno")->rcvbuf_bytes, 0);
+  EXPECT_FALSE(ParseFlowSpec("reno:rcvbuf=100").ok());  // Under 4096.
+  EXPECT_FALSE(ParseFlowSpec("reno:rcvbuf=64k").ok());  // Bytes, no unit.
+  LabFlagValues flags = Defaults();
+  flags.flows = {"reno:rcvbuf=65536"};
+  flags.transfer = "builtin";
+  EXPECT_TRUE(ParseLabConfig(flags).ok());
+  flags.transfer = "iperf3";  // iperf3's receiver is not the lab's.
+  EXPECT_FALSE(ParseLabConfig(flags).ok());
+}
+
 TEST(ParseLabConfig, DefaultsMakeOneFlowOfCc) {
   LabFlagValues flags = Defaults();
   flags.cc = "reno";

@@ -143,6 +143,37 @@ TEST(KernelFidelityTest, CubicUnpaced20msApplicationLimitedThenBulk) {
   EXPECT_GT(*c[1].divergence.median_abs_err_pct, 50.0);
 }
 
+// Receive-window-limited: the built-in receiver's SO_RCVBUF of 32768
+// bytes (`--flows CC:rcvbuf=32768`, doubled and locked by the kernel)
+// advertises 39096 bytes, 27 segments (`tshark -r sender.pcap -Y
+// 'tcp.srcport==26180 && tcp.flags.syn==0' -T fields -e tcp.window_size |
+// sort | uniq -c`: 1036 of 1039 ACKs), under the 40 ms path's 69-segment
+// BDP. The kernel counts the flow rwnd-limited 94.8 % of its busy time
+// (`zcat ss.log.gz | grep -o 'rwnd_limited:[^ ]*' | tail -1`). cwnd grows
+// in slow start to 55 while under twice the packets out, then holds
+// (tcp_is_cwnd_limited(), 6.18): 1009 of the 1038 tcp_probe lines say 55
+// (`zcat tcp_probe.txt.gz | grep -o 'snd_cwnd=[0-9]*' | sort | uniq -c`,
+// sender lines only). Measured: median 0 %, p95 0 %; the RFC profile,
+// which grows on, is 51 % / 51 % off.
+TEST(KernelFidelityTest, RenoUnpaced40msReceiveWindowLimited) {
+  const auto c = Replay("k618_reno_40ms_unpaced_20mbit_pfifo50_rcvbuf32k",
+                        {kReno, "reno"});
+  ASSERT_EQ(c.size(), 2u);
+  ExpectFidelity(c[0], 1038, 0.5, 0.5);
+  EXPECT_GT(*c[1].divergence.median_abs_err_pct, 30.0);
+}
+
+// As above with cubic:linux (1030 tcp_probe lines; HyStart never left slow
+// start before the window held the flight): median 0 %, p95 0 %; RFC 9438
+// cubic 50 % / 50 %.
+TEST(KernelFidelityTest, CubicUnpaced40msReceiveWindowLimited) {
+  const auto c = Replay("k618_cubic_40ms_unpaced_20mbit_pfifo50_rcvbuf32k",
+                        {kCubicUnpaced, "cubic"});
+  ASSERT_EQ(c.size(), 2u);
+  ExpectFidelity(c[0], 1030, 0.5, 0.5);
+  EXPECT_GT(*c[1].divergence.median_abs_err_pct, 30.0);
+}
+
 // ssthresh after each ACK, with the ACK's cumulative acknowledgement
 // (relative: data starts at 1).
 struct SsthreshAfterAck {

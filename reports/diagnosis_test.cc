@@ -333,6 +333,24 @@ TEST(DiagnosisTest, FlightWindowOfAnApplicationLimitedSenderIsNotJudged) {
   EXPECT_LT(cwnd_share, 0.1);
 }
 
+// A receiver whose SO_RCVBUF of 32 kB (testdata/SOURCES.md) advertises 27
+// segments on a path of 69: the kernel counted the sender rwnd-limited
+// 94.8 % of its busy time (`zcat ss.log.gz | grep -o 'rwnd_limited:[^ ]*'
+// | tail -1`: 3020 ms of 3184), the timeline 94 % of the data phase.
+TEST(DiagnosisTest, ReceiveWindowLimitedLabIsNamed) {
+  const Diagnosis d = DiagnoseFile(
+      TestDataPath("lab/k618_reno_40ms_unpaced_20mbit_pfifo50_rcvbuf32k"));
+  const proto::Finding* f = FindingOf(d, "receive_window_limited");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity(), "warning");
+  EXPECT_EQ(FindingOf(d, "model_divergence"), nullptr);
+  double rwnd_share = 0;
+  for (const proto::LimiterShare& l : d.result.limiters()) {
+    if (l.limiter() == "rwnd") rwnd_share = l.time_fraction();
+  }
+  EXPECT_NEAR(rwnd_share, 0.948, 0.03);
+}
+
 // A flow seen twice over (every frame a copy) gets the note; a stray copy
 // (under kDuplicateFramesNoteFraction of the frames) does not.
 TEST(EvidenceQualityTest, ManyDuplicateFramesAreNoted) {
