@@ -117,9 +117,9 @@ print(" ".join(str(f["identity"]["index"]) for f in json.load(sys.stdin)["flows"
     "$ccreplay" diagnose "$dir" --flow "$flow" --quiet \
       --json "$work/diagnose.json" >/dev/null 2>&1 || true
     python3 - "$name" "$flow" "$work/replay.json" "$dir/meta.json" \
-      "$work/diagnose.json" <<'PY'
+      "$work/diagnose.json" "$work/fit_counts" <<'PY'
 import json, sys
-name, flow, replay_path, meta_path, diag_path = sys.argv[1:]
+name, flow, replay_path, meta_path, diag_path, count_path = sys.argv[1:]
 replay = json.load(open(replay_path))
 sender = json.load(open(meta_path))["sender"]
 try:
@@ -132,8 +132,20 @@ if not c.get("samples"):
   print("%-24s %2s  no tcp_probe sample" % (name, flow))
   sys.exit()
 fit = replay["sender_config"]["fits"][0]
-got = {s["option"]: s["value"] + ("" if s["source"] == "replay" else
-       "(" + s["source"][0] + ")") for s in fit["settings"]}
+suffix = {"replay": "", "not_determinable": "(n)"}
+got = {s["option"]: s.get("value", "") + suffix.get(s["source"], "(" +
+       s["source"][0] + ")") for s in fit["settings"]}
+# Fitted against meta.json, per option: match, wrong or undetermined.
+with open(count_path, "a") as out:
+  for s in fit["settings"]:
+    rec = {"paced": sender.get("paced"), "hz": sender.get("config_hz"),
+           "gso": sender.get("gso_max_size_bytes")}.get(s["option"])
+    if rec is None:
+      continue
+    rec = str(int(rec) if isinstance(rec, bool) else rec)
+    verdict = ("undetermined" if s["source"] == "not_determinable" else
+               "match" if s.get("value") == rec else "wrong")
+    out.write("%s %s %s %s\n" % (s["option"], verdict, name, flow))
 pct = lambda v: "-" if v is None else "%.2f" % v
 pair = lambda key: "%s/%s" % (pct(c.get("by_phase", {}).get(key)),
                               pct(c.get("by_phase_p95", {}).get(key)))
@@ -161,11 +173,23 @@ matrix_cases | while read -r name args; do
     continue
   fi
   bundle_rows "$name" "$dir" "${name%%_*}"
-  [[ -z "${FIDELITY_KEEP:-}" ]] && rm -rf "$dir"
+  if [[ -z "${FIDELITY_KEEP:-}" ]]; then rm -rf "$dir"; fi
 done
 echo "med/p95: per-ACK |replay - tcp_probe| / tcp_probe, percent, every ACK;" \
   "per phase of the model. paced/hz/gso: fitted ((g) departure gaps," \
-  "(d) default, else by replay); rec/rhz/rgso: meta.json; md:" \
-  "model_divergence findings of diagnose on the bundle"
+  "(c) the capture's segment sizes, (n) not determinable, else by" \
+  "replay); rec/rhz/rgso: meta.json; md: model_divergence findings of" \
+  "diagnose on the bundle"
+# Fitted = recorded, per option over every flow: a not determinable one
+# is counted as such, not as a match.
+if [[ -s "$work/fit_counts" ]]; then
+  for option in paced hz gso; do
+    awk -v o="$option" '$1 == o { n++; c[$2]++ } END {
+      printf "fitted %s = meta.json on %d of %d flows, wrong on %d, not" \
+        " determinable on %d\n", o, c["match"], n, c["wrong"],
+        c["undetermined"] }' "$work/fit_counts"
+  done
+  grep -v ' match ' "$work/fit_counts" | sort || true
+fi
 echo
 bbr_rows

@@ -1,6 +1,7 @@
 #include "replay/sender_config_fit.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <utility>
 
@@ -13,15 +14,22 @@
 namespace ccreplay {
 namespace {
 
-// Slow start as the capture shows it: new data before the first
-// retransmission. Each gap is scaled by the pacing gap of a window the
-// size of the flight (see DepartureGaps).
-class GapCounter : public SegmentConsumer {
+// What the capture shows of the sender: slow-start departure gaps (see
+// DepartureGaps), each scaled by the sender's srtt at the time, which the
+// flow's own timeline (fed the same segments first) keeps; and the sizes
+// of its new-data segments (SegmentSizes).
+class EvidenceCounter : public SegmentConsumer {
  public:
-  GapCounter(const Flow& flow, int64_t srtt_ns)
-      : flow_(flow), sender_(flow.sender_side()), srtt_ns_(srtt_ns) {}
+  EvidenceCounter(const Flow& flow, uint32_t index, int sender_side)
+      : flow_(flow),
+        index_(index),
+        sender_(sender_side),
+        srtt_ns_(flow.handshake_rtt_ns),
+        timeline_(index, sender_side,
+                  [this](const TimelineEvent& e) { OnTimelineEvent(e); }) {}
 
   void OnSegment(const TcpSegment& s) override {
+    timeline_.OnSegment(s);  // An ACK's RTT sample before what it releases.
     const int r = 1 - sender_;
     if (s.src == flow_.address[r] && s.src_port == flow_.port[r] &&
         s.dst == flow_.address[sender_] && s.dst_port == flow_.port[sender_]) {
@@ -29,37 +37,48 @@ class GapCounter : public SegmentConsumer {
         highest_ack_ = s.ack;
       return;
     }
-    if (done_ || s.payload_bytes == 0 || s.src != flow_.address[sender_] ||
+    if (s.payload_bytes == 0 || s.src != flow_.address[sender_] ||
         s.src_port != flow_.port[sender_] ||
         s.dst_port != flow_.port[1 - sender_]) {
       return;
     }
     const uint32_t end = s.seq + s.payload_bytes;
+    CountSize(s, end);
+    if (done_) return;
     if (started_ && !Before(snd_nxt_, end)) {  // Sent before: slow start over.
       done_ = true;
       return;
     }
     mss_ = std::max(mss_, s.payload_bytes);
-    if (started_ && srtt_ns_ > 0) Count(s.time_ns);
+    if (started_ && srtt_ns_ > 0) CountGap(s.time_ns);
     if (!started_) highest_ack_ = s.seq;
     started_ = true;
     snd_nxt_ = end;
     last_ns_ = s.time_ns;
   }
   void Restart() override {
-    started_ = done_ = false;
+    timeline_.Restart();
+    started_ = done_ = sized_ = false;
     gaps_ = back_to_back_ = 0;
     mss_ = 1;
+    srtt_ns_ = flow_.handshake_rtt_ns;
+    sizes_ = SegmentSizes();
   }
 
-  DepartureGaps Result() const {
-    DepartureGaps g;
-    g.gaps = gaps_;
+  CaptureEvidence Result() {
+    timeline_.Finish();
+    CaptureEvidence e;
+    e.gaps.gaps = gaps_;
     if (gaps_ >= kMinGaps) {
-      g.back_to_back_fraction = static_cast<double>(back_to_back_) / gaps_;
-      g.paced = *g.back_to_back_fraction < kPacedBelow;
+      e.gaps.back_to_back_fraction = static_cast<double>(back_to_back_) / gaps_;
+      const double f = *e.gaps.back_to_back_fraction;
+      const double standard_error = std::sqrt(f * (1 - f) / gaps_);
+      if (std::abs(f - kPacedBelow) > standard_error)
+        e.gaps.paced = f < kPacedBelow;
     }
-    return g;
+    e.sizes = sizes_;
+    e.sizes.sender_side = timeline_.Stats(index_).vantage == Vantage::kSender;
+    return e;
   }
 
  private:
@@ -67,7 +86,26 @@ class GapCounter : public SegmentConsumer {
   static bool Before(uint32_t a, uint32_t b) {
     return static_cast<int32_t>(a - b) < 0;
   }
-  void Count(int64_t now_ns) {
+  void OnTimelineEvent(const TimelineEvent& e) {
+    if (e.type != TimelineEvent::Type::kAck) return;
+    if (e.srtt_us > 0) srtt_ns_ = e.srtt_us * 1000;
+    if (e.mss_bytes > 0) sizes_.mss_bytes = e.mss_bytes;
+  }
+  // A segment of new data, once an ACK has given the sender's MSS.
+  void CountSize(const TcpSegment& s, uint32_t end) {
+    if (sized_ && !Before(sized_nxt_, end)) return;
+    sized_ = true;
+    sized_nxt_ = end;
+    if (sizes_.mss_bytes == 0) return;
+    ++sizes_.data_segments;
+    sizes_.largest_bytes = std::max(sizes_.largest_bytes, s.payload_bytes);
+    if (s.payload_bytes > sizes_.mss_bytes) ++sizes_.super_segments;
+    // IPv4 or IPv6 header, TCP's 20 bytes and the timestamps option
+    // (RFC 7323 section 3: 10 bytes, padded to 12).
+    sizes_.header_bytes = (s.src.family == 6 ? 40 : 20) + 20 +
+                          (s.options.has_timestamps ? 12 : 0);
+  }
+  void CountGap(int64_t now_ns) {
     const int64_t gap_ns = now_ns - last_ns_;
     // An idle pause (the application, or the end of the data) is no gap.
     if (gap_ns > srtt_ns_ / 2) return;
@@ -79,8 +117,10 @@ class GapCounter : public SegmentConsumer {
   }
 
   const Flow& flow_;
+  uint32_t index_;
   int sender_;
   int64_t srtt_ns_;
+  AckTimelineBuilder timeline_;
   bool started_ = false;
   bool done_ = false;
   uint32_t snd_nxt_ = 0;
@@ -89,6 +129,9 @@ class GapCounter : public SegmentConsumer {
   int64_t last_ns_ = 0;
   uint64_t gaps_ = 0;
   uint64_t back_to_back_ = 0;
+  bool sized_ = false;
+  uint32_t sized_nxt_ = 0;
+  SegmentSizes sizes_;
 };
 
 // The values a candidate takes for an option the fit varies.
@@ -111,6 +154,65 @@ std::optional<std::string> RecordedValue(const RecordedSenderConfig& r,
   return std::nullopt;
 }
 
+// The GSO size the capture's segment sizes show, or nullopt when they
+// cannot (SegmentSizes).
+std::optional<FittedSetting> GsoFromCapture(const SegmentSizes& z) {
+  if (!z.sender_side || z.data_segments < kMinSizedSegments) return {};
+  if (z.super_segments > 0) {
+    return FittedSetting{
+        "gso", "65536", "capture", std::nullopt,
+        absl::StrFormat(
+            "%d of %d data segments at the sender above the %d-byte MSS "
+            "(up to %d bytes): TSO/GSO super-segments, so gso_max_size is "
+            "at least that; taken as the default GSO_LEGACY_MAX_SIZE",
+            z.super_segments, z.data_segments, z.mss_bytes, z.largest_bytes)};
+  }
+  const uint32_t mtu_bytes = z.mss_bytes + z.header_bytes;
+  return FittedSetting{
+      "gso", absl::StrCat(mtu_bytes), "capture", std::nullopt,
+      absl::StrFormat("none of %d data segments at the sender above the "
+                      "%d-byte MSS: no super-segment, so gso_max_size is "
+                      "under two segments; taken as the MTU, %d bytes",
+                      z.data_segments, z.mss_bytes, mtu_bytes)};
+}
+
+// Pacing from the departure gaps, when they tell it.
+std::optional<FittedSetting> PacingFromGaps(const DepartureGaps& g) {
+  if (!g.paced.has_value()) return {};
+  return FittedSetting{
+      "paced", *g.paced ? "1" : "0", "gaps", std::nullopt,
+      absl::StrFormat("%.1f%% of %d slow-start departure gaps back to back "
+                      "(under %.1f of srtt / (2 * flight); paced below "
+                      "%.0f%%)",
+                      100 * *g.back_to_back_fraction, g.gaps, kBackToBackRatio,
+                      100 * kPacedBelow)};
+}
+
+// Why an option the fit could not decide is not determinable.
+std::string UndeterminedReason(const std::string& option, bool replayed) {
+  if (option == "paced") {
+    return replayed ? "the departure gaps do not tell (too few, or within "
+                      "a standard error of the threshold), and the replay "
+                      "fits both values within the margin"
+                    : "the departure gaps do not tell (too few, or within "
+                      "a standard error of the threshold), and there is "
+                      "no captured cwnd to replay against";
+  }
+  if (option == "gso") {
+    return "the capture is not at the sender (where GRO or a middle point "
+           "can merge segments), or holds too few data segments to show "
+           "their sizes" +
+           std::string(replayed ? ", and the replay fits both values "
+                                  "within the margin"
+                                : "");
+  }
+  return replayed ? "HZ moves only cubic:linux's jiffy clock, and on this "
+                    "flow both values replay the captured cwnd within the "
+                    "margin"
+                  : "HZ moves only cubic:linux's jiffy clock; no captured "
+                    "cwnd to replay against";
+}
+
 // A spec being fitted: the fixed settings, the options still open and
 // the candidates they span.
 struct Plan {
@@ -121,25 +223,33 @@ struct Plan {
   size_t first = 0;  // Index of its first candidate in the shared replay.
 };
 
-// Given, recorded and default settings; the rest open.
-Plan MakePlan(const ControllerSpec& spec, const RecordedSenderConfig& r) {
+// The setting for `option` that needs no replay: the recorded value, or
+// limited's default, or the GSO size the segment sizes show.
+std::optional<FittedSetting> SettledSetting(const std::string& option,
+                                            const RecordedSenderConfig& r,
+                                            const CaptureEvidence& e) {
+  if (option == "limited")
+    return FittedSetting{option, "flight", "default", std::nullopt, ""};
+  if (std::optional<std::string> v = RecordedValue(r, option))
+    return FittedSetting{option, *v, "recorded", std::nullopt, ""};
+  if (option == "gso") return GsoFromCapture(e.sizes);
+  return std::nullopt;
+}
+
+// Given, recorded, default and capture-shown settings; the rest open.
+Plan MakePlan(const ControllerSpec& spec, const RecordedSenderConfig& r,
+              const CaptureEvidence& e) {
   Plan p;
   p.fixed = spec;
   p.fit.given_spec = spec.ToString();
   for (const char* option : {"paced", "hz", "gso", "limited"}) {
     if (spec.Sets(option)) {
-      p.fit.settings.push_back({option, *spec.Value(option), "given", {}});
-      continue;
-    }
-    std::optional<std::string> value =
-        std::string(option) == "limited" ? "flight" : RecordedValue(r, option);
-    const char* source =
-        std::string(option) == "limited" ? "default" : "recorded";
-    if (value.has_value()) {
+      p.fit.settings.push_back({option, *spec.Value(option), "given", {}, ""});
+    } else if (std::optional<FittedSetting> s = SettledSetting(option, r, e)) {
       // A setting the profile does not take (reno:linux has no paced=) is
       // reported, not applied.
-      if (spec.Takes(option)) p.fixed = *p.fixed.With(option, *value);
-      p.fit.settings.push_back({option, *value, source, {}});
+      if (spec.Takes(option)) p.fixed = *p.fixed.With(option, s->value);
+      p.fit.settings.push_back(*std::move(s));
     } else if (spec.Takes(option)) {
       p.open.push_back(option);
     }
@@ -174,27 +284,52 @@ size_t BestCandidate(const std::vector<ReplayedController>& replayed,
   return best;
 }
 
-// The best-ranked candidate, and for each open option the p95 margin to
-// the best candidate with another value of it; pacing that ties goes to
-// the departure gaps.
+// The p95 margin of `chosen`'s value of `option`: the best candidate with
+// another value minus the best one's; nullopt when either has no figure.
+std::optional<double> Margin(const std::vector<ReplayedController>& replayed,
+                             const Plan& p, const ControllerSpec& chosen,
+                             double best_err, const std::string& option) {
+  constexpr double kNone = std::numeric_limits<double>::infinity();
+  double other = kNone;
+  for (size_t i = 0; i < p.candidates.size(); ++i) {
+    if (p.candidates[i].Value(option) != chosen.Value(option))
+      other = std::min(other, Rank(replayed[p.first + i]).first);
+  }
+  if (other == kNone || best_err == kNone) return std::nullopt;
+  return other - best_err;
+}
+
+// The best-ranked candidate; each open option it decides by at least
+// kDecisiveMarginPct is fitted by the replay. Below that, pacing goes to
+// the departure gaps, and what nothing tells is not determinable (the
+// best candidate's value replayed).
 void PickByReplay(const std::vector<ReplayedController>& replayed,
                   const DepartureGaps& gaps, Plan& p) {
-  constexpr double kNone = std::numeric_limits<double>::infinity();
   const size_t best = BestCandidate(replayed, p);
   ControllerSpec chosen = p.candidates[best];
-  const double best_err = Rank(replayed[p.first + best]).first;
+  const auto [best_err, best_median] = Rank(replayed[p.first + best]);
+  const bool tracks =
+      best_median <= kTracksMedianPct && best_err <= kTracksP95Pct;
   for (const std::string& option : p.open) {
-    double other = kNone;
-    for (size_t i = 0; i < p.candidates.size(); ++i) {
-      if (p.candidates[i].Value(option) != chosen.Value(option))
-        other = std::min(other, Rank(replayed[p.first + i]).first);
-    }
-    FittedSetting s{option, *chosen.Value(option), "replay", std::nullopt};
-    if (other != kNone && best_err != kNone) s.margin_pct = other - best_err;
-    // A tie on pacing (HyStart never decided the slow start): the gaps.
-    if (option == "paced" && s.margin_pct == 0.0 && gaps.paced.has_value()) {
-      s = {option, *gaps.paced ? "1" : "0", "gaps", std::nullopt};
+    const std::optional<double> margin =
+        Margin(replayed, p, chosen, best_err, option);
+    FittedSetting s{option, *chosen.Value(option), "replay", margin, ""};
+    if (tracks && margin.has_value() && *margin >= kDecisiveMarginPct) {
+      s.reason = absl::StrFormat(
+          "p95 per-ACK error %.2f%%, the other value's best %.2f%%", best_err,
+          best_err + *margin);
+    } else if (std::optional<FittedSetting> g =
+                   option == "paced" ? PacingFromGaps(gaps) : std::nullopt) {
+      s = *std::move(g);
+      s.margin_pct = margin;
       chosen = *chosen.With(option, s.value);
+    } else {
+      s.source = FittedSetting::kNotDeterminable;
+      s.reason = tracks ? UndeterminedReason(option, true)
+                        : absl::StrFormat(
+                              "the best replay does not track the kernel "
+                              "(median %.2f%%, p95 %.2f%%): no evidence",
+                              best_median, best_err);
     }
     p.fit.settings.push_back(std::move(s));
   }
@@ -217,37 +352,52 @@ void RecordErrors(const std::vector<ReplayedController>& replayed,
   fit.given_p95_abs_err_pct = given.p95_abs_err_pct;
 }
 
-// Without a replay to choose by: pacing from the gaps, the rest at the
-// profile's default.
+// Without a replay to choose by: pacing from the gaps, the rest not
+// determinable at the profile's default.
 void PickWithoutReplay(const DepartureGaps& gaps, Plan& p) {
   for (const std::string& option : p.open) {
-    if (option == "paced" && gaps.paced.has_value()) {
-      const std::string v = *gaps.paced ? "1" : "0";
-      p.fixed = *p.fixed.With(option, v);
-      p.fit.settings.push_back({option, v, "gaps", std::nullopt});
-    } else {
-      p.fit.settings.push_back(
-          {option, *p.fixed.Value(option), "default", std::nullopt});
+    std::optional<FittedSetting> s =
+        option == "paced" ? PacingFromGaps(gaps) : std::nullopt;
+    if (!s.has_value()) {
+      s = FittedSetting{option, *p.fixed.Value(option),
+                        FittedSetting::kNotDeterminable, std::nullopt,
+                        UndeterminedReason(option, false)};
     }
+    p.fixed = *p.fixed.With(option, s->value);
+    p.fit.settings.push_back(*std::move(s));
   }
 }
 
-// Pacing of a profile without paced= (reno:linux, dctcp), from the gaps,
-// when nothing recorded it: reported only.
-void ReportPacing(const DepartureGaps& gaps, Plan& p) {
-  const bool has =
-      std::any_of(p.fit.settings.begin(), p.fit.settings.end(),
-                  [](const FittedSetting& s) { return s.option == "paced"; });
-  if (has || p.fixed.Takes("paced") || !gaps.paced.has_value()) return;
-  p.fit.settings.push_back(
-      {"paced", *gaps.paced ? "1" : "0", "gaps", std::nullopt});
+// Pacing and HZ of a profile without the option (reno:linux, dctcp),
+// when nothing recorded them: reported only, pacing from the gaps.
+void ReportUnmodelled(const DepartureGaps& gaps, Plan& p) {
+  for (const char* option : {"paced", "hz"}) {
+    const bool has = std::any_of(
+        p.fit.settings.begin(), p.fit.settings.end(),
+        [option](const FittedSetting& s) { return s.option == option; });
+    if (has || p.fixed.Takes(option)) continue;
+    std::optional<FittedSetting> s =
+        std::string(option) == "paced" ? PacingFromGaps(gaps) : std::nullopt;
+    if (!s.has_value()) {
+      s = FittedSetting{
+          option, "", FittedSetting::kNotDeterminable, std::nullopt,
+          std::string(option) == "paced"
+              ? "the departure gaps do not tell (too few, or within a "
+                "standard error of the threshold), and this profile has no "
+                "paced= to replay"
+              : "this profile has no jiffy clock to replay, and nothing "
+                "else in a capture shows HZ"};
+    }
+    p.fit.settings.push_back(*std::move(s));
+  }
 }
 
 }  // namespace
 
-absl::StatusOr<DepartureGaps> MeasureDepartureGaps(const TcpCaptureScan& scan) {
+absl::StatusOr<CaptureEvidence> MeasureCaptureEvidence(
+    const TcpCaptureScan& scan) {
   const Flow& flow = scan.table.flows()[scan.selected.index];
-  GapCounter counter(flow, flow.handshake_rtt_ns);
+  EvidenceCounter counter(flow, scan.selected.index, scan.selected.sender_side);
   absl::StatusOr<CaptureInfo> info =
       ReadCapture(scan.info.path, counter, scan.read_options);
   if (!info.ok()) return info.status();
@@ -281,7 +431,7 @@ bool FitsSenderConfig(const std::string& spec) {
 absl::StatusOr<std::vector<SenderConfigFit>> FitSenderConfig(
     const TcpCaptureScan& scan, const ReplayOptions& base,
     const std::vector<std::string>& specs, const RecordedSenderConfig& recorded,
-    const DepartureGaps& gaps) {
+    const CaptureEvidence& evidence) {
   std::vector<Plan> plans;
   ReplayOptions options = base;
   options.specs.clear();
@@ -293,7 +443,7 @@ absl::StatusOr<std::vector<SenderConfigFit>> FitSenderConfig(
     absl::StatusOr<ControllerSpec> spec = ControllerSpec::Parse(text);
     if (!spec.ok()) return spec.status();
     if (FitsSenderConfig(text)) {
-      plans.push_back(MakePlan(*spec, recorded));
+      plans.push_back(MakePlan(*spec, recorded, evidence));
     } else {
       plans.emplace_back();
       plans.back().fixed = *spec;
@@ -315,13 +465,13 @@ absl::StatusOr<std::vector<SenderConfigFit>> FitSenderConfig(
   std::vector<SenderConfigFit> fits;
   for (Plan& p : plans) {
     if (!p.open.empty() && !replayed.empty()) {
-      PickByReplay(replayed, gaps, p);
+      PickByReplay(replayed, evidence.gaps, p);
     } else {
-      PickWithoutReplay(gaps, p);
+      PickWithoutReplay(evidence.gaps, p);
     }
     if (!p.candidates.empty() && !replayed.empty())
       RecordErrors(replayed, p, p.fit);
-    if (FitsSenderConfig(p.fit.given_spec)) ReportPacing(gaps, p);
+    if (FitsSenderConfig(p.fit.given_spec)) ReportUnmodelled(evidence.gaps, p);
     p.fit.replayed_spec = p.fixed.ToString();
     fits.push_back(std::move(p.fit));
   }
@@ -337,16 +487,26 @@ bool SenderConfigFit::NoWorseThanGiven() const {
          !worse(p95_abs_err_pct, given_p95_abs_err_pct);
 }
 
+std::string DescribeSetting(const FittedSetting& s) {
+  std::vector<std::string> notes;
+  if (!s.determined() && !s.value.empty())
+    notes.push_back(absl::StrCat("replayed with ", s.value));
+  if (s.margin_pct.has_value())
+    notes.push_back(absl::StrFormat("next best +%.2f pp", *s.margin_pct));
+  if (!s.reason.empty()) notes.push_back(s.reason);
+  if (!s.determined()) {
+    return absl::StrCat(s.option, " not determinable (",
+                        absl::StrJoin(notes, "; "), ")");
+  }
+  return absl::StrCat(s.option, "=", s.value, " (", s.source,
+                      notes.empty() ? "" : ": ", absl::StrJoin(notes, "; "),
+                      ")");
+}
+
 std::string DescribeFit(const SenderConfigFit& fit) {
   std::vector<std::string> parts;
-  for (const FittedSetting& s : fit.settings) {
-    std::string part = absl::StrCat(s.option, "=", s.value, " (", s.source);
-    if (s.margin_pct.has_value()) {
-      absl::StrAppend(&part,
-                      absl::StrFormat(", next best +%.1f pp", *s.margin_pct));
-    }
-    parts.push_back(part + ")");
-  }
+  for (const FittedSetting& s : fit.settings)
+    parts.push_back(DescribeSetting(s));
   return absl::StrCat(fit.given_spec, " -> ", fit.replayed_spec, ": ",
                       absl::StrJoin(parts, ", "));
 }
@@ -369,15 +529,15 @@ absl::StatusOr<SenderConfigReport> FitTcpSender(
     }
     return report;
   }
-  absl::StatusOr<DepartureGaps> gaps = MeasureDepartureGaps(scan);
-  if (!gaps.ok()) return gaps.status();
-  report.gaps = *gaps;
+  absl::StatusOr<CaptureEvidence> evidence = MeasureCaptureEvidence(scan);
+  if (!evidence.ok()) return evidence.status();
+  report.evidence = *evidence;
   const RecordedSenderConfig recorded = bundle_sender.has_value()
                                             ? RecordedFromBundle(*bundle_sender)
                                             : RecordedSenderConfig{};
   report.recorded_note = recorded.paced_reason;
   absl::StatusOr<std::vector<SenderConfigFit>> fits =
-      FitSenderConfig(scan, base, specs, recorded, report.gaps);
+      FitSenderConfig(scan, base, specs, recorded, report.evidence);
   if (!fits.ok()) return fits.status();
   report.fits = *std::move(fits);
   return report;
@@ -390,18 +550,21 @@ std::vector<std::string> DescribeSenderConfig(const SenderConfigReport& r) {
       })) {
     return lines;
   }
+  const DepartureGaps& g = r.evidence.gaps;
   lines.push_back(
-      r.gaps.back_to_back_fraction.has_value()
+      g.back_to_back_fraction.has_value()
           ? absl::StrFormat(
                 "sender pacing from the capture: %.1f%% of %d slow-start "
                 "departure gaps back to back (under %.1f of srtt / (2 * "
-                "flight)): %s",
-                100 * *r.gaps.back_to_back_fraction, r.gaps.gaps,
-                kBackToBackRatio, *r.gaps.paced ? "paced" : "unpaced")
-          : absl::StrFormat(
-                "sender pacing from the capture: n/a (%d slow-start gaps, "
-                "or no handshake RTT)",
-                r.gaps.gaps));
+                "flight), srtt from the data's RTT samples): %s",
+                100 * *g.back_to_back_fraction, g.gaps, kBackToBackRatio,
+                !g.paced.has_value()
+                    ? "no verdict (within a standard error of the "
+                      "threshold)"
+                    : (*g.paced ? "paced" : "unpaced"))
+          : absl::StrFormat("sender pacing from the capture: n/a (%d "
+                            "slow-start gaps, or no RTT)",
+                            g.gaps));
   if (!r.recorded_note.empty())
     lines.push_back(
         absl::StrCat("sender pacing as recorded: ", r.recorded_note));

@@ -8,16 +8,20 @@
 #include <string>
 #include <vector>
 
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "parsers/bundle.h"
 
 namespace ccreplay {
 namespace {
 
+using ::testing::HasSubstr;
+
 const std::string kLab = std::string(CCREPLAY_TESTDATA_DIR) + "/lab/";
 
 struct Fitted {
   DepartureGaps gaps;
+  SegmentSizes sizes;
   SenderConfigFit fit;
   ReplayedController replay;  // The fitted spec, replayed.
 };
@@ -38,15 +42,16 @@ Fitted Fit(const std::string& bundle, const std::string& spec, bool probe,
   EXPECT_TRUE(b.ok()) << b.status();
   absl::StatusOr<TcpCaptureScan> scan = ScanTcpCapture(b->sender_capture, "");
   EXPECT_TRUE(scan.ok()) << scan.status();
-  absl::StatusOr<DepartureGaps> gaps = MeasureDepartureGaps(*scan);
-  EXPECT_TRUE(gaps.ok()) << gaps.status();
-  f.gaps = *gaps;
+  absl::StatusOr<CaptureEvidence> evidence = MeasureCaptureEvidence(*scan);
+  EXPECT_TRUE(evidence.ok()) << evidence.status();
+  f.gaps = evidence->gaps;
+  f.sizes = evidence->sizes;
   ReplayOptions options;
   if (probe) options.host_state_path = b->tcp_probe;
   const RecordedSenderConfig recorded =
       meta ? RecordedFromBundle(b->meta.sender()) : RecordedSenderConfig{};
   absl::StatusOr<std::vector<SenderConfigFit>> fits =
-      FitSenderConfig(*scan, options, {spec}, recorded, f.gaps);
+      FitSenderConfig(*scan, options, {spec}, recorded, *evidence);
   EXPECT_TRUE(fits.ok()) << fits.status();
   EXPECT_EQ(fits->size(), 1u);
   f.fit = (*fits)[0];
@@ -114,10 +119,56 @@ TEST(SenderConfigFitTest, ReplayFitsCubicPacingAgainstTcpProbe) {
   EXPECT_GT(*Find(unpaced.fit, "paced")->margin_pct, 5.0);
   EXPECT_LE(*unpaced.replay.divergence.median_abs_err_pct, 0.5);
   EXPECT_LE(*unpaced.replay.divergence.p95_abs_err_pct, 1.5);
-  // On 3 s flows HZ and the GSO size change no compared cwnd: a tie
-  // (margin 0), reported as such, the first candidate kept.
-  ExpectSetting(unpaced.fit, "hz", "250", "replay");
+  // On 3 s flows HZ changes no compared cwnd: a tie (margin 0), so not
+  // determinable, the first candidate replayed.
+  ExpectSetting(unpaced.fit, "hz", "250", FittedSetting::kNotDeterminable);
   EXPECT_EQ(*Find(unpaced.fit, "hz")->margin_pct, 0.0);
+  EXPECT_FALSE(Find(unpaced.fit, "hz")->determined());
+  EXPECT_THAT(DescribeFit(unpaced.fit), HasSubstr("hz not determinable ("));
+}
+
+// The GSO size from the segment sizes at the sender: no segment above the
+// 1448-byte MSS, so gso_max_size is under two segments (the lab sets 1500
+// on the sender veth, meta.json). `tshark -r sender.pcap -Y
+// 'tcp.srcport==30470 && tcp.len>0' -T fields -e tcp.len | sort | uniq -c`:
+// 4940 of 1448 bytes and one of 440; the count leaves out the initial
+// window, sent before the first ACK gave the MSS, and retransmissions.
+TEST(SenderConfigFitTest, GsoSizeFromTheSendersSegments) {
+  const Fitted f =
+      Fit("k618_cubic_40ms_unpaced_20mbit_pfifo50", "cubic:linux", true, false);
+  EXPECT_TRUE(f.sizes.sender_side);
+  EXPECT_EQ(f.sizes.super_segments, 0u);
+  EXPECT_EQ(f.sizes.largest_bytes, 1448u);
+  EXPECT_EQ(f.sizes.mss_bytes, 1448u);
+  EXPECT_GT(f.sizes.data_segments, 4900u);
+  EXPECT_LE(f.sizes.data_segments, 4941u - 10u);
+  // 1448 + IPv4 20 + TCP 20 + timestamps 12.
+  ExpectSetting(f.fit, "gso", "1500", "capture");
+  EXPECT_THAT(f.fit.replayed_spec, HasSubstr("gso=1500"));
+}
+
+// At the receiver, GRO merged the server's TSO segments: 43 of its 45 data
+// frames exceed the MSS (`tshark -r tso_gro.pcap -Y 'tcp.srcport==8000 &&
+// tcp.len>1448' | wc -l`), which says nothing of the sender's gso_max_size.
+// Without a captured cwnd, HZ and pacing are not determinable either.
+TEST(SenderConfigFitTest, ReceiverSideSuperSegmentsLeaveGsoUndetermined) {
+  absl::StatusOr<TcpCaptureScan> scan = ScanTcpCapture(
+      std::string(CCREPLAY_TESTDATA_DIR) + "/user/tso_gro.pcap", "");
+  ASSERT_TRUE(scan.ok()) << scan.status();
+  absl::StatusOr<SenderConfigReport> r =
+      FitTcpSender(*scan, ReplayOptions(), {"cubic:linux"}, std::nullopt);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_FALSE(r->evidence.sizes.sender_side);
+  EXPECT_EQ(r->evidence.sizes.super_segments, 43u);
+  EXPECT_EQ(r->evidence.sizes.largest_bytes, 65160u);
+  ASSERT_EQ(r->fits.size(), 1u);
+  for (const char* option : {"gso", "hz", "paced"}) {
+    const FittedSetting* s = Find(r->fits[0], option);
+    ASSERT_NE(s, nullptr) << option;
+    EXPECT_FALSE(s->determined()) << option;
+    EXPECT_FALSE(s->reason.empty()) << option;
+  }
+  EXPECT_THAT(Find(r->fits[0], "gso")->reason, HasSubstr("not at the sender"));
 }
 
 // With the bundle's meta.json: HZ and GSO recorded, and for the built-in

@@ -38,10 +38,18 @@ void SetPhaseErrors(const std::array<std::optional<double>, 3>& phase,
 
 void SetSenderConfig(const SenderConfigReport& r, proto::SenderConfig* out) {
   proto::DepartureGapStats* gaps = out->mutable_departure_gaps();
-  gaps->set_gaps(r.gaps.gaps);
-  if (r.gaps.back_to_back_fraction)
-    gaps->set_back_to_back_fraction(*r.gaps.back_to_back_fraction);
-  if (r.gaps.paced) gaps->set_paced(*r.gaps.paced);
+  const DepartureGaps& g = r.evidence.gaps;
+  gaps->set_gaps(g.gaps);
+  if (g.back_to_back_fraction)
+    gaps->set_back_to_back_fraction(*g.back_to_back_fraction);
+  if (g.paced) gaps->set_paced(*g.paced);
+  const SegmentSizes& z = r.evidence.sizes;
+  proto::SegmentSizeStats* sizes = out->mutable_segment_sizes();
+  sizes->set_sender_side(z.sender_side);
+  sizes->set_data_segments(z.data_segments);
+  sizes->set_super_segments(z.super_segments);
+  sizes->set_largest_payload_bytes(z.largest_bytes);
+  sizes->set_mss_bytes(z.mss_bytes);
   for (const SenderConfigFit& f : r.fits) {
     proto::SenderConfigFit* fit = out->add_fits();
     fit->set_given_spec(f.given_spec);
@@ -54,6 +62,8 @@ void SetSenderConfig(const SenderConfigReport& r, proto::SenderConfig* out) {
       setting->set_value(s.value);
       setting->set_source(s.source);
       if (s.margin_pct) setting->set_margin_pct(*s.margin_pct);
+      setting->set_determined(s.determined());
+      setting->set_reason(s.reason);
     }
   }
 }
