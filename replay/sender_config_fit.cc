@@ -358,12 +358,13 @@ void PickWithoutReplay(const DepartureGaps& gaps, Plan& p) {
   for (const std::string& option : p.open) {
     std::optional<FittedSetting> s =
         option == "paced" ? PacingFromGaps(gaps) : std::nullopt;
-    if (!s.has_value()) {
+    if (s.has_value()) {
+      p.fixed = *p.fixed.With(option, s->value);
+    } else {  // The profile's default, left out of the spec.
       s = FittedSetting{option, *p.fixed.Value(option),
                         FittedSetting::kNotDeterminable, std::nullopt,
                         UndeterminedReason(option, false)};
     }
-    p.fixed = *p.fixed.With(option, s->value);
     p.fit.settings.push_back(*std::move(s));
   }
 }
