@@ -143,6 +143,11 @@ struct AckEvent {
   // Linux grows cwnd on any forward progress, SACKs too
   // (tcp_may_raise_cwnd()).
   uint32_t reordering_segments = 0;
+  // TCP: the start of the highest SACKed segment after this ACK, in stream
+  // bytes as snd_una_bytes; snd_una_bytes when nothing is SACKed (Linux
+  // tcp_highest_sack_seq(), the `fack` of tcp_check_sack_reordering()); 0
+  // when unknown.
+  uint64_t highest_sack_bytes = 0;
 };
 
 // TCP: the sender sent `packets` segments again, the first carrying TSval

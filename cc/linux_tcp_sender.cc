@@ -12,6 +12,7 @@ LinuxTcpSender::LinuxTcpSender(const ControllerOptions& options)
 void LinuxTcpSender::OnAck(const AckEvent& ack) {
   before_growth_.reset();
   prr_out_from_sends_ = CountPrrOut(ack);
+  prior_snd_una_bytes_ = snd_una_bytes_;
   ValidateCwnd(ack);
   now_us_ = ack.time_us;
   if (ack.mss_bytes > 0) mss_bytes_ = ack.mss_bytes;
@@ -110,13 +111,46 @@ bool LinuxTcpSender::CountPrrOut(const AckEvent& ack) {
   return true;
 }
 
-bool LinuxTcpSender::MayRaiseCwnd(const AckEvent& ack) {
+// net.ipv4.tcp_reordering's default (Documentation/networking/ip-sysctl.rst,
+// 6.18), the initial tp->reordering; tcp_max_reordering caps raises.
+constexpr uint32_t kSysctlTcpReordering = 3;
+constexpr uint32_t kSysctlTcpMaxReordering = 300;
+
+bool LinuxTcpSender::MayRaiseCwnd(const AckEvent& ack) const {
   // tcp_may_raise_cwnd() (tcp_input.c, 6.18): "If reordering is high then
   // always grow cwnd whenever data is delivered regardless of its
   // ordering" (FLAG_FORWARD_PROGRESS: the caller's acked > 0), else only
   // on FLAG_DATA_ACKED (snd_una moved over data).
-  constexpr uint32_t kSysctlTcpReordering = 3;
-  return ack.data_acked || ack.reordering_segments > kSysctlTcpReordering;
+  const uint32_t reordering = std::max(ack.reordering_segments, ts_reordering_);
+  return ack.data_acked || reordering > kSysctlTcpReordering;
+}
+
+void LinuxTcpSender::CheckTsReordering(const AckEvent& ack) {
+  // tcp_check_sack_reordering(sk, prior_snd_una, 1) (tcp_input.c, 6.18):
+  // metric = fack - low_seq, fack = tcp_highest_sack_seq(); tp->reordering
+  // rises to it (in segments, rounded up) when above tp->reordering * mss.
+  if (ack.highest_sack_bytes == 0 || prior_snd_una_bytes_ == 0 ||
+      ack.highest_sack_bytes <= prior_snd_una_bytes_) {
+    return;
+  }
+  const uint64_t mss = std::max<uint32_t>(mss_bytes_, 1);
+  const uint64_t metric = ack.highest_sack_bytes - prior_snd_una_bytes_;
+  const uint32_t reordering =
+      std::max({ack.reordering_segments, ts_reordering_, kSysctlTcpReordering});
+  if (metric > uint64_t{reordering} * mss) {
+    ts_reordering_ = static_cast<uint32_t>(
+        std::min<uint64_t>((metric + mss - 1) / mss, kSysctlTcpMaxReordering));
+  }
+}
+
+bool LinuxTcpSender::ReachedHighSeq(const AckEvent& ack, bool beyond) const {
+  if (high_seq_bytes_ == 0 || ack.snd_una_bytes == 0) {
+    const uint64_t delivered = delivered_bytes();
+    return beyond ? delivered > high_mark_bytes_
+                  : delivered >= high_mark_bytes_;
+  }
+  return beyond ? ack.snd_una_bytes > high_seq_bytes_
+                : ack.snd_una_bytes >= high_seq_bytes_;
 }
 
 bool LinuxTcpSender::IsCwndLimited(const AckEvent& ack) const {
@@ -130,6 +164,7 @@ bool LinuxTcpSender::IsCwndLimited(const AckEvent& ack) const {
 void LinuxTcpSender::InitCwndReduction() {
   // tcp_init_cwnd_reduction().
   high_mark_bytes_ = delivered_bytes() + bytes_in_flight_;
+  high_seq_bytes_ = snd_nxt_bytes_;
   snd_cwnd_cnt_ = 0;
   prior_cwnd_ = snd_cwnd_;
   prr_delivered_ = 0;
@@ -147,17 +182,16 @@ void LinuxTcpSender::EnterCwr() {
 // long: tcp_fastretrans_alert()'s per-state steps, in its order, so that
 // each reads as the kernel's switch does.
 void LinuxTcpSender::ProcessCaState(const AckEvent& ack) {
-  const uint64_t delivered = delivered_bytes();
   switch (ca_state_) {
     case CaState::kOpen:
       break;
     case CaState::kCwr:
       // "CWR is to be held something *above* high_seq is ACKed".
-      if (delivered <= high_mark_bytes_) return;
+      if (!ReachedHighSeq(ack, /*beyond=*/true)) return;
       EndReduction();
       break;
     case CaState::kRecovery:
-      if (delivered >= high_mark_bytes_) {
+      if (ReachedHighSeq(ack, /*beyond=*/false)) {
         if (TryUndoRecovery(ack)) {
           ++undo_counts_.full;
           ReturnToOpen();
@@ -172,7 +206,7 @@ void LinuxTcpSender::ProcessCaState(const AckEvent& ack) {
     case CaState::kLoss:
       // tcp_process_loss(), without F-RTO.
       if (ack.data_acked && TryUndoLoss(ack)) return;
-      if (delivered < high_mark_bytes_) return;
+      if (!ReachedHighSeq(ack, /*beyond=*/false)) return;
       if (TryUndoRecovery(ack)) ++undo_counts_.loss;
       ReturnToOpen();
       break;
@@ -248,6 +282,7 @@ bool LinuxTcpSender::TryUndoPartial(const AckEvent& ack) {
   // packet, rather than with a retransmit"; undone only once no
   // retransmission is in flight.
   if (!UndoMarked() || !PacketDelayed(ack)) return false;
+  CheckTsReordering(ack);
   if (retrans_out_packets_ > 0) return true;
   if (!UndoCwndReduction()) return false;
   ++undo_counts_.partial;
@@ -349,6 +384,7 @@ void LinuxTcpSender::OnLoss(const LossEvent& loss) {
     } else {
       InitUndo(0);
       high_mark_bytes_ = delivered_bytes() + bytes_in_flight_;
+      high_seq_bytes_ = snd_nxt_bytes_;
     }
     SetState(CaState::kRecovery);
     ca_state_ = CaState::kRecovery;
@@ -368,6 +404,7 @@ void LinuxTcpSender::OnLoss(const LossEvent& loss) {
   snd_cwnd_ = 1;  // packets_in_flight + 1 once everything is marked lost
   snd_cwnd_cnt_ = 0;
   high_mark_bytes_ = delivered_bytes() + bytes_in_flight_;
+  high_seq_bytes_ = 0;
   if (ca_state_ != CaState::kLoss) SetState(CaState::kLoss);
   ca_state_ = CaState::kLoss;
 }

@@ -10,7 +10,9 @@
 //   snd_nxt). CWR ends once data *above* high_seq is acknowledged; the same
 //   ACK may enter CWR again.
 // - A fast retransmit enters Recovery (tcp_enter_recovery(); ssthresh is not
-//   recomputed if already in CWR), ending once high_seq is acknowledged.
+//   recomputed if already in CWR), ending once high_seq is acknowledged:
+//   cumulatively, snd_una at or past it (tcp_fastretrans_alert()), not by
+//   SACKs above it.
 // - An RTO enters Loss (tcp_enter_loss(): ssthresh = .ssthresh(),
 //   CA_EVENT_LOSS, cwnd = 1), ending like Recovery; cwnd slow-starts.
 // - Without .cong_control, cwnd is only raised outside CWR/Recovery, and
@@ -32,7 +34,11 @@
 //   (tcp_try_undo_recovery()), on a partial ACK with no retransmission in
 //   flight (tcp_try_undo_partial()), or after an RTO (tcp_try_undo_loss()).
 //   F-RTO (RFC 5682) is not modelled. SACK is assumed (tcp_packet_delayed()
-//   without a retransmission stamp).
+//   without a retransmission stamp). A partial undo is also evidence of
+//   reordering (tcp_try_undo_partial() -> tcp_check_sack_reordering(),
+//   TCPTSReorder): tp->reordering rises to the distance from the old
+//   snd_una to the highest SACK, and above net.ipv4.tcp_reordering cwnd
+//   grows on SACKs too (tcp_may_raise_cwnd()).
 //
 // MTU normalization (ControllerOptions::normalize_bytes) scales the
 // congestion-avoidance counter of tcp_cong_avoid_ai(): the kernel adds one
@@ -143,7 +149,13 @@ class LinuxTcpSender : public CongestionController {
 
  private:
   // tcp_may_raise_cwnd(), given that `ack` delivered something.
-  static bool MayRaiseCwnd(const AckEvent& ack);
+  bool MayRaiseCwnd(const AckEvent& ack) const;
+  // tcp_check_sack_reordering() with the timestamp evidence of a partial
+  // undo: low_seq is the snd_una before `ack`.
+  void CheckTsReordering(const AckEvent& ack);
+  // tcp_fastretrans_alert()'s "!before(tp->snd_una, tp->high_seq)"; for
+  // CWR (`beyond`) something above high_seq must be acknowledged.
+  bool ReachedHighSeq(const AckEvent& ack, bool beyond) const;
   // tcp_cwnd_validate() for the sends since the previous ACK.
   void ValidateCwnd(const AckEvent& ack);
   // Adds the packets sent since the previous ACK to prr_out while a
@@ -190,13 +202,22 @@ class LinuxTcpSender : public CongestionController {
   uint64_t cwnd_usage_seq_ = 0;
   uint64_t snd_una_bytes_ = 0;
   uint64_t snd_nxt_bytes_ = 0;
+  // snd_una before the ACK being processed (bytes; 0 = unknown).
+  uint64_t prior_snd_una_bytes_ = 0;
+  // tp->reordering as raised by a partial undo (segments); the ACK's own
+  // reordering_segments carries the SACK-based raises.
+  uint32_t ts_reordering_ = 0;
 
   ControllerOptions options_;
   uint32_t mss_bytes_;
   // tp->snd_cwnd_cnt, in segments x growth bytes (see the header comment).
   uint64_t snd_cwnd_cnt_ = 0;
   CaState ca_state_ = CaState::kOpen;
-  // high_seq as delivered bytes: the reduction ends when delivery passes it.
+  // tp->high_seq (snd_nxt when the reduction began) in stream bytes, as
+  // AckEvent::snd_una_bytes; 0 when the ACKs carry no sequence state or
+  // after an RTO (whose snd_nxt the controller does not see): then
+  // high_mark_bytes_, high_seq as delivered bytes, decides the end.
+  uint64_t high_seq_bytes_ = 0;
   uint64_t high_mark_bytes_ = 0;
   uint32_t prior_cwnd_ = 0;
   uint64_t prr_delivered_ = 0;

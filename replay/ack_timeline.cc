@@ -675,6 +675,7 @@ void AckTimelineBuilder::OnAckFrom(FlowState& flow, int side,
   e.ts_ecr = has_ts ? s.options.ts_ecr : 0;
   if (r.bytes_dsacked > 0) e.dsack_end = r.dsack.end;
   e.reordering = TakeReordering(d, r, mss);
+  e.highest_sack = d.board.HighestSackSeq();
   AckHold& hold = flow.hold[sender];
   if (hold.active()) {
     // The limit, flight and emission wait until the sender has the ACK.

@@ -112,6 +112,9 @@ struct TimelineEvent {
   // after this ACK (Linux tp->reordering: net.ipv4.tcp_reordering, 3,
   // raised by tcp_check_sack_reordering() up to tcp_max_reordering, 300).
   uint32_t reordering = 0;
+  // kAck: the start of the highest SACKed segment after this ACK, the
+  // cumulative ACK when nothing is SACKed (Linux tcp_highest_sack_seq()).
+  int64_t highest_sack = 0;
   uint64_t rwnd_bytes = 0;                // Scaled receive window of this ACK.
   SendLimit limit = SendLimit::kUnknown;  // Before the ACK.
   // kUnknown because the sender, silent since a short segment, answered

@@ -83,6 +83,9 @@ AckEvent ToAckEvent(const TimelineEvent& event, const ReplayFlowFacts& facts,
   SetDsack(event, &ack);
   ack.bytes_retransmitted_in_flight = event.retransmitted_bytes;
   ack.reordering_segments = event.reordering;
+  if (event.highest_sack > 0) {
+    ack.highest_sack_bytes = static_cast<uint64_t>(event.highest_sack);
+  }
   return ack;
 }
 

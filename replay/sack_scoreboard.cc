@@ -221,10 +221,7 @@ SackScoreboard::AckResult SackScoreboard::OnAck(int64_t ack,
                                                 uint32_t mss_bytes) {
   AckResult r;
   const int64_t old_una = snd_una_;
-  const int64_t prior_fack =
-      sacked_bytes_ > 0 && highest_sacked_end_ > snd_una_
-          ? segments_[Find(highest_sacked_end_ - 1)].start
-          : snd_una_;
+  const int64_t prior_fack = HighestSackSeq();
   if (ack > snd_una_) DropAcked(ack, mss_bytes, r);
   // RFC 2883 section 4: the first block is a D-SACK when it lies below the
   // cumulative ACK or inside the second block.
@@ -260,6 +257,12 @@ SackScoreboard::AckResult SackScoreboard::OnAck(int64_t ack,
     r.bytes_newly_lost = lost_bytes_ - lost_before;
   }
   return r;
+}
+
+int64_t SackScoreboard::HighestSackSeq() const {
+  return sacked_bytes_ > 0 && highest_sacked_end_ > snd_una_
+             ? segments_[Find(highest_sacked_end_ - 1)].start
+             : snd_una_;
 }
 
 void SackScoreboard::ShrinkToFit() { segments_.shrink_to_fit(); }

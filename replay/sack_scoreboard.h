@@ -117,6 +117,10 @@ class SackScoreboard {
     return static_cast<uint64_t>(snd_nxt_ - snd_una_);
   }
   uint64_t sacked_bytes() const { return sacked_bytes_; }
+  // Linux tcp_highest_sack_seq() (include/net/tcp.h, 6.18), the `fack` of
+  // tcp_check_sack_reordering(): the start of the highest SACKed segment,
+  // snd_una when nothing is SACKed.
+  int64_t HighestSackSeq() const;
   uint64_t lost_bytes() const { return lost_bytes_; }
   uint64_t retransmitted_bytes() const { return retrans_bytes_; }
   // RFC 6675 SetPipe(): every unSACKed byte not lost counts once, every
