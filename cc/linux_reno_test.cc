@@ -264,5 +264,86 @@ TEST(LinuxRenoTest, TheEndOfRecoveryUndoesAfterAnOlderEcho) {
   EXPECT_EQ(kept.snd_cwnd(), 11u);
 }
 
+// An ACK with sequence state, in segments of kMss: it newly delivers
+// `delivered` segments (cumulatively or by SACK), leaves snd_una at `una`
+// with snd_nxt `nxt` sent before it, and moved snd_una over data or not.
+AckEvent SequenceAck(int64_t time_us, uint32_t delivered, uint64_t una,
+                     uint64_t nxt, bool data_acked) {
+  AckEvent ack = SegmentAck(time_us, delivered, kMss, (nxt - una) * kMss);
+  ack.snd_una_bytes = una * kMss;
+  ack.snd_nxt_bytes = nxt * kMss;
+  ack.highest_sack_bytes = una * kMss;
+  ack.data_acked = data_acked;
+  return ack;
+}
+
+TEST(LinuxRenoTest, RecoveryWaitsForTheCumulativeAckOfHighSeq) {
+  // tcp_fastretrans_alert(): Recovery ends once "!before(tp->snd_una,
+  // tp->high_seq)", high_seq being snd_nxt at tcp_enter_recovery(); SACKs
+  // of data sent after it, however many, do not end it.
+  ControllerOptions options;
+  options.mss_bytes = kMss;
+  options.initial_window_segments = 20;
+  LinuxReno reno(options);
+  int64_t now_us = 1000;
+  reno.OnAck(SequenceAck(now_us, 1, 10, 30, /*data_acked=*/false));
+  reno.OnLoss(FastRetransmit(now_us, 19 * kMss));  // high_seq: segment 30
+  ASSERT_EQ(reno.snd_ssthresh(), 10u);
+  // 25 more segments SACKed, more than were in flight at the loss, while
+  // the hole at snd_una (segment 10) stays open.
+  for (uint64_t nxt = 31; nxt <= 55; ++nxt) {
+    reno.OnAck(SequenceAck(++now_us, 1, 10, nxt, /*data_acked=*/false));
+  }
+  EXPECT_EQ(reno.state().phase, Phase::kRecovery);
+  // The retransmission fills the hole: snd_una jumps past high_seq.
+  reno.OnAck(SequenceAck(++now_us, 1, 50, 55, /*data_acked=*/true));
+  EXPECT_EQ(reno.state().phase, Phase::kCongestionAvoidance);
+  EXPECT_EQ(reno.snd_cwnd(), 10u);  // tcp_end_cwnd_reduction()
+}
+
+// reno:linux (cwnd 20, slow start) in a spurious Recovery entered at
+// snd_una segment 10 with segments 11..14 SACKed and one retransmission
+// (TSval 5000); then the delayed original fills the hole: snd_una jumps to
+// `una`, echoing a TSval older than the retransmission's.
+LinuxReno AfterPartialUndo(uint64_t una) {
+  ControllerOptions options;
+  options.mss_bytes = kMss;
+  options.initial_window_segments = 20;
+  LinuxReno reno(options);
+  AckEvent dupack = SequenceAck(1000, 4, 10, 30, /*data_acked=*/false);
+  dupack.highest_sack_bytes = 14 * kMss;
+  dupack.bytes_in_flight = 16 * kMss;  // 20 outstanding, 4 SACKed
+  reno.OnAck(dupack);
+  reno.OnLoss(FastRetransmit(1000, 16 * kMss));
+  RetransmitEvent retransmit;
+  retransmit.time_us = 1000;
+  retransmit.ts_val = 5000;
+  reno.OnRetransmit(retransmit);
+  AckEvent filled = SequenceAck(2000, 1, una, 30, /*data_acked=*/true);
+  filled.ts_ecr = 4999;
+  reno.OnAck(filled);
+  return reno;
+}
+
+TEST(LinuxRenoTest, APartialUndoRaisesReorderingSoSacksGrowCwnd) {
+  // tcp_try_undo_partial() calls tcp_check_sack_reordering(sk,
+  // prior_snd_una, 1): metric = tcp_highest_sack_seq() (snd_una, nothing
+  // left SACKed) - prior snd_una = 5 segments > tp->reordering (3) * mss,
+  // so tp->reordering = 5 and tcp_may_raise_cwnd() lets SACKs grow cwnd.
+  LinuxReno reno = AfterPartialUndo(15);
+  ASSERT_EQ(reno.undo_counts().partial, 1);
+  ASSERT_EQ(reno.snd_cwnd(), 21u);  // undone to 20, +1 for the segment
+  AckEvent sack = SequenceAck(3000, 1, 15, 30, /*data_acked=*/false);
+  sack.highest_sack_bytes = 16 * kMss;
+  sack.reordering_segments = 3;  // no SACK-based raise
+  reno.OnAck(sack);
+  EXPECT_EQ(reno.snd_cwnd(), 22u);
+  // A jump of 3 segments is no more than tp->reordering: no raise.
+  LinuxReno small_jump = AfterPartialUndo(13);
+  ASSERT_EQ(small_jump.undo_counts().partial, 1);
+  small_jump.OnAck(sack);
+  EXPECT_EQ(small_jump.snd_cwnd(), 21u);
+}
+
 }  // namespace
 }  // namespace ccreplay

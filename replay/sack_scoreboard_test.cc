@@ -36,6 +36,18 @@ TEST(SackScoreboardTest, AnOriginalDeliveredBelowTheSackedIsReordering) {
   EXPECT_EQ(r.reordering_bytes, 0u);
 }
 
+TEST(SackScoreboardTest, HighestSackSeqIsTheStartOfTheHighestSackedSegment) {
+  // tcp_highest_sack_seq(): snd_una with nothing SACKed, else the start of
+  // the highest SACKed segment (not its end).
+  SackScoreboard b = TenSegments();
+  EXPECT_EQ(b.HighestSackSeq(), 1);
+  SackBlock blocks[2] = {{6001, 8001}, {2001, 3001}};
+  b.OnAck(1001, blocks, 2, 1000);
+  EXPECT_EQ(b.HighestSackSeq(), 7001);
+  b.OnAck(8001, nullptr, 0, 1000);  // the cumulative ACK passes every SACK
+  EXPECT_EQ(b.HighestSackSeq(), 8001);
+}
+
 TEST(SackScoreboardTest, PipeFollowsRfc6675IsLost) {
   SackScoreboard b = TenSegments();
   EXPECT_EQ(b.pipe_bytes(), 10000u);
