@@ -143,6 +143,13 @@ void LinuxTcpSender::CheckTsReordering(const AckEvent& ack) {
   }
 }
 
+void LinuxTcpSender::SetHighSeq() {
+  // tp->high_seq = tp->snd_nxt (tcp_init_cwnd_reduction(),
+  // tcp_enter_recovery(), tcp_enter_loss()).
+  high_mark_bytes_ = delivered_bytes() + bytes_in_flight_;
+  high_seq_bytes_ = snd_nxt_bytes_;
+}
+
 bool LinuxTcpSender::ReachedHighSeq(const AckEvent& ack, bool beyond) const {
   if (high_seq_bytes_ == 0 || ack.snd_una_bytes == 0) {
     const uint64_t delivered = delivered_bytes();
@@ -163,8 +170,7 @@ bool LinuxTcpSender::IsCwndLimited(const AckEvent& ack) const {
 
 void LinuxTcpSender::InitCwndReduction() {
   // tcp_init_cwnd_reduction().
-  high_mark_bytes_ = delivered_bytes() + bytes_in_flight_;
-  high_seq_bytes_ = snd_nxt_bytes_;
+  SetHighSeq();
   snd_cwnd_cnt_ = 0;
   prior_cwnd_ = snd_cwnd_;
   prr_delivered_ = 0;
@@ -383,8 +389,7 @@ void LinuxTcpSender::OnLoss(const LossEvent& loss) {
       InitCwndReduction();
     } else {
       InitUndo(0);
-      high_mark_bytes_ = delivered_bytes() + bytes_in_flight_;
-      high_seq_bytes_ = snd_nxt_bytes_;
+      SetHighSeq();
     }
     SetState(CaState::kRecovery);
     ca_state_ = CaState::kRecovery;
@@ -403,8 +408,8 @@ void LinuxTcpSender::OnLoss(const LossEvent& loss) {
   }
   snd_cwnd_ = 1;  // packets_in_flight + 1 once everything is marked lost
   snd_cwnd_cnt_ = 0;
-  high_mark_bytes_ = delivered_bytes() + bytes_in_flight_;
-  high_seq_bytes_ = 0;
+  SetHighSeq();
+  high_seq_bytes_ = 0;  // snd_nxt at the timeout is not known: delivery decides
   if (ca_state_ != CaState::kLoss) SetState(CaState::kLoss);
   ca_state_ = CaState::kLoss;
 }

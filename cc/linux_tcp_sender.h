@@ -153,6 +153,8 @@ class LinuxTcpSender : public CongestionController {
   // tcp_check_sack_reordering() with the timestamp evidence of a partial
   // undo: low_seq is the snd_una before `ack`.
   void CheckTsReordering(const AckEvent& ack);
+  // high_seq_bytes_ and high_mark_bytes_ from the sender's state now.
+  void SetHighSeq();
   // tcp_fastretrans_alert()'s "!before(tp->snd_una, tp->high_seq)"; for
   // CWR (`beyond`) something above high_seq must be acknowledged.
   bool ReachedHighSeq(const AckEvent& ack, bool beyond) const;
