@@ -52,7 +52,8 @@ LinuxCubic::LinuxCubic(const LinuxCubicOptions& options)
       hz_(options.hz),
       hystart_(options.hystart),
       paced_(options.paced),
-      gso_max_size_bytes_(options.gso_max_size_bytes) {
+      gso_max_size_bytes_(options.gso_max_size_bytes),
+      mono_offset_us_(options.mono_offset_us) {
   Reset();
 }
 
@@ -60,7 +61,12 @@ uint32_t LinuxCubic::Jiffies() const {
   // Like the kernel's INITIAL_JIFFIES, start 300 s before wrapping, so that
   // 0 ("no epoch") never occurs at the start of a trace.
   const uint32_t initial_jiffies = static_cast<uint32_t>(-300 * int64_t{hz_});
-  return initial_jiffies + static_cast<uint32_t>(now_us() * hz_ / 1000000);
+  // jiffies advance at whole multiples of TICK_NSEC of CLOCK_MONOTONIC:
+  // tick_init_jiffy_update() (kernel/time/tick-sched.c, 6.18) aligns the
+  // first period to one, and each later tick adds TICK_NSEC to it. Without
+  // the offset, the capture clock's whole ticks stand in.
+  const int64_t mono_us = now_us() - mono_offset_us_.value_or(0);
+  return initial_jiffies + static_cast<uint32_t>(mono_us * hz_ / 1000000);
 }
 
 void LinuxCubic::Reset() {

@@ -13,6 +13,8 @@
 //   the ACK-train threshold is halved only for an unpaced socket
 //   (sk_pacing_status == SK_PACING_NONE), and its ack delay comes from the
 //   device's GSO size (hystart_update(), hystart_ack_delay());
+// - tcp_jiffies32 ticks on CLOCK_MONOTONIC when the capture clock's offset
+//   from it is known (`mono_offset_us`);
 // - idle restart shifts epoch_start (CA_EVENT_TX_START).
 #ifndef CCREPLAY_CC_LINUX_CUBIC_H_
 #define CCREPLAY_CC_LINUX_CUBIC_H_
@@ -39,6 +41,12 @@ struct LinuxCubicOptions {
   // The device's gso_max_size (sk_gso_max_size): GSO_LEGACY_MAX_SIZE by
   // default; 1500 on a veth with `gso_max_size 1500` (the lab's sender).
   uint32_t gso_max_size_bytes = 65536;
+  // The capture clock minus the sender kernel's CLOCK_MONOTONIC, µs, modulo
+  // 1 s (a lab trace's clockpair says it): where the jiffies tick, which
+  // decides when bictcp_update() recomputes cnt (at most once per jiffy,
+  // and with cwnd unchanged only after HZ / 32 jiffies). nullopt: unknown,
+  // the capture clock's whole ticks stand in.
+  std::optional<uint32_t> mono_offset_us;
 };
 
 // The kernel's cubic_root(): table lookup and one Newton-Raphson iteration
@@ -79,6 +87,7 @@ class LinuxCubic final : public LinuxTcpSender {
   bool hystart_;
   bool paced_;
   uint32_t gso_max_size_bytes_;
+  std::optional<uint32_t> mono_offset_us_;
   // struct bictcp
   uint32_t cnt_ = 0;
   uint32_t last_max_cwnd_ = 0;

@@ -225,6 +225,15 @@ absl::StatusOr<std::unique_ptr<CongestionController>> MakeLinuxCubic(
   absl::StatusOr<uint32_t> gso = ParseCount(values, "gso", 1);
   if (!gso.ok()) return gso.status();
   options.gso_max_size_bytes = *gso;
+  const std::string& offset = values.at("mono_offset_us");
+  if (offset != "off") {
+    uint32_t offset_us = 0;
+    if (!absl::SimpleAtoi(offset, &offset_us) || offset_us >= 1000000) {
+      return BadValue("mono_offset_us", offset,
+                      "off or an integer below 1000000 (µs)");
+    }
+    options.mono_offset_us = offset_us;
+  }
   return std::make_unique<LinuxCubic>(options);
 }
 
@@ -295,6 +304,7 @@ std::vector<ProfileDef> TcpProfiles() {
           options.push_back({"hystart", "1"});
           options.push_back({"paced", "0"});
           options.push_back({"gso", "65536"});
+          options.push_back({"mono_offset_us", "off"});
           options.push_back({"limited", "capture"});
           return options;
         }()},

@@ -69,6 +69,9 @@ absl::StatusOr<CapturedCwnd> CapturedCwndForTcpFlow(
     captured.in_segments = true;
     captured.points =
         Shifted(trace.series.cwnd_segments, trace.clock_epoch_us.value_or(0));
+    if (captured.source == CapturedSource::kTcpProbe) {
+      captured.kernel_mono_offset_us = trace.clock_epoch_us;
+    }
     captured.description =
         absl::StrCat(CapturedSourceName(captured.source), " ", log.path, " ",
                      sender, " -> ", receiver);

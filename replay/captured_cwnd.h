@@ -49,6 +49,10 @@ struct CapturedCwnd {
   bool in_segments = false;
   // The trace the points came from, for people ("ss 10.0.0.1:5 10.0.0.2:6").
   std::string description;
+  // tcp_probe of a `ccreplay lab` trace, whose clock is CLOCK_MONOTONIC:
+  // Unix time minus that clock at the trace's first clockpair, µs; nullopt
+  // for any other source. Where the sender's jiffies ticked.
+  std::optional<int64_t> kernel_mono_offset_us;
   SendTimeAccounting send_time;
 };
 

@@ -4,11 +4,15 @@
 #include <utility>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "cc/registry.h"
 
 namespace ccreplay {
 
 namespace {
+
+constexpr absl::string_view kMonoOffsetOption = "mono_offset_us";
 
 // The ECN feedback the negotiated mode carries: ECE (RFC 3168) or the
 // AccECN counters' CE packets and bytes.
@@ -123,9 +127,21 @@ absl::StatusOr<ReplayEngine> ReplayEngine::Create(
     return absl::InvalidArgumentError("no controller to replay");
   }
   std::vector<std::unique_ptr<CongestionController>> controllers;
-  for (const std::string& spec : specs) {
+  for (const std::string& text : specs) {
+    absl::StatusOr<ControllerSpec> spec = ControllerSpec::Parse(text);
+    if (!spec.ok()) return spec.status();
+    if (facts.kernel_mono_offset_us.has_value() &&
+        spec->Takes(kMonoOffsetOption) && !spec->Sets(kMonoOffsetOption)) {
+      // Modulo 1 s, as the option takes it: a whole number of ticks at
+      // any HZ that divides 10^6.
+      constexpr int64_t kSecondUs = 1000000;
+      const int64_t offset_us =
+          (*facts.kernel_mono_offset_us % kSecondUs + kSecondUs) % kSecondUs;
+      spec = spec->With(kMonoOffsetOption, absl::StrCat(offset_us));
+      if (!spec.ok()) return spec.status();
+    }
     absl::StatusOr<std::unique_ptr<CongestionController>> controller =
-        MakeController(spec);
+        MakeController(*spec);
     if (!controller.ok()) return controller.status();
     controllers.push_back(*std::move(controller));
   }

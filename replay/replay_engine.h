@@ -29,10 +29,15 @@ namespace ccreplay {
 
 // What the sender knew of its flow before the first ACK: the negotiated
 // ECN mode and the MSS the handshake settled (min of both MSS options less
-// 12 bytes of timestamps; 0 when the capture missed the handshake).
+// 12 bytes of timestamps; 0 when the capture missed the handshake). And
+// what a host-state log tells of the sender's kernel: the capture clock
+// minus its CLOCK_MONOTONIC, µs (CapturedCwnd::kernel_mono_offset_us),
+// which Create() gives each spec that takes `mono_offset_us` and does not
+// set it (cubic:linux: where its jiffies tick).
 struct ReplayFlowFacts {
   EcnMode ecn = EcnMode::kNone;
   uint32_t handshake_mss_bytes = 0;
+  std::optional<int64_t> kernel_mono_offset_us;
 };
 
 // The controller's view of an ACK event. `prior_sacked_bytes` is the

@@ -455,7 +455,8 @@ absl::StatusOr<ReplayResult> ReplayTcpFlow(const TcpCaptureScan& scan,
   if (!captured.ok()) return captured.status();
 
   absl::StatusOr<ReplayEngine> engine = ReplayEngine::Create(
-      options.specs, {summary.ecn_mode, HandshakeMss(summary)});
+      options.specs, {summary.ecn_mode, HandshakeMss(summary),
+                      captured->kernel_mono_offset_us});
   if (!engine.ok()) return engine.status();
   ReplayDiff diff(*std::move(engine), *std::move(captured),
                   scan.info.first_packet_time_ns / 1000, flow.last_ns / 1000,
