@@ -194,6 +194,10 @@ struct IdleRestartEvent {
   // The retransmission timeout in force (RFC 6298); restart rules compare
   // the idle time with it (RFC 5681 section 4.1, Linux tcp_cwnd_restart()).
   int64_t rto_us = 0;
+  // tp->app_limited was set when that send left (tcp_rate_check_app_limited():
+  // the application, not cwnd, had held it). BBR's CA_EVENT_TX_START
+  // handling (bbr_cwnd_event(), tcp_bbr.c, Linux 6.18) acts only then.
+  bool app_limited = false;
 };
 
 enum class Phase {

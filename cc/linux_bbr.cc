@@ -428,8 +428,12 @@ void LinuxBbr::ReduceOnRecoveryEntry(uint32_t acked, bool /*data_acked*/,
       mode_ == BbrMode::kProbeRtt ? std::min(cwnd, kCwndMinTarget) : cwnd;
 }
 
-void LinuxBbr::OnTxStart(int64_t /*idle_us*/) {
-  // bbr_cwnd_event(CA_EVENT_TX_START) of an app-limited sender.
+void LinuxBbr::OnTxStart(const IdleRestartEvent& idle) {
+  // bbr_cwnd_event(CA_EVENT_TX_START) acts only for an app-limited sender
+  // ("event == CA_EVENT_TX_START && tp->app_limited"): a bulk sender whose
+  // whole flight one ACK (after an ACK gap) cleared keeps its ACK
+  // aggregation epoch, and with it the burst's extra_acked.
+  if (!idle.app_limited) return;
   idle_restart_ = true;
   ack_aggregation_.RestartEpoch(now_us());
   if (mode_ == BbrMode::kProbeBw) {

@@ -150,7 +150,7 @@ class LinuxBbr final : public LinuxTcpSender {
  protected:
   uint32_t Ssthresh() override;
   void SetState(CaState new_state) override;
-  void OnTxStart(int64_t idle_us) override;
+  void OnTxStart(const IdleRestartEvent& idle) override;
   void ReduceOnRecoveryEntry(uint32_t acked, bool data_acked,
                              uint64_t in_flight) override;
   bool HasCongControl() const override { return true; }

@@ -594,7 +594,9 @@ void LinuxBbrV3::SetState(CaState new_state) {
   }
 }
 
-void LinuxBbrV3::OnTxStart(int64_t /*idle_us*/) {
+void LinuxBbrV3::OnTxStart(const IdleRestartEvent& idle) {
+  // bbr_cwnd_event(): "if (!tp->app_limited) return;" (google/bbr v3).
+  if (!idle.app_limited) return;
   idle_restart_ = true;
   ack_aggregation_.RestartEpoch(now_us());
   if (mode_ == BbrMode::kProbeBw) {

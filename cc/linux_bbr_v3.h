@@ -123,7 +123,7 @@ class LinuxBbrV3 final : public LinuxTcpSender {
  protected:
   uint32_t Ssthresh() override;
   void SetState(CaState new_state) override;
-  void OnTxStart(int64_t idle_us) override;
+  void OnTxStart(const IdleRestartEvent& idle) override;
   // No packet conservation: v3's bbr_set_cwnd() has no Recovery rule.
   void ReduceOnRecoveryEntry(uint32_t, bool, uint64_t) override {}
   bool HasCongControl() const override { return true; }

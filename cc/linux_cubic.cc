@@ -159,9 +159,9 @@ void LinuxCubic::SetState(CaState new_state) {
   if (new_state == CaState::kLoss) Reset();
 }
 
-void LinuxCubic::OnTxStart(int64_t idle_us) {
+void LinuxCubic::OnTxStart(const IdleRestartEvent& idle) {
   // cubictcp_cwnd_event(CA_EVENT_TX_START): shift the epoch by the idle time.
-  const auto delta = static_cast<int32_t>(idle_us * hz_ / 1000000);
+  const auto delta = static_cast<int32_t>(idle.idle_us * hz_ / 1000000);
   if (epoch_start_ != 0 && delta > 0) {
     const uint32_t now = Jiffies();
     epoch_start_ += delta;

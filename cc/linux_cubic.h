@@ -73,7 +73,7 @@ class LinuxCubic final : public LinuxTcpSender {
   // cubictcp's .undo_cwnd is tcp_reno_undo_cwnd() (tcp_cubic.c, 6.18): the
   // epoch and last_max_cwnd that .ssthresh set stay as they are.
   std::optional<uint32_t> UndoCwnd() override { return RenoUndoCwnd(); }
-  void OnTxStart(int64_t idle_us) override;
+  void OnTxStart(const IdleRestartEvent& idle) override;
   void PktsAcked(const AckEvent& ack) override;
 
  private:

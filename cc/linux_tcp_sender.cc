@@ -434,7 +434,7 @@ void LinuxTcpSender::OnIdleRestart(const IdleRestartEvent& idle) {
     while ((delta_us -= idle.rto_us) > 0 && cwnd > restart_cwnd) cwnd >>= 1;
     snd_cwnd_ = std::max(cwnd, restart_cwnd);
   }
-  OnTxStart(idle.idle_us);
+  OnTxStart(idle);
 }
 
 uint32_t LinuxTcpSender::SlowStart(uint32_t acked) {

@@ -98,7 +98,8 @@ class LinuxTcpSender : public CongestionController {
                            uint32_t /*ce*/) {}     // .cong_control
   virtual void SetState(CaState /*new_state*/) {}  // .set_state
   virtual void OnCaEventLoss() {}                  // CA_EVENT_LOSS
-  virtual void OnTxStart(int64_t /*idle_us*/) {}   // CA_EVENT_TX_START
+  // CA_EVENT_TX_START: the sender resumed with nothing in flight.
+  virtual void OnTxStart(const IdleRestartEvent& /*idle*/) {}
   // What the ACK that revealed a loss does to cwnd once the sender is in
   // Recovery (the replay reports the loss after that ACK): by default the
   // PRR step tcp_cwnd_reduction() takes on it; a .cong_control module that

@@ -120,6 +120,7 @@ struct AckTimelineBuilder::Direction {
   int64_t last_send_ns = -1;
   int64_t idle_restart_ns = 0;
   int64_t idle_restart_idle_ns = 0;
+  bool idle_restart_app_limited = false;  // tp->app_limited at that send
   bool fin_sent = false;
   int64_t fin_end = 0;
   bool ts_seen = false;
@@ -560,6 +561,7 @@ SackScoreboard::SendResult AckTimelineBuilder::RecordSend(
       if (last_send_ns >= 0 && d.idle_restart_ns == 0) {
         d.idle_restart_ns = send_ns;
         d.idle_restart_idle_ns = send_ns - last_send_ns;
+        d.idle_restart_app_limited = tx.app_limited;
       }
     }
     if (d.mss_limit_bytes == 0 || s.payload_bytes <= d.mss_limit_bytes)
@@ -855,6 +857,7 @@ void AckTimelineBuilder::FillAckEvent(const FlowState& flow, int sender,
   if (d.idle_restart_ns != 0 && d.idle_restart_ns <= ack_ns) {
     e.idle_restart_time_ns = d.idle_restart_ns;
     e.idle_restart_idle_us = d.idle_restart_idle_ns / 1000;
+    e.idle_restart_app_limited = d.idle_restart_app_limited;
     d.idle_restart_ns = 0;
   }
 }

@@ -142,6 +142,8 @@ struct TimelineEvent {
   // rule (RFC 5681 section 4.1, Linux tcp_cwnd_restart()).
   int64_t idle_restart_time_ns = 0;
   int64_t idle_restart_idle_us = 0;
+  // tp->app_limited was set at that send (IdleRestartEvent::app_limited).
+  bool idle_restart_app_limited = false;
   // The delivery-rate sample Linux's tcp_rate.c would take at this ACK
   // (DeliveryRateEstimator); absent without a send time for what it
   // delivered.

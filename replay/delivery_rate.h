@@ -65,6 +65,8 @@ class DeliveryRateEstimator {
       bool reneged);
 
   uint64_t delivered() const { return delivered_; }
+  // tp->app_limited is set: a bubble not yet delivered.
+  bool app_limited() const { return app_limited_; }
 
  private:
   uint64_t delivered_ = 0;

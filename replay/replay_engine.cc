@@ -164,6 +164,7 @@ void ReplayEngine::OnEvent(const TimelineEvent& event) {
       idle.time_us = event.idle_restart_time_ns / 1000;
       idle.idle_us = event.idle_restart_idle_us;
       idle.rto_us = event.rto_us;
+      idle.app_limited = event.idle_restart_app_limited;
       for (auto& controller : controllers_) controller->OnIdleRestart(idle);
     }
     AckEvent ack = ToAckEvent(event, facts_, prior_sacked_bytes_);

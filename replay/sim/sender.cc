@@ -63,6 +63,7 @@ void Sender::NoteTxStart(int64_t now_ns) {
     idle.time_us = now_ns / 1000;
     idle.idle_us = (now_ns - *last_send_ns_) / 1000;
     idle.rto_us = rto_ns_ / 1000;
+    idle.app_limited = rate_.app_limited();
     controller_->OnIdleRestart(idle);
   }
   last_send_ns_ = now_ns;
