@@ -52,7 +52,7 @@ PY
 bbr_20mbit_0ms_pfifo50 0 n
 bbr_20mbit_0ms_pfifo50_applimited1500ms 0 n
 bbr_20mbit_10ms_pfifo50 2 y
-bbr_20mbit_10ms_ecn_step30k 0 n
+bbr_20mbit_10ms_ecn_step30k 0 y
 bbr_20mbit_20ms_pfifo50 0 y
 bbr_20mbit_40ms_pfifo50 4 y
 bbr_20mbit_40ms_ecn_step30k_applimited1500ms 0 y
