@@ -200,6 +200,34 @@ TEST(LinuxBbrTest, CwndSettlesAtTwiceTheBdpPlusQuanta) {
   EXPECT_EQ(d.bbr().snd_cwnd(), 126u);
 }
 
+// bbr_cwnd_event() (tcp_bbr.c, Linux 6.18) restarts the ACK-aggregation
+// epoch on CA_EVENT_TX_START only when tp->app_limited is set. After an ACK
+// silence of 20 ms, one ACK for 40 packets (bw 49 packets per 10 ms, so
+// the epoch restarts there: extra_acked 40); the sender resumes from an
+// empty flight 0.5 ms later; 0.5 ms after that, an ACK for 30 more. A bulk
+// sender keeps the epoch: 40 + 30 acked against floor(82208 x 1000 /
+// 2^24) = 4 expected, extra_acked 66. An app-limited one starts a new
+// epoch, which the next ACK finds behind the rate (0 <= 2 expected) and
+// restarts: 30 acked, 0 expected, so the max stays the burst's 40.
+TEST(LinuxBbrTest, TxStartRestartsTheAggregationEpochOnlyWhenAppLimited) {
+  BbrDriver bulk(/*start_phase=*/2);
+  int64_t now = ReachProbeBw(bulk);
+  now += 20'000;
+  bulk.Ack(now, 40, 0, 49, kRttUs, false);
+  EXPECT_EQ(bulk.bbr().extra_acked(), 40u);
+  BbrDriver app_limited = bulk;
+  IdleRestartEvent idle;
+  idle.time_us = now + 500;
+  idle.idle_us = 20'000;
+  bulk.bbr().OnIdleRestart(idle);
+  idle.app_limited = true;
+  app_limited.bbr().OnIdleRestart(idle);
+  bulk.Ack(now + 1000, 30, 0, 49, kRttUs, false);
+  app_limited.Ack(now + 1000, 30, 0, 49, kRttUs, false);
+  EXPECT_EQ(bulk.bbr().extra_acked(), 66u);
+  EXPECT_EQ(app_limited.bbr().extra_acked(), 40u);
+}
+
 TEST(LinuxBbrTest, ProbeRttAfterTenSecondsWithoutANewMinRttHoldsFourPackets) {
   BbrDriver d;
   int64_t now = ReachProbeBw(d);
