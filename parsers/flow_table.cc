@@ -97,7 +97,21 @@ void FlowTable::FindOrAdd(const TcpSegment& s, bool fresh_syn) {
       return;
     }
     index_by_key_.erase(it);
+    // The endpoints' state moves on to the new flow: it is the
+    // connection's, checked with this SYN already (HeldSanity).
+    const int side = SideOf(flow, s);
+    const ConnectionSanity& old = flow.sanity;
+    AddFlow(s);
+    Flow& added = flows.back();
+    added.sanity = old;
+    if (side != 0) added.sanity.SwapDirections();
+    return;
   }
+  AddFlow(s);
+}
+
+void FlowTable::AddFlow(const TcpSegment& s) {
+  std::deque<Flow>& flows = *flows_;
   Flow& flow = flows.emplace_back();
   flow.index = static_cast<uint32_t>(flows.size() - 1);
   flow.address[0] = s.src;
@@ -136,7 +150,10 @@ SideTraffic& TrafficOf(SideStats& side) {
 void CountHandshakeAndFlags(const TcpSegment& s, Flow& flow, int direction) {
   SideStats& side = flow.side[direction];
   if (s.flags & kTcpSyn) {
-    if (side.syn_seen && side.syn_seq == s.seq) ++side.syn_repeats;
+    if (side.syn_seen && side.syn_seq == s.seq &&
+        side.syn_repeats < UINT32_MAX) {
+      ++side.syn_repeats;
+    }
     side.syn_seen = true;
     side.syn_flags = s.flags;
     side.syn_options = SynOptionsOf(s.options);
@@ -207,9 +224,21 @@ void FlowTable::OnSegment(const TcpSegment& s) {
   flow.last_ns = s.time_ns;
   if (flow.encapsulation == Encapsulation::kNone)
     flow.encapsulation = s.encapsulation;
-  ++side.ecn_codepoints[s.ip_ecn & 3];
+  side.CountEcn(s.ip_ecn & 3);
   CountHandshakeAndFlags(s, flow, last_side_);
   CountPayload(s, flow, side);
+}
+
+ConnectionSanity* FlowTable::HeldSanity(const TcpSegment& s, int* side) {
+  if (last_flow_ != nullptr) {
+    *side = SideOf(*last_flow_, s);
+    if (*side >= 0) return &last_flow_->sanity;
+  }
+  auto it = index_by_key_.find(KeyOf(s.src, s.src_port, s.dst, s.dst_port));
+  if (it == index_by_key_.end()) return nullptr;
+  Flow& flow = (*flows_)[*it];
+  *side = SideOf(flow, s);
+  return &flow.sanity;
 }
 
 void FlowTable::OnDuplicateFrame(const TcpSegment& s) {
@@ -283,10 +312,10 @@ FlowSummary SummarizeFlow(const Flow& flow, int64_t capture_start_ns) {
     const SideStats& answerer = sender_opened ? r : s;
     out.ecn_mode = NegotiatedEcnMode(opener.syn_flags, answerer.syn_flags);
   }
-  out.not_ect_packets = s.ecn_codepoints[kNotEct];
-  out.ect1_packets = s.ecn_codepoints[kEct1];
-  out.ect0_packets = s.ecn_codepoints[kEct0];
-  out.ce_packets = s.ecn_codepoints[kCe];
+  out.not_ect_packets = s.ecn_packets(kNotEct);
+  out.ect1_packets = s.ecn_packets(kEct1);
+  out.ect0_packets = s.ecn_packets(kEct0);
+  out.ce_packets = s.ecn_packets(kCe);
   out.ece_acks = rt.ece_packets;
   out.cwr_packets = st.cwr_packets;
   out.ace_changes = out.ecn_mode == EcnMode::kAccEcn ? rt.ace_changes : 0;

@@ -180,9 +180,16 @@ class SaneSegments : public SegmentConsumer {
       consumer_.OnDuplicateFrame(segment);
       return;
     }
-    std::string problem = sanity_.Check(segment);
+    int side;
+    ConnectionSanity* held = consumer_.HeldSanity(segment, &side);
+    std::string problem = held != nullptr ? sanity_.Check(segment, *held, side)
+                                          : sanity_.Check(segment);
     if (problem.empty()) {
       consumer_.OnSegment(segment);
+      if (held == nullptr) {
+        held = consumer_.HeldSanity(segment, &side);
+        if (held != nullptr) sanity_.HandOver(segment, *held, side);
+      }
       return;
     }
     if (info_->corrupt_packets++ == 0) {

@@ -16,6 +16,7 @@
 
 #include "absl/status/statusor.h"
 #include "parsers/capture_filter.h"
+#include "parsers/sequence_sanity.h"
 #include "parsers/tcp_segment.h"
 
 namespace ccreplay {
@@ -75,6 +76,16 @@ class SegmentConsumer {
   // The same frame captured a second time (DuplicateFrames): not a segment
   // of its own; a consumer may count it.
   virtual void OnDuplicateFrame(const TcpSegment& /*segment*/) {}
+  // The reader's per-connection state (SequenceSanity) for `segment`'s
+  // connection, when the consumer keeps it in its own record of the
+  // connection, and the index of the segment's sender in it; null when it
+  // keeps none (the reader then holds the state itself). Asked before
+  // OnSegment; also after it, so that a record the segment made takes the
+  // state over.
+  virtual ConnectionSanity* HeldSanity(const TcpSegment& /*segment*/,
+                                       int* /*side*/) {
+    return nullptr;
+  }
   // The reader starts over from the first packet (libpcap refused a pcapng
   // file midway and the block walker takes over): forget all segments.
   virtual void Restart() = 0;

@@ -17,33 +17,28 @@ uint64_t Distance(uint32_t a, uint32_t b) {
 
 }  // namespace
 
-bool SequenceSanity::Plausible(Field& field, uint32_t value, uint64_t bound) {
-  if (!field.known || Distance(value, field.last) <= bound) return true;
+bool SequenceSanity::Plausible(Field& field, bool known, uint8_t& agreeing,
+                               uint32_t value, uint64_t bound) {
+  if (!known || Distance(value, field.last) <= bound) return true;
   // Rejected: count how many rejected values in a row agree.
   // Capped: only reaching kSegmentsToResync matters.
-  field.agreeing =
-      field.agreeing > 0 && Distance(value, field.candidate) <= bound
-          ? std::min(field.agreeing + 1, kSegmentsToResync)
-          : 1;
+  agreeing = agreeing > 0 && Distance(value, field.candidate) <= bound
+                 ? std::min(agreeing + 1, kSegmentsToResync)
+                 : 1;
   field.candidate = value;
-  return field.agreeing >= kSegmentsToResync;
-}
-
-void SequenceSanity::Accept(Field& field, uint32_t value) {
-  field.known = true;
-  field.last = value;
-  field.agreeing = 0;
+  return agreeing >= kSegmentsToResync;
 }
 
 uint64_t SequenceSanity::WindowBytes(const Direction& d, const Direction& peer,
                                      const TcpSegment& s) {
-  const bool scaled = d.syn_wscale && peer.syn_wscale && !(s.flags & kTcpSyn);
+  const bool scaled = (d.bits & ConnectionSanity::kSynWscale) &&
+                      (peer.bits & ConnectionSanity::kSynWscale) &&
+                      !(s.flags & kTcpSyn);
   return uint64_t{s.window_raw}
          << (scaled ? std::min<uint8_t>(d.wscale_shift, 14) : 0);
 }
 
-SequenceSanity::Connection& SequenceSanity::Lookup(const TcpSegment& s,
-                                                   int* side) {
+ConnectionSanity& SequenceSanity::Lookup(const TcpSegment& s, int* side) {
   // Compared field by field, without building keys: this runs per packet.
   const Key& k = last_key_;
   if (last_ != nullptr && s.src_port == k.src_port &&
@@ -57,7 +52,7 @@ SequenceSanity::Connection& SequenceSanity::Lookup(const TcpSegment& s,
     return *last_;
   }
   const bool src_low = EndpointNotAfter(s.src, s.src_port, s.dst, s.dst_port);
-  Connection& c =
+  ConnectionSanity& c =
       connections_[src_low ? Key{s.src, s.dst, s.src_port, s.dst_port}
                            : Key{s.dst, s.src, s.dst_port, s.src_port}];
   *side = src_low ? 0 : 1;
@@ -67,40 +62,77 @@ SequenceSanity::Connection& SequenceSanity::Lookup(const TcpSegment& s,
   return c;
 }
 
+void SequenceSanity::HandOver(const TcpSegment& s, ConnectionSanity& held,
+                              int side) {
+  const bool src_low = EndpointNotAfter(s.src, s.src_port, s.dst, s.dst_port);
+  auto it =
+      connections_.find(src_low ? Key{s.src, s.dst, s.src_port, s.dst_port}
+                                : Key{s.dst, s.src, s.dst_port, s.src_port});
+  if (it == connections_.end()) return;
+  held = it->second;
+  if ((src_low ? 0 : 1) != side) held.SwapDirections();
+  if (last_ == &it->second) last_ = nullptr;
+  connections_.erase(it);
+}
+
 void SequenceSanity::Reset() {
   connections_.clear();
   last_ = nullptr;
   next_sweep_ns_ = -1;
+  sweeps_ = 0;
+  last_sweep_ns_ = 0;
 }
 
-void SequenceSanity::NoteEnd(Connection& c, int side, const TcpSegment& s) {
-  if (c.ended_ns >= 0) return;
-  if (s.flags & kTcpFin) c.direction[side].fin = true;
-  if ((s.flags & kTcpRst) || (c.direction[0].fin && c.direction[1].fin)) {
-    c.ended_ns = s.time_ns;
+void SequenceSanity::NoteEnd(ConnectionSanity& c, int side,
+                             const TcpSegment& s) {
+  if (c.ended) return;
+  if (s.flags & kTcpFin) c.direction[side].bits |= ConnectionSanity::kFin;
+  if ((s.flags & kTcpRst) ||
+      (c.direction[0].bits & c.direction[1].bits & ConnectionSanity::kFin)) {
+    c.ended = true;
+    c.expiry_ns = s.time_ns + kClosedLingerNs;
   }
 }
 
 void SequenceSanity::DropEnded(int64_t now_ns) {
   absl::erase_if(connections_, [now_ns](const auto& entry) {
-    const Connection& c = entry.second;
-    return (c.ended_ns >= 0 && now_ns - c.ended_ns >= kClosedLingerNs) ||
-           now_ns - c.last_ns >= kFlowIdleTimeoutNs;
+    return now_ns >= entry.second.expiry_ns;
   });
   last_ = nullptr;  // It may have been dropped.
+  ++sweeps_;
+  last_sweep_ns_ = now_ns;
+}
+
+void SequenceSanity::Advance(int64_t now_ns) {
+  // Capture time steps back a little at times (multi-queue capture): the
+  // sweeps follow the newest time seen.
+  if (next_sweep_ns_ < 0) next_sweep_ns_ = now_ns + kSweepIntervalNs;
+  if (now_ns >= next_sweep_ns_) {
+    DropEnded(now_ns);
+    next_sweep_ns_ = now_ns + kSweepIntervalNs;
+  }
 }
 
 std::string SequenceSanity::Check(const TcpSegment& s) {
-  // Capture time steps back a little at times (multi-queue capture): the
-  // sweeps follow the newest time seen.
-  if (next_sweep_ns_ < 0) next_sweep_ns_ = s.time_ns + kSweepIntervalNs;
-  if (s.time_ns >= next_sweep_ns_) {
-    DropEnded(s.time_ns);
-    next_sweep_ns_ = s.time_ns + kSweepIntervalNs;
-  }
+  Advance(s.time_ns);
   int side;
-  Connection& c = Lookup(s, &side);
-  c.last_ns = std::max(c.last_ns, s.time_ns);
+  ConnectionSanity& c = Lookup(s, &side);
+  return CheckState(s, c, side);
+}
+
+std::string SequenceSanity::Check(const TcpSegment& s, ConnectionSanity& held,
+                                  int side) {
+  Advance(s.time_ns);
+  if (Expired(held)) held = ConnectionSanity();
+  return CheckState(s, held, side);
+}
+
+std::string SequenceSanity::CheckState(const TcpSegment& s, ConnectionSanity& c,
+                                       int side) {
+  // The newest segment (the idle rule) counts rejected ones too.
+  if (!c.ended)
+    c.expiry_ns = std::max(c.expiry_ns, s.time_ns + kFlowIdleTimeoutNs);
+  c.sweeps = sweeps_;
   Direction& d = c.direction[side];
   Direction& peer = c.direction[1 - side];
   const bool syn = s.flags & kTcpSyn;
@@ -110,7 +142,9 @@ std::string SequenceSanity::Check(const TcpSegment& s) {
     // and a SYN-ACK acknowledges the peer's new ones.
     d.seq = Field();
     d.ack = Field();
-    d.syn_wscale = s.options.has_wscale;
+    d.seq_agreeing = d.ack_agreeing = 0;
+    d.bits &= ConnectionSanity::kFin;
+    if (s.options.has_wscale) d.bits |= ConnectionSanity::kSynWscale;
     d.wscale_shift = s.options.wscale_shift;
   }
   // Sequence numbers move within what the peer lets this side send; ACKs
@@ -119,12 +153,14 @@ std::string SequenceSanity::Check(const TcpSegment& s) {
       std::max(2 * uint64_t{peer.largest_window_bytes}, kMinJumpBytes);
   const uint64_t ack_bound =
       std::max(2 * uint64_t{d.largest_window_bytes}, kMinJumpBytes);
-  if (!Plausible(d.seq, s.seq, seq_bound)) {
+  if (!Plausible(d.seq, d.bits & ConnectionSanity::kSeqKnown, d.seq_agreeing,
+                 s.seq, seq_bound)) {
     return absl::StrFormat(
         "sequence number %u is %u bytes from the last one (%u), more than %u",
         s.seq, Distance(s.seq, d.seq.last), d.seq.last, seq_bound);
   }
-  if (has_ack && !Plausible(d.ack, s.ack, ack_bound)) {
+  if (has_ack && !Plausible(d.ack, d.bits & ConnectionSanity::kAckKnown,
+                            d.ack_agreeing, s.ack, ack_bound)) {
     return absl::StrFormat(
         "acknowledgment number %u is %u bytes from the last one (%u), more "
         "than %u",
@@ -140,8 +176,15 @@ std::string SequenceSanity::Check(const TcpSegment& s) {
       }
     }
   }
-  Accept(d.seq, s.seq);
-  if (has_ack) Accept(d.ack, s.ack);
+  // Accepted: these become the last values.
+  d.seq.last = s.seq;
+  d.seq_agreeing = 0;
+  d.bits |= ConnectionSanity::kSeqKnown;
+  if (has_ack) {
+    d.ack.last = s.ack;
+    d.ack_agreeing = 0;
+    d.bits |= ConnectionSanity::kAckKnown;
+  }
   d.largest_window_bytes = static_cast<uint32_t>(
       std::max<uint64_t>(d.largest_window_bytes, WindowBytes(d, peer, s)));
   NoteEnd(c, side, s);

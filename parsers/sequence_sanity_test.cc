@@ -1,6 +1,8 @@
 #include "parsers/sequence_sanity.h"
 
 #include <algorithm>
+#include <string>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -173,6 +175,86 @@ TEST(SequenceSanityTest, IdleConnectionsAreDroppedPausedOnesKept) {
       IsEmpty());
   EXPECT_EQ(sanity.connections(), 2u);
 }
+
+// A holder (the flow table) keeps connection 0's state in its own record,
+// its endpoints the other way round (the server first); the others stay in
+// the map. Every answer is the one of a SequenceSanity holding all of them
+// itself: the same rejections, and after an idle pause longer than the
+// timeout (with sweeps running) the same fresh start; after its FINs and
+// the linger, a port reuse's SYN starts afresh too.
+TEST(SequenceSanityTest, HeldStateAnswersAsTheMapDoes) {
+  SequenceSanity own, with_holder;
+  ConnectionSanity held;
+  std::vector<TcpSegment> segments = {
+      Numbered(0, true, kTcpSyn, kT0, 1000, 0),
+      Numbered(0, false, kTcpSyn | kTcpAck, kT0 + kMs, 5000, 1001),
+      Numbered(0, true, kTcpAck, kT0 + 2 * kMs, 1001, 5001),
+      Numbered(0, true, kTcpAck, kT0 + 3 * kMs, 1001u ^ 0x80000000u, 5001),
+      Numbered(0, false, kTcpAck, kT0 + 4 * kMs, 5001, 1001u ^ 0x80000000u)};
+  // Another connection's segment each second for twice the idle timeout.
+  const int64_t later = kT0 + 2 * kFlowIdleTimeoutNs;
+  for (int64_t t = kT0 + 1'000 * kMs; t <= later; t += 1'000 * kMs) {
+    segments.push_back(Numbered(1, true, kTcpAck, t, 5, 1));
+  }
+  // Connection 0 again, 2^31 away: fresh state, so accepted; it goes on
+  // from there and closes.
+  const uint32_t b = 1001u ^ 0x80000000u;
+  segments.push_back(Numbered(0, true, kTcpAck, later, b, 5001));
+  segments.push_back(Numbered(0, true, kTcpAck, later + kMs, b + 1448, 5001));
+  segments.push_back(
+      Numbered(0, true, kTcpFin | kTcpAck, later + 2 * kMs, b + 2000, 5001));
+  segments.push_back(
+      Numbered(0, false, kTcpFin | kTcpAck, later + 3 * kMs, 5001, b + 2001));
+  // Within the linger after the FINs: still checked.
+  segments.push_back(
+      Numbered(0, true, kTcpAck, later + 3 * kMs, 1u << 30, 5002));
+  for (int64_t t = later + 1'000 * kMs; t <= later + 3'000 * kMs;
+       t += 1'000 * kMs) {
+    segments.push_back(Numbered(1, true, kTcpAck, t, 5, 1));
+  }
+  segments.push_back(
+      Numbered(0, true, kTcpSyn, later + 3'000 * kMs, 1u << 31, 0));
+  int rejected = 0;
+  for (const TcpSegment& s : segments) {
+    const std::string want = own.Check(s);
+    const bool conn0 = s.src_port == 1000 || s.dst_port == 1000;
+    const std::string got =
+        conn0 ? with_holder.Check(s, held, s.src_port == 1000 ? 1 : 0)
+              : with_holder.Check(s);
+    EXPECT_EQ(got, want) << "at " << (s.time_ns - kT0) / kMs << " ms";
+    rejected += !want.empty();
+  }
+  // Connection 0's flipped seq and ack, the ACK right after the second FIN.
+  EXPECT_EQ(rejected, 3);
+  EXPECT_EQ(with_holder.connections(), 1u);  // Connection 1's only.
+}
+
+// The state of a connection's first segments, held by the map until the
+// holder made its record, moves into that record (in the record's order
+// of the endpoints) and out of the map.
+TEST(SequenceSanityTest, HandOverMovesTheStateIntoTheRecord) {
+  SequenceSanity sanity;
+  ASSERT_THAT(sanity.Check(Segment(true, 1000, 1)), IsEmpty());
+  ASSERT_THAT(sanity.Check(Segment(false, 1, 1000)), IsEmpty());
+  EXPECT_EQ(sanity.connections(), 1u);
+  ConnectionSanity held;
+  // The record has the server first: the client is side 1.
+  sanity.HandOver(Segment(true, 1000, 1), held, 1);
+  EXPECT_EQ(sanity.connections(), 0u);
+  EXPECT_THAT(sanity.Check(Segment(true, 1000u ^ 0x80000000u, 1), held, 1),
+              HasSubstr("sequence number"));
+  EXPECT_THAT(sanity.Check(Segment(false, 1u ^ 0x80000000u, 1000), held, 0),
+              HasSubstr("sequence number"));
+  EXPECT_THAT(sanity.Check(Segment(true, 2448, 1), held, 1), IsEmpty());
+  EXPECT_EQ(sanity.connections(), 0u);
+  // Nothing held for the connection any more: `held` is left as it is.
+  sanity.HandOver(Segment(true, 1000, 1), held, 0);
+  EXPECT_THAT(sanity.Check(Segment(true, 2448u ^ 0x80000000u, 1), held, 1),
+              HasSubstr("sequence number"));
+}
+
+// Held in every flow table record: kept small.
+static_assert(sizeof(ConnectionSanity) <= 64, "ConnectionSanity grew");
 
 // The duplicate-frame state keeps only the connections of the last
 // kDuplicateStateNs (10 ms): 20,000 connections, one frame each 1 ms

@@ -27,6 +27,10 @@ class TraceBuilder : public SegmentConsumer {
   void OnDuplicateFrame(const TcpSegment& segment) override {
     table_.OnDuplicateFrame(segment);
   }
+  // The reader's state, in the flow table's records.
+  ConnectionSanity* HeldSanity(const TcpSegment& segment, int* side) override {
+    return table_.HeldSanity(segment, side);
+  }
   void Restart() override;
 
   // The trace; call once, after the capture was read.

@@ -200,6 +200,10 @@ class AckTimelineBuilder : public SegmentConsumer {
   void OnDuplicateFrame(const TcpSegment& segment) override {
     table_.OnDuplicateFrame(segment);
   }
+  // The reader's state, in the flow table's records.
+  ConnectionSanity* HeldSanity(const TcpSegment& segment, int* side) override {
+    return table_.HeldSanity(segment, side);
+  }
   void Restart() override;
   // Frees flow `index`'s state (FlowTable::Forget, and its scoreboards and
   // held ACKs, dropped unemitted): a later segment of its endpoints starts

@@ -145,6 +145,10 @@ class FlowIndexBuilder : public SegmentConsumer {
   void OnDuplicateFrame(const TcpSegment& segment) override {
     builder_.OnDuplicateFrame(segment);
   }
+  // The reader's state, in the flow table's records.
+  ConnectionSanity* HeldSanity(const TcpSegment& segment, int* side) override {
+    return builder_.HeldSanity(segment, side);
+  }
   void Restart() override;
   // After the last segment: the flows still open get their rows ("open").
   // `capture_start_ns`: the capture's first packet (CaptureInfo).

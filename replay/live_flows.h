@@ -69,6 +69,10 @@ class LiveFlowMonitor : public SegmentConsumer {
  public:
   explicit LiveFlowMonitor(LiveFlowExpiry expiry = {});
   void OnSegment(const TcpSegment& segment) override;
+  // The reader's state, in the flow table's records.
+  ConnectionSanity* HeldSanity(const TcpSegment& segment, int* side) override {
+    return builder_.HeldSanity(segment, side);
+  }
   void Restart() override;
 
   // Closes the interval that started at the previous call (or at the
