@@ -253,6 +253,15 @@ void FlowTable::ReleaseTraffic(uint32_t flow_index) {
   flow.side[1].traffic.reset();
 }
 
+std::unique_ptr<std::deque<Flow>> FlowTable::TakeFlows() {
+  std::unique_ptr<std::deque<Flow>> taken = std::move(flows_);
+  flows_ = std::make_unique<std::deque<Flow>>();
+  index_by_key_ = decltype(index_by_key_)(0, IndexHash{flows_.get()},
+                                          IndexEq{flows_.get()});
+  last_flow_ = nullptr;
+  return taken;
+}
+
 void FlowTable::Restart() {
   index_by_key_.clear();
   flows_->clear();

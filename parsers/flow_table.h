@@ -20,7 +20,7 @@
 
 namespace ccreplay {
 
-enum class EcnMode { kNone, kRfc3168, kAccEcn };
+enum class EcnMode : uint8_t { kNone, kRfc3168, kAccEcn };
 const char* EcnModeName(EcnMode mode);  // "none", "rfc3168", "accecn"
 
 // ECN mode from the SYN's and SYN-ACK's flags. RFC 3168 §6.1.1: an
@@ -204,6 +204,9 @@ class FlowTable : public SegmentConsumer {
   // memory follows the flows open at once (replay/flow_index.h). A later
   // segment of the flow counts from zero again.
   void ReleaseTraffic(uint32_t flow_index);
+  // Moves the records out, for a consumer that reads them after the pass
+  // (replay/flow_index.h); the table is left empty, as after Restart().
+  std::unique_ptr<std::deque<Flow>> TakeFlows();
 
  private:
   // The lower endpoint (EndpointNotAfter) first.

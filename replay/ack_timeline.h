@@ -216,6 +216,9 @@ class AckTimelineBuilder : public SegmentConsumer {
   void Finish();
 
   const FlowTable& flow_table() const { return table_; }
+  // The table's records, moved out (FlowTable::TakeFlows): after
+  // Finish(), for a consumer done with the pass.
+  std::unique_ptr<std::deque<Flow>> TakeFlows() { return table_.TakeFlows(); }
   // Frees the flow's state, here and in the table (ReleaseTraffic), for a
   // one-pass consumer done with a flow that ended: events still held for
   // it (AckHold) are dropped, ACK events waiting on what the sender sends

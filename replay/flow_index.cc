@@ -170,25 +170,41 @@ struct FlowIndexBuilder::OpenFlow {
   std::unique_ptr<std::array<SenderCounters, 2>> side;
 };
 
-IndexedFlowSummary SummarizeIndexedFlow(const Flow& flow,
-                                        int64_t capture_start_ns) {
+namespace {
+
+// What the flow's entry takes of SummarizeFlow at the flow's end, and the
+// sender it was taken for.
+void TakeSummary(const Flow& flow, int64_t capture_start_ns,
+                 FlowIndexEntry& e) {
   const FlowSummary f = SummarizeFlow(flow, capture_start_ns);
-  const int sender = flow.sender_side();
-  IndexedFlowSummary s;
-  s.index = f.index;
-  s.ecn_mode = f.ecn_mode;
-  s.sender_address = flow.address[sender];
-  s.sender_port = flow.port[sender];
-  s.receiver_address = flow.address[1 - sender];
-  s.receiver_port = flow.port[1 - sender];
-  s.packets_data_dir = f.packets_data_dir;
-  s.packets_ack_dir = f.packets_ack_dir;
-  s.data_bytes = f.data_bytes;
-  s.retransmitted_segments = f.retransmitted_segments;
-  s.start_s = f.start_s;
-  s.duration_s = f.duration_s;
-  s.goodput_bps = f.goodput_bps;
-  return s;
+  e.summary.data_bytes = f.data_bytes;
+  e.summary.retransmitted_segments = f.retransmitted_segments;
+  e.summary.duration_s = f.duration_s;
+  e.summary.goodput_bps = f.goodput_bps;
+  e.ecn_mode = f.ecn_mode;
+  e.sender_side = static_cast<uint8_t>(flow.sender_side());
+}
+
+}  // namespace
+
+std::string IndexedFlow::sender() const {
+  const int side = entry_->sender_side;
+  return EndpointString(flow_->address[side], flow_->port[side]);
+}
+
+std::string IndexedFlow::receiver() const {
+  const int side = 1 - entry_->sender_side;
+  return EndpointString(flow_->address[side], flow_->port[side]);
+}
+
+// A closed flow's packets after its close (CountStray) count too: the
+// record counts every packet of the flow.
+uint64_t IndexedFlow::packets_data_dir() const {
+  return flow_->side[entry_->sender_side].packets();
+}
+
+uint64_t IndexedFlow::packets_ack_dir() const {
+  return flow_->side[1 - entry_->sender_side].packets();
 }
 
 FlowIndexBuilder::FlowIndexBuilder(int64_t idle_timeout_ns)
@@ -252,11 +268,6 @@ bool FlowIndexBuilder::EndsConnection(std::unique_ptr<OpenFlow>& open, int side,
 }
 
 void FlowIndexBuilder::CountStray(uint32_t flow_index) {
-  const Flow& flow = builder_.flow_table().flows()[flow_index];
-  IndexedFlowSummary& summary = entries_[flow_index].summary;
-  const int sender = entries_[flow_index].sender_side;
-  summary.packets_data_dir = flow.side[sender].packets();
-  summary.packets_ack_dir = flow.side[1 - sender].packets();
   builder_.ReleaseFlow(flow_index);
 }
 
@@ -310,8 +321,7 @@ void FlowIndexBuilder::Fold(uint32_t flow_index, const OpenFlow* open_flow,
   // after the close do not change them.
   const bool was_closed = e.filled && e.ended == FlowEnd::kClosed;
   if (!was_closed) {
-    e.summary = SummarizeIndexedFlow(flow, capture_start_ns_);
-    e.sender_side = static_cast<uint8_t>(flow.sender_side());
+    TakeSummary(flow, capture_start_ns_, e);
     const SideTraffic* sent = flow.side[flow.sender_side()].traffic.get();
     if (sent != nullptr) {
       e.data_packets = sent->payload_packets;
@@ -369,18 +379,22 @@ void FlowIndexBuilder::Finish(int64_t capture_start_ns) {
   }
   const std::deque<Flow>& flows = builder_.flow_table().flows();
   entries_.resize(flows.size());
-  const double shift_s =
+  shift_s_ =
       capture_start_ns_ < 0 ? 0 : (capture_start_ns_ - capture_start_ns) * 1e-9;
   for (size_t i = 0; i < entries_.size(); ++i) {
     FlowIndexEntry& e = entries_[i];
     // A flow whose only frames were copies was never opened.
     if (!e.filled) {
-      e.summary = SummarizeIndexedFlow(flows[i], capture_start_ns_);
+      TakeSummary(flows[i], capture_start_ns_, e);
       e.ended = FlowEnd::kOpen;
       e.filled = true;
     }
-    e.summary.start_s += shift_s;
   }
+}
+
+FlowIndex FlowIndexBuilder::TakeIndex() {
+  return FlowIndex(std::move(entries_), builder_.TakeFlows(), capture_start_ns_,
+                   shift_s_);
 }
 
 }  // namespace ccreplay

@@ -6,7 +6,7 @@
 // a closed flow's timeline state and the table's traffic counts are freed
 // then too (AckTimelineBuilder::ReleaseFlow), so working memory follows
 // the flows open at once. What stays per flow is its row and the flow
-// table's 216-byte record (docs/performance.md).
+// table's 248-byte record, which the row reads (docs/performance.md).
 #ifndef CCREPLAY_REPLAY_FLOW_INDEX_H_
 #define CCREPLAY_REPLAY_FLOW_INDEX_H_
 
@@ -68,41 +68,26 @@ class RttHistogram {
   uint64_t count_ = 0;
 };
 
-// What a row takes of SummarizeFlow, in about 140 bytes instead of 300:
-// every row is held until the output is made, so at a million flows this
-// is most of the index's memory. The endpoints are kept as addresses and
-// written as text (EndpointString) only when asked.
+// What a row takes of SummarizeFlow that the flow table's record does not
+// keep to the output: the sender's traffic (SideTraffic, freed when the
+// flow closes) and the duration at the flow's end (stray packets after a
+// close move the record's last_ns). The endpoints, packet counts and
+// start are read from the record when the row is made (IndexedFlow).
 struct IndexedFlowSummary {
-  uint32_t index = 0;
-  EcnMode ecn_mode = EcnMode::kNone;
-  IpAddress sender_address, receiver_address;
-  uint16_t sender_port = 0, receiver_port = 0;
-  uint64_t packets_data_dir = 0;
-  uint64_t packets_ack_dir = 0;
   uint64_t data_bytes = 0;
   uint64_t retransmitted_segments = 0;
-  double start_s = 0;
   double duration_s = 0;
   double goodput_bps = 0;
-
-  std::string sender() const {
-    return EndpointString(sender_address, sender_port);
-  }
-  std::string receiver() const {
-    return EndpointString(receiver_address, receiver_port);
-  }
 };
-IndexedFlowSummary SummarizeIndexedFlow(const Flow& flow,
-                                        int64_t capture_start_ns);
-
 // How a flow's row ended: its FIN both ways or RST, the idle timeout, or
 // the capture's end.
 enum class FlowEnd : uint8_t { kOpen, kIdle, kClosed };
 const char* FlowEndName(FlowEnd end);  // "open", "idle", "closed".
 
 // One flow of the index: the flow table's counts, the timeline's RTT and
-// limiter times, the highest delivery rate. 240 bytes (two to a deque
-// block, flow_index_test checks): a million are held until the output.
+// limiter times, the highest delivery rate. 168 bytes (three to a deque
+// block, flow_index_test checks): a million are held until the output,
+// beside the flow table's records.
 struct FlowIndexEntry {
   IndexedFlowSummary summary;  // At the flow's end.
   uint64_t data_packets = 0;
@@ -130,10 +115,67 @@ struct FlowIndexEntry {
   double max_acked_rate_bps = 0;
   // Small fields last: no padding between.
   uint32_t mss_bytes = 0;
+  EcnMode ecn_mode = EcnMode::kNone;  // At the flow's end.
   FlowEnd ended = FlowEnd::kOpen;
   uint8_t sender_side = 0;  // Flow::sender_side() when it was folded.
   bool filled = false;      // Folded at least once (a flow that resumed
                             // after the idle timeout is folded twice).
+};
+
+// A row's figures: the flow's entry and its flow table record.
+class IndexedFlow {
+ public:
+  // `start_s`: the record's first packet from the capture's (FlowIndex).
+  IndexedFlow(const FlowIndexEntry& entry, const Flow& flow, double start_s)
+      : entry_(&entry), flow_(&flow), start_s_(start_s) {}
+
+  const FlowIndexEntry& entry() const { return *entry_; }
+  const IndexedFlowSummary& summary() const { return entry_->summary; }
+  uint32_t index() const { return flow_->index; }
+  std::string sender() const;
+  std::string receiver() const;
+  uint64_t packets_data_dir() const;
+  uint64_t packets_ack_dir() const;
+  double start_s() const { return start_s_; }
+
+ private:
+  const FlowIndexEntry* entry_;
+  const Flow* flow_;
+  double start_s_;
+};
+
+// What stays of a pass: the entries and the flow table's records they
+// read, by flow index; nothing of the pass's working state.
+class FlowIndex {
+ public:
+  FlowIndex() = default;
+  FlowIndex(std::deque<FlowIndexEntry> entries,
+            std::unique_ptr<std::deque<Flow>> flows, int64_t pass_start_ns,
+            double shift_s)
+      : entries_(std::move(entries)),
+        flows_(std::move(flows)),
+        pass_start_ns_(pass_start_ns),
+        shift_s_(shift_s) {}
+
+  size_t size() const { return entries_.size(); }
+  IndexedFlow flow(size_t i) const {
+    return Row(entries_[i], (*flows_)[i], pass_start_ns_, shift_s_);
+  }
+  // The row of `entry` and its record; start_s as the capture's reader
+  // counts it (SummarizeFlow's arithmetic, then the shift to the reader's
+  // first packet, for identical figures).
+  static IndexedFlow Row(const FlowIndexEntry& entry, const Flow& flow,
+                         int64_t pass_start_ns, double shift_s) {
+    return IndexedFlow(
+        entry, flow,
+        static_cast<double>(flow.first_ns - pass_start_ns) * 1e-9 + shift_s);
+  }
+
+ private:
+  std::deque<FlowIndexEntry> entries_;
+  std::unique_ptr<std::deque<Flow>> flows_;
+  int64_t pass_start_ns_ = 0;
+  double shift_s_ = 0;
 };
 
 class FlowIndexBuilder : public SegmentConsumer {
@@ -157,9 +199,14 @@ class FlowIndexBuilder : public SegmentConsumer {
   // In flow order, after Finish(). A deque: it grows without copying the
   // rows already held (a vector would hold twice them while it grows).
   const std::deque<FlowIndexEntry>& entries() const { return entries_; }
-  // Moves the rows out (for a caller that frees the pass before using
-  // them).
-  std::deque<FlowIndexEntry> TakeEntries() { return std::move(entries_); }
+  // Flow `i`'s row, after Finish().
+  IndexedFlow flow(size_t i) const {
+    return FlowIndex::Row(entries_[i], flow_table().flows()[i],
+                          capture_start_ns_, shift_s_);
+  }
+  // Moves the rows and the flow table's records out, for a caller that
+  // frees the pass before using them.
+  FlowIndex TakeIndex();
   size_t max_open_flows() const { return max_open_; }
   const FlowTable& flow_table() const { return builder_.flow_table(); }
 
@@ -186,7 +233,9 @@ class FlowIndexBuilder : public SegmentConsumer {
 
   AckTimelineBuilder builder_;
   int64_t idle_timeout_ns_;
-  int64_t capture_start_ns_ = -1;
+  int64_t capture_start_ns_ = -1;  // The pass's first segment.
+  // From it to the capture's first packet, set by Finish().
+  double shift_s_ = 0;
   int64_t next_sweep_ns_ = 0;
   absl::flat_hash_map<uint32_t, std::unique_ptr<OpenFlow>> open_;
   std::deque<FlowIndexEntry> entries_;  // By flow index; filled at Close.

@@ -84,24 +84,25 @@ void SetLimiters(const FlowIndexEntry& e, proto::FlowIndexRow* row) {
 
 }  // namespace
 
-proto::FlowIndexRow FlowIndexRowOf(const FlowIndexEntry& e) {
+proto::FlowIndexRow FlowIndexRowOf(const IndexedFlow& flow) {
+  const FlowIndexEntry& e = flow.entry();
   const IndexedFlowSummary& s = e.summary;
   proto::FlowIndexRow row;
-  row.set_flow_index(s.index);
-  row.set_sender(s.sender());
-  row.set_receiver(s.receiver());
-  row.set_start_s(s.start_s);
+  row.set_flow_index(flow.index());
+  row.set_sender(flow.sender());
+  row.set_receiver(flow.receiver());
+  row.set_start_s(flow.start_s());
   row.set_data_duration_s(e.data_duration_s);
   row.set_data_bytes(s.data_bytes);
   row.set_data_packets(e.data_packets);
-  row.set_packets(s.packets_data_dir + s.packets_ack_dir);
+  row.set_packets(flow.packets_data_dir() + flow.packets_ack_dir());
   if (s.goodput_bps > 0) row.set_goodput_bps(s.goodput_bps);
   row.set_retransmissions(s.retransmitted_segments);
   if (e.min_rtt_ms().has_value()) row.set_min_rtt_ms(*e.min_rtt_ms());
   if (e.median_rtt_ms().has_value()) row.set_median_rtt_ms(*e.median_rtt_ms());
   row.set_mss_bytes(e.mss_bytes);
   SetLimiters(e, &row);
-  row.set_ecn(EcnModeName(s.ecn_mode));
+  row.set_ecn(EcnModeName(e.ecn_mode));
   // As the diagnosis: the path carried the goodput, so its rate is not
   // below it (reports/path_estimates.h EstimatePath).
   if (s.goodput_bps > 0 && e.max_acked_rate_bps > 0) {
@@ -188,30 +189,36 @@ absl::Status SortFlowIndex(absl::string_view key, proto::FlowIndex* index) {
 
 namespace {
 
-// The entries in the order SortFlowIndex gives their rows. Each row is
-// made once for its figure and dropped: the figures (24 bytes an entry
-// with the pointer) are held, not the rows.
-absl::StatusOr<std::vector<const FlowIndexEntry*>> SortedEntries(
-    const std::deque<FlowIndexEntry>& entries, absl::string_view key) {
+// The flows in the order SortFlowIndex gives their rows. Each row is made
+// once for its figure and dropped: the figures (16 bytes a flow with its
+// index) are held, not the rows.
+absl::StatusOr<std::vector<uint32_t>> SortedFlows(const FlowIndex& flows,
+                                                  absl::string_view key) {
   const std::optional<SortFigure> figure = FigureFor(key);
   if (!figure.has_value()) return UnknownSortKey(key);
+  // 16 bytes, not an optional's 24: a million are held while sorted.
   struct Keyed {
-    std::optional<double> figure;
-    const FlowIndexEntry* entry;
+    double figure;  // When has_figure.
+    uint32_t index;
+    bool has_figure;
+    std::optional<double> Figure() const {
+      return has_figure ? std::optional<double>(figure) : std::nullopt;
+    }
   };
   std::vector<Keyed> keyed;
-  keyed.reserve(entries.size());
-  for (const FlowIndexEntry& e : entries)
-    keyed.push_back({(*figure)(FlowIndexRowOf(e)), &e});
+  keyed.reserve(flows.size());
+  for (size_t i = 0; i < flows.size(); ++i) {
+    const std::optional<double> f = (*figure)(FlowIndexRowOf(flows.flow(i)));
+    keyed.push_back({f.value_or(0), static_cast<uint32_t>(i), f.has_value()});
+  }
   // Flow indexes are distinct: the order is total, as stable as
   // SortFlowIndex's.
   std::sort(keyed.begin(), keyed.end(), [](const Keyed& a, const Keyed& b) {
-    return SortsBefore(a.figure, a.entry->summary.index, b.figure,
-                       b.entry->summary.index);
+    return SortsBefore(a.Figure(), a.index, b.Figure(), b.index);
   });
-  std::vector<const FlowIndexEntry*> order;
+  std::vector<uint32_t> order;
   order.reserve(keyed.size());
-  for (const Keyed& k : keyed) order.push_back(k.entry);
+  for (const Keyed& k : keyed) order.push_back(k.index);
   return order;
 }
 
@@ -225,12 +232,12 @@ absl::StatusOr<FlowIndexRun> BuildFlowIndex(const std::string& input,
   FlowIndexRun run;
   size_t max_open_flows = 0;
   absl::StatusOr<CaptureInfo> info;
-  {  // The pass's flow table is freed before the rows are made.
+  {  // The pass's working state is freed before the rows are made.
     FlowIndexBuilder builder;
     info = ReadCapture(tcp->capture, builder, read);
     if (!info.ok()) return info.status();
     builder.Finish(info->first_packet_time_ns);
-    run.entries = builder.TakeEntries();
+    run.flows = builder.TakeIndex();
     max_open_flows = builder.max_open_flows();
   }
   run.warnings = tcp->warnings;
@@ -241,8 +248,8 @@ absl::StatusOr<FlowIndexRun> BuildFlowIndex(const std::string& input,
   run.index.set_max_open_flows(max_open_flows);
   run.index.set_idle_timeout_s(kFlowIdleTimeoutNs * 1e-9);
   run.index.set_sort_key(std::string(sort_key));
-  absl::StatusOr<std::vector<const FlowIndexEntry*>> order =
-      SortedEntries(run.entries, sort_key);
+  absl::StatusOr<std::vector<uint32_t>> order =
+      SortedFlows(run.flows, sort_key);
   if (!order.ok()) return order.status();
   run.order = *std::move(order);
   return run;
@@ -251,8 +258,8 @@ absl::StatusOr<FlowIndexRun> BuildFlowIndex(const std::string& input,
 proto::FlowIndex FlowIndexProto(const FlowIndexRun& run) {
   proto::FlowIndex index = run.index;
   index.mutable_rows()->Reserve(static_cast<int>(run.order.size()));
-  for (const FlowIndexEntry* e : run.order)
-    *index.add_rows() = FlowIndexRowOf(*e);
+  for (uint32_t i : run.order)
+    *index.add_rows() = FlowIndexRowOf(run.flows.flow(i));
   return index;
 }
 
@@ -394,7 +401,7 @@ void WriteFlowIndexTable(const FlowIndexRun& run, TextSink write) {
   WriteTable(
       run.index, run.order.size(),
       [&](RowVisitor visit) {
-        for (const FlowIndexEntry* e : run.order) visit(FlowIndexRowOf(*e));
+        for (uint32_t i : run.order) visit(FlowIndexRowOf(run.flows.flow(i)));
       },
       write);
 }

@@ -31,7 +31,7 @@ inline constexpr absl::string_view kFlowIndexSortKeys[] = {
 // whose limiter held the sender over reports/rules/rule_helpers.h's
 // kMinLimiterShare of the time with a stretch of kMinLimiterRunRtts base
 // (min) RTTs, the warnings before the information; else "".
-proto::FlowIndexRow FlowIndexRowOf(const FlowIndexEntry& entry);
+proto::FlowIndexRow FlowIndexRowOf(const IndexedFlow& flow);
 
 // Sorts the rows by `key` (kFlowIndexSortKeys): throughput, utilization,
 // duration and retransmissions descending, start and index ascending; a
@@ -45,8 +45,8 @@ struct FlowIndexRun {
   // they come from; the terminal table is written from the entries a row
   // at a time, and FlowIndexProto makes them only for the JSON and HTML.
   proto::FlowIndex index;
-  std::deque<FlowIndexEntry> entries;
-  std::vector<const FlowIndexEntry*> order;  // `entries` in the key's order.
+  FlowIndex flows;              // The entries and the records they read.
+  std::vector<uint32_t> order;  // Flow indexes in the key's order.
   std::vector<std::string> warnings;
   bool truncated = false;
 };
