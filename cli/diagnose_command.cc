@@ -227,7 +227,7 @@ int RunFlowIndex(const Args& args) {
   const std::string html_path = absl::GetFlag(FLAGS_o);
   // The rows as protos only for the outputs that need them.
   const proto::FlowIndex index =
-      html_path.empty() && !json ? proto::FlowIndex() : FlowIndexProto(*run);
+      html_path.empty() && !json ? proto::FlowIndex() : FlowIndexProto(&*run);
   if (!html_path.empty()) {
     const int written = WriteOutput(html_path, RenderFlowIndexHtml(index));
     if (written != kExitOk) return written;

@@ -158,6 +158,11 @@ class FlowIndex {
         shift_s_(shift_s) {}
 
   size_t size() const { return entries_.size(); }
+  // Frees the first flow's entry and record: flow(0) is the next one's.
+  void PopFront() {
+    entries_.pop_front();
+    flows_->pop_front();
+  }
   IndexedFlow flow(size_t i) const {
     return Row(entries_[i], (*flows_)[i], pass_start_ns_, shift_s_);
   }

@@ -255,11 +255,23 @@ absl::StatusOr<FlowIndexRun> BuildFlowIndex(const std::string& input,
   return run;
 }
 
-proto::FlowIndex FlowIndexProto(const FlowIndexRun& run) {
-  proto::FlowIndex index = run.index;
-  index.mutable_rows()->Reserve(static_cast<int>(run.order.size()));
-  for (uint32_t i : run.order)
-    *index.add_rows() = FlowIndexRowOf(run.flows.flow(i));
+proto::FlowIndex FlowIndexProto(FlowIndexRun* run) {
+  proto::FlowIndex index = run->index;
+  auto* rows = index.mutable_rows();
+  const size_t count = run->flows.size();
+  rows->Reserve(static_cast<int>(count));
+  // In flow order, each flow's entry and record freed once its row is
+  // made: the rows grow as what they come from shrinks.
+  for (size_t i = 0; i < count; ++i) {
+    *index.add_rows() = FlowIndexRowOf(run->flows.flow(0));
+    run->flows.PopFront();
+  }
+  // Then in the run's order. The rows' pointers move, not the rows; they go
+  // back to the field they came from (no arena): nothing is copied.
+  std::vector<proto::FlowIndexRow*> by_flow(count);
+  rows->UnsafeArenaExtractSubrange(0, static_cast<int>(count), by_flow.data());
+  for (uint32_t i : run->order) rows->UnsafeArenaAddAllocated(by_flow[i]);
+  run->order.clear();
   return index;
 }
 

@@ -57,8 +57,9 @@ struct FlowIndexRun {
 absl::StatusOr<FlowIndexRun> BuildFlowIndex(const std::string& input,
                                             const CaptureReadOptions& read,
                                             absl::string_view sort_key);
-// The run's index with its rows, in its order.
-proto::FlowIndex FlowIndexProto(const FlowIndexRun& run);
+// The run's index with its rows, in its order. Consumes the run's flows
+// and order (freed as the rows are made): write its table first.
+proto::FlowIndex FlowIndexProto(FlowIndexRun* run);
 
 // One line per flow, in the index's order.
 std::string FlowIndexTable(const proto::FlowIndex& index);
