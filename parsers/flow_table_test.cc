@@ -317,8 +317,10 @@ TEST(FlowTableTest, RestartForgetsEverything) {
 
 // The per-flow record bounds the memory of a capture of many flows that
 // never carry data (bench/syn_flows.cc, docs/performance.md): 1 M such
-// flows cost 216 MB of records. A field added here must come out of
-// SideTraffic's share, allocated only for a side that sends after its SYN.
+// flows cost 248 MB of records (256 with the deque's blocks), the
+// reader's state (ConnectionSanity) included. A field added here must come
+// out of SideTraffic's share, allocated only for a side that sends after
+// its SYN: above 256 bytes a record takes a 512-byte deque block alone.
 static_assert(sizeof(SideStats) <= 56, "SideStats grew: see above");
 static_assert(sizeof(Flow) <= 248, "Flow grew: see above");
 

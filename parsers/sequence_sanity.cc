@@ -176,19 +176,24 @@ std::string SequenceSanity::CheckState(const TcpSegment& s, ConnectionSanity& c,
       }
     }
   }
-  // Accepted: these become the last values.
+  Accept(c, side, s);
+  return "";
+}
+
+void SequenceSanity::Accept(ConnectionSanity& c, int side,
+                            const TcpSegment& s) {
+  Direction& d = c.direction[side];
   d.seq.last = s.seq;
   d.seq_agreeing = 0;
   d.bits |= ConnectionSanity::kSeqKnown;
-  if (has_ack) {
+  if (s.flags & kTcpAck) {
     d.ack.last = s.ack;
     d.ack_agreeing = 0;
     d.bits |= ConnectionSanity::kAckKnown;
   }
-  d.largest_window_bytes = static_cast<uint32_t>(
-      std::max<uint64_t>(d.largest_window_bytes, WindowBytes(d, peer, s)));
+  d.largest_window_bytes = static_cast<uint32_t>(std::max<uint64_t>(
+      d.largest_window_bytes, WindowBytes(d, c.direction[1 - side], s)));
   NoteEnd(c, side, s);
-  return "";
 }
 
 }  // namespace ccreplay

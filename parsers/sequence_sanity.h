@@ -137,6 +137,9 @@ class SequenceSanity {
   bool Expired(const ConnectionSanity& c) const {
     return c.sweeps < sweeps_ && last_sweep_ns_ >= c.expiry_ns;
   }
+  // `s` (from `side`) accepted: its numbers become the last ones, its
+  // window and end are noted.
+  static void Accept(ConnectionSanity& c, int side, const TcpSegment& s);
   // The check proper, after Advance.
   std::string CheckState(const TcpSegment& s, ConnectionSanity& c, int side);
   // Drops the connections ended, or idle, by `now_ns` (see the top).
