@@ -383,9 +383,10 @@ void WriteTable(const proto::FlowIndex& index, size_t count, RowWalk walk,
     std::string l;
     for (size_t c = 0; c < columns.size(); ++c) {
       const bool left = columns[c].sort_value == nullptr;
+      const int w = static_cast<int>(width[c]);
       absl::StrAppend(&l, c == 0 ? "" : "  ",
-                      absl::StrFormat(left ? "%-*s" : "%*s",
-                                      static_cast<int>(width[c]), text(c)));
+                      left ? absl::StrFormat("%-*s", w, text(c))
+                           : absl::StrFormat("%*s", w, text(c)));
     }
     l.erase(l.find_last_not_of(' ') + 1);
     return absl::StrCat(l, "\n");
