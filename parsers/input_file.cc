@@ -16,6 +16,14 @@ namespace {
 
 constexpr size_t kBufferBytes = 1 << 18;
 
+// A buffer for a regular file of `size` bytes: kBufferBytes, or less for a
+// smaller file, so that a small input (a test, a fuzz execution) does not
+// allocate and map 256 KiB per open. Reads are the same either way.
+size_t BufferBytesFor(uint64_t size) {
+  return static_cast<size_t>(
+      std::clamp<uint64_t>(size + 1, uint64_t{4096}, kBufferBytes));
+}
+
 bool HasGzipMagic(const unsigned char* magic, size_t n) {
   return n == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
 }
@@ -41,6 +49,7 @@ absl::StatusOr<std::unique_ptr<InputFile>> InputFile::Open(
       InputStream::ForPath(path);
   if (!stream.ok()) return stream.status();
   int fd = -1;
+  size_t buffer_bytes = kBufferBytes;
   if (*stream == nullptr) {
     fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
@@ -55,12 +64,16 @@ absl::StatusOr<std::unique_ptr<InputFile>> InputFile::Open(
       ::close(fd);
       return absl::UnavailableError(absl::StrCat(path, ": is a directory"));
     }
+    if (S_ISREG(st.st_mode)) buffer_bytes = BufferBytesFor(st.st_size);
   }
   std::unique_ptr<InputFile> file(new InputFile(path, fd, *std::move(stream)));
   unsigned char magic[2] = {0, 0};
   file->gzip_ = HasGzipMagic(magic, PeekMagic(fd, file->stream_.get(), magic));
+  // Decompressed lines may be longer than the file: their buffer is whole.
+  file->line_buffer_bytes_ = file->gzip_ ? kBufferBytes : buffer_bytes;
   if (!file->gzip_) return file;
-  file->compressed_.reset(new unsigned char[kBufferBytes]);
+  file->compressed_bytes_ = buffer_bytes;
+  file->compressed_.reset(new unsigned char[buffer_bytes]);
   // 16 + MAX_WBITS: a gzip wrapper, not a zlib one (zlib.h, inflateInit2).
   if (inflateInit2(&file->zstream_, 16 + MAX_WBITS) != Z_OK) {
     file->gzip_ = false;
@@ -127,7 +140,7 @@ size_t InputFile::Inflate(char* buffer, size_t size, absl::Status* error) {
   while (zstream_.avail_out > 0) {
     if (zstream_.avail_in == 0) {
       absl::StatusOr<size_t> n =
-          ReadFd(reinterpret_cast<char*>(compressed_.get()), kBufferBytes);
+          ReadFd(reinterpret_cast<char*>(compressed_.get()), compressed_bytes_);
       if (!n.ok()) {
         *error = n.status();
         break;
@@ -178,16 +191,16 @@ absl::Status InputFile::CompressedError(absl::string_view reason,
 
 bool InputFile::Refill() {
   if (eof_) return false;
-  if (!buffer_) buffer_.reset(new char[kBufferBytes]);
+  if (!buffer_) buffer_.reset(new char[line_buffer_bytes_]);
   if (buffer_begin_ > 0) {
     std::memmove(buffer_.get(), buffer_.get() + buffer_begin_,
                  buffer_end_ - buffer_begin_);
     buffer_end_ -= buffer_begin_;
     buffer_begin_ = 0;
   }
-  if (buffer_end_ == kBufferBytes) return false;
+  if (buffer_end_ == line_buffer_bytes_) return false;
   absl::StatusOr<size_t> n =
-      Read(buffer_.get() + buffer_end_, kBufferBytes - buffer_end_);
+      Read(buffer_.get() + buffer_end_, line_buffer_bytes_ - buffer_end_);
   if (!n.ok()) {
     status_ = n.status();
     eof_ = true;

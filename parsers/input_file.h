@@ -100,6 +100,7 @@ class InputFile {
   bool gzip_ = false;
   z_stream zstream_ = {};
   std::unique_ptr<unsigned char[]> compressed_;  // Input to inflate.
+  size_t compressed_bytes_ = 0;                  // Its size.
   uint64_t compressed_read_ = 0;                 // Bytes read from fd_.
   bool member_ended_ = false;  // The last gzip member is complete.
   uint64_t offset_ = 0;
@@ -107,6 +108,7 @@ class InputFile {
   absl::Status pending_error_;
   // Line-reading buffer.
   std::unique_ptr<char[]> buffer_;
+  size_t line_buffer_bytes_ = 0;  // Its size.
   size_t buffer_begin_ = 0;
   size_t buffer_end_ = 0;
   bool eof_ = false;

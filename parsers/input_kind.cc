@@ -1,5 +1,6 @@
 #include "parsers/input_kind.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -112,17 +113,18 @@ absl::StatusOr<InputClass> ClassifyInput(const std::string& path) {
   }
   absl::StatusOr<std::unique_ptr<InputFile>> file = InputFile::Open(path);
   if (!file.ok()) return file.status();
-  std::string head(kClassifyPrefixBytes, '\0');
-  size_t filled = 0;
+  // Read in pieces and kept as they come, so that a short input costs its
+  // own size, not a zero-filled kClassifyPrefixBytes (per fuzz execution).
+  std::string head;
+  char piece[8192];
   // A gzip stream may return less than asked before its end.
-  while (filled < head.size()) {
-    absl::StatusOr<size_t> n =
-        (*file)->Read(head.data() + filled, head.size() - filled);
+  while (head.size() < kClassifyPrefixBytes) {
+    absl::StatusOr<size_t> n = (*file)->Read(
+        piece, std::min(sizeof(piece), kClassifyPrefixBytes - head.size()));
     if (!n.ok()) return n.status();
     if (*n == 0) break;
-    filled += *n;
+    head.append(piece, *n);
   }
-  head.resize(filled);
   // zstd's frame magic 0xFD2FB528, little-endian (RFC 8878 3.1.1): a
   // compression ccreplay does not read (it reads gzip only), named so that
   // the user knows what to do rather than "unknown format".

@@ -46,7 +46,9 @@ class NodePool {
       return block;
     }
     if (slabs_.empty() || used_ + block_bytes_ > kSlabBytes) {
-      slabs_.push_back(std::make_unique<char[]>(kSlabBytes));
+      // Not zeroed (blocks are constructed in place): a pool that serves a
+      // few nodes touches only their pages.
+      slabs_.push_back(std::unique_ptr<char[]>(new char[kSlabBytes]));
       used_ = 0;
     }
     void* block = slabs_.back().get() + used_;

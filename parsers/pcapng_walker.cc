@@ -52,6 +52,28 @@ absl::Status PcapngWalker::ReadExactly(uint8_t* buffer, size_t size) {
   return absl::OkStatus();
 }
 
+absl::Status PcapngWalker::ReadIntoBlock(size_t from, size_t size) {
+  constexpr size_t kFirstBytes = 64 << 10;
+  size_t filled = from;
+  while (filled < size) {
+    const size_t grown = std::min(size, std::max(kFirstBytes, 2 * filled));
+    block_.resize(grown);
+    absl::Status s = ReadExactly(block_.data() + filled, grown - filled);
+    if (!s.ok()) {
+      // As if the whole block had been asked for: the bytes still needed
+      // count to its end.
+      if (!absl::IsDataLoss(s) || grown == size) return s;
+      return absl::DataLossError(absl::StrCat(
+          "file ends inside the block starting at byte offset ", block_offset_,
+          " (needed ", size - (offset_ - block_offset_ - 8),
+          " more bytes at offset ", offset_, ")"));
+    }
+    filled = grown;
+  }
+  block_.resize(size);
+  return absl::OkStatus();
+}
+
 absl::Status PcapngWalker::ParseSectionHeader(const uint8_t* body,
                                               size_t size) {
   if (size < 16)
@@ -147,9 +169,9 @@ absl::Status PcapngWalker::ReadSectionHeader(const uint8_t* header) {
                                                    total, " at byte offset ",
                                                    block_offset_));
   }
-  block_.resize(total - 8);
+  block_.resize(4);
   std::copy(magic, magic + 4, block_.begin());
-  s = ReadExactly(block_.data() + 4, total - 12);
+  s = ReadIntoBlock(4, total - 8);
   if (!s.ok()) return s;
   return ParseSectionHeader(block_.data(), total - 12);
 }
@@ -161,8 +183,7 @@ absl::Status PcapngWalker::ReadBlockBody(const uint8_t* header,
     return absl::InvalidArgumentError(absl::StrCat(
         "bad block length ", *total, " at byte offset ", block_offset_));
   }
-  block_.resize(*total - 8);
-  return ReadExactly(block_.data(), *total - 8);
+  return ReadIntoBlock(0, *total - 8);
 }
 
 absl::Status PcapngWalker::FillFromPacketBlock(uint32_t type,

@@ -52,6 +52,10 @@ class PcapngWalker {
   };
 
   absl::Status ReadExactly(uint8_t* buffer, size_t size);
+  // Resizes block_ to `size` and reads its bytes from `from` on, growing it
+  // only as they arrive: a length field that claims up to the 64 MiB limit
+  // in a short (cut or corrupt) file costs what the file holds.
+  absl::Status ReadIntoBlock(size_t from, size_t size);
   uint32_t Get32(const uint8_t* p) const;
   uint16_t Get16(const uint8_t* p) const;
   absl::Status ParseSectionHeader(const uint8_t* body, size_t size);

@@ -26,8 +26,11 @@ DivergencePhase DivergencePhaseOf(Phase phase) {
 }
 
 void DivergenceTracker::Histogram::Add(double pct) {
-  if (bins_.empty()) bins_.assign(kBins + 1, 0);  // Last bin: overflow.
+  // Bin kBins is the overflow. The bins grow to the highest one used: a
+  // short replay (most fuzz inputs) does not zero kBins of them for each of
+  // its histograms and controllers.
   const size_t bin = std::min(kBins, static_cast<size_t>(pct / kBinPct));
+  if (bin >= bins_.size()) bins_.resize(bin + 1, 0);
   ++bins_[bin];
   ++count_;
   max_pct_ = std::max(max_pct_, pct);
@@ -40,7 +43,7 @@ std::optional<double> DivergenceTracker::Histogram::Quantile(double q) const {
   const uint64_t rank =
       std::max<uint64_t>(1, static_cast<uint64_t>(std::ceil(q * count_)));
   uint64_t seen = 0;
-  for (size_t bin = 0; bin < kBins; ++bin) {
+  for (size_t bin = 0; bin < std::min(kBins, bins_.size()); ++bin) {
     seen += bins_[bin];
     if (seen >= rank) {
       return std::min(max_pct_, (static_cast<double>(bin) + 0.5) * kBinPct);

@@ -12,6 +12,18 @@
 # ever copied into fuzz/corpus).
 # FUZZ_ARGS: more libFuzzer flags (e.g. "-fork=1 -ignore_crashes=1" to go
 # on past a known fault).
+# Each target runs with its own -max_len (below): libFuzzer otherwise takes
+# the largest seed (64 KiB capture slices), and an execution costs in
+# proportion to its input (every packet through every controller, for
+# replay). The lengths hold what each target needs to reach its code:
+#   pcap 16384: ~100 packets of a capture, every link type and block kind;
+#   timeline, qlog 8192: ~60 packets (slow start, a loss, its recovery,
+#     SACK), or a qlog header and a few dozen events;
+#   replay, diagnose 4096: ~35 packets, each replayed through every
+#     controller (diagnose: then fitted, ruled on and rendered);
+#   ss, tcp_probe, quicly, detect, gzip 4096: a few snapshots or a few
+#     dozen events (an `ss -ti` record is under 2 KiB).
+# Longer seeds are read cut to that length (libFuzzer's FileToVector).
 # Usage: scripts/fuzz.sh SECONDS [TARGET...]   (default: every target)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,6 +45,15 @@ if [ ! -f build-fuzz/build.ninja ]; then
 fi
 nice cmake --build build-fuzz -j"$(nproc)" --target "${targets[@]}"
 
+# max_len NAME: the target's -max_len (see above).
+max_len() {
+  case "$1" in
+    pcap_fuzzer) echo 16384 ;;
+    timeline_fuzzer | qlog_fuzzer) echo 8192 ;;
+    *) echo 4096 ;;
+  esac
+}
+
 # One target's run: its log is build-fuzz/fuzz-work/NAME/log.
 run_one() {
   local name="$1" work="build-fuzz/fuzz-work/$1"
@@ -41,6 +62,7 @@ run_one() {
   [ -d "build-fuzz/fuzz-seeds/$name" ] && seeds=("build-fuzz/fuzz-seeds/$name")
   nice "build-fuzz/fuzz/$name" "$work/corpus" "fuzz/corpus/$name" \
     "${seeds[@]}" -max_total_time="$seconds" -print_final_stats=1 \
+    -max_len="$(max_len "$name")" \
     -timeout=30 -rss_limit_mb=2048 -artifact_prefix="$work/" \
     ${FUZZ_ARGS:-} >"$work/log" 2>&1 || true
   if [ "${FUZZ_MERGE:-0}" = 1 ]; then
@@ -50,7 +72,7 @@ run_one() {
       rm -rf "fuzz/corpus/$name" && mv "$work/merged" "fuzz/corpus/$name"
   fi
 }
-export -f run_one
+export -f run_one max_len
 export seconds
 for name in "${targets[@]}"; do
   rm -f build-fuzz/fuzz-work/"$name"/{crash,leak,timeout,oom,slow-unit}-*
