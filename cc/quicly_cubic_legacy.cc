@@ -1,8 +1,22 @@
 #include "cc/quicly_cubic_legacy.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace ccreplay {
+namespace {
+
+// A window no sender reaches (4 PiB): the bound of the windows computed in
+// double below. Converting a double past uint64_t's range is undefined
+// (quicly's own uint32_t cwnd has the same fault); a capture whose clock
+// jumps by years puts t_s, and so W_cubic and W_est, there (fuzzing).
+constexpr double kMaxWindowBytes = 4503599627370496.0;  // 2^52
+
+uint64_t WindowBytes(double bytes) {
+  return static_cast<uint64_t>(std::min(bytes, kMaxWindowBytes));
+}
+
+}  // namespace
 
 QuiclyCubicLegacy::QuiclyCubicLegacy(const ControllerOptions& options)
     : QuiclySender(options) {}
@@ -29,13 +43,13 @@ void QuiclyCubicLegacy::Grow(const AckEvent& ack) {
   const double cwnd = static_cast<double>(cwnd_bytes_);
   if (w_cubic < w_est) {
     // RFC 8312 section 4.2, TCP-friendly region; never shrinks cwnd.
-    if (w_est > cwnd) cwnd_bytes_ = static_cast<uint64_t>(w_est);
+    if (w_est > cwnd) cwnd_bytes_ = WindowBytes(w_est);
     return;
   }
   // Sections 4.3/4.4: one MTU-scaled step per ACK.
   const double target = WCubicBytes(t_s + rtt_s);
   if (target > cwnd) {
-    cwnd_bytes_ += static_cast<uint64_t>((target / cwnd - 1) * mtu_bytes_);
+    cwnd_bytes_ += WindowBytes((target / cwnd - 1) * mtu_bytes_);
   }
 }
 
