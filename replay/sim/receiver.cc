@@ -81,6 +81,12 @@ void Receiver::BuildAck(int64_t now_ns, SimAck& ack) {
   ack.ect0_bytes = ect0_bytes_;
   ack.ect1_bytes = ect1_bytes_;
   ack.echo_sent_ns = echo_sent_ns_;
+  pending_packets_ = 0;
+  ++generation_;
+  if (config_.sack_blocks) AddSackBlocks(ack);
+}
+
+void Receiver::AddSackBlocks(SimAck& ack) const {
   // RFC 2018 section 4: the first block holds the segment that triggered
   // the ACK, the others the most recently reported ones (Linux
   // tcp_sack_new_ofo_skb() moves the block a segment grows to the front):
@@ -102,8 +108,6 @@ void Receiver::BuildAck(int64_t now_ns, SimAck& ack) {
     ack.sack_start[i] = newest[i]->start;
     ack.sack_end[i] = newest[i]->end;
   }
-  pending_packets_ = 0;
-  ++generation_;
 }
 
 void Receiver::OnPacket(const SimPacket& packet, int64_t now_ns, Output& out) {

@@ -170,5 +170,33 @@ TEST(ReceiverSack, FirstBlockHoldsTheNewestSegment) {
   EXPECT_EQ(ack.sack_start[2], 8 * kBytes);
 }
 
+// Without SACK blocks (a simulation with no observer) the ACKs are the same
+// in everything the sender reads: packet-number range and cumulative ACK.
+TEST(ReceiverSack, OffLeavesTheAckOtherwiseUnchanged) {
+  ReceiverConfig with_config;
+  with_config.ack_every = 1;
+  ReceiverConfig without_config = with_config;
+  without_config.sack_blocks = false;
+  Receiver with(with_config), without(without_config);
+  uint64_t pn = 0;
+  // Segments 0, 2, 4, 6 then 1, 3: holes open and fill.
+  for (uint64_t index : {0, 2, 4, 6, 1, 3}) {
+    const SimAck a = Deliver(with, pn, index);
+    const SimAck b = Deliver(without, pn, index);
+    ++pn;
+    EXPECT_EQ(a.pn_first, b.pn_first);
+    EXPECT_EQ(a.pn_last, b.pn_last);
+    EXPECT_EQ(a.cumulative_ack, b.cumulative_ack);
+    EXPECT_EQ(b.sack_blocks, 0);
+  }
+  // Segment 8 then: the receiver with blocks reports [8, 9) and [6, 7)
+  // above the cumulative ACK 5 * kBytes, so the blocks were really built.
+  const SimAck last = Deliver(with, pn, 8);
+  EXPECT_EQ(last.cumulative_ack, 5 * kBytes);
+  ASSERT_EQ(last.sack_blocks, 2);
+  EXPECT_EQ(last.sack_start[0], 8 * kBytes);
+  EXPECT_EQ(last.sack_start[1], 6 * kBytes);
+}
+
 }  // namespace
 }  // namespace ccreplay

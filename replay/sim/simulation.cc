@@ -178,6 +178,8 @@ absl::StatusOr<std::unique_ptr<Simulation>> Simulation::Create(
     receiver.feedback = sender.feedback;
     receiver.ack_every = flow.ack_every;
     receiver.recovery_acks = flow.recovery_acks;
+    // Only an observer reads SACK blocks (the sender reads pn ranges).
+    receiver.sack_blocks = observer != nullptr;
     sim->flows_.emplace_back(sender, std::move(*controller), receiver,
                              SenderJitter(jitter_bound_ns, config.seed, i));
     Flow& f = sim->flows_.back();
