@@ -119,12 +119,13 @@ TEST(SenderConfigFitTest, ReplayFitsCubicPacingAgainstTcpProbe) {
   EXPECT_GT(*Find(unpaced.fit, "paced")->margin_pct, 5.0);
   EXPECT_LE(*unpaced.replay.divergence.median_abs_err_pct, 0.5);
   EXPECT_LE(*unpaced.replay.divergence.p95_abs_err_pct, 1.5);
-  // On 3 s flows HZ changes no compared cwnd: a tie (margin 0), so not
-  // determinable, the first candidate replayed.
-  ExpectSetting(unpaced.fit, "hz", "250", FittedSetting::kNotDeterminable);
-  EXPECT_EQ(*Find(unpaced.fit, "hz")->margin_pct, 0.0);
-  EXPECT_FALSE(Find(unpaced.fit, "hz")->determined());
-  EXPECT_THAT(DescribeFit(unpaced.fit), HasSubstr("hz not determinable ("));
+  // With cubic:linux's jiffies on the kernel's CLOCK_MONOTONIC (the trace's
+  // clockpair), HZ shows: HZ 1000 replays this flow 1 pp worse at p95
+  // (1.03 % against 0.03 %), over the fit's 0.5 pp, so 250 is fitted, as
+  // the lab recorded (meta.json sender.hz, CONFIG_HZ=250).
+  ExpectSetting(unpaced.fit, "hz", "250", "replay");
+  EXPECT_GE(*Find(unpaced.fit, "hz")->margin_pct, 0.5);
+  EXPECT_TRUE(Find(unpaced.fit, "hz")->determined());
 }
 
 // The GSO size from the segment sizes at the sender: no segment above the
