@@ -12,6 +12,7 @@
 
 #include "absl/flags/declare.h"
 #include "absl/flags/flag.h"
+#include "absl/functional/function_ref.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "cc/registry.h"
@@ -82,6 +83,27 @@ int WriteOutput(const std::string& path, const std::string& content) {
     return kExitOk;
   }
   if (!WriteFile(path, content)) {
+    std::fprintf(stderr, "ccreplay diagnose: cannot write %s\n", path.c_str());
+    return kExitFailure;
+  }
+  return kExitOk;
+}
+
+// Hands `produce` a sink that writes to `path`, or to stdout when `path` is
+// empty, a piece at a time (WriteOutput's, for an output too large to
+// hold). Returns an exit code.
+int WriteOutputStreamed(const std::string& path,
+                        absl::FunctionRef<void(TextSink)> produce) {
+  std::FILE* out = path.empty() ? stdout : std::fopen(path.c_str(), "wb");
+  bool ok = out != nullptr;
+  if (ok) {
+    produce([&](absl::string_view text) {
+      std::fwrite(text.data(), 1, text.size(), out);
+    });
+    // As WriteOutput: stdout's errors are not checked.
+    if (out != stdout) ok = !std::ferror(out) & (std::fclose(out) == 0);
+  }
+  if (!ok) {
     std::fprintf(stderr, "ccreplay diagnose: cannot write %s\n", path.c_str());
     return kExitFailure;
   }
@@ -225,18 +247,23 @@ int RunFlowIndex(const Args& args) {
     });
   }
   const std::string html_path = absl::GetFlag(FLAGS_o);
-  // The rows as protos only for the outputs that need them.
-  const proto::FlowIndex index =
-      html_path.empty() && !json ? proto::FlowIndex() : FlowIndexProto(&*run);
-  if (!html_path.empty()) {
-    const int written = WriteOutput(html_path, RenderFlowIndexHtml(index));
-    if (written != kExitOk) return written;
-  }
-  if (json) {
+  const std::string json_path = json_to_stdout ? "" : args.back();
+  if (html_path.empty()) {
+    // The JSON a row at a time from the entries, no row held.
     const int written =
-        WriteOutput(json_to_stdout ? "" : args.back(), PrintJson(index));
+        json ? WriteOutputStreamed(
+                   json_path,
+                   [&](TextSink write) { WriteFlowIndexJson(*run, write); })
+             : kExitOk;
     if (written != kExitOk) return written;
+    return run->truncated ? kExitPartial : kExitOk;
   }
+  // The page needs the rows as protos; the JSON, after it, prints them.
+  const proto::FlowIndex index = FlowIndexProto(&*run);
+  int written = WriteOutput(html_path, RenderFlowIndexHtml(index));
+  if (written != kExitOk) return written;
+  if (json) written = WriteOutput(json_path, PrintJson(index));
+  if (written != kExitOk) return written;
   return run->truncated ? kExitPartial : kExitOk;
 }
 

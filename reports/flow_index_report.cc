@@ -12,6 +12,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "parsers/pcap_reader.h"
+#include "proto/json_printer.h"
 #include "replay/replay_session.h"
 #include "reports/evidence_quality.h"
 #include "reports/figure_format.h"
@@ -417,6 +418,29 @@ void WriteFlowIndexTable(const FlowIndexRun& run, TextSink write) {
         for (uint32_t i : run.order) visit(FlowIndexRowOf(run.flows.flow(i)));
       },
       write);
+}
+
+void WriteFlowIndexJson(const FlowIndexRun& run, TextSink write) {
+  // `run.index` holds no rows: its JSON ends its rows with `[]` on the
+  // line `  "rows": []` (a string's newline prints as `\n`, so that line
+  // is the field's). Its rows go between, as PrintJson's array puts them.
+  std::string out = PrintJson(run.index);
+  constexpr absl::string_view kEmptyRows = "\n  \"rows\": []";
+  const size_t rows_at = absl::string_view(out).find(kEmptyRows);
+  const std::string tail = out.substr(rows_at + kEmptyRows.size());
+  out.resize(rows_at + kEmptyRows.size() - 1);  // Up to the `[`.
+  const JsonPrintOptions options;               // PrintJson's.
+  bool first = true;
+  for (uint32_t i : run.order) {
+    out += first ? "\n    " : ",\n    ";
+    first = false;
+    AppendJson(FlowIndexRowOf(run.flows.flow(i)), options, 2, &out);
+    write(out);
+    out.clear();
+  }
+  out += run.order.empty() ? "]" : "\n  ]";
+  out += tail;
+  write(out);
 }
 
 // The page's sorting: numbers by data-v (an empty one last), text by its

@@ -43,7 +43,8 @@ struct FlowIndexRun {
   // The index without its rows (input, sort key, ...): a million rows as
   // protos held 620 bytes each (seven strings), more than the entries
   // they come from; the terminal table is written from the entries a row
-  // at a time, and FlowIndexProto makes them only for the JSON and HTML.
+  // at a time, the JSON too (WriteFlowIndexJson), and FlowIndexProto makes
+  // them only for the HTML.
   proto::FlowIndex index;
   FlowIndex flows;              // The entries and the records they read.
   std::vector<uint32_t> order;  // Flow indexes in the key's order.
@@ -68,6 +69,12 @@ void WriteFlowIndexTable(const proto::FlowIndex& index, TextSink write);
 // The same text for a run, its rows made a line at a time (never all
 // held).
 void WriteFlowIndexTable(const FlowIndexRun& run, TextSink write);
+
+// The run's index as PrintJson prints FlowIndexProto's message, handed to
+// `write` a row at a time: each row made by FlowIndexRowOf and printed by
+// AppendJson, never all held (a million rows as protos and their text were
+// 1.2 GB). Consumes nothing: the run is as it was.
+void WriteFlowIndexJson(const FlowIndexRun& run, TextSink write);
 
 // A self-contained page: the table, sorted as the index is; clicking a
 // column's header sorts by it (again: the other way); #sort=COL,COL... in

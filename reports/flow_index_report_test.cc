@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "proto/json_printer.h"
 #include "proto/testing/test_data.h"
 #include "reports/diagnose_session.h"
 
@@ -186,6 +187,57 @@ TEST(FlowIndexReportTest, RunTableIsTheSortedProtoTable) {
     EXPECT_EQ(got, want) << key;
     EXPECT_EQ(table, FlowIndexTable(resorted)) << key;
   }
+}
+
+// The run's JSON, written a row at a time from its entries, against
+// PrintJson of its rows as protos (FlowIndexProto): the same bytes, on
+// every flow of two captures, for every key, and with no flow at all.
+std::string RunJson(const FlowIndexRun& run) {
+  std::string json;
+  WriteFlowIndexJson(run, [&](absl::string_view text) {
+    json.append(text.data(), text.size());
+  });
+  return json;
+}
+
+TEST(FlowIndexReportTest, RunJsonIsPrintJsonOfTheProto) {
+  // loopback.pcap: 1 flow (`tshark -r FILE -q -z conv,tcp | grep -c '<->'`);
+  // zeek_http_bro.org: 13 by the same command.
+  const std::string loopback = TestDataPath("user/loopback.pcap");
+  CCREPLAY_PATH_OR_SKIP(zeek, SharedTestData("wild/zeek_http_bro.org.pcap.gz"));
+  // Every optional field of a row is set in some row and absent in another
+  // (both printings must agree on `null`).
+  int goodput = 0, min_rtt = 0, median_rtt = 0, utilization = 0, rows = 0;
+  for (const std::string& path : {loopback, zeek}) {
+    for (absl::string_view key : kFlowIndexSortKeys) {
+      absl::StatusOr<FlowIndexRun> run =
+          BuildFlowIndex(path, CaptureReadOptions(), key);
+      ASSERT_TRUE(run.ok()) << run.status();
+      const std::string streamed = RunJson(*run);  // Before: it consumes.
+      const proto::FlowIndex index = FlowIndexProto(&*run);
+      EXPECT_EQ(streamed, PrintJson(index)) << path << " " << key;
+      if (key != "index") continue;
+      for (const proto::FlowIndexRow& r : index.rows()) {
+        ++rows;
+        goodput += r.has_goodput_bps();
+        min_rtt += r.has_min_rtt_ms();
+        median_rtt += r.has_median_rtt_ms();
+        utilization += r.has_utilization_at_most();
+      }
+    }
+  }
+  EXPECT_EQ(rows, 1 + 13);
+  for (int set : {goodput, min_rtt, median_rtt, utilization}) {
+    EXPECT_GT(set, 0);
+    EXPECT_LT(set, rows);
+  }
+  FlowIndexRun empty;  // No flow: `"rows": []`, as PrintJson prints it.
+  empty.index.set_input("a \"quoted\"\nname");
+  empty.index.set_sort_key("index");
+  empty.index.set_max_open_flows(3);
+  empty.index.set_idle_timeout_s(0.25);
+  EXPECT_EQ(RunJson(empty), PrintJson(empty.index));
+  EXPECT_NE(RunJson(empty).find("\"rows\": []"), std::string::npos);
 }
 
 }  // namespace
