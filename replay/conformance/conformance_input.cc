@@ -27,7 +27,8 @@ uint64_t CeBytes(const TimelineEvent& e) {
 void AddToStep(const TimelineEvent& e, ConformanceAck* same) {
   same->bytes_acked += e.bytes_acked + e.bytes_sacked;
   same->packets_acked += e.packets_delivered;
-  same->congestion_event = same->congestion_event || e.congestion_episode;
+  same->congestion_event =
+      same->congestion_event || e.congestion_episode || e.reenters_recovery;
   same->ecn_event = same->ecn_event || e.congestion_episode;
   same->ce_bytes += CeBytes(e);
   same->spurious_evidence =
@@ -67,8 +68,11 @@ void ConformanceTraceBuilder::OnEvent(const TimelineEvent& e,
   a.rttvar_us = e.rttvar_us;
   a.ce_bytes = CeBytes(e);
   a.cwnd_limited = e.limit == SendLimit::kCwnd;
-  a.congestion_event = e.congestion_episode;
-  a.ecn_event = e.congestion_episode;
+  // A recovery that ends with loss still marked starts another at once
+  // (TimelineEvent::reenters_recovery): a new reduction, RFC 6582 section
+  // 3.2's period being over.
+  a.congestion_event = e.congestion_episode || e.reenters_recovery;
+  a.ecn_event = e.congestion_episode && !e.reenters_recovery;
   a.spurious_evidence = e.spurious_retransmissions > 0;
   if (pending_event_ns_) {
     // Loss found while this ACK was processed carries its time; one found

@@ -649,5 +649,26 @@ TEST(ConformanceTest, ReorderedSegmentsFillingTheirHoleAreNoFlightAboveCwnd) {
       << ::testing::PrintToString(RulesOf(run->result));
 }
 
+// Linux 6.18 reno on the reordered path: its first Recovery (cwnd 183,
+// ssthresh 91) ended and a second began on the same ACK, with segments sent
+// during the first still lost (tcp_probe.txt.gz: tcp_cong_state_set
+// cong_state=0 then 3 at 40896.055710-711 s, ssthresh 91 -> 45 at the next
+// tcp_probe line; `zcat tcp_probe.txt.gz | grep -n cong_state`). The
+// timeline marks that ACK reenters_recovery; the checker took only
+// congestion_episode and saw the new cut as a second one inside the first
+// period (expected 132492 B, seen 101360 B over 269 ACKs). RFC 6582
+// section 3.2's period was over. FlagsASecondReductionInOneRecoveryPeriod
+// keeps the rule firing on a sender that cuts twice in one period.
+TEST(ConformanceTest, ARecoveryReenteredAtItsEndIsANewPeriod) {
+  const std::string dir = "lab/k618_reno_20ms_unpaced_20mbit_pfifo50_reorder2";
+  CheckOptions options;
+  options.host_state_path = TestDataPath(dir + "/tcp_probe.txt.gz");
+  absl::StatusOr<CheckRun> run = CheckInput(TestDataPath(dir), options);
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_GT(run->result.acks_checked, 2000u);
+  EXPECT_EQ(Find(run->result, kRuleSecondReduction), nullptr)
+      << ::testing::PrintToString(RulesOf(run->result));
+}
+
 }  // namespace
 }  // namespace ccreplay
