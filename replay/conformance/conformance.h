@@ -54,6 +54,15 @@ struct ConformanceAck {
   // the timestamp echo of the original, RFC 3522): what lets a TCP sender
   // undo a reduction.
   bool spurious_evidence = false;
+  // TCP: the largest pipe after this ACK that any loss marking gives,
+  // outstanding minus SACKed (Linux tcp_packets_in_flight() =
+  // packets_out - sacked_out - lost_out + retrans_out, with lost_out >=
+  // retrans_out as a retransmitted segment stays marked lost,
+  // net/ipv4/tcp_output.c / include/net/tcp.h, 6.18). RFC 6675's IsLost
+  // (DupThresh 3) and RFC 8985's RACK mark different holes lost: with its
+  // reordering window raised, RACK marks fewer, and a sender's pipe is then
+  // above RFC 6675's. nullopt when not known.
+  std::optional<uint64_t> pipe_max_after_bytes;
 };
 
 enum class ConformanceTransport { kQuic, kTcp };

@@ -22,6 +22,12 @@ uint64_t CeBytes(const TimelineEvent& e) {
   return e.ce_packets * e.mss_bytes;
 }
 
+// The largest pipe after `e` any loss marking gives
+// (ConformanceAck::pipe_max_after_bytes).
+uint64_t PipeMaxAfter(const TimelineEvent& e) {
+  return e.outstanding_bytes - std::min(e.sacked_bytes, e.outstanding_bytes);
+}
+
 // An ACK the log cannot tell apart from the step before: its counts and
 // events join that step's.
 void AddToStep(const TimelineEvent& e, ConformanceAck* same) {
@@ -33,6 +39,7 @@ void AddToStep(const TimelineEvent& e, ConformanceAck* same) {
   same->ce_bytes += CeBytes(e);
   same->spurious_evidence =
       same->spurious_evidence || e.spurious_retransmissions > 0;
+  same->pipe_max_after_bytes = PipeMaxAfter(e);
 }
 
 }  // namespace
@@ -74,6 +81,7 @@ void ConformanceTraceBuilder::OnEvent(const TimelineEvent& e,
   a.congestion_event = e.congestion_episode || e.reenters_recovery;
   a.ecn_event = e.congestion_episode && !e.reenters_recovery;
   a.spurious_evidence = e.spurious_retransmissions > 0;
+  a.pipe_max_after_bytes = PipeMaxAfter(e);
   if (pending_event_ns_) {
     // Loss found while this ACK was processed carries its time; one found
     // later (a timer, a retransmission sent after the ACK) belongs to the

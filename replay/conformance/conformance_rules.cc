@@ -654,8 +654,13 @@ void CheckPrrEpisode(const RuleInputs& in, size_t e,
     const double sndcnt =
         std::max(std::ceil(delivered * ssthresh / recover_fs) - sent_lower,
                  sent_lower > 0 ? 0.0 : mss);
+    // Only a cwnd above what every loss marking allows is a violation: the
+    // bound takes the largest pipe the capture admits (RACK with a raised
+    // reordering window marks fewer holes lost than RFC 6675's DupThresh).
+    const double pipe_max =
+        std::max(pipe, static_cast<double>(b.pipe_max_after_bytes.value_or(0)));
     // A segment of slack: segment rounding and tcp_probe's alignment.
-    const double bound = std::max(ssthresh, pipe + sndcnt) + mss;
+    const double bound = std::max(ssthresh, pipe_max + sndcnt) + mss;
     if (after && *after > bound) {
       out->push_back(Make(kRulePrrBound, "RFC 6937 section 3", b, b, 1,
                           static_cast<uint64_t>(bound), *after,

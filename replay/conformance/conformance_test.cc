@@ -670,5 +670,27 @@ TEST(ConformanceTest, ARecoveryReenteredAtItsEndIsANewPeriod) {
       << ::testing::PrintToString(RulesOf(run->result));
 }
 
+// The same flow's PRR: at the reduction the timeline holds 199 segments
+// outstanding and 18 SACKed, and RFC 6675's IsLost (DupThresh 3) marks 16
+// lost, a pipe of 165; the kernel, its reordering degree raised to 5 by a
+// partial undo at ~95 ms, had RACK mark about 2 (RFC 8985 section 6.2)
+// and set cwnd 180 = tcp_packets_in_flight() + sndcnt 1
+// (tcp_cwnd_reduction(); tcp_probe snd_cwnd=180 on the next line). With
+// the RFC 6675 pipe the bound was 169 segments and prr_bound fired on 11
+// ACKs; the bound now takes the largest pipe the capture admits
+// (outstanding - SACKed, 181 segments there), and the flow conforms.
+// TcpWithoutPrrIsFlagged keeps the rule firing on a sender that grows in
+// recovery.
+TEST(ConformanceTest, PrrBoundAdmitsTheSendersOwnLossMarking) {
+  const std::string dir = "lab/k618_reno_20ms_unpaced_20mbit_pfifo50_reorder2";
+  CheckOptions options;
+  options.host_state_path = TestDataPath(dir + "/tcp_probe.txt.gz");
+  absl::StatusOr<CheckRun> run = CheckInput(TestDataPath(dir), options);
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_GT(run->result.acks_checked, 2000u);
+  EXPECT_EQ(run->result.violation_count(), 0u)
+      << ::testing::PrintToString(RulesOf(run->result));
+}
+
 }  // namespace
 }  // namespace ccreplay
