@@ -40,6 +40,15 @@ constexpr int64_t kAnsweredAckNs = 1'000'000;
 // segment (a window's worth of ACKs of 1,448-byte segments at 1 MB);
 // beyond, they are emitted as application-limited.
 constexpr size_t kMaxPendingAppAcks = 1024;
+// Linux's initial window, TCP_INIT_CWND (include/net/tcp.h, 6.18; RFC
+// 6928): the first write goes out this many segments at once, whatever
+// ACKs arrive meanwhile (BacklogTakes).
+constexpr int64_t kInitialWindowSegments = 10;
+// The initial window's segments leave one after another from the write:
+// at most 34 us apart in the 0 ms lab bundles of bench/fidelity.sh
+// (`tshark -r sender.pcap -c 24 -T fields -e frame.time_relative`); a
+// longer gap ends the write.
+constexpr int64_t kBurstGapNs = 100'000;
 
 }  // namespace
 
@@ -115,6 +124,11 @@ struct AckTimelineBuilder::Direction {
     int64_t snd_nxt = 0;
   };
   std::deque<HeldAck> held_acks;
+  // The receiver's pure ACKs the sender's kernel queued while its first
+  // write held the socket (BacklogTakes), in capture order; and whether
+  // that write (the initial window) may still be going out.
+  std::vector<TcpSegment> backlog;
+  bool initial_burst = true;
   // Linux tp->lsndtime: when data last left (sender's clock); and a send
   // with nothing outstanding, for the next ACK's event to carry.
   int64_t last_send_ns = -1;
@@ -258,9 +272,12 @@ void AckTimelineBuilder::OnSegment(const TcpSegment& s) {
                              (s.flags & kTcpAck);
   OnHandshake(*flow, side, s);
   ReleaseHeldAcks(*flow, side, s);
+  if (BacklogTakes(*flow, side, s)) return;
+  EndBurst(*flow, side, s);
   // Checked here, not in the callees: most segments are pure ACKs or data
   // from the side whose ACKs nobody tracks, and calls cost.
   if (s.payload_bytes > 0 || (s.flags & kTcpFin)) OnData(*flow, side, s);
+  EndBurstAtWindow(*flow, side);
   if ((s.flags & kTcpAck) && !(s.flags & kTcpSyn) &&
       flow->direction[1 - side] != nullptr) {
     OnAckFrom(*flow, side, s, handshake_ack,
@@ -278,6 +295,94 @@ void AckTimelineBuilder::ReleaseHeldAcks(FlowState& flow, int side,
     const bool echo = side == sender && s.options.has_timestamps;
     while (hold.Pop(s.time_ns, echo, s.options.ts_ecr, false))
       ReleaseAck(flow, sender);
+  }
+}
+
+// At 0 ms the first ACKs reach a sender-side capture while the initial
+// window is still leaving, yet the kernel (tcp_probe) takes them only
+// after its last segment, as one ACK: the writing thread owns the socket
+// (tcp_sendmsg() under lock_sock()), so tcp_v4_rcv() finds
+// sock_owned_by_user() and queues them with tcp_add_backlog(), which
+// coalesces pure ACKs of identical headers into one; release_sock() ->
+// __release_sock() hands it to tcp_v4_do_rcv() when the write is done
+// (net/ipv4/tcp_ipv4.c, net/core/sock.c, 6.18). The capture shows it:
+// the initial window's segments keep leaving back to back after the ACK.
+// Only the initial window: later writes cannot be told from data the ACK
+// itself released.
+bool AckTimelineBuilder::BacklogTakes(FlowState& flow, int side,
+                                      const TcpSegment& s) {
+  const int sender = 1 - side;
+  Direction* d = flow.direction[sender].get();
+  if (d == nullptr || !d->initial_burst || !(s.flags & kTcpAck) ||
+      (s.flags & (kTcpSyn | kTcpFin | kTcpRst)) || s.payload_bytes > 0) {
+    return false;
+  }
+  const bool at_sender =
+      !flow.hold[sender].active() && flow.shift_ns[sender] == 0 &&
+      flow.vantage.Decide(flow.opener == sender) == Vantage::kSender;
+  const bool writing = d->last_departure_ns >= 0 &&
+                       s.time_ns - d->last_departure_ns <= kBurstGapNs &&
+                       d->board.snd_nxt() < InitialWindowEnd(*d);
+  if (!at_sender || !writing || s.options.sack_block_count > 0) {
+    ReleaseBacklog(flow, sender);  // This ACK, taken at once, ends it.
+    return false;
+  }
+  d->backlog.push_back(s);
+  return true;
+}
+
+int64_t AckTimelineBuilder::InitialWindowEnd(const Direction& d) {
+  return 1 + kInitialWindowSegments * d.current_mss();
+}
+
+void AckTimelineBuilder::EndBurst(FlowState& flow, int side,
+                                  const TcpSegment& s) {
+  for (int sender = 0; sender < 2; ++sender) {
+    Direction* d = flow.direction[sender].get();
+    if (d == nullptr || d->backlog.empty()) continue;
+    const bool continues =
+        side == sender && s.payload_bytes > 0 &&
+        !(s.flags & (kTcpSyn | kTcpRst)) &&
+        s.time_ns - flow.shift_ns[side] - d->last_departure_ns <= kBurstGapNs;
+    if (!continues) ReleaseBacklog(flow, sender);
+  }
+}
+
+void AckTimelineBuilder::EndBurstAtWindow(FlowState& flow, int side) {
+  Direction* d = flow.direction[side].get();
+  if (d != nullptr && d->initial_burst &&
+      d->board.snd_nxt() >= InitialWindowEnd(*d)) {
+    ReleaseBacklog(flow, side);
+  }
+}
+
+// tcp_add_backlog() merges a pure ACK into the one queued before it when
+// nothing but the acknowledgement and window differ (same flags, ECN
+// field and option bytes).
+static bool Coalesces(const TcpSegment& a, const TcpSegment& b) {
+  constexpr uint16_t kCompared = kTcpEce | kTcpCwr | kTcpAe | kTcpUrg;
+  return (a.flags & kCompared) == (b.flags & kCompared) &&
+         a.ip_ecn == b.ip_ecn && a.seq == b.seq &&
+         a.options.has_timestamps == b.options.has_timestamps &&
+         a.options.ts_val == b.options.ts_val &&
+         a.options.ts_ecr == b.options.ts_ecr;
+}
+
+void AckTimelineBuilder::ReleaseBacklog(FlowState& flow, int sender) {
+  Direction& d = *flow.direction[sender];
+  d.initial_burst = false;
+  if (d.backlog.empty()) return;
+  std::vector<TcpSegment> acks;
+  acks.swap(d.backlog);
+  // Taken when the write released the socket, after its last segment
+  // (captured at the sender: no shift).
+  const int64_t release_ns = d.last_departure_ns;
+  for (size_t i = 0; i < acks.size(); ++i) {
+    if (i + 1 < acks.size() && Coalesces(acks[i], acks[i + 1])) {
+      CountAck(d, acks[i]);  // Received, merged into the next.
+      continue;
+    }
+    OnAckFrom(flow, 1 - sender, acks[i], false, release_ns);
   }
 }
 
@@ -303,6 +408,7 @@ void AckTimelineBuilder::Finish() {
   for (const std::unique_ptr<FlowState>& flow : flows_) {
     if (flow == nullptr) continue;
     for (int sender = 0; sender < 2; ++sender) {
+      if (flow->direction[sender] != nullptr) ReleaseBacklog(*flow, sender);
       while (flow->direction[sender] != nullptr &&
              flow->hold[sender].Pop(0, false, 0, true)) {
         ReleaseAck(*flow, sender);

@@ -303,6 +303,18 @@ class AckTimelineBuilder : public SegmentConsumer {
   static void FillAckEvent(const FlowState& flow, int sender, Direction& d,
                            const SackScoreboard::AckResult& r, int64_t ack_ns,
                            TimelineEvent& e);
+  // Linux's socket backlog during the initial window: true when `s`, a
+  // pure ACK of `side`, is queued until the window's last segment
+  // (Direction::backlog); otherwise it ends the backlog.
+  bool BacklogTakes(FlowState& flow, int side, const TcpSegment& s);
+  static int64_t InitialWindowEnd(const Direction& d);
+  // Before `s`: anything but the writing sender's next segment ends its
+  // write; after `side`'s data: the initial window out ends it.
+  void EndBurst(FlowState& flow, int side, const TcpSegment& s);
+  void EndBurstAtWindow(FlowState& flow, int side);
+  // Takes the backlogged ACKs of `sender`'s data, coalesced as the kernel
+  // does, at its last departure; no more backlog after.
+  void ReleaseBacklog(FlowState& flow, int sender);
   // Before `s` is taken: emits the held ACK events (AckHold) that the
   // sender had seen by then.
   void ReleaseHeldAcks(FlowState& flow, int side, const TcpSegment& s);
