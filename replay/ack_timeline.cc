@@ -375,14 +375,16 @@ void AckTimelineBuilder::ReleaseBacklog(FlowState& flow, int sender) {
   std::vector<TcpSegment> acks;
   acks.swap(d.backlog);
   // Taken when the write released the socket, after its last segment
-  // (captured at the sender: no shift).
-  const int64_t release_ns = d.last_departure_ns;
+  // (captured at the sender: no shift); an ACK after it (the write ended
+  // before the window was out) is taken as it came.
   for (size_t i = 0; i < acks.size(); ++i) {
-    if (i + 1 < acks.size() && Coalesces(acks[i], acks[i + 1])) {
+    if (i + 1 < acks.size() && acks[i + 1].time_ns <= d.last_departure_ns &&
+        Coalesces(acks[i], acks[i + 1])) {
       CountAck(d, acks[i]);  // Received, merged into the next.
       continue;
     }
-    OnAckFrom(flow, 1 - sender, acks[i], false, release_ns);
+    OnAckFrom(flow, 1 - sender, acks[i], false,
+              std::max(d.last_departure_ns, acks[i].time_ns));
   }
 }
 

@@ -309,6 +309,31 @@ TEST(AckTimelineTest, LabBytesAckedMatchTheSendersSsLog) {
   EXPECT_EQ(t.stats.vantage, Vantage::kSender);
 }
 
+// At 0 ms the receiver's first two ACKs (frames 5 and 7, acks 1449 and
+// 2897) reach the sender while its first write still sends the initial
+// window (frames 4-15); the kernel took them after frame 15 as one ACK
+// (tcp_add_backlog() coalescing, release_sock()): the first tcp_probe line
+// of the data sender has snd_nxt - snd_una = 0xdf5ce37e - 0xdf5caaee =
+// 14480 (10 segments) and the next snd_una 2896 bytes higher
+// (`zcat tcp_probe.txt.gz | grep 'src=10.98.90.1' | head -2`). Times:
+// `tshark -r sender.pcap.gz -T fields -e frame.number -e frame.time_epoch`.
+TEST(AckTimelineTest, LabAcksDuringTheInitialWindowAreTakenAtItsEnd) {
+  Timeline t = Build(TestDataPath("lab/bbr_20mbit_0ms_pfifo50/sender.pcap.gz"));
+  std::vector<TimelineEvent> acks = Acks(t);
+  ASSERT_GE(acks.size(), 2u);
+  EXPECT_EQ(acks[0].ack, 2897);
+  EXPECT_EQ(acks[0].bytes_acked, 2896u);
+  EXPECT_EQ(acks[0].packets_delivered, 2u);
+  EXPECT_EQ(acks[0].pipe_before_bytes, 14480u);
+  EXPECT_EQ(acks[0].outstanding_bytes, 14480u - 2896u);
+  EXPECT_EQ(acks[0].time_ns, int64_t{1796181833165618000});  // Frame 15.
+  EXPECT_EQ(acks[1].ack, 4345);                              // Frame 20.
+  EXPECT_EQ(acks[1].time_ns, int64_t{1796181833166228000});
+  // Both backlogged ACKs were received: the flow's 2588 packets from the
+  // receiver (`ccreplay flows`) less its SYN-ACK.
+  EXPECT_EQ(t.stats.acks, 2587u);
+}
+
 TEST(AckTimelineTest, LabCeAndEceEpisodes) {
   // Receiver side, after the marking bottleneck: `tshark -r receiver.pcap.gz
   // -Y ip.dsfield.ecn==3 | wc -l` = 420.
