@@ -144,11 +144,11 @@ double RelativeError(double model, double kernel) {
 // model has an ACK before it, ss a bw and the model a min RTT).
 struct Agreement {
   int compared = 0;
-  int bw_within = 0;       // within 5 %
-  int bw_close = 0;        // within 1 %
-  int rtt_within = 0;      // within 2 %
-  int rtt_close = 0;       // within 0.1 %
-  int rtt_under_half = 0;  // below half the kernel's
+  int bw_within = 0;   // within 5 %
+  int bw_close = 0;    // within 1 %
+  int rtt_within = 0;  // within 2 %
+  int rtt_close = 0;   // within 0.1 %
+  int rtt_below = 0;   // below the kernel's
   int mode_equal = 0;
 };
 
@@ -165,7 +165,7 @@ Agreement Compare(const std::vector<KernelPoint>& kernel,
     a.bw_close += bw_err <= 0.01;
     a.rtt_within += rtt_err <= 0.02;
     a.rtt_close += rtt_err <= 0.001;
-    a.rtt_under_half += *m->min_rtt_us < 0.5 * k.min_rtt_us;
+    a.rtt_below += *m->min_rtt_us < k.min_rtt_us;
     a.mode_equal += m->mode == ModeOf(k);
   }
   return a;
@@ -342,8 +342,9 @@ TEST(BbrFidelityTest, ApplicationLimitedPhaseIsMarked) {
 // above) and what was found of the cause.
 const MatrixRow kMisses[] = {
     // 139; bw 120 (86.3 %); min RTT 0; mode 137 (98.6 %); cwnd 0.03 % /
-    // 37.52 % (50.03 % before the TX_START fix above). Base RTT 0: the
-    // capture's min RTT is 5 us (data and ACK
+    // 16.68 % (37.52 % before the ACKs of the initial window's write were
+    // taken from the socket backlog, 50.03 % before the TX_START fix
+    // above). Base RTT 0: the capture's min RTT is 5 us (data and ACK
     // both stamped on the sender veth), the kernel's 49 us falling to
     // 22 us (`zcat ss.log.gz | grep -o 'mrtt:[^,]*' | sort | uniq -c`): the
     // sender stack's own tx and rx path, which the capture cannot see, is
@@ -375,10 +376,16 @@ class BbrZeroRttTest : public testing::TestWithParam<MatrixRow> {};
 
 // What the 0 ms bundles do meet, and the reason they cannot meet the rest:
 // the per-ACK cwnd median (<= 2 %), and at every compared sample a model
-// min RTT under half the kernel's (the capture times an RTT at the veth,
-// the kernel from tcp_transmit_skb()'s departure stamp to tcp_ack(), with
-// its own stack inside: `zcat ss.log.gz | grep -o 'mrtt:[^,]*' | sort |
-// uniq -c` gives 22-49 us against the capture's 5 us).
+// min RTT below the kernel's and never within 2 % of it (the capture times
+// an RTT at the veth, the kernel from tcp_transmit_skb()'s departure stamp
+// to tcp_ack(), with its own stack inside: `zcat ss.log.gz | grep -o
+// 'mrtt:[^,]*' | sort | uniq -c` gives 22-49 us against the capture's 5
+// us). Since the timeline takes the ACKs that arrive during the initial
+// window's write at its end (the kernel's socket backlog), their RTT
+// samples carry that hold as the kernel's do: on bbr_20mbit_0ms_pfifo50
+// the model's min RTT is 43 us against 49 at 115 samples, 23 vs 27, 19 vs
+// 22, still under the kernel's; on the application-limited bundle 5 vs 41
+// us at 274 of 276.
 TEST_P(BbrZeroRttTest, CwndMedianMeetsAndMinRttIsTheCapturesOwn) {
   const MatrixRow& row = GetParam();
   const Replayed replayed = ReplayBundle(row.bundle);
@@ -386,7 +393,7 @@ TEST_P(BbrZeroRttTest, CwndMedianMeetsAndMinRttIsTheCapturesOwn) {
   const Agreement a = Compare(KernelPoints(row.bundle), replayed.model);
   EXPECT_EQ(a.compared, row.compared);
   EXPECT_EQ(a.rtt_within, 0);
-  EXPECT_EQ(a.rtt_under_half, a.compared);
+  EXPECT_EQ(a.rtt_below, a.compared);
   ASSERT_TRUE(replayed.cwnd[0].median_abs_err_pct.has_value());
   EXPECT_LE(*replayed.cwnd[0].median_abs_err_pct, 2.0);
 }
