@@ -649,6 +649,16 @@ TEST(ConformanceTest, ReorderedSegmentsFillingTheirHoleAreNoFlightAboveCwnd) {
       << ::testing::PrintToString(RulesOf(run->result));
 }
 
+// The lab's Linux 6.18 reno flow with 2 % of its data packets held
+// longer (testdata/lab/k618_reno_20ms_unpaced_20mbit_pfifo50_reorder2),
+// checked against its own tcp_probe trace.
+absl::StatusOr<CheckRun> CheckRenoReorderedBundle() {
+  const std::string dir = "lab/k618_reno_20ms_unpaced_20mbit_pfifo50_reorder2";
+  CheckOptions options;
+  options.host_state_path = TestDataPath(dir + "/tcp_probe.txt.gz");
+  return CheckInput(TestDataPath(dir), options);
+}
+
 // Linux 6.18 reno on the reordered path: its first Recovery (cwnd 183,
 // ssthresh 91) ended and a second began on the same ACK, with segments sent
 // during the first still lost (tcp_probe.txt.gz: tcp_cong_state_set
@@ -660,10 +670,7 @@ TEST(ConformanceTest, ReorderedSegmentsFillingTheirHoleAreNoFlightAboveCwnd) {
 // section 3.2's period was over. FlagsASecondReductionInOneRecoveryPeriod
 // keeps the rule firing on a sender that cuts twice in one period.
 TEST(ConformanceTest, ARecoveryReenteredAtItsEndIsANewPeriod) {
-  const std::string dir = "lab/k618_reno_20ms_unpaced_20mbit_pfifo50_reorder2";
-  CheckOptions options;
-  options.host_state_path = TestDataPath(dir + "/tcp_probe.txt.gz");
-  absl::StatusOr<CheckRun> run = CheckInput(TestDataPath(dir), options);
+  const absl::StatusOr<CheckRun> run = CheckRenoReorderedBundle();
   ASSERT_TRUE(run.ok()) << run.status();
   EXPECT_GT(run->result.acks_checked, 2000u);
   EXPECT_EQ(Find(run->result, kRuleSecondReduction), nullptr)
@@ -682,10 +689,7 @@ TEST(ConformanceTest, ARecoveryReenteredAtItsEndIsANewPeriod) {
 // TcpWithoutPrrIsFlagged keeps the rule firing on a sender that grows in
 // recovery.
 TEST(ConformanceTest, PrrBoundAdmitsTheSendersOwnLossMarking) {
-  const std::string dir = "lab/k618_reno_20ms_unpaced_20mbit_pfifo50_reorder2";
-  CheckOptions options;
-  options.host_state_path = TestDataPath(dir + "/tcp_probe.txt.gz");
-  absl::StatusOr<CheckRun> run = CheckInput(TestDataPath(dir), options);
+  const absl::StatusOr<CheckRun> run = CheckRenoReorderedBundle();
   ASSERT_TRUE(run.ok()) << run.status();
   EXPECT_GT(run->result.acks_checked, 2000u);
   EXPECT_EQ(run->result.violation_count(), 0u)
