@@ -217,8 +217,9 @@ class LabReapTest : public ::testing::Test {
     std::set<std::string> after = LabState();
     EXPECT_EQ(OwnedBy(after, killed), std::set<std::string>());
     for (const std::string& entry : after) {
-      if (before_.count(entry) == 0)
+      if (before_.count(entry) == 0) {
         EXPECT_TRUE(LabOwnerAlive(*OwnerOf(entry))) << entry;
+      }
     }
     for (pid_t child : children_) EXPECT_FALSE(ProcessLive(child)) << child;
   }

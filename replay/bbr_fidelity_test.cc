@@ -103,7 +103,7 @@ Replayed ReplayBundle(const BbrBundle& b,
   std::vector<std::unique_ptr<CongestionController>> controllers;
   controllers.push_back(std::make_unique<LinuxBbr>(bbr_options));
   ReplayEngine engine({Spec(b.phase)}, std::move(controllers),
-                      ReplayFlowFacts{b.ecn, 1448});
+                      ReplayFlowFacts{b.ecn, 1448, std::nullopt});
   const auto& bbr = static_cast<const LinuxBbr&>(engine.controller(0));
   Replayed out;
   ReplayOptions options;

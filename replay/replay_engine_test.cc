@@ -78,7 +78,7 @@ TEST(ReplayEngineTest, ControllersNeverSeeTheFuture) {
   controllers.push_back(std::make_unique<WatchingController>(
       *MakeController("reno:linux"), &latest_us));
   ReplayEngine engine({"reno:linux"}, std::move(controllers),
-                      {EcnMode::kRfc3168, 1448});
+                      {EcnMode::kRfc3168, 1448, std::nullopt});
   for (const TimelineEvent& e : events) {
     engine.OnEvent(e);
     // Nothing the controller was told is later than the event replayed.
@@ -121,8 +121,8 @@ TEST(ReplayEngineTest, RestartAfterIdleShrinksAGrownWindow) {
   CCREPLAY_PATH_OR_SKIP(path,
                         GopacketTestData("pcapgo/tests/le/test301.pcapng"));
   const std::vector<TimelineEvent> events = Timeline(path);
-  ReplayEngine engine =
-      *ReplayEngine::Create({"reno:linux"}, {EcnMode::kNone, 1452});
+  ReplayEngine engine = *ReplayEngine::Create(
+      {"reno:linux"}, {EcnMode::kNone, 1452, std::nullopt});
   int restarts_over_rto = 0;
   for (const TimelineEvent& e : events) {
     const uint64_t before = engine.controller(0).cwnd_bytes();
@@ -149,8 +149,8 @@ TEST(ReplayEngineTest, RestartAfterIdleShrinksAGrownWindow) {
 TEST(ReplayEngineTest, HeldAcksGrowOnlyWhereTheModelsWindowWasFull) {
   CCREPLAY_PATH_OR_SKIP(path, SharedTestData("tcp/zeek-tcprs_fast019.pcap"));
   const std::vector<TimelineEvent> events = Timeline(path);
-  ReplayEngine engine =
-      *ReplayEngine::Create({"reno:linux"}, {EcnMode::kNone, 1434});
+  ReplayEngine engine = *ReplayEngine::Create(
+      {"reno:linux"}, {EcnMode::kNone, 1434, std::nullopt});
   int held = 0, grew = 0, would_have_grown = 0;
   uint64_t prior_sacked_bytes = 0;  // As the engine keeps it.
   for (const TimelineEvent& e : events) {
@@ -166,7 +166,8 @@ TEST(ReplayEngineTest, HeldAcksGrowOnlyWhereTheModelsWindowWasFull) {
     // The same ACK counted as cwnd-limited, as before this rule.
     std::unique_ptr<CongestionController> limited =
         engine.controller(0).Clone();
-    AckEvent ack = ToAckEvent(e, {EcnMode::kNone, 1434}, prior_sacked_bytes);
+    AckEvent ack =
+        ToAckEvent(e, {EcnMode::kNone, 1434, std::nullopt}, prior_sacked_bytes);
     prior_sacked_bytes = e.sacked_bytes;
     EXPECT_FALSE(ack.cwnd_limited);
     ack.cwnd_limited = true;
@@ -186,8 +187,9 @@ TEST(ReplayEngineTest, HeldAcksGrowOnlyWhereTheModelsWindowWasFull) {
 TEST(ReplayEngineTest, TruncatingTheTimelineLeavesEarlierOutputsUnchanged) {
   const std::vector<TimelineEvent> events = Timeline(kRenoLab);
   auto run = [&events](size_t count) {
-    ReplayEngine engine = *ReplayEngine::Create(
-        {"reno:linux", "cubic:linux", "prague:v05"}, {EcnMode::kRfc3168, 1448});
+    ReplayEngine engine =
+        *ReplayEngine::Create({"reno:linux", "cubic:linux", "prague:v05"},
+                              {EcnMode::kRfc3168, 1448, std::nullopt});
     std::vector<uint64_t> cwnd;
     for (size_t i = 0; i < count; ++i) {
       engine.OnEvent(events[i]);
@@ -219,21 +221,25 @@ TEST(ReplayEngineTest, NewlyDeliveredBytesCountSackedDataOnce) {
   // The timeline's MSS is the sender's own (from the handshake on, lowered
   // as Prague v0.7 does): it wins over the handshake value.
   e.mss_bytes = 1432;
-  const AckEvent rfc3168 = ToAckEvent(e, {EcnMode::kRfc3168, 1448}, 1000);
+  const AckEvent rfc3168 =
+      ToAckEvent(e, {EcnMode::kRfc3168, 1448, std::nullopt}, 1000);
   EXPECT_EQ(rfc3168.bytes_acked, 2500u);
   EXPECT_EQ(rfc3168.time_us, 5000);
   EXPECT_TRUE(rfc3168.ece);
   EXPECT_EQ(rfc3168.packets_ce, 0u);
   EXPECT_FALSE(rfc3168.cwnd_limited);
   EXPECT_EQ(rfc3168.mss_bytes, 1432u);
-  const AckEvent accecn = ToAckEvent(e, {EcnMode::kAccEcn, 0}, 1000);
+  const AckEvent accecn =
+      ToAckEvent(e, {EcnMode::kAccEcn, 0, std::nullopt}, 1000);
   EXPECT_FALSE(accecn.ece);
   EXPECT_EQ(accecn.packets_ce, 2u);
   EXPECT_EQ(accecn.mss_bytes, 1432u);
   // Before the timeline knows the MSS, the handshake's stands in.
   e.mss_bytes = 0;
-  EXPECT_EQ(ToAckEvent(e, {EcnMode::kRfc3168, 1448}, 1000).mss_bytes, 1448u);
-  EXPECT_FALSE(ToAckEvent(e, {EcnMode::kNone, 0}, 0).ece);
+  EXPECT_EQ(
+      ToAckEvent(e, {EcnMode::kRfc3168, 1448, std::nullopt}, 1000).mss_bytes,
+      1448u);
+  EXPECT_FALSE(ToAckEvent(e, {EcnMode::kNone, 0, std::nullopt}, 0).ece);
 }
 
 TEST(ReplayEngineTest, OnlyEpisodeStartsAreLosses) {

@@ -333,17 +333,17 @@ std::string ControllerOf(const TcpInput& input, const Flow& flow) {
 
 absl::StatusOr<std::optional<QuicInput>> ResolveQuicInput(
     const std::string& path, bool qlog_flag, const std::string& flow) {
-  if (qlog_flag) return QuicInput{path, flow, {}};
+  if (qlog_flag) return QuicInput{path, flow, {}, std::nullopt, ""};
   absl::StatusOr<InputClass> kind = ClassifyInput(path);
   if (!kind.ok()) return kind.status();
-  if (IsQlog(kind->kind)) return QuicInput{path, flow, {}};
+  if (IsQlog(kind->kind)) return QuicInput{path, flow, {}, std::nullopt, ""};
   if (kind->kind != InputKind::kBundleDirectory) return std::nullopt;
   absl::StatusOr<Bundle> bundle = ReadBundle(path);
   if (!bundle.ok()) return bundle.status();
   absl::StatusOr<std::string> qlog = BundleServerQlog(*bundle, flow);
   if (!qlog.ok()) return qlog.status();
   if (qlog->empty()) return std::nullopt;
-  QuicInput input{*qlog, "", {}};
+  QuicInput input{*qlog, "", {}, std::nullopt, ""};
   if (!bundle->complete())
     input.warnings.push_back(IncompleteBundleWarning(*bundle));
   absl::StatusOr<std::optional<int64_t>> epoch_ns =
@@ -557,7 +557,7 @@ absl::StatusOr<ReplayResult> ReplayQuicTrace(const HostStateLog& log,
   }
   // QUIC ECN counts are packet counts, the form AccECN gives them.
   absl::StatusOr<ReplayEngine> engine =
-      ReplayEngine::Create(specs, {EcnMode::kAccEcn, 0});
+      ReplayEngine::Create(specs, {EcnMode::kAccEcn, 0, std::nullopt});
   if (!engine.ok()) return engine.status();
   ReplayDiff diff(*std::move(engine), *captured, start_us, end_us, options);
   QuicTimelineStats stats = BuildQuicTimeline(
