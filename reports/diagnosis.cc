@@ -210,6 +210,18 @@ std::string CannotTellSentences(const EvidenceQuality& quality) {
   return out;
 }
 
+// The bandwidth-delay product in packets of the flow's largest payload;
+// under ten packets with one decimal, under one packet in bytes (a LAN
+// path's 0.04 packets is not "0 packets").
+std::string BdpText(double bdp_bytes, uint32_t payload_bytes) {
+  if (payload_bytes == 0 || bdp_bytes < payload_bytes)
+    return absl::StrCat("BDP ", Figure(bdp_bytes, 0, " bytes"),
+                        payload_bytes == 0 ? "" : ", under one packet");
+  const double packets = bdp_bytes / payload_bytes;
+  return absl::StrCat("BDP ",
+                      Figure(packets, packets < 10 ? 1 : 0, " packets"));
+}
+
 // Utilization (when the receiver's ACKs were seen), what the evidence
 // cannot tell, then the leading finding.
 std::string Verdict(const DiagnosisInput& in, const PathEstimates& est,
@@ -219,16 +231,13 @@ std::string Verdict(const DiagnosisInput& in, const PathEstimates& est,
   if (quality.both_directions && est.bottleneck_rate_bps > 0) {
     verdict = absl::StrFormat(
         "The flow delivered %s, %s of the %s the path showed it could "
-        "carry%s (base RTT %s, BDP %s packets).",
+        "carry%s (base RTT %s, %s).",
         Mbps(in.summary.goodput_bps), UtilizationText(in, est),
         Mbps(est.bottleneck_rate_bps),
         est.rate_is_lower_bound ? " (a lower bound: the path never looked busy)"
                                 : "",
         Figure(est.base_rtt_s * 1e3, 2, " ms"),
-        Figure(in.summary.max_payload_bytes > 0
-                   ? est.bdp_bytes / in.summary.max_payload_bytes
-                   : 0.0,
-               0));
+        BdpText(est.bdp_bytes, in.summary.max_payload_bytes));
   }
   const std::string cannot_tell = CannotTellSentences(quality);
   if (!cannot_tell.empty())
