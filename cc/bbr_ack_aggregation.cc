@@ -34,9 +34,9 @@ void BbrAckAggregation::Update(bool round_start, uint32_t window_rounds,
   extra_acked_[window_index_] = std::max(extra_acked_[window_index_], extra);
 }
 
-uint32_t BbrAckAggregation::Cwnd(uint32_t bw) const {
+uint32_t BbrAckAggregation::Cwnd(uint32_t bw, uint32_t max_us) const {
   const auto max_aggr_cwnd =
-      static_cast<uint32_t>(uint64_t{bw} * kMaxUs / kBwUnit);
+      static_cast<uint32_t>(uint64_t{bw} * max_us / kBwUnit);
   return std::min(extra_acked(), max_aggr_cwnd);
 }
 

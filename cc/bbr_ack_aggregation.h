@@ -35,9 +35,9 @@ class BbrAckAggregation {
   uint32_t extra_acked() const {
     return std::max(extra_acked_[0], extra_acked_[1]);
   }
-  // bbr_ack_aggregation_cwnd() with extra_acked_gain = 1: at most 100 ms
-  // of `bw`.
-  uint32_t Cwnd(uint32_t bw) const;
+  // bbr_ack_aggregation_cwnd() with extra_acked_gain = 1: at most
+  // `max_us` (bbr_extra_acked_max_us, 100 ms) of `bw`.
+  uint32_t Cwnd(uint32_t bw, uint32_t max_us = kMaxUs) const;
 
  private:
   int64_t epoch_start_us_ = 0;

@@ -105,7 +105,7 @@ void LinuxBbr::CongControl(const AckEvent& ack, uint32_t acked,
   // bbr_main() -> bbr_update_model().
   UpdateBw(rs);
   if (rs.acked_sacked > 0 && rs.delivered >= 0 && rs.interval_us > 0) {
-    ack_aggregation_.Update(round_start_, BbrAckAggregation::kWindowRounds,
+    ack_aggregation_.Update(round_start_, bbr_options_.extra_acked_win_rounds,
                             delivered_mstamp_us_, bw(), rs.acked_sacked,
                             snd_cwnd_);
   }
@@ -249,7 +249,7 @@ void LinuxBbr::CheckFullBwReached(const RateSample& rs) {
     return;
   }
   ++full_bw_cnt_;
-  full_bw_reached_ = full_bw_cnt_ >= kFullBwCount;
+  full_bw_reached_ = full_bw_cnt_ >= bbr_options_.full_bw_cnt;
 }
 
 void LinuxBbr::CheckDrain() {
@@ -270,7 +270,8 @@ void LinuxBbr::UpdateMinRtt(const RateSample& rs) {
     min_rtt_us_ = static_cast<uint32_t>(rs.rtt_us);
     min_rtt_stamp_us_ = now_us();
   }
-  if (filter_expired && !idle_restart_ && mode_ != BbrMode::kProbeRtt) {
+  if (bbr_options_.probe_rtt_mode_us > 0 && filter_expired && !idle_restart_ &&
+      mode_ != BbrMode::kProbeRtt) {
     mode_ = BbrMode::kProbeRtt;  // dip, drain the queue
     SaveCwnd();
     probe_rtt_done_stamp_us_.reset();
@@ -279,7 +280,7 @@ void LinuxBbr::UpdateMinRtt(const RateSample& rs) {
     // Hold at most 4 packets for max(200 ms, one round).
     if (!probe_rtt_done_stamp_us_.has_value() &&
         packets_in_flight() <= kCwndMinTarget) {
-      probe_rtt_done_stamp_us_ = now_us() + kProbeRttModeUs;
+      probe_rtt_done_stamp_us_ = now_us() + bbr_options_.probe_rtt_mode_us;
       probe_rtt_round_done_ = false;
       next_rtt_delivered_ = delivered_packets();
     } else if (probe_rtt_done_stamp_us_.has_value()) {
@@ -382,7 +383,9 @@ void LinuxBbr::SetCwnd(const RateSample& rs, uint32_t bw, uint32_t gain) {
                         &cwnd)) {
     // bbr_ack_aggregation_cwnd(), only once the pipe was full in v1.
     const uint32_t aggregation =
-        full_bw_reached_ ? ack_aggregation_.Cwnd(bw) : 0;
+        full_bw_reached_
+            ? ack_aggregation_.Cwnd(bw, bbr_options_.extra_acked_max_us)
+            : 0;
     uint32_t target = Bdp(bw, gain) + aggregation;
     target = QuantizationBudget(target);
     // Slow start toward the target; cut to it only once the pipe was full.

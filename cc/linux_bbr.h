@@ -49,6 +49,17 @@ struct LinuxBbrOptions {
   // The gain-cycle phase every entry into PROBE_BW starts in: the kernel
   // sets cycle_idx = 7 - rand(7) and advances it, so one of 0, 2..7.
   uint32_t start_phase = 2;
+  // tcp_bbr.c's constants that a counterfactual varies (spec options
+  // probe_rtt_ms=, full_bw_cnt=, extra_acked_win=, extra_acked_max_ms=):
+  // bbr_probe_rtt_mode_ms (200; 0 turns PROBE_RTT off, as the kernel's
+  // "bbr_probe_rtt_mode_ms > 0" test in bbr_update_min_rtt() does),
+  // bbr_full_bw_cnt (3 rounds), bbr_extra_acked_win_rtts (5 rounds; the
+  // kernel's 5-bit round counter saturates at 31, so 32 or more never ages
+  // the estimate) and bbr_extra_acked_max_us (100 ms).
+  int64_t probe_rtt_mode_us = 200'000;
+  uint32_t full_bw_cnt = 3;
+  uint32_t extra_acked_win_rounds = 5;
+  uint32_t extra_acked_max_us = 100'000;
 };
 
 // lib/win_minmax.c: Kathleen Nichols' windowed max, keeping the best,

@@ -16,7 +16,13 @@ constexpr int64_t kRttUs = 10'000;
 class BbrDriver {
  public:
   explicit BbrDriver(uint32_t start_phase = 2)
-      : bbr_(LinuxBbrOptions{ControllerOptions{}, start_phase}) {}
+      : bbr_(OptionsWithPhase(start_phase)) {}
+  explicit BbrDriver(const LinuxBbrOptions& options) : bbr_(options) {}
+  static LinuxBbrOptions OptionsWithPhase(uint32_t start_phase) {
+    LinuxBbrOptions options;
+    options.start_phase = start_phase;
+    return options;
+  }
 
   // An ACK at `now_us` of `acked` packets leaving `in_flight` packets, whose
   // newest packet was sent when `prior_delivered` packets had been
@@ -351,6 +357,93 @@ TEST(LinuxBbrTest, NoLongTermModeUnderTwentyPercentLoss) {
     ASSERT_FALSE(d.bbr().lt_use_bw()) << i;
     ASSERT_EQ(d.bbr().lt_bw(), 0u) << i;
   }
+}
+
+// The counterfactuals' knobs (LinuxBbrOptions), each one of tcp_bbr.c's
+// constants. bbr_full_bw_cnt = 5: the rounds of
+// StartupEndsAfterThreeRoundsWithoutTwentyFivePercentGrowth, whose third
+// round without 25 % growth (round 6) ended STARTUP, now need two more.
+TEST(LinuxBbrTest, FullBwCntGivesStartupMoreRounds) {
+  LinuxBbrOptions options;
+  options.full_bw_cnt = 5;
+  BbrDriver d(options);
+  int64_t now = 0;
+  for (int64_t packets : {10, 20, 40, 49, 49, 49, 49}) {
+    d.Ack(now += kRttUs, 10, 200, packets, kRttUs, true);
+    EXPECT_FALSE(d.bbr().full_bw_reached()) << d.bbr().round_count();
+  }
+  d.Ack(now += kRttUs, 10, 200, 49, kRttUs, true);
+  EXPECT_TRUE(d.bbr().full_bw_reached());
+  EXPECT_EQ(d.bbr().round_count(), 8u);
+  EXPECT_EQ(d.bbr().mode(), BbrMode::kDrain);
+}
+
+// bbr_probe_rtt_mode_ms = 0: bbr_update_min_rtt() still takes the expired
+// filter's sample as the min RTT, but never enters PROBE_RTT (its test is
+// "bbr_probe_rtt_mode_ms > 0 && filter_expired && ..."), so cwnd keeps its
+// cruise value where the default drops to 4
+// (ProbeRttAfterTenSecondsWithoutANewMinRttHoldsFourPackets).
+TEST(LinuxBbrTest, ProbeRttMsZeroNeverEntersProbeRtt) {
+  LinuxBbrOptions options;
+  options.probe_rtt_mode_us = 0;
+  BbrDriver d(options);
+  int64_t now = ReachProbeBw(d);
+  for (int i = 0; i < 3; ++i) d.Ack(now += 3000, 1, 60, 49, kRttUs, false);
+  const uint32_t cruising_cwnd = d.bbr().snd_cwnd();
+  const int64_t min_rtt_stamp = now;
+  while (now <= min_rtt_stamp + LinuxBbr::kMinRttWindowUs + 50'000) {
+    d.Ack(now += 5000, 1, 60, 49, kRttUs, false, 12'000);
+    EXPECT_NE(d.bbr().mode(), BbrMode::kProbeRtt);
+  }
+  EXPECT_EQ(d.bbr().min_rtt_us(), 12'000u);
+  EXPECT_EQ(d.bbr().mode(), BbrMode::kProbeBw);
+  EXPECT_GE(d.bbr().snd_cwnd(), cruising_cwnd);
+}
+
+// bbr_extra_acked_max_us = 1 ms: the allowance added to cwnd is at most
+// floor(82208 x 1000 / 2^24) = 4 packets of the 16 extra_acked holds, so
+// CwndSettlesAtTwiceTheBdpPlusQuanta's 98 + 16 + 12 = 126 becomes
+// 98 + 4 + 12 = 114.
+TEST(LinuxBbrTest, ExtraAckedMaxCapsTheAllowance) {
+  LinuxBbrOptions options;
+  options.extra_acked_max_us = 1000;
+  BbrDriver d(options);
+  int64_t now = ReachProbeBw(d);
+  EXPECT_EQ(d.bbr().extra_acked(), 16u);
+  for (int i = 0; i < 12; ++i) d.Ack(now += 1021, 5, 60, 49, kRttUs, false);
+  EXPECT_EQ(d.bbr().snd_cwnd(), 114u);
+}
+
+// bbr_extra_acked_win_rtts: with the default 5 the burst's 40 packets of
+// extra_acked age out within 10 rounds of ACKs at the estimated rate once
+// a late ACK has restarted the aggregation epoch; at
+// 32 the kernel's 5-bit round counter (capped at 31) never reaches the
+// window, and the 40 stay.
+TEST(LinuxBbrTest, ExtraAckedWindowOf32NeverAges) {
+  LinuxBbrOptions kept_options;
+  kept_options.extra_acked_win_rounds = 32;
+  BbrDriver ageing;
+  BbrDriver kept(kept_options);
+  for (BbrDriver* d : {&ageing, &kept}) {
+    int64_t now = ReachProbeBw(*d);
+    d->Ack(now += 20'000, 40, 0, 49, kRttUs, false);
+    EXPECT_EQ(d->bbr().extra_acked(), 40u);
+    // An ACK behind the rate restarts the epoch (1 acked <= 98 expected).
+    d->Ack(now += 20'000, 1, 60, 49, kRttUs, true);
+    for (int i = 0; i < 40; ++i) d->Ack(now += 1021, 5, 60, 49, kRttUs, true);
+  }
+  EXPECT_LT(ageing.bbr().extra_acked(), 40u);
+  EXPECT_EQ(kept.bbr().extra_acked(), 40u);
+}
+
+TEST(LinuxBbrTest, RegistryTakesTheCounterfactualOptions) {
+  EXPECT_TRUE(MakeController("bbr:linux,probe_rtt_ms=0,full_bw_cnt=6,"
+                             "extra_acked_win=32,extra_acked_max_ms=150")
+                  .ok());
+  EXPECT_FALSE(MakeController("bbr:linux,full_bw_cnt=0").ok());
+  EXPECT_FALSE(MakeController("bbr:linux,extra_acked_win=0").ok());
+  EXPECT_FALSE(MakeController("bbr:linux,extra_acked_max_ms=5000").ok());
+  EXPECT_FALSE(MakeController("bbr:linux,probe_rtt_ms=-1").ok());
 }
 
 TEST(LinuxBbrTest, RegistryBuildsItAndRejectsPhaseOne) {

@@ -260,6 +260,23 @@ absl::StatusOr<std::unique_ptr<CongestionController>> MakeLinuxBbr(
                     "0 or 2..7 (the kernel never starts PROBE_BW in phase 1)");
   }
   options.start_phase = *phase;
+  // Counterfactuals' knobs (LinuxBbrOptions): tcp_bbr.c's constants.
+  absl::StatusOr<uint32_t> probe_rtt_ms = ParseCount(values, "probe_rtt_ms", 0);
+  if (!probe_rtt_ms.ok()) return probe_rtt_ms.status();
+  options.probe_rtt_mode_us = int64_t{*probe_rtt_ms} * 1000;
+  absl::StatusOr<uint32_t> full_bw_cnt = ParseCount(values, "full_bw_cnt", 1);
+  if (!full_bw_cnt.ok()) return full_bw_cnt.status();
+  options.full_bw_cnt = *full_bw_cnt;
+  absl::StatusOr<uint32_t> win = ParseCount(values, "extra_acked_win", 1);
+  if (!win.ok()) return win.status();
+  options.extra_acked_win_rounds = *win;
+  absl::StatusOr<uint32_t> max_ms = ParseCount(values, "extra_acked_max_ms", 0);
+  if (!max_ms.ok()) return max_ms.status();
+  if (*max_ms > 4000) {
+    return BadValue("extra_acked_max_ms", values.at("extra_acked_max_ms"),
+                    "at most 4000 (bw x time must fit the kernel's u32)");
+  }
+  options.extra_acked_max_us = *max_ms * 1000;
   return std::make_unique<LinuxBbr>(options);
 }
 
@@ -387,6 +404,10 @@ std::vector<ProfileDef> StackProfiles() {
         [] {
           auto options = BaseOptions(false);
           options.push_back({"phase", "2"});
+          options.push_back({"probe_rtt_ms", "200"});
+          options.push_back({"full_bw_cnt", "3"});
+          options.push_back({"extra_acked_win", "5"});
+          options.push_back({"extra_acked_max_ms", "100"});
           return options;
         }()},
        MakeLinuxBbr},

@@ -39,6 +39,10 @@ SimulationConfig ConfigFor(const FittedPath& path) {
   config.base_rtt_ns = path.base_rtt_ns;
   config.buffer_bytes = path.buffer_bytes;
   config.ce_sojourn_threshold_ns = path.ce_sojourn_threshold_ns;
+  if (path.rate_step_ns >= 0) {
+    config.rate_step_ns = path.rate_step_ns;
+    config.rate_after_step_bps = path.rate_after_step_bps;
+  }
   return config;
 }
 
@@ -52,7 +56,29 @@ absl::StatusOr<std::unique_ptr<Simulation>> Run(const SimulationConfig& config,
 
 }  // namespace
 
+double FittedPath::CapacityBytes() const {
+  const double run_s = duration_ns * 1e-9;
+  if (rate_step_ns < 0 || rate_step_ns >= duration_ns) {
+    return rate_bps / 8.0 * run_s;
+  }
+  const double step_s = rate_step_ns * 1e-9;
+  return (rate_bps * step_s + rate_after_step_bps * (run_s - step_s)) / 8.0;
+}
+
 std::string FittedPath::Describe() const {
+  std::string extra;
+  if (rate_step_ns >= 0) {
+    extra += absl::StrFormat(", the rate %.2f Mb/s from %.3f s",
+                             rate_after_step_bps / 1e6, rate_step_ns / 1e9);
+  }
+  if (ack_hold_ns > 0 && ack_hold_period_ns > 0) {
+    extra += absl::StrFormat(", ACKs held %.0f ms of every %.0f ms",
+                             ack_hold_ns / 1e6, ack_hold_period_ns / 1e6);
+  }
+  return absl::StrCat(DescribeFit(), extra);
+}
+
+std::string FittedPath::DescribeFit() const {
   return absl::StrFormat(
       "%.2f Mb/s, base RTT %.2f ms, buffer %d bytes, %s, an ACK every %d "
       "segments or after %s, %.1f s simulated",
@@ -193,11 +219,13 @@ absl::StatusOr<double> SimulatedUtilization(const FittedPath& path,
   flow.pacing = parsed->family == "prague";
   flow.ack_every = path.ack_every;
   flow.delayed_ack_ns = path.delayed_ack_ns;
+  flow.ack_hold_ns = path.ack_hold_ns;
+  flow.ack_hold_period_ns = path.ack_hold_period_ns;
   config.flows.push_back(flow);
   absl::StatusOr<std::unique_ptr<Simulation>> sim =
       Run(config, path.duration_ns);
   if (!sim.ok()) return sim.status();
-  const double capacity_bytes = path.rate_bps / 8.0 * path.duration_ns * 1e-9;
+  const double capacity_bytes = path.CapacityBytes();
   return capacity_bytes > 0
              ? (*sim)->flow_stats(0).egress_bytes / capacity_bytes
              : 0;

@@ -33,8 +33,22 @@ struct FittedPath {
   // held (FlowObserver::AckHoldUs), else Linux's TCP_DELACK_MIN (40 ms).
   int64_t delayed_ack_ns = 40'000'000;
   bool delayed_ack_measured = false;
+  // What a BBR finding's counterfactual adds to the fit (FitPath sets
+  // neither): the rate becomes `rate_after_step_bps` at `rate_step_ns`
+  // (-1: never), as SimulationConfig::rate_step_ns; ACKs held for
+  // `ack_hold_ns` of every `ack_hold_period_ns` (0: none), as
+  // FlowConfig::ack_hold_ns.
+  int64_t rate_step_ns = -1;
+  int64_t rate_after_step_bps = 0;
+  int64_t ack_hold_ns = 0;
+  int64_t ack_hold_period_ns = 0;
 
+  // What the link could carry over the run, in bytes (the step included).
+  double CapacityBytes() const;
   std::string Describe() const;  // "20.0 Mb/s, base RTT 21.8 ms, ..."
+
+ private:
+  std::string DescribeFit() const;  // Describe() without the additions
 };
 
 // What the fit takes from the flow besides its estimates.

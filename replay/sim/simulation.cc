@@ -404,7 +404,9 @@ void Simulation::OnAppWrite(uint32_t i) {
   if (now_ns_ >= config.app_limited_until_ns) {
     flows_[i].sender.OnAppWrite(Sender::kUnlimitedBytes);
   } else {
-    flows_[i].sender.OnAppWrite(config.app_write_bytes);
+    const uint64_t first =
+        now_ns_ == config.start_ns ? config.app_first_write_bytes : 0;
+    flows_[i].sender.OnAppWrite(first + config.app_write_bytes);
     const int64_t next_ns =
         now_ns_ +
         static_cast<int64_t>(8.0 * config.app_write_bytes * 1e9 /

@@ -71,6 +71,11 @@ struct FlowConfig {
   int64_t app_rate_bps = 0;
   int64_t app_limited_until_ns = 0;
   uint32_t app_write_bytes = 16384;
+  // With app_rate_bps: a first write of this many bytes at the flow's
+  // start, before the writes at the rate (which queue behind it): a bulk
+  // phase that measures the path, then the application-limited one. 0:
+  // none.
+  uint64_t app_first_write_bytes = 0;
   // The receiver's advertised window; 0: unlimited (a bulk sender is then
   // bounded by cwnd alone).
   uint64_t receive_window_bytes = 0;

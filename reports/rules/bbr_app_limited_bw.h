@@ -1,11 +1,17 @@
-// bbr_app_limited_bw: after an application-limited phase, bbr:linux's
-// bandwidth estimate stayed well below the path's rate for rounds while
-// the flow had data to send. tcp_bbr.c bbr_update_bw() (Linux 6.18) lets
-// an application-limited rate sample (tcp_rate.c) into the 10-round max
-// filter only when it does not lower the estimate, so the estimate leaving
-// such a phase is the phase's best sample, not the path's rate; STARTUP
-// regains the rate in a few rounds (its gain of 2.89 triples the rate per
-// round), PROBE_BW only by 25 % per 8-round gain cycle.
+// bbr_app_limited_bw: the bandwidth estimate a BBR sender resumed with
+// after an application-limited phase was the application's rate, not the
+// path's. Linux 6.18 tcp_bbr.c bbr_update_bw() passes an application-
+// limited rate sample (tcp_rate.c) to the 10-round max filter only when it
+// is at least the filter's max ("to continue to send at the last measured
+// network rate"), and with no sample passed, minmax_running_max() never
+// runs and nothing in the filter ages: an application-limited phase never
+// lowers the estimate, however long it lasts. So a kept application-
+// limited sample under-estimates the path only when the filter held no
+// measurement of the path above it: the flow was application-limited from
+// its start. It is then still in STARTUP (bbr_check_full_bw_reached()
+// skips application-limited rounds), whose gain of 2.89 regains the path
+// in log_2.89 of the shortfall rounds: the finding (info) gives those
+// rounds and the delivery they cost against the path's rate.
 #ifndef CCREPLAY_REPORTS_RULES_BBR_APP_LIMITED_BW_H_
 #define CCREPLAY_REPORTS_RULES_BBR_APP_LIMITED_BW_H_
 

@@ -1,11 +1,14 @@
 #include "reports/rules/bbr_probe_rtt_stall.h"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_format.h"
+#include "reports/rules/bbr_counterfactual.h"
+#include "reports/rules/rule_helpers.h"
 
 namespace ccreplay {
 namespace {
@@ -57,6 +60,19 @@ std::vector<ProbeRttEntry> ProbeRttEntries(const RuleContext& x) {
     entries.push_back(e);
   }
   return entries;
+}
+
+// The counterfactual: the same fitted path without PROBE_RTT
+// (bbr_probe_rtt_mode_ms = 0, which bbr_update_min_rtt() tests); nullopt
+// without a fitted path.
+std::optional<std::string> ClosedLoop(const RuleContext& x) {
+  const int c = BbrControllerIndex(x);
+  if (c < 0 || !x.evidence->path.has_value()) return std::nullopt;
+  const std::optional<BbrCounterfactual> cf = RunBbrCounterfactual(
+      *x.evidence->path, x.evidence->replay->controllers[c].spec,
+      {{"probe_rtt_ms", "0"}}, x.packet_bytes);
+  if (!cf.has_value()) return std::nullopt;
+  return DescribeBbrCounterfactual(*cf, "without PROBE_RTT");
 }
 
 }  // namespace
@@ -115,6 +131,9 @@ void BbrProbeRttStallRule::Check(const RuleContext& x, RuleOutput* out) const {
       "Linux 6.18 tcp_bbr.c: PROBE_RTT every bbr_min_rtt_win_sec = 10 s "
       "without a lower RTT sample, cwnd bbr_cwnd_min_target = 4 for "
       "max(200 ms, one round)");
+  if (std::optional<std::string> cf = ClosedLoop(x)) {
+    f.evidence.push_back(std::move(*cf));
+  }
   out->findings.push_back(std::move(f));
 }
 

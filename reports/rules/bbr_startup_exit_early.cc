@@ -7,7 +7,10 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "reports/rules/bbr_counterfactual.h"
+#include "reports/rules/rule_helpers.h"
 
 namespace ccreplay {
 namespace {
@@ -18,6 +21,8 @@ namespace {
 constexpr double kEarlyShare = 0.8;
 // The later estimate counts as reached at 95 % of it.
 constexpr double kReachedShare = 0.95;
+// tcp_bbr.c bbr_full_bw_thresh: growth under 25 % counts as none.
+constexpr double kFullBwGrowth = 1.25;
 
 // The record at which full-bandwidth detection ended STARTUP.
 std::optional<size_t> StartupExit(const BbrStateTrace& trace) {
@@ -43,6 +48,58 @@ size_t FirstReaching(const BbrStateTrace& trace, size_t from, double bps) {
     ++i;
   }
   return i;
+}
+
+// The closed-loop counterfactual: the fitted path at the exit's estimate,
+// stepping to the later one when the estimate first grew 25 % past the
+// exit's (the path's rate had risen by then), with the replayed spec and
+// with full-bandwidth detection given the rounds from the exit to that
+// rise on top of its 3 (bbr_full_bw_cnt): a STARTUP that lasted until the
+// rate rose. nullopt without a fitted path or a rise.
+std::optional<std::string> ClosedLoop(const RuleContext& x, size_t exit,
+                                      double later_bps) {
+  const int c = BbrControllerIndex(x);
+  if (c < 0 || !x.evidence->path.has_value()) return std::nullopt;
+  const BbrStateTrace& trace = *x.bbr;
+  const BbrStateRecord& at_exit = trace.records[exit];
+  const size_t rise =
+      FirstReaching(trace, exit, at_exit.max_bw_bps * kFullBwGrowth);
+  if (trace.records[rise].max_bw_bps < at_exit.max_bw_bps * kFullBwGrowth) {
+    return std::nullopt;
+  }
+  FittedPath path = *x.evidence->path;
+  // The fitted flow starts at 0, the report's clock at the SYN, a base RTT
+  // earlier.
+  const double rise_s = BbrRecordTime(x, trace.records[rise]);
+  path.rate_bps = static_cast<int64_t>(at_exit.max_bw_bps);
+  path.rate_after_step_bps = static_cast<int64_t>(later_bps);
+  path.rate_step_ns = std::max<int64_t>(
+      0, static_cast<int64_t>(rise_s * 1e9) - path.base_rtt_ns);
+  const uint32_t rounds =
+      LinuxBbr::kFullBwCount +
+      (trace.records[rise].round_count - at_exit.round_count);
+  const std::optional<BbrCounterfactual> cf = RunBbrCounterfactual(
+      path, x.evidence->replay->controllers[c].spec,
+      {{"full_bw_cnt", absl::StrCat(rounds)}}, x.packet_bytes);
+  if (!cf.has_value()) return std::nullopt;
+  return DescribeBbrCounterfactual(
+      *cf, absl::StrFormat("full-bandwidth detection after %d rounds without "
+                           "25%% growth, lasting until the rate rose",
+                           static_cast<int>(rounds)));
+}
+
+// The path's estimated rate and the closed-loop counterfactual.
+void AddPathEvidence(const RuleContext& x, size_t exit, double later_bps,
+                     Finding& f) {
+  if (x.estimates->bottleneck_rate_bps > 0) {
+    f.evidence.push_back(absl::StrFormat(
+        "the path's estimated bottleneck rate: %.2f Mbit/s%s",
+        x.estimates->bottleneck_rate_bps / 1e6,
+        x.estimates->rate_is_lower_bound ? " (a lower bound)" : ""));
+  }
+  if (std::optional<std::string> cf = ClosedLoop(x, exit, later_bps)) {
+    f.evidence.push_back(std::move(*cf));
+  }
 }
 
 }  // namespace
@@ -99,12 +156,7 @@ void BbrStartupExitEarlyRule::Check(const RuleContext& x,
       "%.2f Mbit/s; its max bw reaches %.2f Mbit/s at %.3f s",
       static_cast<int>(at_exit.round_count), t_exit, at_exit.max_bw_bps / 1e6,
       reached.max_bw_bps / 1e6, t_reached));
-  if (x.estimates->bottleneck_rate_bps > 0) {
-    f.evidence.push_back(absl::StrFormat(
-        "the path's estimated bottleneck rate: %.2f Mbit/s%s",
-        x.estimates->bottleneck_rate_bps / 1e6,
-        x.estimates->rate_is_lower_bound ? " (a lower bound)" : ""));
-  }
+  AddPathEvidence(x, *exit, later_bps, f);
   out->findings.push_back(std::move(f));
 }
 

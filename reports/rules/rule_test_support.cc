@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <cstdio>
+
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
@@ -60,6 +62,35 @@ bool MethodSays(const DiagnoseRun& run, const std::string& text) {
     if (absl::StrContains(line, text)) return true;
   }
   return false;
+}
+
+bool ParseCounterfactual(const proto::Finding& f, CounterfactualFigures* out) {
+  for (const std::string& line : f.evidence()) {
+    if (line.rfind("closed-loop counterfactual", 0) != 0) continue;
+    const size_t at = line.find("): utilization ");
+    if (at == std::string::npos) return false;
+    char spec[128] = {0};
+    if (std::sscanf(line.c_str() + at,
+                    "): utilization %lf%% with %*s %lf%% with %127s",
+                    &out->base_pct, &out->counterfactual_pct, spec) != 3) {
+      return false;
+    }
+    out->spec = spec;
+    return true;
+  }
+  return false;
+}
+
+double SimulatedShare(SimulationConfig config, const std::string& spec,
+                      int64_t duration_ns, double capacity_bytes) {
+  config.flows[0].cc_spec = spec;
+  absl::StatusOr<std::unique_ptr<Simulation>> sim = Simulation::Create(config);
+  if (!sim.ok()) {
+    ADD_FAILURE() << sim.status();
+    return -1;
+  }
+  (*sim)->RunUntil(duration_ns);
+  return (*sim)->flow_stats(0).egress_bytes / capacity_bytes;
 }
 
 }  // namespace ccreplay

@@ -45,6 +45,21 @@ const proto::Finding* FindingOf(const DiagnoseRun& run,
 // Whether a line of "How this was computed" contains `text`.
 bool MethodSays(const DiagnoseRun& run, const std::string& text);
 
+// A BBR finding's closed-loop counterfactual (reports/rules/
+// bbr_counterfactual.h): the utilization with the replayed spec and with
+// the counterfactual one, in percent, and that spec; false when the
+// finding's evidence has none.
+struct CounterfactualFigures {
+  double base_pct = 0, counterfactual_pct = 0;
+  std::string spec;
+};
+bool ParseCounterfactual(const proto::Finding& f, CounterfactualFigures* out);
+
+// Flow 0 of `config` with `spec` for `duration_ns`: its bottleneck egress
+// over `capacity_bytes`. -1 on an error (ADD_FAILURE).
+double SimulatedShare(SimulationConfig config, const std::string& spec,
+                      int64_t duration_ns, double capacity_bytes);
+
 }  // namespace ccreplay
 
 #endif  // CCREPLAY_REPORTS_RULES_RULE_TEST_SUPPORT_H_
