@@ -182,8 +182,8 @@ TEST(BbrAppLimitedBwTest, FiresWhenTheFlowWasApplicationLimitedFromItsStart) {
 
 // The kernel's design, on the same writer after a bulk first write of 2.5
 // MB (1 s at the path's rate): the flow measured the path, left STARTUP,
-// and the phase's 46 rounds of application-limited samples (one 16 KB write
-// every 65.5 ms, each a round at 40 ms) neither lower nor age the
+// and the phase's ~40 rounds of application-limited samples (one 16 KB
+// write every 65.5 ms, each a round at 40 ms) neither lower nor age the
 // estimate. It resumes at the path's rate: silent.
 TEST(BbrAppLimitedBwTest, SilentWhenTheFlowHadMeasuredThePathBefore) {
   const SimulationConfig config = WriterPath(2'000'000, 4'000, 2'500'000);
