@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 
@@ -43,6 +44,33 @@ std::optional<double> LastValue(const CapturedSeries& series,
   return it->second.back().value;
 }
 
+// An ss sample shows the socket when ss read it, not when the log's
+// `# t=` line was written: on the lab's bundles ss reads it a median 2-4
+// ms (up to 55 ms under load) after the stamp, 1-4 ACKs of a 20 Mbit/s
+// flow later (bench/fidelity.sh rows, docs/controllers.md). Its
+// bytes_acked (tcpi_bytes_acked = tp->bytes_acked, tcp_get_info(),
+// net/ipv4/tcp.c, 6.18: snd_una minus the ISN, the SYN included, so the
+// timeline's relative cumulative ACK) says which ACKs it had processed:
+// each point gets it as its log order, and CwndAligner hands it out
+// before the first ACK whose cumulative ACK is beyond it. A sample
+// without bytes_acked (older ss, before the SYN-ACK) keeps order 0 and
+// its time.
+void OrderByBytesAcked(const CapturedSeries& series, int64_t offset_us,
+                       std::vector<SeriesPoint>& points) {
+  auto it = series.other.find("bytes_acked");
+  if (it == series.other.end()) return;
+  absl::flat_hash_map<int64_t, double> acked_at;
+  for (const SeriesPoint& p : it->second) {
+    acked_at[p.time_us + offset_us] = p.value;
+  }
+  for (SeriesPoint& p : points) {
+    auto found = acked_at.find(p.time_us);
+    if (found != acked_at.end() && found->second >= 1) {
+      p.log_order = static_cast<uint64_t>(found->second);
+    }
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<CapturedCwnd> CapturedCwndForTcpFlow(
@@ -69,6 +97,10 @@ absl::StatusOr<CapturedCwnd> CapturedCwndForTcpFlow(
     captured.in_segments = true;
     captured.points =
         Shifted(trace.series.cwnd_segments, trace.clock_epoch_us.value_or(0));
+    if (captured.source == CapturedSource::kSs) {
+      OrderByBytesAcked(trace.series, trace.clock_epoch_us.value_or(0),
+                        captured.points);
+    }
     if (captured.source == CapturedSource::kTcpProbe) {
       captured.kernel_mono_offset_us = trace.clock_epoch_us;
     }

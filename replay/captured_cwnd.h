@@ -81,7 +81,10 @@ class CwndAligner {
   // ack_time_us. A log with whole-millisecond times (ngtcp2's qlog) holds
   // several ACKs per millisecond, each followed by the cwnd it left: by
   // log order, each ACK is matched with the cwnd logged right after it.
-  // What the points show depends on shows_state_before_ack().
+  // An ss sample's order is the cumulative ACK it had seen (its
+  // bytes_acked), the ACK's its cumulative ACK: the sample is due before
+  // the first ACK beyond it. What the points show depends on
+  // shows_state_before_ack().
   absl::Span<const SeriesPoint> DueBefore(int64_t ack_time_us,
                                           uint64_t ack_log_order = 0);
   // The points after the last ACK.

@@ -81,7 +81,12 @@ class ReplayDiff {
           limited ? std::optional<uint64_t>(flight_bytes) : std::nullopt;
       if (limited) CompareWithCurrent(t_us, flight_bytes);
     } else {
-      CompareDue(aligner_.DueBefore(t_us, e.log_order));
+      // An ss sample is ordered by the cumulative ACK it had seen
+      // (OrderByBytesAcked, captured_cwnd.cc), a qlog's by log order.
+      CompareDue(aligner_.DueBefore(
+          t_us, captured_.source == CapturedSource::kSs && e.ack > 0
+                    ? static_cast<uint64_t>(e.ack)
+                    : e.log_order));
     }
     if (captured_tap_) {
       CapturedAtEvent at;
