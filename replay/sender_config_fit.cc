@@ -3,12 +3,15 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
+#include <set>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "cc/registry.h"
+#include "parsers/host_state_reader.h"
 #include "parsers/pcap_reader.h"
 
 namespace ccreplay {
@@ -176,6 +179,17 @@ std::optional<FittedSetting> GsoFromCapture(const SegmentSizes& z) {
                       z.data_segments, z.mss_bytes, mtu_bytes)};
 }
 
+// HZ from the ss log's jiffy ticks, when they tell it.
+std::optional<FittedSetting> HzFromSs(const std::optional<JiffyTicks>& j) {
+  if (!j.has_value() || !j->hz.has_value()) return {};
+  return FittedSetting{
+      "hz", absl::StrCat(*j->hz), "ss", std::nullopt,
+      absl::StrFormat("the ss log's %d distinct jiffy-derived millisecond "
+                      "values (rto, ato, lastsnd, lastrcv, lastack, timer) "
+                      "are all multiples of %d ms: a jiffy of 1000 / %d",
+                      j->values, j->step_ms, *j->hz)};
+}
+
 // Pacing from the departure gaps, when they tell it.
 std::optional<FittedSetting> PacingFromGaps(const DepartureGaps& g) {
   if (!g.paced.has_value()) return {};
@@ -233,6 +247,7 @@ std::optional<FittedSetting> SettledSetting(const std::string& option,
   if (std::optional<std::string> v = RecordedValue(r, option))
     return FittedSetting{option, *v, "recorded", std::nullopt, ""};
   if (option == "gso") return GsoFromCapture(e.sizes);
+  if (option == "hz") return HzFromSs(e.jiffies);
   return std::nullopt;
 }
 
@@ -393,7 +408,58 @@ void ReportUnmodelled(const DepartureGaps& gaps, Plan& p) {
   }
 }
 
+// The jiffy ticks of the flow's sender in the ss log at `path`; nullopt
+// when there is none (no log, a tcp_probe trace, an unreadable log: the
+// replay reports those).
+std::optional<JiffyTicks> SsJiffies(const std::string& path,
+                                    const FlowSummary& flow) {
+  if (path.empty()) return std::nullopt;
+  absl::StatusOr<HostStateLog> log = ReadHostState(path);
+  if (!log.ok()) return std::nullopt;
+  for (const HostTrace& trace : log->traces) {
+    if (trace.source == HostStateSource::kSs && !trace.quic &&
+        trace.local_endpoint == flow.sender &&
+        trace.remote_endpoint == flow.receiver) {
+      return JiffyTicksOf(trace.series);
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
+
+JiffyTicks JiffyTicksOf(const CapturedSeries& series) {
+  std::set<int64_t> values;
+  bool integral = true;
+  for (const char* name : {"rto_ms", "ato_ms", "lastsnd_ms", "lastrcv_ms",
+                           "lastack_ms", "timer.expire_ms"}) {
+    auto it = series.other.find(name);
+    if (it == series.other.end()) continue;
+    for (const SeriesPoint& p : it->second) {
+      const double ms = std::round(p.value);
+      if (std::fabs(p.value - ms) > 1e-6) integral = false;
+      if (ms > 0) values.insert(static_cast<int64_t>(ms));
+    }
+  }
+  JiffyTicks j;
+  j.values = values.size();
+  if (!integral) return j;
+  int64_t step = 0;
+  for (int64_t v : values) step = std::gcd(step, v);
+  j.step_ms = static_cast<uint64_t>(step);
+  if (j.values < kMinJiffyValues) return j;
+  // A step that is a multiple of both 4 and 10 fits HZ 100 and 250 alike.
+  if (step % 10 == 0 && step % 4 != 0) j.hz = 100;
+  if (step % 4 == 0 && step % 10 != 0) j.hz = 250;
+  // HZ 300's jiffies_to_msecs() rounds 3.33 ms up: every value ends in 0,
+  // 4 or 7 (include/linux/jiffies.h, HZ_TO_MSEC_*).
+  if (step == 1 && std::any_of(values.begin(), values.end(), [](int64_t v) {
+        return v % 10 != 0 && v % 10 != 4 && v % 10 != 7;
+      })) {
+    j.hz = 1000;
+  }
+  return j;
+}
 
 absl::StatusOr<CaptureEvidence> MeasureCaptureEvidence(
     const TcpCaptureScan& scan) {
@@ -533,6 +599,7 @@ absl::StatusOr<SenderConfigReport> FitTcpSender(
   absl::StatusOr<CaptureEvidence> evidence = MeasureCaptureEvidence(scan);
   if (!evidence.ok()) return evidence.status();
   report.evidence = *evidence;
+  report.evidence.jiffies = SsJiffies(base.host_state_path, scan.summary);
   const RecordedSenderConfig recorded = bundle_sender.has_value()
                                             ? RecordedFromBundle(*bundle_sender)
                                             : RecordedSenderConfig{};

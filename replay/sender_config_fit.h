@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "parsers/host_state.h"
 #include "proto/bundle.pb.h"
 #include "replay/replay_session.h"
 
@@ -76,10 +77,35 @@ struct SegmentSizes {
 // window that never held two segments to send.
 inline constexpr uint64_t kMinSizedSegments = 200;
 
-// What the capture itself shows of the sender's configuration.
+// The sender's HZ as its ss log shows it. tcp_get_info() reports rto and
+// ato as jiffies_to_usecs() of jiffies and lastsnd / lastrcv / lastack as
+// jiffies_to_msecs() of jiffy differences (net/ipv4/tcp.c, 6.18), and
+// inet_diag the timer's expiry as jiffies_delta_to_msecs()
+// (inet_sk_diag_fill(), net/ipv4/inet_diag.c): with HZ dividing 1000
+// every one of these millisecond values is a multiple of 1000 / HZ (4 ms
+// at HZ 250, 10 at HZ 100, 1 at HZ 1000). A capture holds no such field:
+// Linux TCP timestamps count milliseconds of the microsecond clock, not
+// jiffies (tcp_clock_ts(), include/net/tcp.h).
+struct JiffyTicks {
+  uint64_t values = 0;   // Distinct non-zero millisecond values.
+  uint64_t step_ms = 0;  // Their greatest common divisor; 0: not integral.
+  // 1000 / step_ms when that is HZ 100, 250 or 1000 (a step of 20 or 40
+  // fits both 100 and 250) and there are at least kMinJiffyValues values;
+  // under HZ 1000 all of n values fall on a 4 ms grid by chance with
+  // probability about 4^-n.
+  std::optional<uint32_t> hz;
+};
+inline constexpr uint64_t kMinJiffyValues = 10;
+// From an ss trace's series (rto_ms, ato_ms, lastsnd_ms, lastrcv_ms,
+// lastack_ms, timer.expire_ms).
+JiffyTicks JiffyTicksOf(const CapturedSeries& series);
+
+// What the capture itself shows of the sender's configuration, and the
+// jiffies of its ss log when the replay was given one.
 struct CaptureEvidence {
   DepartureGaps gaps;
   SegmentSizes sizes;
+  std::optional<JiffyTicks> jiffies;
 };
 
 // The scanned flow's sender, read from the capture again.
@@ -108,7 +134,8 @@ struct FittedSetting {
   // "given" (the spec sets it), "recorded" (the bundle's meta.json),
   // "replay" (lowest p95 error, then median, by at least
   // kDecisiveMarginPct), "gaps" (departure gaps), "capture" (segment
-  // sizes), "default" (the model's fixed choice: limited=flight), or
+  // sizes), "ss" (HZ from the ss log's jiffy ticks, JiffyTicks),
+  // "default" (the model's fixed choice: limited=flight), or
   // kNotDeterminable: nothing in the flow tells it; `value`, if any, is
   // what the replay used.
   std::string source;

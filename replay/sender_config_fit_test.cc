@@ -214,5 +214,76 @@ TEST(SenderConfigFitTest, GivenOptionsOverride) {
             "cubic:linux,paced=0,hz=1000,limited=capture,gso=1500");
 }
 
+// HZ from the ss log's jiffy ticks (JiffyTicks), on the two Linux 6.18
+// bundles with an ss log and no meta.json given: the kernel's
+// /proc/config.gz says CONFIG_HZ=250 (meta.json sender.config_hz). Every
+// jiffy-derived value is a multiple of 4 ms: `zcat ss.log.gz | grep -oE
+// '(rto|ato|lastsnd|lastrcv|lastack):[0-9.]+' | cut -d: -f2 | sort -un`
+// gives 278 (cubic) and 310 (reno) distinct non-zero values, greatest
+// common divisor 4 (JiffyTicksOf also reads the timer's expiry, multiples
+// of 4 too). reno:linux has no jiffy clock: HZ is reported, not
+// replayed; cubic:linux replays it.
+TEST(SenderConfigFitTest, HzFromTheSsLogsJiffyTicks) {
+  const struct {
+    const char* bundle;
+    const char* spec;
+    const char* replayed;
+  } kCases[] = {{"k618_reno_40ms_unpaced_20mbit_pfifo50_rcvbuf32k",
+                 "reno:linux", "reno:linux,limited=flight"},
+                {"k618_cubic_40ms_unpaced_20mbit_pfifo50_rcvbuf32k",
+                 "cubic:linux,paced=0",
+                 "cubic:linux,paced=0,hz=250,gso=1500,"
+                 "limited=flight"}};
+  for (const auto& c : kCases) {
+    SCOPED_TRACE(c.bundle);
+    absl::StatusOr<Bundle> b = ReadBundle(kLab + c.bundle);
+    ASSERT_TRUE(b.ok()) << b.status();
+    absl::StatusOr<TcpCaptureScan> scan = ScanTcpCapture(b->sender_capture, "");
+    ASSERT_TRUE(scan.ok()) << scan.status();
+    ReplayOptions options;
+    options.host_state_path = b->ss_log;
+    absl::StatusOr<SenderConfigReport> report =
+        FitTcpSender(*scan, options, {c.spec}, std::nullopt);
+    ASSERT_TRUE(report.ok()) << report.status();
+    ASSERT_TRUE(report->evidence.jiffies.has_value());
+    EXPECT_EQ(report->evidence.jiffies->step_ms, 4u);
+    EXPECT_GE(report->evidence.jiffies->values, 200u);
+    ExpectSetting(report->fits[0], "hz", "250", "ss");
+    EXPECT_EQ(report->fits[0].replayed_spec, c.replayed);
+    // With tcp_probe instead, nothing shows HZ to reno:linux.
+    options.host_state_path = b->tcp_probe;
+    report = FitTcpSender(*scan, options, {"reno:linux"}, std::nullopt);
+    ASSERT_TRUE(report.ok()) << report.status();
+    EXPECT_FALSE(report->evidence.jiffies.has_value());
+    ExpectSetting(report->fits[0], "hz", "", FittedSetting::kNotDeterminable);
+  }
+}
+
+// The rule on hand-made series (no ss log of a kernel with another HZ is
+// at hand): a 10 ms grid is HZ 100; a 1 ms one with a value HZ 300 cannot
+// print (jiffies_to_msecs() at HZ 300 ends in 0, 4 or 7) is HZ 1000; a
+// 20 ms grid fits HZ 100 and 250; fewer than kMinJiffyValues values, or
+// one that is not a whole millisecond, tell nothing.
+TEST(SenderConfigFitTest, JiffyTicksRule) {
+  auto ticks = [](std::vector<double> ms) {
+    CapturedSeries series;
+    for (size_t i = 0; i < ms.size(); ++i) {
+      series.other["lastsnd_ms"].push_back({static_cast<int64_t>(i), ms[i]});
+    }
+    return JiffyTicksOf(series);
+  };
+  EXPECT_EQ(ticks({10, 20, 30, 50, 70, 110, 130, 170, 190, 230}).hz, 100u);
+  EXPECT_EQ(ticks({4, 8, 12, 16, 20, 28, 36, 44, 52, 204}).hz, 250u);
+  EXPECT_EQ(ticks({1, 2, 3, 5, 8, 13, 21, 34, 55, 201}).hz, 1000u);
+  EXPECT_FALSE(ticks({4, 7, 10, 14, 17, 20, 24, 27, 30, 34}).hz.has_value());
+  EXPECT_FALSE(
+      ticks({20, 40, 60, 80, 100, 120, 140, 160, 180, 200}).hz.has_value());
+  EXPECT_FALSE(ticks({4, 8, 12, 16, 20, 28, 36, 44, 52}).hz.has_value());
+  const JiffyTicks fractional =
+      ticks({4, 8, 12, 16, 20, 28, 36, 44, 52, 203.333});
+  EXPECT_FALSE(fractional.hz.has_value());
+  EXPECT_EQ(fractional.step_ms, 0u);
+}
+
 }  // namespace
 }  // namespace ccreplay
