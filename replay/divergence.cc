@@ -9,6 +9,10 @@ namespace {
 constexpr double kBinPct = 0.05;
 constexpr double kMaxPct = 1000;
 constexpr size_t kBins = static_cast<size_t>(kMaxPct / kBinPct);
+// Bins per block of a Histogram (kBins is a multiple: bin kBins, the
+// overflow, opens the last block).
+constexpr size_t kBlockBins = 100;
+static_assert(kBins % kBlockBins == 0);
 
 }  // namespace
 
@@ -26,12 +30,19 @@ DivergencePhase DivergencePhaseOf(Phase phase) {
 }
 
 void DivergenceTracker::Histogram::Add(double pct) {
-  // Bin kBins is the overflow. The bins grow to the highest one used: a
-  // short replay (most fuzz inputs) does not zero kBins of them for each of
+  // Bin kBins is the overflow. The blocks grow to the highest one used: a
+  // short replay (most fuzz inputs) does not zero kBins bins for each of
   // its histograms and controllers.
   const size_t bin = std::min(kBins, static_cast<size_t>(pct / kBinPct));
-  if (bin >= bins_.size()) bins_.resize(bin + 1, 0);
-  ++bins_[bin];
+  const size_t block = bin / kBlockBins;
+  if (block >= block_counts_.size()) {
+    block_counts_.resize(block + 1, 0);
+    block_bins_.resize(block + 1);
+  }
+  std::vector<uint32_t>& bins = block_bins_[block];
+  if (bins.empty()) bins.assign(kBlockBins, 0);
+  ++bins[bin % kBlockBins];
+  ++block_counts_[block];
   ++count_;
   max_pct_ = std::max(max_pct_, pct);
 }
@@ -39,12 +50,20 @@ void DivergenceTracker::Histogram::Add(double pct) {
 std::optional<double> DivergenceTracker::Histogram::Quantile(double q) const {
   if (count_ == 0) return std::nullopt;
   // The nearest-rank quantile: the smallest value with at least q*n
-  // samples at or below it.
+  // samples at or below it. Whole blocks first, then the bins of the block
+  // that holds that sample.
   const uint64_t rank =
       std::max<uint64_t>(1, static_cast<uint64_t>(std::ceil(q * count_)));
   uint64_t seen = 0;
-  for (size_t bin = 0; bin < std::min(kBins, bins_.size()); ++bin) {
-    seen += bins_[bin];
+  size_t block = 0;
+  while (block < block_counts_.size() && seen + block_counts_[block] < rank) {
+    seen += block_counts_[block++];
+  }
+  if (block == block_counts_.size()) return max_pct_;
+  for (size_t i = 0; i < kBlockBins; ++i) {
+    const size_t bin = block * kBlockBins + i;
+    if (bin >= kBins) break;  // The overflow bin: the largest value seen.
+    seen += block_bins_[block][i];
     if (seen >= rank) {
       return std::min(max_pct_, (static_cast<double>(bin) + 0.5) * kBinPct);
     }

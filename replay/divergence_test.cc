@@ -1,5 +1,8 @@
 #include "replay/divergence.h"
 
+#include <cstdint>
+#include <vector>
+
 #include "gtest/gtest.h"
 
 namespace ccreplay {
@@ -23,6 +26,27 @@ TEST(DivergenceTest, MedianAndP95AreNearestRankWithinHalfABin) {
   EXPECT_FALSE(s.median_by_phase_pct[0].has_value());
   EXPECT_FALSE(s.p95_by_phase_pct[0].has_value());
   EXPECT_FALSE(s.median_by_phase_pct[2].has_value());
+}
+
+TEST(DivergenceTest, QuantilesAcrossBlocksAndTheOverflowBin) {
+  DivergenceTracker tracker;
+  // Errors 5 %, 10 %, ..., 90 % (each in its own block of 100 bins), then
+  // 1500 % and 2000 %, past the histogram's 1000 % (its overflow bin).
+  std::vector<uint64_t> models;
+  for (int i = 1; i <= 18; ++i) models.push_back(10000 + 500 * i);
+  models.push_back(160000);
+  models.push_back(210000);
+  for (size_t i = 0; i < models.size(); ++i) {
+    tracker.Add(static_cast<int64_t>(i), models[i], 10000, Phase::kSlowStart,
+                1000);
+  }
+  const DivergenceSummary s = tracker.Summary();
+  // python3 -c "import math;e=[5*i for i in range(1,19)]+[1500,2000];
+  //   print(e[math.ceil(.5*20)-1], e[math.ceil(.95*20)-1])"  -> 50 1500
+  EXPECT_NEAR(*s.median_abs_err_pct, 50, 0.05);
+  // The 19th falls in the overflow bin, which reports the largest error.
+  EXPECT_DOUBLE_EQ(*s.p95_abs_err_pct, 2000);
+  EXPECT_NEAR(*s.median_by_phase_pct[0], 50, 0.05);
 }
 
 TEST(DivergenceTest, PhasesGroupRecoveryWithCwr) {
