@@ -26,6 +26,15 @@
 #   ss, tcp_probe, quicly, detect, gzip 4096: a few snapshots or a few
 #     dozen events (an `ss -ti` record is under 2 KiB).
 # Longer seeds are read cut to that length (libFuzzer's FileToVector).
+# replay, diagnose, timeline and detect run with -entropic=0: their inputs
+# reach 12,000-28,000 coverage features, and the entropic schedule's
+# bookkeeping per feature and execution (UpdateFeatureFrequency, 33-53% of
+# a timeline, detect or ss run in perf) weighs as much as the target.
+# The first 6,000 executions (replay 4,000, diagnose 3,000) from the
+# checked-in corpus, -seed=1, CPU seconds with and without (docs/fuzzing.md,
+# 2026-12-02): replay 9.96 / 3.65, diagnose 18.03 / 9.14, timeline
+# 3.49 / 1.37, detect 5.57 / 2.95, with the same edge coverage at the end
+# (within 0.2%); ss 2.47 / 2.63 keeps it.
 # Usage: scripts/fuzz.sh SECONDS [TARGET...]   (default: every target)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -56,6 +65,14 @@ max_len() {
   esac
 }
 
+# entropic NAME: the target's -entropic (see above).
+entropic() {
+  case "$1" in
+    replay_fuzzer | diagnose_fuzzer | timeline_fuzzer | detect_fuzzer) echo 0 ;;
+    *) echo 1 ;;
+  esac
+}
+
 # One target's run: its log is build-fuzz/fuzz-work/NAME/log.
 run_one() {
   local name="$1" work="build-fuzz/fuzz-work/$1"
@@ -64,7 +81,7 @@ run_one() {
   [ -d "build-fuzz/fuzz-seeds/$name" ] && seeds=("build-fuzz/fuzz-seeds/$name")
   nice "build-fuzz/fuzz/$name" "$work/corpus" "fuzz/corpus/$name" \
     "${seeds[@]}" -max_total_time="$seconds" -print_final_stats=1 \
-    -max_len="$(max_len "$name")" \
+    -max_len="$(max_len "$name")" -entropic="$(entropic "$name")" \
     -timeout=30 -rss_limit_mb=2048 -artifact_prefix="$work/" \
     ${FUZZ_ARGS:-} >"$work/log" 2>&1 || true
   if [ "${FUZZ_MERGE:-0}" = 1 ]; then
@@ -75,7 +92,7 @@ run_one() {
       rm -rf "fuzz/corpus/$name" && mv "$work/merged" "fuzz/corpus/$name"
   fi
 }
-export -f run_one max_len
+export -f run_one max_len entropic
 export seconds
 for name in "${targets[@]}"; do
   rm -f build-fuzz/fuzz-work/"$name"/{crash,leak,timeout,oom,slow-unit}-*
