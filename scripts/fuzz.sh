@@ -27,7 +27,7 @@
 #     dozen events (an `ss -ti` record is under 2 KiB).
 # Longer seeds are read cut to that length (libFuzzer's FileToVector).
 # replay, diagnose, timeline and detect run with -entropic=0: their inputs
-# reach 12,000-28,000 coverage features, and the entropic schedule's
+# reach 12,000-33,000 coverage features, and the entropic schedule's
 # bookkeeping per feature and execution (UpdateFeatureFrequency, 33-53% of
 # a timeline, detect or ss run in perf) weighs as much as the target.
 # The first 6,000 executions (replay 4,000, diagnose 3,000) from the
