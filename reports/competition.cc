@@ -415,10 +415,19 @@ CompetitorFacts FactsOnSharedAxis(uint32_t id, const PlacedFlow& p,
   return f;
 }
 
-void SetIfFinite(const std::optional<double>& v,
-                 void (proto::PairAttribution::*set)(double),
-                 proto::PairAttribution* pair) {
-  if (v.has_value() && std::isfinite(*v)) (pair->*set)(*v);
+// A prediction's mean, lowest and highest path, and its paths.
+void SetPrediction(const std::optional<PredictedRatio>& p,
+                   void (proto::PairAttribution::*set_mean)(double),
+                   void (proto::PairAttribution::*set_low)(double),
+                   void (proto::PairAttribution::*set_high)(double),
+                   proto::PairAttribution* pair) {
+  if (!p.has_value() || !std::isfinite(p->mean)) return;
+  (pair->*set_mean)(p->mean);
+  if (std::isfinite(p->low) && std::isfinite(p->high)) {
+    (pair->*set_low)(p->low);
+    (pair->*set_high)(p->high);
+  }
+  pair->set_predicted_paths(p->paths);
 }
 
 // Two flows of a group compared over its common interval: the causes of
@@ -447,10 +456,15 @@ proto::PairAttribution AttributePair(const proto::FlowShare& a,
       cause->set_explained_ratio(c.explained_ratio);
     cause->set_message(c.message);
   }
-  SetIfFinite(u.predicted_ratio_as_is,
-              &proto::PairAttribution::set_predicted_ratio_as_is, &pair);
-  SetIfFinite(u.predicted_ratio_normalized,
-              &proto::PairAttribution::set_predicted_ratio_normalized, &pair);
+  SetPrediction(u.predicted_ratio_as_is,
+                &proto::PairAttribution::set_predicted_ratio_as_is,
+                &proto::PairAttribution::set_predicted_ratio_as_is_low,
+                &proto::PairAttribution::set_predicted_ratio_as_is_high, &pair);
+  SetPrediction(u.predicted_ratio_normalized,
+                &proto::PairAttribution::set_predicted_ratio_normalized,
+                &proto::PairAttribution::set_predicted_ratio_normalized_low,
+                &proto::PairAttribution::set_predicted_ratio_normalized_high,
+                &pair);
   if (u.standing_queue.has_value()) {
     pair.set_standing_queue_median_ms(u.standing_queue->median_ms);
     pair.set_standing_queue_p90_ms(u.standing_queue->p90_ms);

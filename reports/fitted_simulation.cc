@@ -176,6 +176,23 @@ void FitAcks(const FlowObserver& observed, FittedPath* fitted) {
   }
 }
 
+// What FitUncertainty says of each parameter, from the estimates' rate
+// window and the RTT at loss's standard error.
+FitUncertainty Uncertainty(const PathEstimates& estimates,
+                           const FittedPath& path) {
+  const double full_service_s =
+      kFullPacketBytes * 8.0 / estimates.bottleneck_rate_bps;
+  FitUncertainty u;
+  if (estimates.window_s > 0) {
+    u.rate_fraction = path.ack_every * full_service_s / estimates.window_s;
+  }
+  u.base_rtt_ns = static_cast<int64_t>(full_service_s * 1e9);
+  u.buffer_delay_ns = static_cast<int64_t>(
+      std::hypot(full_service_s, 2 * estimates.rtt_at_loss_se_s) * 1e9);
+  if (path.delayed_ack_measured) u.delayed_ack_ns = u.base_rtt_ns;
+  return u;
+}
+
 }  // namespace
 
 double MaxSimulatedPacketSeconds(double rate_bps) {
@@ -200,6 +217,7 @@ absl::StatusOr<FittedPath> FitPath(const PathEstimates& estimates,
   path.base_rtt_ns = BaseRttNs(estimates, flow, service_s);
   FitQueue(estimates, observed, service_s, &path);
   FitAcks(observed, &path);
+  path.uncertainty = Uncertainty(estimates, path);
   path.duration_ns = static_cast<int64_t>(
       std::min({flow.duration_s, kMaxSimulatedS,
                 MaxSimulatedPacketSeconds(estimates.bottleneck_rate_bps)}) *
@@ -260,41 +278,118 @@ absl::StatusOr<double> SimulatedThroughputRatio(const FittedPath& path,
                                                 const SimulatedFlow& a,
                                                 const SimulatedFlow& b,
                                                 double measure_from, int runs) {
-  SimulationConfig config = ConfigFor(path);
-  for (const SimulatedFlow* flow : {&a, &b}) {
-    absl::StatusOr<FlowConfig> f = FlowFor(path, *flow);
-    if (!f.ok()) return f.status();
-    config.flows.push_back(*std::move(f));
+  absl::StatusOr<RatioOverPaths> r = SimulatedThroughputRatioOverPaths(
+      {path}, a, b, measure_from, std::max(runs, 1));
+  if (!r.ok()) return r.status();
+  return r->mean;
+}
+
+std::vector<FittedPath> PathsWithinUncertainty(const FittedPath& path,
+                                               int count) {
+  if (count <= 1) return {path};
+  const FitUncertainty& u = path.uncertainty;
+  // Stratum s of `count`, centred, as an offset in (-1, 1).
+  auto offset = [count](int i, int j) {
+    const int s = (i * (2 * j + 1)) % count;
+    return (2.0 * s + 1) / count - 1;
+  };
+  const double queue_s =
+      path.rate_bps > 0 ? path.buffer_bytes * 8.0 / path.rate_bps : 0;
+  std::vector<FittedPath> paths;
+  for (int i = 0; i < count; ++i) {
+    FittedPath p = path;
+    p.rate_bps =
+        std::llround(path.rate_bps * (1 + offset(i, 0) * u.rate_fraction));
+    p.base_rtt_ns = std::max<int64_t>(
+        1, path.base_rtt_ns + std::llround(offset(i, 1) * u.base_rtt_ns));
+    const double delay_s =
+        std::max(queue_s + offset(i, 2) * u.buffer_delay_ns * 1e-9, 0.0);
+    p.buffer_bytes = std::max<uint64_t>(
+        static_cast<uint64_t>(delay_s * p.rate_bps / 8), kFullPacketBytes);
+    p.delayed_ack_ns = std::clamp<int64_t>(
+        path.delayed_ack_ns + std::llround(offset(i, 3) * u.delayed_ack_ns),
+        kMinDelayedAckNs, kMaxDelayedAckNs);
+    paths.push_back(p);
   }
-  if (runs > 1)
-    config.sender_jitter.kind = SenderJitterSpec::Kind::kServiceTime;
-  const int64_t later_start_ns = std::max(a.start_ns, b.start_ns);
-  const int64_t from_ns =
-      later_start_ns +
-      static_cast<int64_t>(measure_from * (path.duration_ns - later_start_ns));
-  // Each run's bytes of `a` and `b` from `from_ns` on, on all cores.
-  using Bytes = absl::StatusOr<std::pair<uint64_t, uint64_t>>;
-  const std::vector<Bytes> bytes =
-      RunParallel<Bytes>(std::max(runs, 1), 0, [&](size_t r) -> Bytes {
-        SimulationConfig seeded = config;
-        seeded.seed = r + 1;
-        absl::StatusOr<std::unique_ptr<Simulation>> sim =
-            Simulation::Create(seeded);
-        if (!sim.ok()) return sim.status();
-        (*sim)->RunUntil(from_ns);
-        const uint64_t a_before = (*sim)->flow_stats(0).egress_bytes;
-        const uint64_t b_before = (*sim)->flow_stats(1).egress_bytes;
-        (*sim)->RunUntil(path.duration_ns);
-        return std::make_pair((*sim)->flow_stats(0).egress_bytes - a_before,
-                              (*sim)->flow_stats(1).egress_bytes - b_before);
-      });
+  return paths;
+}
+
+namespace {
+
+using RunBytes = absl::StatusOr<std::pair<uint64_t, uint64_t>>;
+
+// One run of `config` on `path`: the bytes of its two flows out of the
+// bottleneck from `from_ns` to the end.
+RunBytes BytesFrom(const SimulationConfig& config, const FittedPath& path,
+                   int64_t from_ns) {
+  absl::StatusOr<std::unique_ptr<Simulation>> sim = Simulation::Create(config);
+  if (!sim.ok()) return sim.status();
+  (*sim)->RunUntil(from_ns);
+  const uint64_t a_before = (*sim)->flow_stats(0).egress_bytes;
+  const uint64_t b_before = (*sim)->flow_stats(1).egress_bytes;
+  (*sim)->RunUntil(path.duration_ns);
+  return std::make_pair((*sim)->flow_stats(0).egress_bytes - a_before,
+                        (*sim)->flow_stats(1).egress_bytes - b_before);
+}
+
+// The runs' bytes, `runs_per_path` consecutive runs a path, as a ratio.
+absl::StatusOr<RatioOverPaths> Summarize(const std::vector<RunBytes>& bytes,
+                                         int paths, int runs_per_path) {
+  RatioOverPaths out;
+  out.paths = paths;
   double a_bytes = 0, b_bytes = 0;
-  for (const Bytes& run : bytes) {
-    if (!run.ok()) return run.status();
-    a_bytes += run->first;
-    b_bytes += run->second;
+  std::vector<double> per_path;
+  for (int p = 0; p < paths; ++p) {
+    double pa = 0, pb = 0;
+    for (int k = 0; k < runs_per_path; ++k) {
+      const RunBytes& run = bytes[p * runs_per_path + k];
+      if (!run.ok()) return run.status();
+      pa += run->first;
+      pb += run->second;
+    }
+    a_bytes += pa;
+    b_bytes += pb;
+    if (pb > 0) per_path.push_back(pa / pb);
   }
-  return b_bytes > 0 ? a_bytes / b_bytes : 0;
+  out.mean = b_bytes > 0 ? a_bytes / b_bytes : 0;
+  out.low = Percentile(per_path, 0.1);
+  out.high = Percentile(per_path, 0.9);
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<RatioOverPaths> SimulatedThroughputRatioOverPaths(
+    const std::vector<FittedPath>& paths, const SimulatedFlow& a,
+    const SimulatedFlow& b, double measure_from, int runs_per_path) {
+  if (paths.empty() || runs_per_path < 1) {
+    return absl::InvalidArgumentError("no path or no run to simulate");
+  }
+  std::vector<SimulationConfig> configs;
+  for (const FittedPath& path : paths) {
+    SimulationConfig config = ConfigFor(path);
+    for (const SimulatedFlow* flow : {&a, &b}) {
+      absl::StatusOr<FlowConfig> f = FlowFor(path, *flow);
+      if (!f.ok()) return f.status();
+      config.flows.push_back(*std::move(f));
+    }
+    if (paths.size() * runs_per_path > 1)
+      config.sender_jitter.kind = SenderJitterSpec::Kind::kServiceTime;
+    configs.push_back(std::move(config));
+  }
+  const int64_t later_start_ns = std::max(a.start_ns, b.start_ns);
+  // Each run's bytes from measure_from of the way on, on all cores.
+  const std::vector<RunBytes> bytes = RunParallel<RunBytes>(
+      paths.size() * runs_per_path, 0, [&](size_t r) -> RunBytes {
+        const FittedPath& path = paths[r / runs_per_path];
+        SimulationConfig seeded = configs[r / runs_per_path];
+        seeded.seed = r + 1;
+        return BytesFrom(seeded, path,
+                         later_start_ns + static_cast<int64_t>(
+                                              measure_from * (path.duration_ns -
+                                                              later_start_ns)));
+      });
+  return Summarize(bytes, static_cast<int>(paths.size()), runs_per_path);
 }
 
 }  // namespace ccreplay

@@ -9,12 +9,35 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "reports/flow_observation.h"
 #include "reports/path_estimates.h"
 
 namespace ccreplay {
+
+// How far each fitted parameter may be off, as half-widths: the paths
+// within them of the fit are ones the capture cannot tell apart
+// (PathsWithinUncertainty). FitPath fills each from what limits its
+// measurement; SharedFittedPath widens them to the two flows' disagreement.
+struct FitUncertainty {
+  // Of rate_bps: one ACK's worth of full-size packets over the window the
+  // rate was measured in (PathEstimates::window_s).
+  double rate_fraction = 0;
+  // One full-size packet's service time at the rate: the smallest RTT
+  // sample had none to one packet ahead of it in service.
+  int64_t base_rtt_ns = 0;
+  // Of the queueing delay the buffer holds at the rate: one full-size
+  // packet (the queue drops the packet that does not fit) and twice the
+  // standard error of the RTT at loss (PathEstimates::rtt_at_loss_se_s),
+  // in quadrature.
+  int64_t buffer_delay_ns = 0;
+  // One full-size packet's service time at the rate: the receiver's timer
+  // starts at an arrival, which the sender sees only through ACKs clocked
+  // out one service time apart. 0 when the hold was not measured.
+  int64_t delayed_ack_ns = 0;
+};
 
 struct FittedPath {
   int64_t rate_bps = 0;
@@ -42,6 +65,7 @@ struct FittedPath {
   int64_t rate_after_step_bps = 0;
   int64_t ack_hold_ns = 0;
   int64_t ack_hold_period_ns = 0;
+  FitUncertainty uncertainty;
 
   // What the link could carry over the run, in bytes (the step included).
   double CapacityBytes() const;
@@ -104,6 +128,34 @@ absl::StatusOr<double> SimulatedThroughputRatio(const FittedPath& path,
                                                 const SimulatedFlow& b,
                                                 double measure_from = 0.5,
                                                 int runs = 1);
+
+// `count` paths around `path`, each of rate, base RTT, buffer (as its
+// queueing delay) and ACK hold offset within +-its uncertainty: a Latin
+// hypercube (each parameter's range cut into `count` equal strata, each
+// used once, at its centre), deterministic (parameter j takes stratum
+// (i * (2j + 1)) mod count in path i; with `count` a power of two these
+// are permutations), so the offsets average to zero. The ratio of two
+// flows is a rugged function of the path (a 1e-4 change of the rate moves
+// one run's ratio by 0.03-0.09 with no trend, reports/unfairness_test.cc),
+// so a prediction is an average over the paths the fit allows.
+std::vector<FittedPath> PathsWithinUncertainty(const FittedPath& path,
+                                               int count);
+
+// SimulatedThroughputRatio over several paths.
+struct RatioOverPaths {
+  // a's bytes over b's, summed over every run of every path.
+  double mean = 0;
+  // The 10th and 90th percentile of the paths' own ratios (each over its
+  // runs; reports/percentile.h).
+  double low = 0, high = 0;
+  int paths = 0;
+};
+
+// As SimulatedThroughputRatio with `runs_per_path` runs on each of
+// `paths` (run r on path r / runs_per_path, seed r + 1).
+absl::StatusOr<RatioOverPaths> SimulatedThroughputRatioOverPaths(
+    const std::vector<FittedPath>& paths, const SimulatedFlow& a,
+    const SimulatedFlow& b, double measure_from, int runs_per_path);
 
 }  // namespace ccreplay
 

@@ -65,8 +65,8 @@ double LargestQueueBytes(const FlowObserver& observed, double rate_bps) {
 // to half of one after (the dropped packet's neighbours, sent into the
 // full queue, are acknowledged then); the median over the episodes, so
 // that one sample held by a receiver's timer does not make a buffer. 0
-// without a loss episode.
-double RttAtLossS(const FlowObserver& observed, double rtt_s) {
+// without a loss episode. Fills e->rtt_at_loss_s and its standard error.
+void RttAtLoss(const FlowObserver& observed, double rtt_s, PathEstimates* e) {
   const std::vector<ObservationBin>& bins = observed.bins();
   const double width_s = observed.bin_width_s();
   const int64_t before = static_cast<int64_t>(std::ceil(rtt_s / width_s));
@@ -82,7 +82,12 @@ double RttAtLossS(const FlowObserver& observed, double rtt_s) {
     }
     if (max_us > 0) rtt_us.push_back(max_us);
   }
-  return rtt_us.empty() ? 0 : Median(std::move(rtt_us)) * 1e-6;
+  if (rtt_us.empty()) return;
+  e->rtt_at_loss_s = Median(rtt_us) * 1e-6;
+  if (rtt_us.size() < 2) return;
+  const double iqr_s =
+      (Percentile(rtt_us, 0.75) - Percentile(rtt_us, 0.25)) * 1e-6;
+  e->rtt_at_loss_se_s = 1.2533 * (iqr_s / 1.349) / std::sqrt(rtt_us.size());
 }
 
 // How the rate was estimated, and its cross-check.
@@ -147,7 +152,7 @@ PathEstimates EstimatePath(const FlowObserver& observed, double goodput_bps) {
   e.rate_is_lower_bound = busy.empty();
   e.bdp_bytes = e.bottleneck_rate_bps / 8 * e.base_rtt_s;
   e.max_queue_bytes = LargestQueueBytes(observed, e.bottleneck_rate_bps);
-  e.rtt_at_loss_s = RttAtLossS(observed, typical_rtt_s);
+  RttAtLoss(observed, typical_rtt_s, &e);
   AddNotes(typical_rtt_s, &e);
   return e;
 }

@@ -29,6 +29,11 @@ struct PathEstimates {
   // episodes of the largest RTT sample around each (the queue was full
   // then); 0 when nothing was lost.
   double rtt_at_loss_s = 0;
+  // That median's standard error: 1.2533 sigma / sqrt(n) of a normal
+  // sample, sigma from the episodes' interquartile range / 1.349 (Kendall
+  // and Stuart, The Advanced Theory of Statistics, the median's sampling
+  // variance); 0 with fewer than two episodes.
+  double rtt_at_loss_se_s = 0;
   // The sliding window the rate was measured over.
   double window_s = 0;
   std::vector<std::string> notes;

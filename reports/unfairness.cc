@@ -24,8 +24,19 @@ constexpr double kGrowthGapTolerance = 0.05;
 constexpr double kRttTolerance = 0.10;
 // Closed-loop runs per counterfactual, each with its own seed and sender
 // jitter (reports/fitted_simulation.h): a single run's ratio moves by
-// tenths with a 2 % change of the buffer (drop-tail phase effects).
-constexpr int kCounterfactualRuns = 24;
+// tenths with a 2 % change of the buffer (drop-tail phase effects), and
+// the 24-run ratio by 0.03-0.09 with a 1e-4 change of the rate, with no
+// trend (unfairness_test.cc). So the runs are spread over kPredictionPaths
+// paths the capture cannot tell apart from the fitted one
+// (PathsWithinUncertainty), kRunsPerPath on each: the mean over them is
+// the prediction, the paths' own ratios its spread. One run a path: path
+// and seed each add variance, and for a given number of runs the mean's
+// is least with one seed per path. 64 runs: a single run's ratio has an
+// sd of about 0.10 on issue 19's exports, so the mean's standard error is
+// 0.013 (unfairness_test.cc; 24 gave 0.02, which the 0.03 bound cannot
+// rest on). It costs 2.1x the 24 runs of one path (docs/diagnosis.md).
+constexpr int kPredictionPaths = 64;
+constexpr int kRunsPerPath = 1;
 // A flow that started this share of the common interval after the other
 // is a late comer: its first epochs (slow start, the first reduction) fall
 // inside the interval being compared.
@@ -206,17 +217,27 @@ std::optional<SimulatedFlow> WithPacketBytes(const SimulatedFlow& flow,
   return resized;
 }
 
-// The lesser's throughput over the greater's; the flows are simulated in
-// the caller's order (`lesser_first`), so that each keeps its seed.
-std::optional<double> Ratio(const FittedPath& path, const SimulatedFlow& l,
-                            const SimulatedFlow& g, bool lesser_first) {
+// The lesser's throughput over the greater's on `paths`; the flows are
+// simulated in the caller's order (`lesser_first`), so that each keeps its
+// seed.
+std::optional<PredictedRatio> Ratio(const std::vector<FittedPath>& paths,
+                                    const SimulatedFlow& l,
+                                    const SimulatedFlow& g, bool lesser_first) {
   // Over the whole common interval, as share_ratio is measured.
-  absl::StatusOr<double> r =
+  absl::StatusOr<RatioOverPaths> r =
       lesser_first
-          ? SimulatedThroughputRatio(path, l, g, 0, kCounterfactualRuns)
-          : SimulatedThroughputRatio(path, g, l, 0, kCounterfactualRuns);
-  if (!r.ok() || !std::isfinite(*r) || !(*r > 0)) return std::nullopt;
-  return lesser_first ? *r : 1 / *r;
+          ? SimulatedThroughputRatioOverPaths(paths, l, g, 0, kRunsPerPath)
+          : SimulatedThroughputRatioOverPaths(paths, g, l, 0, kRunsPerPath);
+  if (!r.ok() || !std::isfinite(r->mean) || !(r->mean > 0) || !(r->low > 0) ||
+      !std::isfinite(r->high)) {
+    return std::nullopt;
+  }
+  PredictedRatio p;
+  p.paths = r->paths;
+  p.mean = lesser_first ? r->mean : 1 / r->mean;
+  p.low = lesser_first ? r->low : 1 / r->high;
+  p.high = lesser_first ? r->high : 1 / r->low;
+  return p;
 }
 
 // Controllers whose window is set by loss alone (RFC 5681, RFC 9438,
@@ -253,6 +274,32 @@ std::string StandingQueueMessage(const StandingQueue& q, double from_s,
       q.loss_based_controller, from_s, to_s, q.median_ms, q.min_rtt_ms,
       q.p10_ms, q.p90_ms, static_cast<int>(q.bins), q.bbr_label,
       100 * q.bbr_share, q.loss_based_label, 100 * q.loss_based_share);
+}
+
+// Two fits of one path: each parameter is known no better than either
+// fit says, nor than half their disagreement where both measure the same
+// thing (base RTT, the buffer's queueing delay, the receiver's ACK hold).
+// Not the rate: each fit's is the rate its own flow saw, which a flow that
+// shared the link kept below the link's.
+FitUncertainty SharedUncertainty(const FittedPath& a, const FittedPath& b) {
+  auto half_gap = [](double x, double y) { return std::fabs(x - y) / 2; };
+  FitUncertainty u;
+  u.rate_fraction =
+      std::max(a.uncertainty.rate_fraction, b.uncertainty.rate_fraction);
+  u.base_rtt_ns = static_cast<int64_t>(
+      std::max({static_cast<double>(a.uncertainty.base_rtt_ns),
+                static_cast<double>(b.uncertainty.base_rtt_ns),
+                half_gap(a.base_rtt_ns, b.base_rtt_ns)}));
+  u.buffer_delay_ns = static_cast<int64_t>(
+      std::max({static_cast<double>(a.uncertainty.buffer_delay_ns),
+                static_cast<double>(b.uncertainty.buffer_delay_ns),
+                half_gap(QueueS(a), QueueS(b)) * 1e9}));
+  const bool both_holds = a.delayed_ack_measured && b.delayed_ack_measured;
+  u.delayed_ack_ns = static_cast<int64_t>(std::max(
+      {static_cast<double>(a.uncertainty.delayed_ack_ns),
+       static_cast<double>(b.uncertainty.delayed_ack_ns),
+       both_holds ? half_gap(a.delayed_ack_ns, b.delayed_ack_ns) : 0.0}));
+  return u;
 }
 
 }  // namespace
@@ -338,6 +385,7 @@ std::optional<FittedPath> SharedFittedPath(
       std::max(a.end_s, b.end_s) - std::min(a.start_s, b.start_s);
   p.duration_ns = static_cast<int64_t>(
       std::min(span_s, MaxSimulatedPacketSeconds(p.rate_bps)) * 1e9);
+  p.uncertainty = SharedUncertainty(*a_path, *b_path);
   return p;
 }
 
@@ -346,14 +394,14 @@ namespace {
 // The closed-loop counterfactuals on the fitted path, each the lesser's
 // throughput over the greater's.
 struct Counterfactuals {
-  std::optional<double> as_is;
+  std::optional<PredictedRatio> as_is;
   // The small-packet flow normalized to 1462 bytes (RFC 7141 section 2.3,
   // quicly PR #686): as_is when it normalizes already.
-  std::optional<double> normalized;
-  std::optional<double> same_controller;  // lesser runs greater's
-  std::optional<double> same_start;       // lesser starts with greater
+  std::optional<PredictedRatio> normalized;
+  std::optional<PredictedRatio> same_controller;  // lesser runs greater's
+  std::optional<PredictedRatio> same_start;       // lesser starts with greater
   // The lesser sends the greater's packet size.
-  std::optional<double> same_size;
+  std::optional<PredictedRatio> same_size;
 };
 
 // With `size_unnamed` (the growth named no packet-size cause: not
@@ -361,9 +409,11 @@ struct Counterfactuals {
 // smaller packets with a controller that counts its growth in them.
 Counterfactuals RunCounterfactuals(const CompetitorFacts& lesser,
                                    const CompetitorFacts& greater,
-                                   const FittedPath& path, bool lesser_first,
+                                   const FittedPath& fitted, bool lesser_first,
                                    bool size_unnamed) {
-  const bool own_rtt = DifferentRtts(lesser, greater, QueueS(path));
+  const std::vector<FittedPath> path =
+      PathsWithinUncertainty(fitted, kPredictionPaths);
+  const bool own_rtt = DifferentRtts(lesser, greater, QueueS(fitted));
   const SimulatedFlow l = AsSimulated(lesser, LateBy(lesser, greater), own_rtt);
   const SimulatedFlow g =
       AsSimulated(greater, LateBy(greater, lesser), own_rtt);
@@ -402,10 +452,10 @@ Counterfactuals RunCounterfactuals(const CompetitorFacts& lesser,
 // A cause proven by a counterfactual: the ratio as it ran over the ratio
 // without the cause, when that differs by more than the tolerance.
 std::optional<UnfairnessCause> CounterfactualCause(
-    const std::string& kind, const std::optional<double>& as_is,
-    const std::optional<double>& without, const std::string& what) {
+    const std::string& kind, const std::optional<PredictedRatio>& as_is,
+    const std::optional<PredictedRatio>& without, const std::string& what) {
   if (!as_is.has_value() || !without.has_value()) return std::nullopt;
-  const double explained = *as_is / *without;
+  const double explained = as_is->mean / without->mean;
   if (!(explained < 1 - kCounterfactualTolerance)) return std::nullopt;
   UnfairnessCause c;
   c.kind = kind;
@@ -413,7 +463,7 @@ std::optional<UnfairnessCause> CounterfactualCause(
   c.message = absl::StrFormat(
       "%s, the fitted simulation gives %.2f instead of %.2f, so this alone "
       "accounts for a factor of %.2f",
-      what, *without, *as_is, explained);
+      what, without->mean, as_is->mean, explained);
   return c;
 }
 
@@ -449,6 +499,16 @@ void AddSimulatedCauses(const CompetitorFacts& lesser,
   }
 }
 
+// "0.86 (0.75-0.95, 10th-90th percentile of 64 paths the capture cannot
+// tell apart)".
+std::string Prediction(const PredictedRatio& p) {
+  if (p.paths < 2) return absl::StrFormat("%.2f", p.mean);
+  return absl::StrFormat(
+      "%.2f (%.2f-%.2f, 10th-90th percentile of %d paths the capture cannot "
+      "tell apart)",
+      p.mean, p.low, p.high, p.paths);
+}
+
 std::string AttributionMessage(const CompetitorFacts& lesser,
                                const CompetitorFacts& greater,
                                const UnfairnessAttribution& u) {
@@ -463,18 +523,17 @@ std::string AttributionMessage(const CompetitorFacts& lesser,
   for (const UnfairnessCause& c : u.causes)
     absl::StrAppend(&m, "; ", c.message);
   if (u.predicted_ratio_as_is.has_value()) {
-    absl::StrAppend(&m, absl::StrFormat("; the fitted simulation of both "
-                                        "flows as they ran gives %.2f",
-                                        *u.predicted_ratio_as_is));
+    absl::StrAppend(&m,
+                    "; the fitted simulation of both flows as they ran "
+                    "gives ",
+                    Prediction(*u.predicted_ratio_as_is));
   }
   const CompetitorFacts& small =
       lesser.packet_bytes < greater.packet_bytes ? lesser : greater;
   if (u.predicted_ratio_normalized.has_value() &&
       !small.normalize_bytes.has_value()) {
-    absl::StrAppend(
-        &m, absl::StrFormat(
-                "; with normalization the fitted simulation predicts %.2f",
-                *u.predicted_ratio_normalized));
+    absl::StrAppend(&m, "; with normalization the fitted simulation predicts ",
+                    Prediction(*u.predicted_ratio_normalized));
   } else if (u.predicted_ratio_normalized.has_value()) {
     absl::StrAppend(&m, "; ", small.label, "'s growth is normalized already",
                     small.normalization_claimed ? ClaimDecided(small) : "");

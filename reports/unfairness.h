@@ -73,13 +73,24 @@ struct StandingQueue {
 std::optional<StandingQueue> BbrQueueAgainstLossBased(const CompetitorFacts& a,
                                                       const CompetitorFacts& b);
 
+// A closed-loop prediction of the lesser's throughput over the greater's,
+// over the paths the capture cannot tell apart from the fitted one
+// (reports/fitted_simulation.h PathsWithinUncertainty).
+struct PredictedRatio {
+  double mean = 0;  // over every run of every path
+  // The 10th and 90th percentile of the paths' own ratios.
+  double low = 0, high = 0;
+  int paths = 0;
+};
+
 struct UnfairnessAttribution {
   uint32_t lesser = 0, greater = 0;  // flow indices
   double share_ratio = 0;            // lesser / greater
   std::vector<UnfairnessCause> causes;
   // The fitted simulation's lesser / greater with both flows as they ran,
   // and with the small-packet flow's growth normalized to 1462 bytes.
-  std::optional<double> predicted_ratio_as_is, predicted_ratio_normalized;
+  std::optional<PredictedRatio> predicted_ratio_as_is,
+      predicted_ratio_normalized;
   // A BBR flow against a loss-based one: the queue they kept.
   std::optional<StandingQueue> standing_queue;
   std::string message;
