@@ -411,39 +411,39 @@ Counterfactuals RunCounterfactuals(const CompetitorFacts& lesser,
                                    const CompetitorFacts& greater,
                                    const FittedPath& fitted, bool lesser_first,
                                    bool size_unnamed) {
-  const std::vector<FittedPath> path =
+  const std::vector<FittedPath> paths =
       PathsWithinUncertainty(fitted, kPredictionPaths);
   const bool own_rtt = DifferentRtts(lesser, greater, QueueS(fitted));
   const SimulatedFlow l = AsSimulated(lesser, LateBy(lesser, greater), own_rtt);
   const SimulatedFlow g =
       AsSimulated(greater, LateBy(greater, lesser), own_rtt);
   Counterfactuals c;
-  c.as_is = Ratio(path, l, g, lesser_first);
+  c.as_is = Ratio(paths, l, g, lesser_first);
   if (lesser.packet_bytes != greater.packet_bytes) {
     SimulatedFlow nl = l, ng = g;
     SimulatedFlow& small = lesser.packet_bytes < greater.packet_bytes ? nl : ng;
     const bool already = small.normalize_bytes.has_value();
     small.normalize_bytes = kReferenceMtuBytes;
-    c.normalized = already ? c.as_is : Ratio(path, nl, ng, lesser_first);
+    c.normalized = already ? c.as_is : Ratio(paths, nl, ng, lesser_first);
   }
   if (SpecFamily(lesser.controller) != SpecFamily(greater.controller)) {
     SimulatedFlow swapped = g;
     swapped.packet_bytes = l.packet_bytes;
     swapped.start_ns = l.start_ns;
     swapped.base_rtt_ns = l.base_rtt_ns;
-    c.same_controller = Ratio(path, swapped, g, lesser_first);
+    c.same_controller = Ratio(paths, swapped, g, lesser_first);
   }
   if (l.start_ns > 0) {
     SimulatedFlow together = l;
     together.start_ns = g.start_ns;
-    c.same_start = Ratio(path, together, g, lesser_first);
+    c.same_start = Ratio(paths, together, g, lesser_first);
   }
   if (size_unnamed && lesser.packet_bytes < greater.packet_bytes &&
       !lesser.normalize_bytes.has_value() &&
       GrowsPerPacket(lesser.controller)) {
     if (std::optional<SimulatedFlow> resized =
             WithPacketBytes(l, greater.packet_bytes)) {
-      c.same_size = Ratio(path, *resized, g, lesser_first);
+      c.same_size = Ratio(paths, *resized, g, lesser_first);
     }
   }
   return c;
