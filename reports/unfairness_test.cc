@@ -408,7 +408,9 @@ RatioOverPaths TruePathRatio(const PathProfile& profile, const Case& c,
 // by 0.0005 (kept out below, with its figures). The runs are seeded, so
 // each figure is reproducible; a change of the fit or the simulator moves
 // them within those errors. Wall time per case, nice -n 10 on the shared
-// 2-core machine: DSL 46-56 s, bdp40 8-13 s, congested 5 s.
+// 2-core machine: DSL 46-56 s (89-95 s with a build beside it), bdp40
+// 8-18 s, congested 5-7 s; fewer runs would widen the difference's
+// standard error beyond 0.016, about half the bound.
 TEST_P(UnfairnessTest, NormalizedPredictionWithinThreeHundredths) {
   const auto& [spec, c] = GetParam();
   if (spec == "reno" && c.profile == "congested") {
