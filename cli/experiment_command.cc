@@ -47,6 +47,12 @@ ABSL_FLAG(std::string, recovery_acks, "on_new_gap",
           "ACKs at once only the packet that reveals a gap (on_new_gap, "
           "quicly's record_receipt) or every packet (every_packet_while_hole, "
           "ccreplay simulate's model).");
+ABSL_FLAG(absl::Duration, timer_granularity, absl::ZeroDuration(),
+          "experiment mtu-normalization: the receivers' ACK timers run on a "
+          "clock of this tick, as quicly's simulator (1ms: an immediate ACK "
+          "leaves at the tick it is due in + 0.1 ms at the earliest, a "
+          "delayed one 25 ms after that tick + 0.1 ms); 0 (default): ACKs "
+          "leave when due.");
 ABSL_FLAG(
     absl::Duration, max_sim_time, absl::Hours(1),
     "experiment mtu-normalization: cap on simulated time per run (default "
@@ -114,6 +120,12 @@ absl::StatusOr<MtuExperimentOptions> MtuOptionsFromFlags() {
   options.recovery_acks = *recovery_acks;
   options.max_simulated_s =
       absl::ToDoubleSeconds(absl::GetFlag(FLAGS_max_sim_time));
+  const absl::Duration granularity = absl::GetFlag(FLAGS_timer_granularity);
+  if (granularity < absl::ZeroDuration()) {
+    return absl::InvalidArgumentError(
+        "--timer_granularity must not be negative");
+  }
+  options.timer_granularity_ns = absl::ToInt64Nanoseconds(granularity);
   options.threads = absl::GetFlag(FLAGS_threads);
   options.seed = absl::GetFlag(FLAGS_seed);
   if (!absl::GetFlag(FLAGS_sender_jitter).empty()) {

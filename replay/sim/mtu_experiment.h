@@ -61,6 +61,9 @@ struct MtuExperimentOptions {
   // quicly's receiver: one immediate ACK per new gap (receiver.h);
   // kEveryPacketWhileHole is ours.
   RecoveryAcks recovery_acks = RecoveryAcks::kOnNewGap;
+  // The receivers' ACK timers on quicly's millisecond clock
+  // (FlowConfig::timer_granularity_ns); 0, ours: ACKs leave when due.
+  int64_t timer_granularity_ns = 0;
   uint64_t seed = 1;
   int threads = 0;  // 0: one per core
 };

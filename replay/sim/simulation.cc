@@ -77,6 +77,13 @@ absl::StatusOr<EcnFeedback> ParseEcnFeedback(absl::string_view name) {
                    "': expected none, rfc3168, dctcp or accecn"));
 }
 
+int64_t TimerTickRelease(int64_t now_ns, int64_t delay_ns,
+                         int64_t granularity_ns) {
+  if (granularity_ns <= 0) return now_ns + delay_ns;
+  const int64_t tick_ns = now_ns - now_ns % granularity_ns;
+  return std::max(now_ns, tick_ns + delay_ns + kQuiclyTimerSlackNs);
+}
+
 namespace {
 
 // The bottleneck of a valid configuration, or why it is not one.
@@ -123,6 +130,10 @@ absl::StatusOr<BottleneckConfig> CheckedBottleneck(
     if (flow.tso_burst_shift > 30 || flow.nic_rate_bps < 0) {
       return absl::InvalidArgumentError(
           "tso_burst_shift must be in [0, 30] and the NIC rate not negative");
+    }
+    if (flow.timer_granularity_ns < 0) {
+      return absl::InvalidArgumentError(
+          "the timer granularity must not be negative");
     }
     bottleneck.largest_packet_bytes =
         std::max(bottleneck.largest_packet_bytes, flow.packet_bytes);
@@ -194,6 +205,7 @@ absl::StatusOr<std::unique_ptr<Simulation>> Simulation::Create(
     f.ack_hold_ns = flow.ack_hold_ns;
     f.ack_hold_period_ns = flow.ack_hold_period_ns;
     f.nic_rate_bps = flow.nic_rate_bps;
+    f.timer_granularity_ns = flow.timer_granularity_ns;
     sim->Schedule(flow.start_ns, kFlowStart, i);
     if (flow.app_rate_bps > 0) sim->Schedule(flow.start_ns, kAppWrite, i);
     if (flow.cwnd_clamp_packets > 0 && flow.cwnd_clamp_from_ns > 0) {
@@ -375,7 +387,8 @@ void Simulation::OnLinkDone() {
   }
   if (receiver_output_.arm_timer) {
     flow.delayed_ack_generation = flow.receiver.generation();
-    flow.delayed_ack_deadline_ns = now_ns_ + flow.delayed_ack_ns;
+    flow.delayed_ack_deadline_ns = TimerTickRelease(
+        now_ns_, flow.delayed_ack_ns, flow.timer_granularity_ns);
     if (flow.delayed_ack_event_ns == Sender::kNever) {
       flow.delayed_ack_event_ns = flow.delayed_ack_deadline_ns;
       Schedule(flow.delayed_ack_deadline_ns, kDelayedAck, packet.flow);
@@ -419,11 +432,14 @@ void Simulation::OnAppWrite(uint32_t i) {
 void Simulation::SendAck(uint32_t i, const SimAck& ack) {
   Flow& flow = flows_[i];
   ++flow.stats.acks_sent;
+  // An immediate ACK waits for the receiver's clock tick
+  // (FlowConfig::timer_granularity_ns); a delayed one fires on it already.
+  int64_t leaves_ns = TimerTickRelease(now_ns_, 0, flow.timer_granularity_ns);
   // FlowConfig::ack_hold_ns: an ACK sent within a period's hold leaves
-  // when the hold ends; release times never decrease, so FIFO holds.
-  int64_t leaves_ns = now_ns_;
+  // when the hold ends. Both steps are non-decreasing in now_ns_, so the
+  // release times never decrease and FIFO holds.
   if (flow.ack_hold_ns > 0 && flow.ack_hold_period_ns > 0) {
-    const int64_t into = (now_ns_ - flow.start_ns) % flow.ack_hold_period_ns;
+    const int64_t into = (leaves_ns - flow.start_ns) % flow.ack_hold_period_ns;
     if (into < flow.ack_hold_ns) leaves_ns += flow.ack_hold_ns - into;
   }
   const int64_t arrival_ns = leaves_ns + flow.return_delay_ns;

@@ -102,7 +102,32 @@ struct FlowConfig {
   // serialization time apart (a 10 Gb/s NIC sends a 64 KB TSO burst in 52
   // us). 0: no NIC, packets leave when sent.
   int64_t nic_rate_bps = 0;
+  // The receiver's ACK timers on a clock of this tick, as quicly's endpoint
+  // in its simulator (h2o/quicly t/simulator.c and lib/quicly.c @
+  // b11d3634): quicly's clock is whole milliseconds (quic_now_cb() returns
+  // (int64_t)(now * 1000)); record_receipt() sets send_ack_at to the
+  // packet's receipt time in those ms for an immediate ACK, + 25 ms
+  // (QUICLY_DELAYED_ACK_TIMEOUT) for a delayed one; the simulator runs an
+  // endpoint at max(now, quicly_get_first_timeout() / 1000 + 0.0001 s)
+  // (net_endpoint_next_run_at()). So an immediate ACK due at t leaves at
+  // max(t, tick(t) + 0.1 ms) and a delayed one at tick(t) + delay + 0.1 ms
+  // (TimerTickRelease()). The sender is not affected: with no pacer
+  // quicly_get_first_timeout() returns 0 while it can send, so it sends at
+  // once. 0: no clock, ACKs leave when due.
+  int64_t timer_granularity_ns = 0;
 };
+
+// The slack quicly's simulator adds to every timeout "to avoid the timer
+// firing earlier than specified due to rounding error" (0.0001 s,
+// net_endpoint_next_run_at(), h2o/quicly t/simulator.c @ b11d3634).
+inline constexpr int64_t kQuiclyTimerSlackNs = 100'000;
+
+// When a timer set at `now_ns` to fire `delay_ns` later fires on a clock of
+// `granularity_ns` ticks (FlowConfig::timer_granularity_ns): the delay
+// counts from the tick `now_ns` falls in, plus kQuiclyTimerSlackNs, and
+// never before `now_ns`. granularity_ns <= 0: now_ns + delay_ns.
+int64_t TimerTickRelease(int64_t now_ns, int64_t delay_ns,
+                         int64_t granularity_ns);
 
 struct SimulationConfig {
   int64_t rate_bps = 0;
@@ -242,9 +267,10 @@ class Simulation {
     RingBuffer<SimAck> returning{256};
     int64_t timer_event_ns = Sender::kNever;
     int64_t pacing_event_ns = Sender::kNever;
-    int64_t nic_rate_bps = 0;  // FlowConfig::nic_rate_bps
-    int64_t nic_free_ns = 0;   // when the NIC has sent its last packet
-    uint64_t skbs_sent = 0;    // TSO bursts so far (SimPacket::skb)
+    int64_t nic_rate_bps = 0;          // FlowConfig::nic_rate_bps
+    int64_t timer_granularity_ns = 0;  // FlowConfig::timer_granularity_ns
+    int64_t nic_free_ns = 0;           // when the NIC has sent its last packet
+    uint64_t skbs_sent = 0;            // TSO bursts so far (SimPacket::skb)
     FlowStats stats;
     uint64_t last_sample_egress_bytes = 0;
   };

@@ -326,6 +326,78 @@ TEST(Simulation, GroFlushTimerFiresAfterTheTimeout) {
   EXPECT_EQ(acks.sent_ns[0], 200'000 + 11'584 + 500'000);
 }
 
+// quicly's timer rule (FlowConfig::timer_granularity_ns): a timer set at t
+// for d fires at max(t, floor_ms(t) + d + 0.1 ms), the arithmetic of
+// h2o/quicly t/simulator.c @ b11d3634 (quic_now_cb() truncates to ms,
+// net_endpoint_next_run_at() adds 0.0001 s and never goes below now).
+TEST(Simulation, TimerTickReleaseFollowsQuiclysClock) {
+  EXPECT_EQ(TimerTickRelease(5'250'000, 0, kMs), 5'250'000);  // past 0.1 ms
+  EXPECT_EQ(TimerTickRelease(5'040'000, 0, kMs), 5'100'000);  // waits
+  EXPECT_EQ(TimerTickRelease(5'000'000, 0, kMs), 5'100'000);  // on the tick
+  EXPECT_EQ(TimerTickRelease(5'100'000, 0, kMs), 5'100'000);
+  EXPECT_EQ(TimerTickRelease(5'999'999, 25 * kMs, kMs), 30'100'000);
+  EXPECT_EQ(TimerTickRelease(5'999'999, 25 * kMs, 0), 30'999'999);  // off
+}
+
+// With the receiver on a 1-ms clock every immediate ACK of a bulk CUBIC
+// flow (50 Mbit/s, 10 ms, 1448-byte packets: one every 231.68 us, an ACK
+// every 2) leaves at max(t, floor_ms(t) + 0.1 ms), so no ACK leaves in the
+// first 0.1 ms of a millisecond; the same run without the clock has ACKs
+// there (packets arrive at phases spread over the ms), which the clock
+// moves.
+TEST(Simulation, AcksOnAMillisecondClockLeaveAfterTheTick) {
+  auto run = [](int64_t granularity_ns) {
+    SimulationConfig config =
+        OneFlow("cubic", 50'000'000, 10 * kMs, 62'500, 1448, 2);
+    config.flows[0].timer_granularity_ns = granularity_ns;
+    AckTimes acks;
+    auto sim = Simulation::Create(config, &acks);
+    EXPECT_TRUE(sim.ok());
+    (*sim)->RunUntil(kS);
+    return acks;
+  };
+  const AckTimes off = run(0);
+  const AckTimes on = run(kMs);
+  ASSERT_GT(on.sent_ns.size(), 1000u);
+  int early_off = 0;
+  for (size_t i = 0; i < off.sent_ns.size(); ++i) {
+    EXPECT_EQ(off.arrival_ns[i], off.sent_ns[i] + 5 * kMs) << i;
+    early_off += off.sent_ns[i] % kMs < 100'000;
+  }
+  int moved = 0;
+  for (size_t i = 0; i < on.sent_ns.size(); ++i) {
+    const int64_t leaves = on.arrival_ns[i] - 5 * kMs;
+    EXPECT_GE(leaves % kMs, 100'000) << i;
+    EXPECT_EQ(leaves, std::max(on.sent_ns[i],
+                               on.sent_ns[i] - on.sent_ns[i] % kMs + 100'000))
+        << i;
+    moved += leaves != on.sent_ns[i];
+  }
+  // About a tenth of the ACKs fall in the first 0.1 ms without the clock.
+  EXPECT_GT(early_off, static_cast<int>(off.sent_ns.size() / 20));
+  EXPECT_GT(moved, static_cast<int>(on.sent_ns.size() / 20));
+}
+
+// The delayed ACK on the 1-ms clock: with ACK every 64 and two packets in
+// flight (as the GRO test above), the first packet arrives at 211,584 ns
+// (200 us of propagation + 11.584 us of serialization), in the tick that
+// starts at 0, so the 25-ms timer (quicly's QUICLY_DELAYED_ACK_TIMEOUT)
+// fires at 0 + 25 ms + 0.1 ms, not at 25.211584 ms.
+TEST(Simulation, DelayedAckOnAMillisecondClockCountsFromTheTick) {
+  SimulationConfig config =
+      OneFlow("reno", 1'000'000'000, 400'000, 1'000'000, 1448, 64);
+  config.flows[0].delayed_ack_ns = 25 * kMs;
+  config.flows[0].cwnd_clamp_packets = 2;
+  config.flows[0].timer_granularity_ns = kMs;
+  AckTimes acks;
+  auto sim = Simulation::Create(config, &acks);
+  ASSERT_TRUE(sim.ok());
+  (*sim)->RunUntil(30 * kMs);
+  ASSERT_FALSE(acks.sent_ns.empty());
+  EXPECT_EQ(acks.sent_ns[0], 25'100'000);
+  EXPECT_EQ(acks.arrival_ns[0], 25'100'000 + 200'000);
+}
+
 // Back-to-back packets leave a 10 Gbit/s NIC one serialization time (1448 B
 // x 8 / 10 Gbit/s = 1158 ns) apart; the bottleneck (100 Gbit/s) keeps that
 // spacing and an ACK per packet shows it: the initial window of 10, sent at
@@ -378,6 +450,10 @@ TEST(Simulation, RejectsBadConfigurations) {
   EXPECT_EQ(Simulation::Create(config).status().code(),
             absl::StatusCode::kInvalidArgument);
   config = OneFlow("reno", 1'000'000, kMs, 500, 1000, 2);
+  EXPECT_EQ(Simulation::Create(config).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  config = OneFlow("reno", 1'000'000, kMs, 10'000, 1000, 2);
+  config.flows[0].timer_granularity_ns = -1;
   EXPECT_EQ(Simulation::Create(config).status().code(),
             absl::StatusCode::kInvalidArgument);
 }
