@@ -37,16 +37,16 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 out=$(realpath "$1")
 shift
 mkdir -p "$out"
-kver=${VM_KERNEL:-$(ls /lib/modules 2>/dev/null | grep '^6\.1\.' | sort -V | tail -1)}
+kver=${VM_KERNEL:-$(find /lib/modules -maxdepth 1 -name '6.1.*' -printf '%f\n' 2>/dev/null | sort -V | tail -1)}
 [[ -n "$kver" && -f "/boot/vmlinuz-$kver" && -d "/lib/modules/$kver" ]] || {
   echo "vm-lab: no 6.1 kernel: apt-get install linux-image-amd64" >&2
   exit 1
 }
 busybox=/bin/busybox
-[[ -x $busybox ]] && file -L "$busybox" | grep -q 'statically linked' || {
+if [[ ! -x $busybox ]] || ! file -L "$busybox" | grep -q 'statically linked'; then
   echo "vm-lab: need a static busybox: apt-get install busybox-static" >&2
   exit 1
-}
+fi
 command -v qemu-system-x86_64 >/dev/null || {
   echo "vm-lab: apt-get install qemu-system-x86" >&2
   exit 1
