@@ -68,7 +68,8 @@ fi
 # 20 Mbit/s: the BDP is 2500 bytes per ms of base RTT, about 5/3 packets.
 # Buffers: small = max(10, BDP/4) packets, large = max(20, 2 BDP); step =
 # RFC 3168 ECN with a 30 kB step marker over a queue that does not drop.
-# DCTCP is left out: this kernel has no tcp_dctcp module.
+# DCTCP is not in this matrix (this kernel has no tcp_dctcp): see the
+# `dctcp` mode above, on bundles from a 6.1 VM.
 matrix_cases() {
   local cc rtt bdp small large step pacing
   for cc in reno cubic; do
@@ -105,14 +106,16 @@ matrix_cases() {
 # (all ACKs and per phase: median/p95), the fitted paced/hz/gso and
 # meta.json's, and the model_divergence findings of `diagnose` on it.
 bundle_rows() {
-  local name=$1 dir=$2 cc=$3 flows
-  flows=$("$ccreplay" flows "$dir/sender.pcap" --json | python3 -c '
+  local name=$1 dir=$2 cc=$3 flows pcap=$2/sender.pcap probe=$2/tcp_probe.txt
+  [[ -f $pcap ]] || pcap=$pcap.gz
+  [[ -f $probe ]] || probe=$probe.gz
+  flows=$("$ccreplay" flows "$pcap" --json | python3 -c '
 import json, sys
 print(" ".join(str(f["identity"]["index"]) for f in json.load(sys.stdin)["flows"]
                if f["summary"].get("data_bytes", 0) > 100000))')
   for flow in $flows; do
-    "$ccreplay" replay "$dir/sender.pcap" --probe "$dir/tcp_probe.txt" \
-      --flow "$flow" --cc "$cc:linux" --json >"$work/replay.json" 2>/dev/null ||
+    "$ccreplay" replay "$pcap" --probe "$probe" \
+      --flow "$flow" --cc "$cc" --json >"$work/replay.json" 2>/dev/null ||
       continue
     "$ccreplay" diagnose "$dir" --flow "$flow" --quiet \
       --json "$work/diagnose.json" >/dev/null 2>&1 || true
@@ -194,9 +197,28 @@ PY
   done
 }
 
-printf '%-24s %2s %6s %6s %6s  %-22s %-11s %-11s %-11s  %-5s %-5s %-6s  %-3s %-4s %-5s  %s\n' \
-  case flow acks med% p95% sslog_med/p95_n_hz ss_med/p95 ca_med/p95 \
-  rec_med/p95 paced hz gso rec rhz rgso md
+header() {
+  printf '%-24s %2s %6s %6s %6s  %-22s %-11s %-11s %-11s  %-5s %-5s %-6s  %-3s %-4s %-5s  %s
+' \
+    case flow acks med% p95% sslog_med/p95_n_hz ss_med/p95 ca_med/p95 \
+    rec_med/p95 paced hz gso rec rhz rgso md
+}
+
+# DCTCP (`bench/fidelity.sh dctcp [DIR]`, no root): `--cc dctcp` on every
+# bundle in DIR (default: the checked-in testdata/lab/dctcp_*), made on
+# Debian 12's Linux 6.1 in a VM by scripts/vm-lab.sh (this host's kernel
+# has no tcp_dctcp; docs/controllers.md "The fidelity matrix").
+if [[ "${1:-}" == dctcp ]]; then
+  header
+  for meta in "${2:-testdata/lab}"/*/meta.json; do
+    dir=$(dirname "$meta")
+    [[ -z "${2:-}" && $(basename "$dir") != dctcp_* ]] && continue
+    bundle_rows "$(basename "$dir")" "$dir" dctcp
+  done
+  exit 0
+fi
+
+header
 matrix_cases | while read -r name args; do
   [[ -n "${FIDELITY_ONLY:-}" && ! "$name" =~ $FIDELITY_ONLY ]] && continue
   dir="${FIDELITY_KEEP:-$work}/$name"
@@ -209,7 +231,7 @@ matrix_cases | while read -r name args; do
     echo "$name: lab failed: $(tail -1 "$work/lab.log")"
     continue
   fi
-  bundle_rows "$name" "$dir" "${name%%_*}"
+  bundle_rows "$name" "$dir" "${name%%_*}:linux"
   if [[ -z "${FIDELITY_KEEP:-}" ]]; then rm -rf "$dir"; fi
 done
 echo "med/p95: per-ACK |replay - tcp_probe| / tcp_probe, percent, every ACK;" \
