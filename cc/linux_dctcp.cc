@@ -25,7 +25,8 @@ void LinuxDctcp::InAckEvent(const AckEvent& ack) {
 }
 
 uint32_t LinuxDctcp::Ssthresh() {
-  // dctcp_ssthresh(): cwnd * (1 - alpha / 2).
+  // dctcp_ssthresh(): cwnd * (1 - alpha / 2), remembering cwnd for an undo.
+  loss_cwnd_ = snd_cwnd_;
   return std::max(snd_cwnd_ - ((snd_cwnd_ * alpha_) >> 11u), 2u);
 }
 
@@ -35,6 +36,7 @@ void LinuxDctcp::SetState(CaState new_state) {
 
 void LinuxDctcp::ReactToLoss() {
   // dctcp_react_to_loss().
+  loss_cwnd_ = snd_cwnd_;
   snd_ssthresh_ = std::max(snd_cwnd_ >> 1, 2u);
 }
 

@@ -9,12 +9,17 @@
 // - on ECE (entering CWR): ssthresh = max(cwnd - (cwnd * alpha >> 11), 2),
 //   then the PRR reduction with no increase until CWR ends;
 // - on loss (Recovery, CA_EVENT_LOSS): ssthresh = max(cwnd / 2, 2);
+// - an undo restores max(cwnd, loss_cwnd), loss_cwnd being the cwnd at the
+//   last dctcp_ssthresh() or dctcp_react_to_loss() (dctcp_cwnd_undo(); the
+//   same in Linux 6.1.192, Debian 12's tcp_dctcp.ko, and in 01581a21);
 // - otherwise tcp_reno_cong_avoid().
 #ifndef CCREPLAY_CC_LINUX_DCTCP_H_
 #define CCREPLAY_CC_LINUX_DCTCP_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <optional>
 
 #include "cc/linux_tcp_sender.h"
 #include "cc/round_tracker.h"
@@ -41,11 +46,16 @@ class LinuxDctcp final : public LinuxTcpSender {
   void SetState(CaState new_state) override;
   void OnCaEventLoss() override { ReactToLoss(); }
   void InAckEvent(const AckEvent& ack) override;
+  std::optional<uint32_t> UndoCwnd() override {
+    // dctcp_cwnd_undo().
+    return std::max(snd_cwnd_, loss_cwnd_);
+  }
 
  private:
   void ReactToLoss();
 
   uint32_t alpha_ = kMaxAlpha;
+  uint32_t loss_cwnd_ = 0;  // ca->loss_cwnd
   RoundTracker window_;
   uint64_t old_delivered_ = 0;
   uint64_t old_delivered_ce_ = 0;

@@ -8,6 +8,7 @@
 namespace ccreplay {
 namespace {
 
+using testing::FastRetransmit;
 using testing::SegmentAck;
 
 constexpr uint32_t kMss = 1448;
@@ -73,6 +74,37 @@ TEST(LinuxDctcpTest, NoIncreaseDuringCwr) {
   for (int i = 0; i < 20; ++i)
     dctcp.OnAck(SegmentAck(2 + i, 1, kMss, 99 * kMss));
   EXPECT_LE(dctcp.snd_cwnd(), cwnd);
+}
+
+TEST(LinuxDctcpTest, ADsackOfEveryRetransmissionUndoesToTheLossCwnd) {
+  // In slow start at cwnd 20, a fast retransmit: dctcp_ssthresh() and
+  // dctcp_react_to_loss() keep loss_cwnd = 20, ssthresh = 10. The D-SACK
+  // of the one retransmission (tcp_try_undo_dsack()) restores
+  // dctcp_cwnd_undo() = max(cwnd, loss_cwnd) = 20 and the infinite
+  // prior_ssthresh. Without .undo_cwnd the model stayed at ssthresh 10,
+  // where Debian 12's 6.1 kernel undid (testdata/lab/dctcp_*, nstat
+  // TcpExtTCPDSACKUndo / TcpExtTCPPartialUndo).
+  ControllerOptions options;
+  options.mss_bytes = kMss;
+  options.initial_window_segments = 20;
+  LinuxDctcp dctcp(options);
+  AckEvent dupack = SegmentAck(1000, 1, kMss, 19 * kMss);
+  dupack.data_acked = false;
+  dctcp.OnAck(dupack);
+  dctcp.OnLoss(FastRetransmit(1000, 19 * kMss));
+  RetransmitEvent retransmit;
+  retransmit.time_us = 1000;
+  retransmit.ts_val = 5000;
+  dctcp.OnRetransmit(retransmit);
+  ASSERT_EQ(dctcp.snd_ssthresh(), 10u);
+  AckEvent dsack = SegmentAck(2000, 0, kMss, 19 * kMss);
+  dsack.data_acked = false;
+  dsack.packets_dsacked = 1;
+  dsack.dsack_end_bytes = kMss + 1;
+  dctcp.OnAck(dsack);
+  EXPECT_EQ(dctcp.undo_counts().dsack, 1);
+  EXPECT_EQ(dctcp.snd_cwnd(), 20u);
+  EXPECT_EQ(dctcp.snd_ssthresh(), kInfiniteSsthreshSegments);
 }
 
 }  // namespace
