@@ -60,6 +60,20 @@ absl::Status SetController(int fd, absl::string_view cc) {
                    "); tcp_available_congestion_control: ", available));
 }
 
+// DCTCP sends its SYN ECT(0) (TCP_CONG_NEEDS_ECN); a listener grants ECN to
+// an ECT SYN only when its own controller needs ECN
+// (tcp_ecn_create_request(), net/ipv4/tcp_input.c, Linux 6.1 and 6.18), and
+// DCTCP's receiver echoes CE per packet (dctcp_ece_ack_update()): both ends
+// run DCTCP (RFC 8257 section 3). The accepted socket inherits the
+// listener's controller. A namespace default would not do: outside the
+// initial namespace only tcp_allowed_congestion_control may be the default
+// (tcp_set_default_congestion_control(): EPERM). False (errno set) when
+// the kernel refuses.
+bool ListenerController(int listener, absl::string_view cc) {
+  return cc != "dctcp" || setsockopt(listener, IPPROTO_TCP, TCP_CONGESTION,
+                                     cc.data(), cc.size()) == 0;
+}
+
 // Accepts one connection and reads it to the end.
 absl::Status Receive(const TransferPlan& plan, const PlannedFlow& flow,
                      std::promise<absl::Status>& listening,
@@ -74,26 +88,10 @@ absl::Status Receive(const TransferPlan& plan, const PlannedFlow& flow,
     listening.set_value(entered);
     return entered;
   }
-  // DCTCP sends its SYN ECT(0) (TCP_CONG_NEEDS_ECN); a listener grants ECN
-  // to an ECT SYN only when its own controller needs ECN
-  // (tcp_ecn_create_request(), net/ipv4/tcp_input.c, Linux 6.1 and 6.18),
-  // and DCTCP's receiver echoes CE per packet (dctcp_ece_ack_update()): both
-  // ends run DCTCP (RFC 8257 section 3). The accepted socket inherits the
-  // listener's controller. A namespace default would not do: outside the
-  // initial namespace only tcp_allowed_congestion_control may be the default
-  // (tcp_set_default_congestion_control(): EPERM).
-  if (listener >= 0 && flow.spec.cc == "dctcp") {
-    absl::Status status = SetController(listener, flow.spec.cc);
-    if (!status.ok()) {
-      close(listener);
-      listening.set_value(status);
-      return status;
-    }
-  }
   // SO_RCVBUF before listen(): the accepted socket inherits it
   // (FlowSpec::rcvbuf_bytes).
   const int rcvbuf = flow.spec.rcvbuf_bytes;
-  if (listener < 0 ||
+  if (listener < 0 || !ListenerController(listener, flow.spec.cc) ||
       setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
       (rcvbuf > 0 && setsockopt(listener, SOL_SOCKET, SO_RCVBUF, &rcvbuf,
                                 sizeof(rcvbuf)) != 0) ||
