@@ -104,7 +104,7 @@ chmod +x "$init/init"
 
 accel=(-enable-kvm -cpu "${VM_CPU:-host,-arch-capabilities}")
 if [[ ! -w /dev/kvm || -n "${VM_TCG:-}" ]]; then
-  echo "vm-lab: no /dev/kvm: TCG (slow)" >&2
+  echo "vm-lab: TCG (slow): no writable /dev/kvm or VM_TCG set" >&2
   accel=(-accel tcg)
 fi
 rm -f "$out/.vm-rc"
