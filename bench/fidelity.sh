@@ -205,14 +205,14 @@ header() {
 }
 
 # DCTCP (`bench/fidelity.sh dctcp [DIR]`, no root): `--cc dctcp` on every
-# bundle in DIR (default: the checked-in testdata/lab/dctcp_*), made on
+# bundle in DIR (default: the checked-in testdata/lab/*_dctcp_*), made on
 # Debian 12's Linux 6.1 in a VM by scripts/vm-lab.sh (this host's kernel
 # has no tcp_dctcp; docs/controllers.md "The fidelity matrix").
 if [[ "${1:-}" == dctcp ]]; then
   header
   for meta in "${2:-testdata/lab}"/*/meta.json; do
     dir=$(dirname "$meta")
-    [[ -z "${2:-}" && $(basename "$dir") != dctcp_* ]] && continue
+    [[ -z "${2:-}" && $(basename "$dir") != *_dctcp_* ]] && continue
     bundle_rows "$(basename "$dir")" "$dir" dctcp
   done
   exit 0

@@ -361,6 +361,60 @@ TEST(KernelFidelityTest, AgainstSsSamples) {
     EXPECT_LE(*d.median_abs_err_pct, 2.0);
     EXPECT_LE(*d.p95_abs_err_pct, c.p95_pct);
   }
+// DCTCP against Debian 12's Linux 6.1.192 (tcp_dctcp.ko), in a VM: this
+// host's 6.18 has no tcp_dctcp. scripts/vm-lab.sh boots it under qemu
+// (TCG: the host's /dev/kvm runs only PVM guests) with the host's files,
+// and `ccreplay lab --cc dctcp --rate 5mbit --delay D --queue 200p --ecn
+// rfc3168 --mark step:30000 --paced P` runs there (testdata/SOURCES.md);
+// both ends run DCTCP. 5 Mbit/s, not 20: under TCG the sender reached
+// about 9 Mbit/s, so at 20 the bottleneck never queued. Issue 14's bound:
+// median <= 1 %, p95 <= 5 %. reno:linux on the same ACKs shows that the
+// bound needs DCTCP's own cut (cwnd * (1 - alpha / 2), dctcp_ssthresh()).
+constexpr char kDctcp[] = "dctcp,limited=flight";
+
+TEST(KernelFidelityTest, DctcpUnpaced0msVm61) {
+  // 3 CE-marked deliveries (meta.json sender_nstat TcpExtTCPDeliveredCE),
+  // alpha still near 1 from dctcp_alpha_on_init. Measured
+  // (`bench/fidelity.sh dctcp`): median 0.98 %, p95 3.23 %; reno:linux
+  // 20.78 % / 23.53 %.
+  const auto c = Replay("k61vm_dctcp_0ms_unpaced_5mbit_pfifo200_ecn_step30k",
+                        {kDctcp, kReno});
+  ASSERT_EQ(c.size(), 2u);
+  ExpectFidelity(c[0], 621, 1.0, 3.5);
+  EXPECT_GT(*c[1].divergence.median_abs_err_pct, 5.0);
+}
+
+TEST(KernelFidelityTest, DctcpUnpaced10msVm61) {
+  // 46 CE-marked deliveries, alpha updated once per window of snd_nxt
+  // (dctcp_update_alpha()). Measured: median 0.00 %, p95 0.00 %;
+  // reno:linux 8.33 % / 23.83 %.
+  const auto c = Replay("k61vm_dctcp_10ms_unpaced_5mbit_pfifo200_ecn_step30k",
+                        {kDctcp, kReno});
+  ASSERT_EQ(c.size(), 2u);
+  ExpectFidelity(c[0], 410, 0.1, 0.1);
+  EXPECT_GT(*c[1].divergence.median_abs_err_pct, 5.0);
+}
+
+TEST(KernelFidelityTest, DctcpPaced10msVm61MissesARecoveryFromCwr) {
+  // Not within the bound: measured median 0.03 %, p95 331.6 %. At 2.54 s
+  // the kernel, in CWR (cwnd 37, ssthresh 82 = 101 - (101 * alpha >> 11)),
+  // enters Recovery on SACKed reordering (ssthresh 18) and is undone by
+  // timestamps before it retransmits anything (TcpExtTCPSackRecovery 3,
+  // TcpExtTCPPartialUndo 3, TcpRetransSegs 0); from CWR prior_ssthresh is
+  // 0, so cwnd stays 19. The replay enters Recovery only on a captured
+  // retransmission (ToLossEvent()): it ends CWR with cwnd = ssthresh 82
+  // (tcp_end_cwnd_reduction()) and stays 4x above the kernel's 19-22. The
+  // shared sender's loss detection, not DCTCP's arithmetic: before it,
+  // every ACK matches.
+  const auto c =
+      Replay("k61vm_dctcp_10ms_paced_5mbit_pfifo200_ecn_step30k", {kDctcp});
+  ASSERT_EQ(c.size(), 1u);
+  EXPECT_EQ(c[0].divergence.samples, 381u);
+  ASSERT_TRUE(c[0].divergence.median_abs_err_pct.has_value());
+  EXPECT_LE(*c[0].divergence.median_abs_err_pct, 0.1);
+  // Pins the known gap (model 82 / kernel 19 = +331.6 %): update this
+  // test when the model finds that loss.
+  EXPECT_NEAR(*c[0].divergence.p95_abs_err_pct, 331.6, 0.5);
 }
 
 }  // namespace
