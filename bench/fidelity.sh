@@ -198,8 +198,7 @@ PY
 }
 
 header() {
-  printf '%-24s %2s %6s %6s %6s  %-22s %-11s %-11s %-11s  %-5s %-5s %-6s  %-3s %-4s %-5s  %s
-' \
+  printf '%-24s %2s %6s %6s %6s  %-22s %-11s %-11s %-11s  %-5s %-5s %-6s  %-3s %-4s %-5s  %s\n' \
     case flow acks med% p95% sslog_med/p95_n_hz ss_med/p95 ca_med/p95 \
     rec_med/p95 paced hz gso rec rhz rgso md
 }

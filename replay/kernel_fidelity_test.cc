@@ -361,6 +361,8 @@ TEST(KernelFidelityTest, AgainstSsSamples) {
     EXPECT_LE(*d.median_abs_err_pct, 2.0);
     EXPECT_LE(*d.p95_abs_err_pct, c.p95_pct);
   }
+}
+
 // DCTCP against Debian 12's Linux 6.1.192 (tcp_dctcp.ko), in a VM: this
 // host's 6.18 has no tcp_dctcp. scripts/vm-lab.sh boots it under qemu
 // (TCG: the host's /dev/kvm runs only PVM guests) with the host's files,
