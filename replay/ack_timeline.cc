@@ -90,6 +90,7 @@ struct AckTimelineBuilder::Direction {
   uint64_t ece_episodes = 0;
   uint64_t ip_ce_data_packets = 0;
   uint32_t reordering = kInitialReordering;  // Linux tp->reordering
+  bool reord_seen = false;                   // Linux tp->reord_seen > 0
 
   // Sending.
   uint32_t mss_limit_bytes = 0;  // Peer's MSS option less our options.
@@ -747,7 +748,7 @@ void AckTimelineBuilder::OnAckFrom(FlowState& flow, int side,
   const uint64_t pipe_before = d.board.pipe_bytes();
   const int block_count = s.options.sack_block_count;
   const int64_t old_una = d.board.snd_una();
-  const SackScoreboard::AckResult r = ApplyAck(d, s, ack, mss);
+  const SackScoreboard::AckResult r = ApplyAck(d, s, ack, mss, ack_ns);
   const bool advanced = r.bytes_acked > 0;
   const bool window_changed =
       d.has_last_ack && s.window_raw != d.last_window_raw;
@@ -764,6 +765,8 @@ void AckTimelineBuilder::OnAckFrom(FlowState& flow, int side,
   const bool has_ts = s.options.has_timestamps;
   d.classifier.OnAck(ack_ns, advanced, duplicate, d.board.sacked_bytes() > 0,
                      d.board.snd_una(), has_ts ? s.options.ts_val : 0);
+  const uint64_t lost_bytes =
+      MarkLosses(d, r, d.classifier.in_recovery(d.board.snd_una()), mss);
   const bool reenters_recovery =
       d.classifier.ReenterRecovery(d.board.snd_nxt());
   if (reenters_recovery) StartReduction(flow, d);
@@ -773,9 +776,7 @@ void AckTimelineBuilder::OnAckFrom(FlowState& flow, int side,
   TakeEcnFeedback(flow, d, s, r, handshake_ack, duplicate, e);
   FillAckEvent(flow, sender, d, r, ack_ns, e);
   e.rate_sample = rate_sample;
-  e.packets_newly_lost =
-      (r.bytes_newly_lost + d.lost_by_retransmission_bytes + mss - 1) / mss;
-  d.lost_by_retransmission_bytes = 0;
+  e.packets_newly_lost = (lost_bytes + mss - 1) / mss;
   e.reenters_recovery = reenters_recovery;
   e.duplicate = duplicate;
   e.rtt_sample_us = rtt_sample_us;
@@ -784,7 +785,7 @@ void AckTimelineBuilder::OnAckFrom(FlowState& flow, int side,
   e.spurious_retransmissions = static_cast<uint32_t>(spurious);
   e.ts_ecr = has_ts ? s.options.ts_ecr : 0;
   if (r.bytes_dsacked > 0) e.dsack_end = r.dsack.end;
-  e.reordering = TakeReordering(d, r, mss);
+  e.reordering = d.reordering;
   e.highest_sack = d.board.HighestSackSeq();
   AckHold& hold = flow.hold[sender];
   if (hold.active()) {
@@ -813,7 +814,9 @@ int AckTimelineBuilder::CountSpurious(Direction& d,
 uint32_t AckTimelineBuilder::TakeReordering(Direction& d,
                                             const SackScoreboard::AckResult& r,
                                             uint32_t mss) {
-  // tcp_check_sack_reordering(): "metric > tp->reordering * mss".
+  // tcp_check_sack_reordering(): "metric > tp->reordering * mss"; any
+  // metric counts as reordering seen.
+  if (r.reordering_bytes > 0) d.reord_seen = true;
   if (r.reordering_bytes > uint64_t{d.reordering} * mss) {
     d.reordering = static_cast<uint32_t>(std::min<uint64_t>(
         (r.reordering_bytes + mss - 1) / mss, kMaxReordering));
@@ -830,17 +833,45 @@ int64_t AckTimelineBuilder::CountAck(Direction& d, const TcpSegment& s) {
   return ack;
 }
 
+uint64_t AckTimelineBuilder::MarkLosses(Direction& d,
+                                        const SackScoreboard::AckResult& r,
+                                        bool in_recovery, uint32_t mss) {
+  // The reordering the ACK shows counts first (tcp_sacktag_write_queue()
+  // and tcp_clean_rtx_queue() run before tcp_fastretrans_alert()).
+  TakeReordering(d, r, mss);
+  // tcp_rack_reo_wnd() (net/ipv4/tcp_recovery.c, 6.18): without reordering
+  // seen, none in Recovery or Loss, nor once tp->reordering segments are
+  // SACKed; else min_rtt / 4, at most srtt. The window's growth on D-SACKs
+  // (rack.reo_wnd_steps, tcp_rack_update_reo_wnd()) is not modelled.
+  int64_t reo_wnd_us = 0;
+  const uint64_t sacked_packets =
+      (d.board.sacked_bytes() + mss - 1) / std::max<uint32_t>(mss, 1);
+  if (d.reord_seen || (!in_recovery && sacked_packets < d.reordering)) {
+    const int64_t srtt_us = d.rtt.srtt_us();
+    const int64_t min_rtt_us = d.rtt.min_rtt_us();
+    reo_wnd_us = min_rtt_us > 0 ? min_rtt_us / 4 : srtt_us;
+    if (srtt_us > 0) reo_wnd_us = std::min(reo_wnd_us, srtt_us);
+  }
+  const uint64_t lost_bytes = r.bytes_newly_lost +
+                              d.board.RackDetectLoss(reo_wnd_us * 1000) +
+                              d.lost_by_retransmission_bytes;
+  d.lost_by_retransmission_bytes = 0;
+  return lost_bytes;
+}
+
 SackScoreboard::AckResult AckTimelineBuilder::ApplyAck(Direction& d,
                                                        const TcpSegment& s,
                                                        int64_t ack,
-                                                       uint32_t mss) {
+                                                       uint32_t mss,
+                                                       int64_t ack_ns) {
   SackBlock blocks[4];
   const int block_count = s.options.sack_block_count;
   for (int k = 0; k < block_count; ++k) {
     blocks[k].start = d.ack_sequence.Unwrap(s.options.sack_left[k]);
     blocks[k].end = d.ack_sequence.Unwrap(s.options.sack_right[k]);
   }
-  return d.board.OnAck(ack, blocks, block_count, mss);
+  return d.board.OnAck(ack, blocks, block_count, mss, ack_ns,
+                       d.rtt.min_rtt_us() * 1000);
 }
 
 void AckTimelineBuilder::TakeWindow(const FlowState& flow, int side,

@@ -274,7 +274,8 @@ class AckTimelineBuilder : public SegmentConsumer {
   static int64_t CountAck(Direction& d, const TcpSegment& s);
   // The ACK and its SACK blocks applied to the scoreboard.
   static SackScoreboard::AckResult ApplyAck(Direction& d, const TcpSegment& s,
-                                            int64_t ack, uint32_t mss);
+                                            int64_t ack, uint32_t mss,
+                                            int64_t ack_ns);
   // The receive window the ACK advertises, scaled.
   static void TakeWindow(const FlowState& flow, int side, Direction& d,
                          const TcpSegment& s);
@@ -287,6 +288,16 @@ class AckTimelineBuilder : public SegmentConsumer {
   static uint32_t TakeReordering(Direction& d,
                                  const SackScoreboard::AckResult& r,
                                  uint32_t mss);
+  // The ACK's reordering (TakeReordering()), then the segments RACK marks
+  // lost on it (SackScoreboard::RackDetectLoss()) with the sender's
+  // reordering window; returns the bytes the ACK newly made lost, the
+  // scoreboard's RFC 6675 marks and Direction::lost_by_retransmission_bytes
+  // included (taken). `in_recovery`: the sender is in
+  // Recovery or Loss when it looks: tcp_fastretrans_alert() leaves
+  // Recovery before it looks for losses, and enters it again after
+  // (tcp_input.c, 6.18).
+  static uint64_t MarkLosses(Direction& d, const SackScoreboard::AckResult& r,
+                             bool in_recovery, uint32_t mss);
   // The RTT sample the ACK gives (0: none), added to the estimators.
   static int64_t TakeRttSample(Direction& d, const TcpSegment& s,
                                const SackScoreboard::AckResult& r,

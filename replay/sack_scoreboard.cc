@@ -10,6 +10,12 @@ uint64_t PacketCount(uint64_t bytes, uint32_t mss_bytes) {
   return (bytes + mss_bytes - 1) / mss_bytes;
 }
 
+// tcp_skb_sent_after() (include/net/tcp.h, 6.18): sent later, or at the
+// same time with a higher end.
+bool SentAfter(int64_t t1_ns, int64_t t2_ns, int64_t end1, int64_t end2) {
+  return t1_ns > t2_ns || (t1_ns == t2_ns && end1 > end2);
+}
+
 }  // namespace
 
 void SackScoreboard::Reset(int64_t snd_una) {
@@ -17,6 +23,9 @@ void SackScoreboard::Reset(int64_t snd_una) {
   snd_una_ = snd_nxt_ = snd_una;
   highest_sacked_end_ = lost_below_ = snd_una;
   sacked_bytes_ = lost_bytes_ = retrans_bytes_ = 0;
+  rack_xmit_ns_ = INT64_MIN;
+  rack_end_ = rack_last_sent_ns_ = 0;
+  rack_advanced_ = false;
 }
 
 size_t SackScoreboard::Find(int64_t seq) const {
@@ -130,8 +139,10 @@ void SackScoreboard::DropAcked(int64_t ack, uint32_t mss_bytes,
     result.acked_segment_first_ts_val = s.first_ts_val;
     TakeRateState(s, /*sacked=*/false, result);
     const uint64_t bytes = static_cast<uint64_t>(cut - s.start);
-    if (!(s.flags & kSacked))
+    if (!(s.flags & kSacked)) {
       result.packets_delivered += PacketCount(bytes, mss_bytes);
+      RackAdvance(s, /*cumulative=*/true);
+    }
     if (!(s.flags & (kSacked | kEverRetransmitted))) {
       result.lowest_original_delivered =
           std::min(result.lowest_original_delivered, s.start);
@@ -175,6 +186,7 @@ void SackScoreboard::Sack(int64_t start, int64_t end, uint32_t mss_bytes,
     ClearFlag(s, kRetransInFlight);
     SetFlag(s, kSacked);
     TakeRateState(s, /*sacked=*/true, result);
+    RackAdvance(s, /*cumulative=*/false);
     result.bytes_sacked += s.length();
     result.packets_delivered += PacketCount(s.length(), mss_bytes);
     if (!(s.flags & kEverRetransmitted)) {
@@ -215,11 +227,14 @@ void SackScoreboard::UpdateLost(uint32_t mss_bytes) {
   lost_below_ = boundary;
 }
 
-SackScoreboard::AckResult SackScoreboard::OnAck(int64_t ack,
-                                                const SackBlock* blocks,
-                                                int block_count,
-                                                uint32_t mss_bytes) {
+SackScoreboard::AckResult SackScoreboard::OnAck(
+    int64_t ack, const SackBlock* blocks, int block_count, uint32_t mss_bytes,
+    int64_t ack_ns, int64_t min_rtt_ns) {
   AckResult r;
+  rack_ack_ns_ = ack_ns;
+  rack_min_rtt_ns_ = min_rtt_ns;
+  rack_cumulative_sent_ns_.reset();
+  rack_sacked_.reset();
   const int64_t old_una = snd_una_;
   const int64_t prior_fack = HighestSackSeq();
   if (ack > snd_una_) DropAcked(ack, mss_bytes, r);
@@ -256,7 +271,61 @@ SackScoreboard::AckResult SackScoreboard::OnAck(int64_t ack,
     UpdateLost(mss_bytes);
     r.bytes_newly_lost = lost_bytes_ - lost_before;
   }
+  // The segment the sender took last: tcp_clean_rtx_queue() runs after
+  // tcp_sacktag_write_queue(), both in ascending sequence.
+  if (rack_cumulative_sent_ns_.has_value()) {
+    rack_last_sent_ns_ = *rack_cumulative_sent_ns_;
+  } else if (rack_sacked_.has_value()) {
+    rack_last_sent_ns_ = rack_sacked_->second;
+  }
   return r;
+}
+
+void SackScoreboard::RackAdvance(const Segment& s, bool cumulative) {
+  if (s.flags & kUnseen) return;  // No send time.
+  // "If the sacked packet was retransmitted, it's ambiguous whether the
+  // retransmission or the original (or the prior retransmission) was
+  // sacked": taken only once a min RTT has passed since it was resent.
+  if ((s.flags & kEverRetransmitted) && rack_ack_ns_ > 0 &&
+      rack_ack_ns_ - s.sent_ns < rack_min_rtt_ns_) {
+    return;
+  }
+  rack_advanced_ = true;
+  if (SentAfter(s.sent_ns, rack_xmit_ns_, s.end, rack_end_)) {
+    rack_xmit_ns_ = s.sent_ns;
+    rack_end_ = s.end;
+  }
+  if (cumulative) {
+    rack_cumulative_sent_ns_ = s.sent_ns;
+  } else if (!rack_sacked_.has_value() || s.start > rack_sacked_->first) {
+    rack_sacked_ = std::make_pair(s.start, s.sent_ns);
+  }
+}
+
+uint64_t SackScoreboard::RackDetectLoss(int64_t reo_wnd_ns) {
+  if (!rack_advanced_) return 0;
+  rack_advanced_ = false;
+  const uint64_t lost_before = lost_bytes_;
+  const int64_t deadline_ns = rack_last_sent_ns_ - reo_wnd_ns;
+  for (Segment& s : segments_) {
+    // First transmissions leave in sequence order, and a segment resent
+    // left later still: past the first one sent after the deadline, none
+    // qualifies.
+    if (s.first_sent_ns > deadline_ns) break;
+    if (s.flags & kSacked) continue;
+    const bool lost = s.flags & kLost;
+    if (lost && !(s.flags & kRetransInFlight)) continue;
+    if (s.sent_ns > deadline_ns ||
+        !SentAfter(rack_xmit_ns_, s.sent_ns, rack_end_, s.end)) {
+      continue;
+    }
+    if (lost) {
+      ClearFlag(s, kRetransInFlight);  // "retransmits that are lost again"
+    } else {
+      SetFlag(s, kLost);
+    }
+  }
+  return lost_bytes_ - lost_before;
 }
 
 int64_t SackScoreboard::HighestSackSeq() const {

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <deque>
 #include <optional>
+#include <utility>
 
 #include "replay/delivery_rate.h"
 
@@ -96,9 +97,32 @@ class SackScoreboard {
     // tcp_check_sack_reordering() (tcp_input.c, 6.18); 0: no reordering.
     uint64_t reordering_bytes = 0;
   };
-  // `ack`: the cumulative ACK; `blocks`: SACK blocks in the order sent.
+  // `ack`: the cumulative ACK; `blocks`: SACK blocks in the order sent;
+  // `ack_ns` and `min_rtt_ns`: when the sender took the ACK and its minimum
+  // RTT before it (0: unknown), for RACK's state (RackDetectLoss()).
   AckResult OnAck(int64_t ack, const SackBlock* blocks, int block_count,
-                  uint32_t mss_bytes);
+                  uint32_t mss_bytes, int64_t ack_ns = 0,
+                  int64_t min_rtt_ns = 0);
+
+  // RACK loss detection (RFC 8985 section 6.2) as Linux 6.18 runs it for
+  // SACK connections, where it is the only one left (RFC 6675's was removed
+  // in 6.17): after an ACK that delivered something, every segment not
+  // SACKed, and not lost unless retransmitted since, that was sent before
+  // the most recently sent segment (s)acked so far (rack.mstamp, ties by
+  // end_seq: tcp_skb_sent_after()) is lost once
+  //   rack.rtt_us + reo_wnd - (now - its send time) <= 0,
+  // rack.rtt_us being the time since the send of the segment the sender
+  // took last: the highest one cumulatively acked, else the highest newly
+  // SACKed (tcp_sacktag_write_queue() runs before tcp_clean_rtx_queue(),
+  // each calling tcp_rack_advance() per segment, which sets rtt_us every
+  // time). So a hole is lost when that segment left at least `reo_wnd_ns`
+  // after it: tcp_rack_detect_loss(), tcp_rack_mark_lost(),
+  // tcp_rack_advance() (net/ipv4/tcp_recovery.c, 6.18). A lost
+  // retransmission stops counting as retransmitted (tcp_mark_skb_lost(),
+  // tcp_input.c). The reordering timer (tcp_rack_reo_timeout()) is not
+  // modelled: a hole not yet lost waits for the next ACK. Returns the bytes
+  // newly marked lost.
+  uint64_t RackDetectLoss(int64_t reo_wnd_ns);
 
   // The sender considers [start, end) lost (it retransmits it on dupacks or
   // SACK, as Linux's tcp_mark_head_lost() before a fast retransmit).
@@ -150,6 +174,10 @@ class SackScoreboard {
     uint64_t length() const { return static_cast<uint64_t>(end - start); }
   };
 
+  // tcp_rack_advance() for a segment this ACK newly delivered: SACKed, or
+  // cumulatively acked without a SACK before.
+  void RackAdvance(const Segment& s, bool cumulative);
+
   // Index of the segment holding byte `seq` (size() when none).
   size_t Find(int64_t seq) const;
   // Splits the segment holding `seq` so that a segment starts there;
@@ -181,6 +209,21 @@ class SackScoreboard {
   uint64_t sacked_bytes_ = 0;
   uint64_t lost_bytes_ = 0;
   uint64_t retrans_bytes_ = 0;
+
+  // RACK state (Linux struct tcp_rack): the send time and end of the most
+  // recently sent segment delivered (rack.mstamp, rack.end_seq), the send
+  // time of the one the sender took last (rack.rtt_us = now - it), and
+  // whether anything was delivered since the last detection
+  // (rack.advanced). The ACK being taken: its time, the min RTT before it,
+  // and the last segment taken per kind (cumulative wins).
+  int64_t rack_xmit_ns_ = INT64_MIN;
+  int64_t rack_end_ = 0;
+  int64_t rack_last_sent_ns_ = 0;
+  bool rack_advanced_ = false;
+  int64_t rack_ack_ns_ = 0;
+  int64_t rack_min_rtt_ns_ = 0;
+  std::optional<int64_t> rack_cumulative_sent_ns_;
+  std::optional<std::pair<int64_t, int64_t>> rack_sacked_;  // start, sent_ns
 };
 
 }  // namespace ccreplay

@@ -116,5 +116,74 @@ TEST(SackScoreboardTest, RtoMarksEverythingLost) {
   EXPECT_EQ(b.pipe_bytes(), 1000u);  // Only the retransmission.
 }
 
+// Five 1448-byte segments [1, 7241) at the send times (us) of the capture
+// around the second loss of bench/fidelity.sh's cubic_0ms_small_pon bundle
+// (2026-12-02, main 73fa7ea): relative sequence 176657 onwards, 0.067440 s.
+SackScoreboard FiveSegmentsAsCaptured() {
+  SackScoreboard b;
+  b.Reset(1);
+  const int64_t sent_us[5] = {67440, 67907, 68649, 68902, 69325};
+  for (int i = 0; i < 5; ++i)
+    b.OnSend(1 + i * 1448, 1449 + i * 1448, sent_us[i] * 1000, 0);
+  return b;
+}
+
+constexpr int64_t kMinRttNs = 64'000;  // The timeline's min_rtt there.
+
+TEST(SackScoreboardTest, RackMarksTheHoleOnceTheLastTakenLeftAfterIt) {
+  // The kernel went Disorder on the first SACK and Recovery on the second
+  // (tcp_cong_state_set 1, then 3, in the bundle's trace), reo_wnd
+  // min_rtt / 4 = 16 us. The first ACK also acks the segment below the
+  // hole; taken after the SACK (tcp_clean_rtx_queue() after
+  // tcp_sacktag_write_queue()), it sets rack.rtt_us, and it left before
+  // the hole: not lost. The second SACKs a segment sent 995 us after it.
+  SackScoreboard b = FiveSegmentsAsCaptured();
+  SackBlock block{2897, 4345};
+  b.OnAck(1449, &block, 1, 1448, 74'080'000, kMinRttNs);
+  EXPECT_EQ(b.RackDetectLoss(kMinRttNs / 4), 0u);
+  EXPECT_EQ(b.pipe_bytes(), 3u * 1448);
+  block = {2897, 5793};
+  b.OnAck(1449, &block, 1, 1448, 74'672'000, kMinRttNs);
+  EXPECT_EQ(b.lost_bytes(), 0u);  // RFC 6675: two SACKed, not yet
+  EXPECT_EQ(b.RackDetectLoss(kMinRttNs / 4), 1448u);
+  EXPECT_EQ(b.pipe_bytes(), 1u * 1448);  // tcp_packets_in_flight()
+  EXPECT_EQ(b.RackDetectLoss(0), 0u);    // nothing delivered since
+}
+
+TEST(SackScoreboardTest, RackWaitsOutTheReorderingWindow) {
+  SackScoreboard b = FiveSegmentsAsCaptured();
+  SackBlock block{2897, 4345};
+  b.OnAck(1449, &block, 1, 1448, 74'080'000, kMinRttNs);
+  b.RackDetectLoss(kMinRttNs / 4);
+  block = {2897, 5793};
+  b.OnAck(1449, &block, 1, 1448, 74'672'000, kMinRttNs);
+  // The hole left 995 us before the last segment taken: a window of 1 ms
+  // keeps it in flight, 995 us does not.
+  SackScoreboard later = b;
+  EXPECT_EQ(b.RackDetectLoss(1'000'000), 0u);
+  EXPECT_EQ(later.RackDetectLoss(995'000), 1448u);
+}
+
+TEST(SackScoreboardTest, RackMarksALostRetransmissionAgain) {
+  SackScoreboard b = FiveSegmentsAsCaptured();
+  SackBlock block{2897, 4345};
+  b.OnAck(1449, &block, 1, 1448, 74'080'000, kMinRttNs);
+  b.RackDetectLoss(kMinRttNs / 4);
+  block = {2897, 5793};
+  b.OnAck(1449, &block, 1, 1448, 74'672'000, kMinRttNs);
+  ASSERT_EQ(b.RackDetectLoss(kMinRttNs / 4), 1448u);
+  b.OnSend(1449, 2897, 74'774'000, 0);  // the fast retransmission
+  b.OnSend(7241, 8689, 75'301'000, 0);  // new data after it
+  EXPECT_EQ(b.retransmitted_bytes(), 1448u);
+  // SACKed: the segment sent after the retransmission, which is then
+  // lost (reo_wnd 0 in Recovery): out of flight, still lost.
+  SackBlock blocks[2] = {{7241, 8689}, {2897, 7241}};
+  b.OnAck(1449, blocks, 2, 1448, 80'000'000, kMinRttNs);
+  EXPECT_EQ(b.RackDetectLoss(0), 0u);  // lost before, not newly
+  EXPECT_EQ(b.retransmitted_bytes(), 0u);
+  EXPECT_EQ(b.lost_bytes(), 1448u);
+  EXPECT_EQ(b.pipe_bytes(), 0u);
+}
+
 }  // namespace
 }  // namespace ccreplay
