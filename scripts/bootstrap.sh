@@ -9,6 +9,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev libsimdjson-dev zlib1g-dev
   clang libclang-rt-14-dev
   chromium  # reports/report_browser_test.sh: the HTML report in a real browser
+  tshark  # the independent dissector tests cross-check against (flow facts, out-of-order counts)
   jq  # README examples pipe --json through it (ctest readme_examples)
   golang-github-gopacket-gopacket-dev  # gopacket's test captures, read by tests in place
   ngtcp2-server ngtcp2-client openssl  # lab --transfer ngtcp2: gtlsserver/gtlsclient, the throwaway key pair
