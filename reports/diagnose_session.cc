@@ -448,7 +448,7 @@ absl::StatusOr<DiagnoseRun> DiagnoseInput(const DiagnoseOptions& options) {
   Pieces p;
   // The input's kind comes from its content (a qlog may be named .json).
   // An ngtcp2 bundle is diagnosed from its flow's server qlog.
-  QuicInput quic_input{options.qlog_path, options.flow, {}};
+  QuicInput quic_input{options.qlog_path, options.flow, {}, std::nullopt, {}};
   DiagnoseOptions quic_options = options;
   if (quic_input.qlog.empty()) {
     absl::StatusOr<std::optional<QuicInput>> quic =
