@@ -1,12 +1,16 @@
 #include "replay/captured_cwnd.h"
 
 #include <algorithm>
+#include <iterator>
 #include <optional>
 #include <string>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "cc/congestion_controller.h"
 
 namespace ccreplay {
 
@@ -127,8 +131,30 @@ absl::StatusOr<CapturedCwnd> CapturedCwndForQuicTrace(const HostTrace& trace) {
   CapturedCwnd captured;
   captured.source = CapturedSource::kQlog;
   captured.points = Shifted(trace.series.cwnd_bytes, 0);
+  captured.ssthresh_points = Shifted(trace.series.ssthresh_bytes, 0);
+  captured.ssthresh_omitted_while_unset =
+      absl::StrContains(absl::AsciiStrToLower(trace.name), "ngtcp2");
   captured.description = absl::StrCat("qlog trace ", trace.name);
   return captured;
+}
+
+std::optional<uint64_t> SsthreshAtCwndPoint(const CapturedCwnd& captured,
+                                            const SeriesPoint& cwnd) {
+  const std::vector<SeriesPoint>& s = captured.ssthresh_points;
+  // The last ssthresh logged at or before the cwnd point's event.
+  const auto after = std::upper_bound(
+      s.begin(), s.end(), cwnd, [](const SeriesPoint& a, const SeriesPoint& b) {
+        return a.log_order > 0 && b.log_order > 0 ? a.log_order < b.log_order
+                                                  : a.time_us < b.time_us;
+      });
+  const bool same_event = after != s.begin() &&
+                          std::prev(after)->log_order == cwnd.log_order &&
+                          cwnd.log_order > 0;
+  if (captured.ssthresh_omitted_while_unset && !same_event) {
+    return kNoSsthreshBytes;
+  }
+  if (after == s.begin() || std::prev(after)->value < 0) return std::nullopt;
+  return static_cast<uint64_t>(std::prev(after)->value + 0.5);
 }
 
 CwndAligner::CwndAligner(const CapturedCwnd& captured) : captured_(captured) {}

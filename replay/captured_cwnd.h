@@ -54,7 +54,21 @@ struct CapturedCwnd {
   // for any other source. Where the sender's jiffies ticked.
   std::optional<int64_t> kernel_mono_offset_us;
   SendTimeAccounting send_time;
+  // qlog: the `ssthresh` the sender logged, as `points`; empty otherwise.
+  std::vector<SeriesPoint> ssthresh_points;
+  // The log leaves ssthresh out while it is unset (infinite): ngtcp2 writes
+  // it in recovery:metrics_updated only when it is not UINT64_MAX
+  // (ngtcp2_qlog_metrics_updated(), lib/ngtcp2_qlog.c, 0.12.1), and writes
+  // congestion_window in every one.
+  bool ssthresh_omitted_while_unset = false;
 };
+
+// The ssthresh the sender had when it logged cwnd point `cwnd` (qlog): the
+// value logged in the same event or, for a log that writes it only when it
+// changes, the last one before; kNoSsthreshBytes while unset; nullopt when
+// the log has not shown it.
+std::optional<uint64_t> SsthreshAtCwndPoint(const CapturedCwnd& captured,
+                                            const SeriesPoint& cwnd);
 
 // The cwnd series of the trace in `log` that belongs to the TCP flow from
 // `sender` to `receiver` ("ADDR:PORT", as FlowSummary prints them): the

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "cc/congestion_controller.h"
 #include "gtest/gtest.h"
 #include "parsers/host_state_reader.h"
 #include "proto/testing/test_data.h"
@@ -70,6 +71,35 @@ TEST(CapturedCwndTest, AlignerMatchesPointsToAcksByLogOrder) {
   CwndAligner by_time(c);
   EXPECT_EQ(by_time.DueBefore(336000).size(), 1u);
   EXPECT_EQ(by_time.DueBefore(336000).size(), 0u);
+}
+
+// ngtcp2 writes ssthresh into recovery:metrics_updated only while it is
+// set (lib/ngtcp2_qlog.c, 0.12.1); the undo at 278 ms of this run restores
+// an unset one. python3 over the qlog: the events at 253-277 ms carry
+// "congestion_window" with "ssthresh": 10201, the one at 278 ms
+// "congestion_window": 17258 and no ssthresh.
+TEST(CapturedCwndTest, Ngtcp2SsthreshIsUnsetWhereItsMetricsLeaveItOut) {
+  absl::StatusOr<HostStateLog> log = ReadHostState(TestDataPath(
+      "lab/ngtcp2_pair_20mbit_pfifo20_undo/server-qlog/flow1.sqlog.gz"));
+  ASSERT_TRUE(log.ok()) << log.status();
+  absl::StatusOr<CapturedCwnd> c = CapturedCwndForQuicTrace(log->traces[0]);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_TRUE(c->ssthresh_omitted_while_unset);
+  int set = 0;
+  int unset = 0;
+  for (const SeriesPoint& p : c->points) {
+    if (p.time_us == 277'000 && p.value == 14414) {
+      EXPECT_EQ(SsthreshAtCwndPoint(*c, p), 10201u);
+      ++set;
+    }
+    if (p.time_us == 278'000 && p.value == 17258) {
+      EXPECT_EQ(SsthreshAtCwndPoint(*c, p), kNoSsthreshBytes);
+      ++unset;
+    }
+  }
+  // Four events each (the same python3 listing).
+  EXPECT_EQ(set, 4);
+  EXPECT_EQ(unset, 4);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <map>
 #include <optional>
+#include <set>
 #include <utility>
 
 namespace ccreplay {
@@ -132,9 +133,21 @@ bool SentBefore(const QuicPacketSent& sent, int64_t time_us, uint64_t log_order,
 // (ngtcp2_qlog_pkt_lost() runs inside ngtcp2_rtb_recv_ack(), the packet
 // event is written by ngtcp2_qlog_pkt_received_end() after all its frames,
 // lib/ngtcp2_conn.c), so such a loss belongs to an ACK already replayed.
+// A loss of a packet the ACK acknowledges was declared before it (a loss
+// timer): processing an ACK removes what it acknowledges before it looks
+// for losses (ngtcp2_rtb_recv_ack(), lib/ngtcp2_rtb.c; RFC 9002 appendix
+// A.7).
 bool AckBeforeLoss(const QuicAckReceived& ack, const QuicPacketLost& lost,
                    uint64_t last_ack_order) {
   if (ack.time_us != lost.time_us) return ack.time_us < lost.time_us;
+  if (ack.space == lost.space &&
+      std::any_of(ack.acked_ranges.begin(), ack.acked_ranges.end(),
+                  [&lost](const AckRange& r) {
+                    return r.first <= lost.packet_number &&
+                           lost.packet_number <= r.last;
+                  })) {
+    return false;
+  }
   return lost.log_order == 0 || last_ack_order == 0 ||
          lost.log_order > last_ack_order;
 }
@@ -182,7 +195,12 @@ class Builder {
                     static_cast<int64_t>(a.ack_delay_us.value_or(0)));
     }
     CountCe(a, e);
-    if (e.bytes_acked == 0 && e.ce_packets == 0) return;
+    // An ACK of only a packet declared lost (and ACK-only packets) still
+    // tells the sender the loss was spurious.
+    if (e.bytes_acked == 0 && e.ce_packets == 0 &&
+        e.spurious_retransmissions == 0) {
+      return;
+    }
     EmitAck(a, largest, e);
   }
 
@@ -192,6 +210,7 @@ class Builder {
     if (it == sent_.end()) return;
     const SentPacket packet = it->second;
     sent_.erase(it);
+    declared_lost_.insert(l.packet_number);
     if (packet.in_flight) in_flight_bytes_ -= packet.size_bytes;
     TimelineEvent e;
     e.type = TimelineEvent::Type::kRetransmission;
@@ -272,6 +291,15 @@ class Builder {
                                         uint64_t largest, TimelineEvent& e) {
     std::optional<SentPacket> largest_newly_acked;
     for (const AckRange& range : a.acked_ranges) {
+      // A packet declared lost that the peer acknowledges after all: the
+      // loss was spurious (RFC 9002 section 6.1 lets reordering cause it;
+      // ngtcp2 undoes its reduction then, ngtcp2_rtb_recv_ack() ->
+      // on_spurious_congestion, lib/ngtcp2_rtb.c, 0.12.1).
+      for (auto lost = declared_lost_.lower_bound(range.first);
+           lost != declared_lost_.end() && *lost <= range.last;
+           lost = declared_lost_.erase(lost)) {
+        ++e.spurious_retransmissions;
+      }
       auto it = sent_.lower_bound(range.first);
       while (it != sent_.end() && it->first <= range.last) {
         if (it->first == largest) largest_newly_acked = it->second;
@@ -336,6 +364,8 @@ class Builder {
   const TimelineSink& sink_;
   QuicTimelineStats& stats_;
   std::map<uint64_t, SentPacket> sent_;
+  // Packet numbers declared lost and not acknowledged since.
+  std::set<uint64_t> declared_lost_;
   struct HandshakePacket {
     int64_t time_us = 0;
     uint32_t size_bytes = 0;

@@ -93,6 +93,10 @@ class ReplayDiff {
       if (captured_.source != CapturedSource::kFlightSize) {
         at.last_bytes = last_captured_bytes_;
         at.peak_bytes = peak_captured_bytes_;
+        if (last_captured_point_ != nullptr) {
+          at.ssthresh_bytes =
+              SsthreshAtCwndPoint(captured_, *last_captured_point_);
+        }
       }
       at.lags_one_ack = aligner_.shows_state_before_ack();
       captured_tap_(e, at);
@@ -151,6 +155,7 @@ class ReplayDiff {
     for (const SeriesPoint& p : due) {
       const uint64_t captured_bytes = CapturedBytes(p);
       last_captured_bytes_ = captured_bytes;
+      last_captured_point_ = &p;
       peak_captured_bytes_ =
           std::max(peak_captured_bytes_.value_or(0), captured_bytes);
       if (!result_.first_captured_cwnd_bytes) {
@@ -256,6 +261,8 @@ class ReplayDiff {
   int64_t srtt_us_ = 0;
   uint64_t delivered_bytes_ = 0;
   std::optional<uint64_t> last_captured_bytes_;
+  // The point last_captured_bytes_ came from (in captured_.points).
+  const SeriesPoint* last_captured_point_ = nullptr;
   std::optional<Row> pending_;
   std::vector<SeriesSample> pending_samples_;
   std::optional<uint64_t> pending_captured_;

@@ -42,6 +42,9 @@ struct CapturedAtEvent {
   // flight size).
   std::optional<uint64_t> last_bytes;
   std::optional<uint64_t> peak_bytes;
+  // The ssthresh logged with `last_bytes` (SsthreshAtCwndPoint(); qlog
+  // only), kNoSsthreshBytes while unset; nullopt when not logged.
+  std::optional<uint64_t> ssthresh_bytes;
   // tcp_probe: the value read before ACK k + 1 is the state before ACK k
   // (CwndAligner::shows_state_before_ack()).
   bool lags_one_ack = false;

@@ -36,6 +36,10 @@ struct ConformanceAck {
   bool cwnd_limited = false;
   // The captured cwnd just before this ACK; nullopt when none yet.
   std::optional<uint64_t> cwnd_before_bytes;
+  // The ssthresh the sender logged with that cwnd (a qlog's), or
+  // kNoSsthreshBytes while unset; nullopt when the log does not show it,
+  // and the rules infer it from the window recovery left.
+  std::optional<uint64_t> ssthresh_before_bytes;
   // The highest cwnd logged between this ACK and the next (a log may show
   // growth and a reduction in between); nullopt when not known.
   std::optional<uint64_t> cwnd_peak_after_bytes;
@@ -43,6 +47,12 @@ struct ConformanceAck {
   // processed; `timeout` when by a retransmission timeout.
   bool congestion_event = false;
   bool timeout = false;
+  // QUIC: with congestion_event, the packets sent before it was declared
+  // (a packet of send order >= this was sent in its recovery period); and
+  // the send order of the newest packet this step acknowledged. nullopt
+  // for TCP.
+  std::optional<uint64_t> event_send_order;
+  std::optional<uint64_t> newest_send_order;
   // The congestion event was ECN feedback (ECE, a CE count increase), not
   // a loss.
   bool ecn_event = false;

@@ -40,6 +40,10 @@ void AddToStep(const TimelineEvent& e, ConformanceAck* same) {
   same->spurious_evidence =
       same->spurious_evidence || e.spurious_retransmissions > 0;
   same->pipe_max_after_bytes = PipeMaxAfter(e);
+  if (e.send_order >= 0) {
+    same->newest_send_order = std::max(same->newest_send_order.value_or(0),
+                                       static_cast<uint64_t>(e.send_order));
+  }
 }
 
 }  // namespace
@@ -50,6 +54,7 @@ void ConformanceTraceBuilder::OnEvent(const TimelineEvent& e,
     if (e.starts_episode) {
       pending_event_ns_ = e.time_ns;
       pending_timeout_ = e.kind == RetransmissionKind::kRto;
+      pending_send_order_ = e.send_order;
     }
     return;
   }
@@ -82,25 +87,34 @@ void ConformanceTraceBuilder::OnEvent(const TimelineEvent& e,
   a.ecn_event = e.congestion_episode && !e.reenters_recovery;
   a.spurious_evidence = e.spurious_retransmissions > 0;
   a.pipe_max_after_bytes = PipeMaxAfter(e);
-  if (pending_event_ns_) {
-    // Loss found while this ACK was processed carries its time; one found
-    // later (a timer, a retransmission sent after the ACK) belongs to the
-    // ACK before, whose "after" cwnd shows the reduction.
-    const bool same = *pending_event_ns_ == e.time_ns || acks_.size() == 1;
-    ConformanceAck& owner = same ? a : acks_[acks_.size() - 2];
-    owner.congestion_event = true;
-    owner.ecn_event = false;  // A loss at the same ACK: the loss reaction.
-    owner.timeout = owner.timeout || pending_timeout_;
-    pending_event_ns_.reset();
+  if (e.send_order >= 0) {
+    a.newest_send_order = static_cast<uint64_t>(e.send_order);
   }
+  if (pending_event_ns_) AttachPendingEvent(e.time_ns);
   if (!captured.lags_one_ack) {
     a.cwnd_before_bytes = captured.last_bytes;
+    a.ssthresh_before_bytes = captured.ssthresh_bytes;
     if (acks_.size() >= 2) {
       acks_[acks_.size() - 2].cwnd_peak_after_bytes = captured.peak_bytes;
     }
   } else if (acks_.size() >= 2) {
     acks_[acks_.size() - 2].cwnd_before_bytes = captured.last_bytes;
   }
+}
+
+void ConformanceTraceBuilder::AttachPendingEvent(int64_t ack_time_ns) {
+  // Loss found while this ACK was processed carries its time; one found
+  // later (a timer, a retransmission sent after the ACK) belongs to the
+  // ACK before, whose "after" cwnd shows the reduction.
+  const bool same = *pending_event_ns_ == ack_time_ns || acks_.size() == 1;
+  ConformanceAck& owner = same ? acks_.back() : acks_[acks_.size() - 2];
+  owner.congestion_event = true;
+  owner.ecn_event = false;  // A loss at the same ACK: the loss reaction.
+  owner.timeout = owner.timeout || pending_timeout_;
+  if (pending_send_order_ >= 0) {
+    owner.event_send_order = static_cast<uint64_t>(pending_send_order_);
+  }
+  pending_event_ns_.reset();
 }
 
 std::vector<ConformanceAck> ConformanceTraceBuilder::Finish() {

@@ -30,11 +30,16 @@ class ConformanceTraceBuilder {
   std::vector<ConformanceAck> Finish();
 
  private:
+  // Gives the congestion event pending since a retransmission to the ACK
+  // just added (at `ack_time_ns`) or the one before.
+  void AttachPendingEvent(int64_t ack_time_ns);
+
   std::vector<ConformanceAck> acks_;
   // A congestion event (a retransmission starting an episode) not yet
   // given to an ACK: the ACK at the same time, else the one before it.
   std::optional<int64_t> pending_event_ns_;
   bool pending_timeout_ = false;
+  int64_t pending_send_order_ = -1;  // TimelineEvent::send_order.
 };
 
 struct CheckOptions {

@@ -122,6 +122,41 @@ std::vector<AckedWindow> AckedWindows(const RuleInputs& in,
 
 }  // namespace
 
+namespace {
+
+// QUIC's recovery period (RFC 9002 section 7.3.2): from a congestion event
+// until a packet sent after it began is acknowledged.
+class RecoveryPeriod {
+ public:
+  void Start(const ConformanceAck& event, int64_t clock_step_us) {
+    // The send order, where known, says it exactly.
+    ends_at_order_ = event.event_send_order;
+    // Else at least one min RTT, less the log's clock step. A logged min
+    // RTT of 0 is a sample under the clock step, not a missing one: no
+    // step of the log can be shown to fall inside that period. (A bound
+    // only: packets sent after a loss can see less than the min RTT so
+    // far, the queue draining.)
+    until_us_ = ends_at_order_
+                    ? std::numeric_limits<int64_t>::min()
+                    : event.time_us + std::max<int64_t>(
+                                          0, event.min_rtt_us - clock_step_us);
+  }
+  // Whether step `a`, not an event's own, is inside the period.
+  bool Contains(const ConformanceAck& a) {
+    if (ends_at_order_ && a.newest_send_order &&
+        *a.newest_send_order >= *ends_at_order_) {
+      ends_at_order_.reset();
+    }
+    return ends_at_order_.has_value() || a.time_us < until_us_;
+  }
+
+ private:
+  std::optional<uint64_t> ends_at_order_;
+  int64_t until_us_ = std::numeric_limits<int64_t>::min();
+};
+
+}  // namespace
+
 std::vector<StepRegime> ClassifySteps(absl::Span<const ConformanceAck> acks,
                                       ConformanceTransport transport) {
   const int64_t settle_rtts = transport == ConformanceTransport::kQuic
@@ -134,7 +169,7 @@ std::vector<StepRegime> ClassifySteps(absl::Span<const ConformanceAck> acks,
       acks.begin(), acks.end(),
       [](const ConformanceAck& a) { return a.time_us % 1000 == 0; });
   const int64_t clock_step_us = whole_ms ? 1000 : 1;
-  int64_t recovery_until_us = std::numeric_limits<int64_t>::min();
+  RecoveryPeriod recovery;
   int64_t settle_until_us = std::numeric_limits<int64_t>::min();
   uint64_t ssthresh = std::numeric_limits<uint64_t>::max();
   bool ssthresh_pending = false;
@@ -143,15 +178,10 @@ std::vector<StepRegime> ClassifySteps(absl::Span<const ConformanceAck> acks,
     StepRegime& r = regimes[i];
     r.before = a.cwnd_before_bytes;
     if (i + 1 < acks.size()) r.after = acks[i + 1].cwnd_before_bytes;
-    r.in_recovery = a.time_us < recovery_until_us;
+    r.in_recovery = recovery.Contains(a);
     r.settling = a.congestion_event || a.time_us < settle_until_us;
     if (a.congestion_event) {
-      // Recovery lasts at least one min RTT (RFC 9002 section 7.3.2: until
-      // a packet sent after it began is acked). A logged min RTT of 0 is a
-      // sample under the clock step, not a missing one: no step of the log
-      // can be shown to fall inside that period.
-      recovery_until_us =
-          a.time_us + std::max<int64_t>(0, a.min_rtt_us - clock_step_us);
+      recovery.Start(a, clock_step_us);
       settle_until_us = a.time_us + settle_rtts * RttOf(a, true);
       ssthresh_pending = true;
     } else if (ssthresh_pending && !r.settling && r.before) {
@@ -160,9 +190,12 @@ std::vector<StepRegime> ClassifySteps(absl::Span<const ConformanceAck> acks,
       ssthresh = *r.before;
       ssthresh_pending = false;
     }
-    r.slow_start =
-        !ssthresh_pending && r.before && *r.before + a.mss_bytes / 2 < ssthresh;
-    if (ssthresh_pending) r.slow_start = false;
+    // The sender's own ssthresh, where it logs one (an undo may restore
+    // an earlier one, even an unset one: ngtcp2_cc_cubic_cc_on_spurious_
+    // congestion(), lib/ngtcp2_cc.c, 0.12.1).
+    const uint64_t threshold = a.ssthresh_before_bytes.value_or(ssthresh);
+    r.slow_start = !ssthresh_pending && r.before &&
+                   *r.before + a.mss_bytes / 2 < threshold;
   }
   return regimes;
 }
@@ -170,13 +203,17 @@ std::vector<StepRegime> ClassifySteps(absl::Span<const ConformanceAck> acks,
 std::vector<UndoneEvent> FindUndoneEvents(absl::Span<const ConformanceAck> acks,
                                           ConformanceTransport transport) {
   std::vector<UndoneEvent> undone;
-  // QUIC has no undo (RFC 9002 declares no spurious loss response).
-  if (transport != ConformanceTransport::kTcp) return undone;
+  // RFC 9002 defines no response to a spurious loss, but a stack may undo
+  // its reduction as TCP does (ngtcp2_cc_cubic_cc_on_spurious_congestion(),
+  // lib/ngtcp2_cc.c, 0.12.1); a qlog in whole milliseconds may not show
+  // the reduction before the restore.
+  const bool quic = transport == ConformanceTransport::kQuic;
   for (size_t e = 0; e < acks.size(); ++e) {
     const ConformanceAck& a = acks[e];
     if (!a.congestion_event || !a.cwnd_before_bytes) continue;
-    const int64_t until_us = a.time_us + kSettleRttsTcp * RttOf(a, true);
-    bool reduced = false;
+    const int64_t until_us =
+        a.time_us + (quic ? kSettleRttsQuic : kSettleRttsTcp) * RttOf(a, true);
+    bool reduced = quic;
     for (size_t j = e + 1; j < acks.size() && acks[j].time_us <= until_us;
          ++j) {
       if (acks[j].congestion_event) break;
@@ -192,6 +229,22 @@ std::vector<UndoneEvent> FindUndoneEvents(absl::Span<const ConformanceAck> acks,
         }
         break;
       }
+    }
+  }
+  if (!quic) return undone;
+  // ngtcp2 restores the state it saved at the congestion event with the
+  // largest cwnd since its last undo, whichever event that was, even on a
+  // spurious loss that reduced nothing (ngtcp2_cc_cubic_cc_congestion_event()
+  // and _on_spurious_congestion(), lib/ngtcp2_cc.c, 0.12.1): a rise on an
+  // ACK with spurious evidence is a restore, not growth.
+  for (size_t j = 0; j + 1 < acks.size(); ++j) {
+    const std::optional<uint64_t> before = acks[j].cwnd_before_bytes;
+    const std::optional<uint64_t> after = acks[j + 1].cwnd_before_bytes;
+    if (acks[j].spurious_evidence && before && after && *after > *before &&
+        std::none_of(undone.begin(), undone.end(), [j](const UndoneEvent& u) {
+          return u.restore == j + 1;
+        })) {
+      undone.push_back({j, j});
     }
   }
   return undone;
@@ -345,6 +398,31 @@ uint64_t CwndAtEvent(const RuleInputs& in, size_t e, size_t step) {
   return before;
 }
 
+// QUIC: the most the ACKs of event step `e` may have grown cwnd before the
+// loss they revealed cut it. A qlog in whole milliseconds merges several
+// ACKs into one step, and ngtcp2 grows cwnd for an ACK's packets before it
+// declares the losses that ACK reveals (ngtcp2_rtb_recv_ack():
+// rtb_on_pkt_acked() before rtb_detect_lost_pkt(), lib/ngtcp2_rtb.c,
+// 0.12.1): in slow start by every byte acked (RFC 9002 section 7.3.1), in
+// congestion avoidance by at most half of them (CUBIC's 1.5x clamp, RFC
+// 9438 section 4.2) or a datagram per window (RFC 9002 section 7.3.3).
+uint64_t GrowthBeforeCut(const RuleInputs& in, size_t e) {
+  const ConformanceAck& a = in.acks[e];
+  const StepRegime& r = in.regimes[e];
+  if (!IsQuic(in) || !r.before || *r.before == 0) return 0;
+  // The event's own step is never classed slow start: the state before it
+  // is the logged ssthresh's, else the previous step's.
+  const bool slow_start =
+      a.ssthresh_before_bytes
+          ? *r.before + a.mss_bytes / 2 < *a.ssthresh_before_bytes
+          : e == 0 || in.regimes[e - 1].slow_start;
+  if (slow_start) return a.bytes_acked;
+  if (in.profile.family == ConformanceFamily::kCubic) {
+    return a.bytes_acked / 2;
+  }
+  return a.bytes_acked * a.mss_bytes / *r.before;
+}
+
 }  // namespace
 
 void CheckReduction(const RuleInputs& in,
@@ -360,11 +438,13 @@ void CheckReduction(const RuleInputs& in,
     // last cwnd logged and the reduction.
     const uint64_t slack = 2 * static_cast<uint64_t>(a.mss_bytes);
     const uint64_t target = static_cast<uint64_t>(Beta(in) * before);
+    const uint64_t highest =
+        static_cast<uint64_t>(Beta(in) * (before + GrowthBeforeCut(in, e)));
     // QUIC reduces to exactly beta * cwnd, not below the minimum window
     // of two datagrams (RFC 9002 sections 7.2, 7.3.2) unless a timeout or
     // persistent congestion (section 7.6.2) took it there. TCP's PRR may
     // go below ssthresh while the pipe is low (RFC 6937 section 3).
-    const bool too_shallow = seen > target + slack;
+    const bool too_shallow = seen > highest + slack;
     const bool too_deep =
         IsQuic(in) && !a.timeout && seen > 2 * slack && seen + slack < target;
     if (!too_shallow && !too_deep) continue;
@@ -585,6 +665,9 @@ void CheckCubicEpoch(const RuleInputs& in, size_t e, size_t step,
     const ConformanceAck& b = in.acks[j];
     const StepRegime& r = in.regimes[j];
     if (!r.before || !r.after || *r.before == 0) continue;
+    // A rise on spurious evidence restores an earlier state (an undo,
+    // FindUndoneEvents()): the epoch is over.
+    if (b.spurious_evidence && *r.after > *r.before) break;
     // alpha_cubic until W_est reaches the cwnd before the event, then 1.
     w_est += (w_est >= w_max ? 1.0 : kAlphaCubic) * mss *
              static_cast<double>(b.bytes_acked) / *r.before;

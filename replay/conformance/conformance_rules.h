@@ -41,14 +41,16 @@ struct RuleInputs {
 std::vector<StepRegime> ClassifySteps(absl::Span<const ConformanceAck> acks,
                                       ConformanceTransport transport);
 
-// A TCP congestion event the sender undid: within the event's settling
-// span, on the ACK after one with spurious evidence, the captured cwnd came
-// back to at least what it was before the
-// event (Linux tcp_undo_cwnd_reduction() restores max(cwnd, prior_cwnd)
-// on D-SACK or timestamp evidence of a spurious retransmission,
-// net/ipv4/tcp_input.c, 6.18; RFC 9438 section 4.9 and RFC 4015 allow
-// it). The rules treat such an event as never declared and skip the
-// steps from it to the restoring one.
+// A congestion event the sender undid: within the event's settling span,
+// on the ACK after one with spurious evidence, the captured cwnd came back
+// to at least what it was before the event (Linux tcp_undo_cwnd_reduction()
+// restores max(cwnd, prior_cwnd) on D-SACK or timestamp evidence of a
+// spurious retransmission, net/ipv4/tcp_input.c, 6.18; RFC 9438 section
+// 4.9 and RFC 4015 allow it; ngtcp2 when a packet it declared lost is
+// acknowledged, the QUIC timeline's spurious evidence). The rules treat
+// such an event as never declared and skip the steps from it to the
+// restoring one. QUIC: also a step with spurious evidence after which cwnd
+// rose, as {step, step}: a restore whose event the log cannot name.
 struct UndoneEvent {
   size_t event = 0;    // The ACK that declared it.
   size_t restore = 0;  // The first ACK whose cwnd-before is restored.

@@ -546,6 +546,47 @@ TEST(ConformanceTest, Ngtcp2LabBundlesShowOnlyDocumentedDeviations) {
   }
 }
 
+// Two ngtcp2 0.12.1 CUBIC runs (the 1452-byte flow of `ccreplay lab
+// --transfer ngtcp2 --rate 20mbit --queue 20p --duration 2s --flows
+// reno:max_udp_payload=1280,cubic:max_udp_payload=1452`,
+// testdata/SOURCES.md) whose qlogs the checker once misread:
+// - `ackcut`: the ACKs logged at 40 ms (packets 15, 18, then 20) grow cwnd
+//   33230 -> 37586 in slow start before the loss of 16 and 17 cuts it to
+//   26310 = 0.7 * 37586, as ngtcp2 orders it (rtb_on_pkt_acked() before
+//   rtb_detect_lost_pkt(), lib/ngtcp2_rtb.c); the qlog shows only 33230
+//   and 26310 (python3 over the qlog: the metrics_updated events at 39-40
+//   ms);
+// - `undo`: packet 146, declared lost at 278 ms, is acked at once; ngtcp2
+//   restores its saved state (ngtcp2_cc_cubic_cc_on_spurious_congestion(),
+//   lib/ngtcp2_cc.c), whose ssthresh is unset: its metrics_updated stop
+//   carrying ssthresh (ngtcp2_qlog.c writes it only below UINT64_MAX) and
+//   cwnd doubles per round, 17258 -> 39038 by 298 ms, in slow start.
+// Before the checker read the logged ssthresh and the growth of the
+// event's own ACKs, the undo run broke CUBIC's 1.5x clamp (17424 B over 4
+// ACKs against 10164) and both broke the reduction (26310 against 23261 +
+// 2904; 29359 against 26310 + 2904). The ACK at 278 ms acknowledges only
+// the lost packet 146 and an ACK-only one: its spurious evidence makes the
+// restore an undo (FindUndoneEvents()), not W_est growth.
+TEST(ConformanceTest, Ngtcp2GrowthBeforeTheCutAndUndoToSlowStart) {
+  struct Case {
+    const char* dir;
+    uint64_t acks_checked;
+  };
+  for (const Case& c : {Case{"lab/ngtcp2_pair_20mbit_pfifo20_ackcut", 892},
+                        Case{"lab/ngtcp2_pair_20mbit_pfifo20_undo", 835}}) {
+    CheckOptions options;
+    options.family = "cubic";
+    options.stack = "ngtcp2";
+    absl::StatusOr<CheckRun> run = CheckInput(
+        TestDataPath(std::string(c.dir) + "/server-qlog/flow1.sqlog.gz"),
+        options);
+    ASSERT_TRUE(run.ok()) << run.status();
+    EXPECT_EQ(run->result.acks_checked, c.acks_checked) << c.dir;
+    EXPECT_EQ(run->result.violation_count(), 0u)
+        << c.dir << ": " << ::testing::PrintToString(RulesOf(run->result));
+  }
+}
+
 // Linux lab bundles with tcp_probe (a cwnd per ACK): nothing beyond the
 // documented deviation that Linux's slow start grows by every packet a
 // stretch ACK delivers, where RFC 3465 caps it at two. PRR's bound holds
