@@ -54,14 +54,11 @@ bool DuplicateFrames::IsDuplicate(const TcpSegment& s) {
     DropIdle(s.time_ns);
     next_sweep_ns_ = s.time_ns + kDuplicateStateNs;
   }
-  const bool src_low = EndpointNotAfter(s.src, s.src_port, s.dst, s.dst_port);
-  Connection& c =
-      connections_[src_low ? Key{s.src, s.dst, s.src_port, s.dst_port}
-                           : Key{s.dst, s.src, s.dst_port, s.src_port}];
+  int side = 0;
+  Connection& c = Lookup(s, &side);
   c.last_ns = std::max(c.last_ns, s.time_ns);
-  Direction& d = c.direction[src_low ? 0 : 1];
-  const Signature signature =
-      SignatureOf(s, c.direction[src_low ? 1 : 0].frames);
+  Direction& d = c.direction[side];
+  const Signature signature = SignatureOf(s, c.direction[1 - side].frames);
   for (const Signature& original : d.recent) {
     if (Repeats(signature, original)) return true;
   }
@@ -71,12 +68,26 @@ bool DuplicateFrames::IsDuplicate(const TcpSegment& s) {
   return false;
 }
 
+DuplicateFrames::Connection& DuplicateFrames::Lookup(const TcpSegment& s,
+                                                     int* side) {
+  if (Connection* cached = last_.Find(s, side)) return *cached;
+  const bool src_low = EndpointNotAfter(s.src, s.src_port, s.dst, s.dst_port);
+  Connection& c =
+      connections_[src_low ? Key{s.src, s.dst, s.src_port, s.dst_port}
+                           : Key{s.dst, s.src, s.dst_port, s.src_port}];
+  *side = src_low ? 0 : 1;
+  last_.Set(s, &c, *side);
+  return c;
+}
+
 void DuplicateFrames::Reset() {
+  last_.Forget();
   connections_.clear();
   next_sweep_ns_ = -1;
 }
 
 void DuplicateFrames::DropIdle(int64_t now_ns) {
+  last_.Forget();  // It may be dropped.
   absl::erase_if(connections_, [now_ns](const auto& entry) {
     return now_ns - entry.second.last_ns >= kDuplicateStateNs;
   });

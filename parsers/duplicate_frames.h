@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "absl/container/flat_hash_map.h"
+#include "parsers/last_connection.h"
 #include "parsers/tcp_segment.h"
 
 namespace ccreplay {
@@ -72,8 +73,12 @@ class DuplicateFrames {
   static bool Repeats(const Signature& copy, const Signature& original);
   // Drops the connections without a frame for kDuplicateStateNs.
   void DropIdle(int64_t now_ns);
+  // The segment's connection (from the cache, else the map, inserting it)
+  // and the index of its direction in it.
+  Connection& Lookup(const TcpSegment& s, int* side);
 
   absl::flat_hash_map<Key, Connection> connections_;
+  LastConnection<Connection> last_;
   int64_t next_sweep_ns_ = -1;  // -1: no frame yet.
 };
 

@@ -39,26 +39,13 @@ uint64_t SequenceSanity::WindowBytes(const Direction& d, const Direction& peer,
 }
 
 ConnectionSanity& SequenceSanity::Lookup(const TcpSegment& s, int* side) {
-  // Compared field by field, without building keys: this runs per packet.
-  const Key& k = last_key_;
-  if (last_ != nullptr && s.src_port == k.src_port &&
-      s.dst_port == k.dst_port && s.src == k.src && s.dst == k.dst) {
-    *side = last_side_;
-    return *last_;
-  }
-  if (last_ != nullptr && s.src_port == k.dst_port &&
-      s.dst_port == k.src_port && s.src == k.dst && s.dst == k.src) {
-    *side = 1 - last_side_;
-    return *last_;
-  }
+  if (ConnectionSanity* cached = last_.Find(s, side)) return *cached;
   const bool src_low = EndpointNotAfter(s.src, s.src_port, s.dst, s.dst_port);
   ConnectionSanity& c =
       connections_[src_low ? Key{s.src, s.dst, s.src_port, s.dst_port}
                            : Key{s.dst, s.src, s.dst_port, s.src_port}];
   *side = src_low ? 0 : 1;
-  last_key_ = Key{s.src, s.dst, s.src_port, s.dst_port};
-  last_ = &c;
-  last_side_ = *side;
+  last_.Set(s, &c, *side);
   return c;
 }
 
@@ -71,13 +58,13 @@ void SequenceSanity::HandOver(const TcpSegment& s, ConnectionSanity& held,
   if (it == connections_.end()) return;
   held = it->second;
   if ((src_low ? 0 : 1) != side) held.SwapDirections();
-  if (last_ == &it->second) last_ = nullptr;
+  if (last_.Is(&it->second)) last_.Forget();
   connections_.erase(it);
 }
 
 void SequenceSanity::Reset() {
   connections_.clear();
-  last_ = nullptr;
+  last_.Forget();
   next_sweep_ns_ = -1;
   sweeps_ = 0;
   last_sweep_ns_ = 0;
@@ -98,7 +85,7 @@ void SequenceSanity::DropEnded(int64_t now_ns) {
   absl::erase_if(connections_, [now_ns](const auto& entry) {
     return now_ns >= entry.second.expiry_ns;
   });
-  last_ = nullptr;  // It may have been dropped.
+  last_.Forget();  // It may have been dropped.
   ++sweeps_;
   last_sweep_ns_ = now_ns;
 }

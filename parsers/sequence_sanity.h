@@ -35,6 +35,7 @@
 #include <utility>
 
 #include "absl/container/node_hash_map.h"
+#include "parsers/last_connection.h"
 #include "parsers/node_pool.h"
 #include "parsers/tcp_segment.h"
 
@@ -111,8 +112,7 @@ class SequenceSanity {
  private:
   using Field = ConnectionSanity::Field;
   using Direction = ConnectionSanity::Direction;
-  // Endpoints in the segment's order (the cache) or lower one first (the
-  // map).
+  // Endpoints, lower one first (EndpointNotAfter()).
   using Key = EndpointPair;
 
   // Whether `value` is within `bound` of `field`'s last accepted value (or
@@ -157,9 +157,7 @@ class SequenceSanity {
   // The previous segment's connection (most segments follow one of their
   // own connection): its key in that segment's order, the connection and
   // that segment's side.
-  Key last_key_;
-  ConnectionSanity* last_ = nullptr;
-  int last_side_ = 0;
+  LastConnection<ConnectionSanity> last_;
   int64_t next_sweep_ns_ = -1;  // -1: no segment yet.
   uint32_t sweeps_ = 0;         // Sweeps so far.
   int64_t last_sweep_ns_ = 0;   // The time of the last one.
