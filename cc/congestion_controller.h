@@ -126,6 +126,12 @@ struct AckEvent {
   // Packets this ACK newly marked lost (Linux rs->losses, the growth of
   // tp->lost in tcp_ack()); 0 when unknown.
   uint64_t packets_newly_lost = 0;
+  // The source shows every retransmission (OnRetransmit() follows each): a
+  // capture. False for the simulator, whose senders report none; a model
+  // that needs retransmission evidence (Linux's undo) then assumes none.
+  bool retransmissions_visible = false;
+  // Of packets_newly_lost, the ones RACK marked (TimelineEvent's).
+  uint64_t packets_rack_lost = 0;
   // The delivery-rate sample of this ACK; absent when the source cannot
   // give one (the replay had no send time for what the ACK covers).
   std::optional<DeliveryRateSample> rate_sample;

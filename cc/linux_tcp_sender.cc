@@ -45,6 +45,7 @@ void LinuxTcpSender::OnAck(const AckEvent& ack) {
   ProcessCaState(ack);
   last_ce_feedback_ = HasCeFeedback(ack);
   if (HasCeFeedback(ack) && ca_state_ == CaState::kOpen) EnterCwr();
+  EnterRecoveryOnLostMarks(ack);
 
   if (HasCongControl()) {
     CongControl(ack, acked, ce);
@@ -362,6 +363,38 @@ void LinuxTcpSender::CwndReduction(uint32_t acked, bool una_advanced,
   }
 }
 
+void LinuxTcpSender::EnterRecoveryOnLostMarks(const AckEvent& ack) {
+  // tcp_fastretrans_alert(): in Open or CWR, tcp_time_to_recover() is
+  // true once any segment is marked lost (tp->lost_out, "the loss is
+  // proven"; a RACK sender marks only by RACK, tcp_identify_packet_loss()),
+  // so the ACK that marks it enters Recovery, before any retransmission
+  // (tcp_input.c, 6.18). A reordered segment marked lost puts the kernel
+  // in Recovery that timestamps then undo, with nothing retransmitted. The
+  // retransmission the capture shows later finds the model in Recovery
+  // already (OnLoss()). Only where the source shows retransmissions (a
+  // capture): the simulator's senders report their losses themselves.
+  if (!ack.retransmissions_visible) return;
+  retransmits_reported_ = true;
+  if (ack.packets_rack_lost > 0 && !HasCongControl() &&
+      (ca_state_ == CaState::kOpen || ca_state_ == CaState::kCwr)) {
+    EnterRecovery(last_ce_feedback_);
+  }
+}
+
+void LinuxTcpSender::EnterRecovery(bool ece_ack) {
+  // tcp_enter_recovery(): prior_ssthresh unless the ACK carried ECE; a
+  // reduction already running in CWR continues.
+  if (ca_state_ == CaState::kOpen) {
+    InitUndo(ece_ack ? 0 : CurrentSsthresh());
+    InitCwndReduction();
+  } else {
+    InitUndo(0);
+    SetHighSeq();
+  }
+  SetState(CaState::kRecovery);
+  ca_state_ = CaState::kRecovery;
+}
+
 void LinuxTcpSender::OnLoss(const LossEvent& loss) {
   now_us_ = loss.time_us;
   const uint64_t in_flight_after_ack = packets_in_flight();
@@ -379,20 +412,11 @@ void LinuxTcpSender::OnLoss(const LossEvent& loss) {
     // so that ACK did not grow cwnd but already ran the reduction; the
     // timeline reports the retransmission after it.
     const bool was_open = ca_state_ == CaState::kOpen;
-    if (was_open) {
-      if (before_growth_.has_value()) {
-        snd_cwnd_ = before_growth_->cwnd;
-        snd_cwnd_cnt_ = before_growth_->cnt;
-      }
-      // tcp_enter_recovery(): prior_ssthresh unless the ACK carried ECE.
-      InitUndo(last_ce_feedback_ ? 0 : CurrentSsthresh());
-      InitCwndReduction();
-    } else {
-      InitUndo(0);
-      SetHighSeq();
+    if (was_open && before_growth_.has_value()) {
+      snd_cwnd_ = before_growth_->cwnd;
+      snd_cwnd_cnt_ = before_growth_->cnt;
     }
-    SetState(CaState::kRecovery);
-    ca_state_ = CaState::kRecovery;
+    EnterRecovery(last_ce_feedback_);
     if (was_open) {
       ReduceOnRecoveryEntry(last_acked_, last_data_acked_, in_flight_after_ack);
     }

@@ -165,6 +165,10 @@ class LinuxTcpSender : public CongestionController {
   // reduction runs; false when the ACK does not say what was sent.
   bool CountPrrOut(const AckEvent& ack);
   void InitCwndReduction();
+  // Recovery entered on the ACK whose SACKs let RACK mark a loss.
+  void EnterRecoveryOnLostMarks(const AckEvent& ack);
+  // tcp_enter_recovery(); `ece_ack`: the ACK carried ECE.
+  void EnterRecovery(bool ece_ack);
   void EnterCwr();
   // tcp_fastretrans_alert()'s state exits and undos for `ack`.
   void ProcessCaState(const AckEvent& ack);

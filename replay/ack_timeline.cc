@@ -86,6 +86,8 @@ struct AckTimelineBuilder::Direction {
   // packets_newly_lost, the nearest a capture gets to the ACK that marked
   // them.
   uint64_t lost_by_retransmission_bytes = 0;
+  // What RACK marked lost on the last ACK (MarkLosses()).
+  uint64_t rack_lost_bytes = 0;
   uint64_t spurious = 0;
   uint64_t ece_episodes = 0;
   uint64_t ip_ce_data_packets = 0;
@@ -852,9 +854,9 @@ uint64_t AckTimelineBuilder::MarkLosses(Direction& d,
     reo_wnd_us = min_rtt_us > 0 ? min_rtt_us / 4 : srtt_us;
     if (srtt_us > 0) reo_wnd_us = std::min(reo_wnd_us, srtt_us);
   }
-  const uint64_t lost_bytes = r.bytes_newly_lost +
-                              d.board.RackDetectLoss(reo_wnd_us * 1000) +
-                              d.lost_by_retransmission_bytes;
+  d.rack_lost_bytes = d.board.RackDetectLoss(reo_wnd_us * 1000);
+  const uint64_t lost_bytes =
+      r.bytes_newly_lost + d.rack_lost_bytes + d.lost_by_retransmission_bytes;
   d.lost_by_retransmission_bytes = 0;
   return lost_bytes;
 }
@@ -980,6 +982,8 @@ void AckTimelineBuilder::FillAckEvent(const FlowState& flow, int sender,
   e.bytes_sacked = r.bytes_sacked;
   e.bytes_dsacked = r.bytes_dsacked;
   e.packets_delivered = r.packets_delivered;
+  const uint64_t mss = std::max<uint32_t>(d.current_mss(), 1);
+  e.packets_rack_lost = (d.rack_lost_bytes + mss - 1) / mss;
   e.reneged = r.reneged;
   e.srtt_us = d.rtt.srtt_us();
   e.rttvar_us = d.rtt.rttvar_us();

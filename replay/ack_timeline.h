@@ -150,6 +150,10 @@ struct TimelineEvent {
   std::optional<DeliveryRateSample> rate_sample;
   // Segments this ACK newly made lost (RFC 6675 IsLost on its SACK blocks).
   uint64_t packets_newly_lost = 0;
+  // Of those, the ones RACK marked (RFC 8985; Linux tcp_rack_mark_lost(),
+  // the only marking a RACK sender does, tcp_identify_packet_loss(),
+  // tcp_input.c, 6.18): what enters Recovery.
+  uint64_t packets_rack_lost = 0;
   // kAck: this ACK ended loss recovery with later data still lost, and the
   // sender entered recovery again at once
   // (RetransmissionClassifier::ReenterRecovery()).

@@ -83,6 +83,8 @@ AckEvent ToAckEvent(const TimelineEvent& event, const ReplayFlowFacts& facts,
       event.mss_bytes > 0 ? event.mss_bytes : facts.handshake_mss_bytes;
   ack.rate_sample = event.rate_sample;
   ack.packets_newly_lost = event.packets_newly_lost;
+  ack.retransmissions_visible = true;
+  ack.packets_rack_lost = event.packets_rack_lost;
   ack.ts_ecr = event.ts_ecr;
   SetDsack(event, &ack);
   ack.bytes_retransmitted_in_flight = event.retransmitted_bytes;
