@@ -70,14 +70,7 @@ bool DuplicateFrames::IsDuplicate(const TcpSegment& s) {
 
 DuplicateFrames::Connection& DuplicateFrames::Lookup(const TcpSegment& s,
                                                      int* side) {
-  if (Connection* cached = last_.Find(s, side)) return *cached;
-  const bool src_low = EndpointNotAfter(s.src, s.src_port, s.dst, s.dst_port);
-  Connection& c =
-      connections_[src_low ? Key{s.src, s.dst, s.src_port, s.dst_port}
-                           : Key{s.dst, s.src, s.dst_port, s.src_port}];
-  *side = src_low ? 0 : 1;
-  last_.Set(s, &c, *side);
-  return c;
+  return last_.Lookup(connections_, s, side);
 }
 
 void DuplicateFrames::Reset() {

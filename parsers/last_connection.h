@@ -38,6 +38,21 @@ class LastConnection {
     connection_ = connection;
     side_ = side;
   }
+  // The connection of `s` in `table` (keyed by EndpointPair, lower
+  // endpoint first, EndpointNotAfter()): the cached one, else looked up or
+  // inserted there and cached; `side` 0 when `s` comes from the lower
+  // endpoint.
+  template <typename Table>
+  Connection& Lookup(Table& table, const TcpSegment& s, int* side) {
+    if (Connection* cached = Find(s, side)) return *cached;
+    const bool src_low = EndpointNotAfter(s.src, s.src_port, s.dst, s.dst_port);
+    Connection& c =
+        table[src_low ? EndpointPair{s.src, s.dst, s.src_port, s.dst_port}
+                      : EndpointPair{s.dst, s.src, s.dst_port, s.src_port}];
+    *side = src_low ? 0 : 1;
+    Set(s, &c, *side);
+    return c;
+  }
   void Forget() { connection_ = nullptr; }
   bool Is(const Connection* connection) const {
     return connection_ == connection;

@@ -39,14 +39,7 @@ uint64_t SequenceSanity::WindowBytes(const Direction& d, const Direction& peer,
 }
 
 ConnectionSanity& SequenceSanity::Lookup(const TcpSegment& s, int* side) {
-  if (ConnectionSanity* cached = last_.Find(s, side)) return *cached;
-  const bool src_low = EndpointNotAfter(s.src, s.src_port, s.dst, s.dst_port);
-  ConnectionSanity& c =
-      connections_[src_low ? Key{s.src, s.dst, s.src_port, s.dst_port}
-                           : Key{s.dst, s.src, s.dst_port, s.src_port}];
-  *side = src_low ? 0 : 1;
-  last_.Set(s, &c, *side);
-  return c;
+  return last_.Lookup(connections_, s, side);
 }
 
 void SequenceSanity::HandOver(const TcpSegment& s, ConnectionSanity& held,
