@@ -7,10 +7,9 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
-#include "absl/strings/ascii.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "cc/congestion_controller.h"
+#include "replay/stack_profile.h"
 
 namespace ccreplay {
 
@@ -132,8 +131,7 @@ absl::StatusOr<CapturedCwnd> CapturedCwndForQuicTrace(const HostTrace& trace) {
   captured.source = CapturedSource::kQlog;
   captured.points = Shifted(trace.series.cwnd_bytes, 0);
   captured.ssthresh_points = Shifted(trace.series.ssthresh_bytes, 0);
-  captured.ssthresh_omitted_while_unset =
-      absl::StrContains(absl::AsciiStrToLower(trace.name), "ngtcp2");
+  captured.ssthresh_omitted_while_unset = IsNgtcp2Trace(trace);
   captured.description = absl::StrCat("qlog trace ", trace.name);
   return captured;
 }

@@ -150,13 +150,20 @@ TEST(SackScoreboardTest, RackMarksTheHoleOnceTheLastTakenLeftAfterIt) {
   EXPECT_EQ(b.RackDetectLoss(0), 0u);    // nothing delivered since
 }
 
-TEST(SackScoreboardTest, RackWaitsOutTheReorderingWindow) {
+// FiveSegmentsAsCaptured() after two SACKs past the first hole (segment 2,
+// 1449-2897): RACK checked after the first.
+SackScoreboard TwoSackedPastTheHole() {
   SackScoreboard b = FiveSegmentsAsCaptured();
   SackBlock block{2897, 4345};
   b.OnAck(1449, &block, 1, 1448, 74'080'000, kMinRttNs);
   b.RackDetectLoss(kMinRttNs / 4);
   block = {2897, 5793};
   b.OnAck(1449, &block, 1, 1448, 74'672'000, kMinRttNs);
+  return b;
+}
+
+TEST(SackScoreboardTest, RackWaitsOutTheReorderingWindow) {
+  SackScoreboard b = TwoSackedPastTheHole();
   // The hole left 995 us before the last segment taken: a window of 1 ms
   // keeps it in flight, 995 us does not.
   SackScoreboard later = b;
@@ -165,12 +172,7 @@ TEST(SackScoreboardTest, RackWaitsOutTheReorderingWindow) {
 }
 
 TEST(SackScoreboardTest, RackMarksALostRetransmissionAgain) {
-  SackScoreboard b = FiveSegmentsAsCaptured();
-  SackBlock block{2897, 4345};
-  b.OnAck(1449, &block, 1, 1448, 74'080'000, kMinRttNs);
-  b.RackDetectLoss(kMinRttNs / 4);
-  block = {2897, 5793};
-  b.OnAck(1449, &block, 1, 1448, 74'672'000, kMinRttNs);
+  SackScoreboard b = TwoSackedPastTheHole();
   ASSERT_EQ(b.RackDetectLoss(kMinRttNs / 4), 1448u);
   b.OnSend(1449, 2897, 74'774'000, 0);  // the fast retransmission
   b.OnSend(7241, 8689, 75'301'000, 0);  // new data after it

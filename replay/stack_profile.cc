@@ -69,11 +69,13 @@ StackProfile Ngtcp2Profile(const HostTrace& trace) {
 
 }  // namespace
 
+bool IsNgtcp2Trace(const HostTrace& trace) {
+  return trace.quic &&
+         absl::StrContains(absl::AsciiStrToLower(trace.name), "ngtcp2");
+}
+
 std::optional<StackProfile> DetectStackProfile(const HostTrace& trace) {
-  if (!trace.quic) return std::nullopt;
-  if (absl::StrContains(absl::AsciiStrToLower(trace.name), "ngtcp2")) {
-    return Ngtcp2Profile(trace);
-  }
+  if (IsNgtcp2Trace(trace)) return Ngtcp2Profile(trace);
   return std::nullopt;
 }
 

@@ -22,6 +22,9 @@ struct StackProfile {
   std::string reason;
 };
 
+// Whether the QUIC trace's writer is ngtcp2 (vantage_point name or title).
+bool IsNgtcp2Trace(const HostTrace& trace);
+
 // nullopt when the trace names no stack that has a profile.
 std::optional<StackProfile> DetectStackProfile(const HostTrace& trace);
 

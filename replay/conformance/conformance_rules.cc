@@ -200,6 +200,13 @@ std::vector<StepRegime> ClassifySteps(absl::Span<const ConformanceAck> acks,
   return regimes;
 }
 
+bool RisesOnSpuriousEvidence(absl::Span<const ConformanceAck> acks, size_t j) {
+  if (j + 1 >= acks.size() || !acks[j].spurious_evidence) return false;
+  const std::optional<uint64_t> before = acks[j].cwnd_before_bytes;
+  const std::optional<uint64_t> after = acks[j + 1].cwnd_before_bytes;
+  return before && after && *after > *before;
+}
+
 std::vector<UndoneEvent> FindUndoneEvents(absl::Span<const ConformanceAck> acks,
                                           ConformanceTransport transport) {
   std::vector<UndoneEvent> undone;
@@ -238,9 +245,7 @@ std::vector<UndoneEvent> FindUndoneEvents(absl::Span<const ConformanceAck> acks,
   // and _on_spurious_congestion(), lib/ngtcp2_cc.c, 0.12.1): a rise on an
   // ACK with spurious evidence is a restore, not growth.
   for (size_t j = 0; j + 1 < acks.size(); ++j) {
-    const std::optional<uint64_t> before = acks[j].cwnd_before_bytes;
-    const std::optional<uint64_t> after = acks[j + 1].cwnd_before_bytes;
-    if (acks[j].spurious_evidence && before && after && *after > *before &&
+    if (RisesOnSpuriousEvidence(acks, j) &&
         std::none_of(undone.begin(), undone.end(), [j](const UndoneEvent& u) {
           return u.restore == j + 1;
         })) {
@@ -667,7 +672,7 @@ void CheckCubicEpoch(const RuleInputs& in, size_t e, size_t step,
     if (!r.before || !r.after || *r.before == 0) continue;
     // A rise on spurious evidence restores an earlier state (an undo,
     // FindUndoneEvents()): the epoch is over.
-    if (b.spurious_evidence && *r.after > *r.before) break;
+    if (RisesOnSpuriousEvidence(in.acks, j)) break;
     // alpha_cubic until W_est reaches the cwnd before the event, then 1.
     w_est += (w_est >= w_max ? 1.0 : kAlphaCubic) * mss *
              static_cast<double>(b.bytes_acked) / *r.before;

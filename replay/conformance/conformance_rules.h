@@ -55,6 +55,10 @@ struct UndoneEvent {
   size_t event = 0;    // The ACK that declared it.
   size_t restore = 0;  // The first ACK whose cwnd-before is restored.
 };
+// Whether cwnd rose after step `j`, an ACK with spurious evidence: a
+// restore (an undo), not growth.
+bool RisesOnSpuriousEvidence(absl::Span<const ConformanceAck> acks, size_t j);
+
 std::vector<UndoneEvent> FindUndoneEvents(absl::Span<const ConformanceAck> acks,
                                           ConformanceTransport transport);
 
