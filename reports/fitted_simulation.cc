@@ -101,13 +101,17 @@ namespace {
 // packet's service time at the bottleneck): the smallest RTT sample less
 // the service time of the packet it timed, or the handshake's round trip,
 // which carries no payload, when lower. `service_s`: a full-size packet's.
-int64_t BaseRttNs(const PathEstimates& estimates, const FlowFitFacts& flow,
-                  double service_s) {
+void FitBaseRtt(const PathEstimates& estimates, const FlowFitFacts& flow,
+                double service_s, FittedPath* fitted) {
   const double min_rtt_s = estimates.base_rtt_s;
   double base_s = std::max(min_rtt_s - service_s, min_rtt_s / 2);
-  if (flow.handshake_rtt_ns > 0)
-    base_s = std::min(base_s, flow.handshake_rtt_ns * 1e-9);
-  return static_cast<int64_t>(base_s * 1e9);
+  fitted->base_rtt_service_ns =
+      static_cast<int64_t>((min_rtt_s - base_s) * 1e9);
+  if (flow.handshake_rtt_ns > 0 && flow.handshake_rtt_ns * 1e-9 < base_s) {
+    base_s = flow.handshake_rtt_ns * 1e-9;
+    fitted->base_rtt_service_ns = 0;
+  }
+  fitted->base_rtt_ns = static_cast<int64_t>(base_s * 1e9);
 }
 
 // The buffer and the CE marking threshold. `service_s`: a full-size
@@ -162,15 +166,19 @@ void FitQueue(const PathEstimates& estimates, const FlowObserver& observed,
 }
 
 // How many segments an ACK covers and how long the receiver holds one.
-void FitAcks(const FlowObserver& observed, FittedPath* fitted) {
+// `service_s`: a full-size packet's service time.
+void FitAcks(const FlowObserver& observed, double service_s,
+             FittedPath* fitted) {
   FittedPath& path = *fitted;
   if (const uint32_t n = observed.TypicalSegmentsPerAck(); n > 0) {
     path.ack_every = static_cast<uint32_t>(std::min<double>(n, kMaxAckEvery));
   }
   if (path.ack_every >= 2) {
-    if (std::optional<int64_t> hold_us = observed.AckHoldUs(path.ack_every)) {
+    if (const std::optional<FlowObserver::AckHold> hold =
+            observed.AckHoldUs(path.ack_every, service_s * 1e6)) {
       path.delayed_ack_ns = std::clamp<int64_t>(
-          *hold_us * 1000, kMinDelayedAckNs, kMaxDelayedAckNs);
+          hold->hold_us * 1000, kMinDelayedAckNs, kMaxDelayedAckNs);
+      path.delayed_ack_service_ns = hold->service_us * 1000;
       path.delayed_ack_measured = true;
     }
   }
@@ -214,9 +222,9 @@ absl::StatusOr<FittedPath> FitPath(const PathEstimates& estimates,
            ? std::min<uint64_t>(flow.packet_bytes, kFullPacketBytes)
            : kFullPacketBytes) *
       8.0 / estimates.bottleneck_rate_bps;
-  path.base_rtt_ns = BaseRttNs(estimates, flow, service_s);
+  FitBaseRtt(estimates, flow, service_s, &path);
   FitQueue(estimates, observed, service_s, &path);
-  FitAcks(observed, &path);
+  FitAcks(observed, service_s, &path);
   path.uncertainty = Uncertainty(estimates, path);
   path.duration_ns = static_cast<int64_t>(
       std::min({flow.duration_s, kMaxSimulatedS,

@@ -42,6 +42,11 @@ struct FitUncertainty {
 struct FittedPath {
   int64_t rate_bps = 0;
   int64_t base_rtt_ns = 0;
+  // What the base RTT left out of the smallest RTT sample: its packet's
+  // service time at `rate_bps` (0 when the handshake gave it), so a fit
+  // whose rate was one flow's share can be read at the link's
+  // (SharedFittedPath).
+  int64_t base_rtt_service_ns = 0;
   uint64_t buffer_bytes = 0;
   // -1: the flow saw no CE, the simulated path marks none.
   int64_t ce_sojourn_threshold_ns = -1;
@@ -56,6 +61,10 @@ struct FittedPath {
   // held (FlowObserver::AckHoldUs), else Linux's TCP_DELACK_MIN (40 ms).
   int64_t delayed_ack_ns = 40'000'000;
   bool delayed_ack_measured = false;
+  // What the measured hold left out: the held ACK's segments' service
+  // time at `rate_bps` (FlowObserver::AckHoldUs), so a fit whose rate was
+  // one flow's share can be read at the link's (SharedFittedPath).
+  int64_t delayed_ack_service_ns = 0;
   // What a BBR finding's counterfactual adds to the fit (FitPath sets
   // neither): the rate becomes `rate_after_step_bps` at `rate_step_ns`
   // (-1: never), as SimulationConfig::rate_step_ns; ACKs held for

@@ -28,35 +28,49 @@ void ObservationBin::Merge(const ObservationBin& later) {
   if (later.mss_bytes > 0) mss_bytes = later.mss_bytes;
 }
 
-std::optional<int64_t> FlowObserver::AckHoldUs(uint32_t segments) const {
-  // The median of rows [from, to), in microseconds.
-  auto median_us = [this](size_t from, size_t to) -> std::optional<double> {
-    std::array<uint64_t, kHoldBuckets> sum{};
-    uint64_t total = 0;
-    for (size_t row = from; row < to; ++row) {
-      for (size_t b = 0; b < kHoldBuckets; ++b) {
-        sum[b] += hold_histogram_[row][b];
-        total += hold_histogram_[row][b];
-      }
-    }
-    if (total < kMinHoldSamples) return std::nullopt;
-    // Interpolated within the median's bucket, geometrically (the buckets
-    // are a quarter octave wide: its centre alone is up to 9 % off).
-    uint64_t seen = 0;
-    for (size_t b = 0; b < kHoldBuckets; ++b) {
-      if (2 * (seen + sum[b]) >= total) {
-        const double within = (total / 2.0 - seen) / sum[b];
-        return std::exp2((b + within) / 4) - 1;
-      }
-      seen += sum[b];
-    }
-    return std::nullopt;
-  };
+std::optional<FlowObserver::AckHold> FlowObserver::AckHoldUs(
+    uint32_t segments, double service_us) const {
   const size_t split = std::clamp<size_t>(segments, 2, kMaxHoldSegments);
-  const std::optional<double> partial = median_us(1, split);
-  const std::optional<double> full = median_us(split, kMaxHoldSegments + 1);
-  if (!partial || !full) return std::nullopt;
-  return std::max<int64_t>(0, std::llround(*partial - *full));
+  // Each bound with the service time it subtracted.
+  std::vector<std::pair<double, double>> holds_us;
+  for (const HoldGap& g : hold_gaps_) {
+    if (g.segments < split && g.previous_segments >= split) {
+      const double service = g.segments * service_us;
+      holds_us.push_back({g.gap_us - service, service});
+    }
+  }
+  if (holds_us.size() < kMinHoldSamples) return std::nullopt;
+  const auto middle = holds_us.begin() + holds_us.size() / 2;
+  std::nth_element(holds_us.begin(), middle, holds_us.end());
+  return AckHold{std::max<int64_t>(0, std::llround(middle->first)),
+                 std::llround(middle->second)};
+}
+
+void FlowObserver::AddHoldGap(const TimelineEvent& e) {
+  // No hole before or after this ACK: the receiver was free to hold it.
+  const bool quiet = e.sacked_bytes == 0;
+  if (quiet && previous_ack_quiet_ && e.packets_delivered > 0 &&
+      e.packets_delivered < previous_ack_segments_ &&
+      e.packets_delivered < kMaxHoldSegments && e.time_ns >= previous_ack_ns_) {
+    HoldGap g;
+    g.gap_us = static_cast<uint32_t>(
+        std::min<int64_t>((e.time_ns - previous_ack_ns_) / 1000,
+                          std::numeric_limits<uint32_t>::max()));
+    g.segments = static_cast<uint8_t>(e.packets_delivered);
+    g.previous_segments = static_cast<uint8_t>(
+        std::min<uint64_t>(previous_ack_segments_, kMaxHoldSegments));
+    ++hold_gaps_seen_;
+    if (hold_gaps_.size() < kMaxHoldGaps) {
+      hold_gaps_.push_back(g);
+    } else {
+      const uint64_t slot = std::uniform_int_distribution<uint64_t>(
+          0, hold_gaps_seen_ - 1)(hold_gap_rng_);
+      if (slot < kMaxHoldGaps) hold_gaps_[slot] = g;
+    }
+  }
+  previous_ack_ns_ = e.time_ns;
+  previous_ack_segments_ = e.packets_delivered;
+  previous_ack_quiet_ = quiet;
 }
 
 uint32_t FlowObserver::TypicalSegmentsPerAck() const {
@@ -110,16 +124,6 @@ void FlowObserver::AddRttSample(const TimelineEvent& e, ObservationBin& bin) {
   ++bin.rtt_samples;
   if (min_rtt_us_ == 0 || e.rtt_sample_us < min_rtt_us_)
     min_rtt_us_ = e.rtt_sample_us;
-  // While a hole is open the receiver ACKs every segment at once (RFC 5681
-  // section 4.2): no timer held those ACKs.
-  if (e.packets_delivered > 0 && e.sacked_bytes == 0) {
-    const size_t row =
-        std::min<uint64_t>(e.packets_delivered, kMaxHoldSegments);
-    const double excess_us = static_cast<double>(e.rtt_sample_us - min_rtt_us_);
-    const size_t bucket = std::min<size_t>(
-        static_cast<size_t>(4 * std::log2(1 + excess_us)), kHoldBuckets - 1);
-    ++hold_histogram_[row][bucket];
-  }
 }
 
 void FlowObserver::Add(const TimelineEvent& e) {
@@ -154,6 +158,7 @@ void FlowObserver::Add(const TimelineEvent& e) {
   bin.rwnd_bytes = e.rwnd_bytes;
   if (e.rtt_sample_us > 0) AddRttSample(e, bin);
   if (e.srtt_us > 0) bin.srtt_us = e.srtt_us;
+  AddHoldGap(e);
   bin.ce_packets += e.ce_packets;
   bin.ece_acks += e.ece ? 1 : 0;
   bin.congestion_episodes += e.congestion_episode ? 1 : 0;

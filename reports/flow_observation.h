@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <random>
 #include <vector>
 
 #include "replay/ack_timeline.h"
@@ -80,13 +81,30 @@ class FlowObserver {
   uint64_t total_acks() const { return total_acks_; }
   // How long the receiver held ACKs that covered fewer than `segments`
   // segments (its delayed-ACK or GRO flush timer fired before the
-  // `segments`-th arrived): the median excess RTT (sample minus the
-  // minimum so far) of those ACKs minus that of the ACKs that covered
-  // `segments` or more, which wait for no timer; ACKs sent while SACKed
-  // data was outstanding are left out (sent at once, RFC 5681 section
-  // 4.2); at least 0. nullopt with fewer than kMinHoldSamples of either
-  // kind.
-  std::optional<int64_t> AckHoldUs(uint32_t segments) const;
+  // `segments`-th arrived), `service_us` a full-size packet's service time
+  // at the bottleneck. From each such ACK that directly follows one
+  // covering `segments` or more: the receiver sent that one at once, when
+  // its last segment arrived, and this one's n segments arrived at least
+  // n service times later (each waits for the one before on the link), so
+  // the hold is at most the gap between the two ACKs less n service
+  // times, and equal to it when they queued behind the first ACK's (a
+  // train's odd segment: the common case). The median of those bounds.
+  // ACKs while SACKed data was outstanding, or after such an ACK, are left
+  // out: a receiver ACKs at once while a hole is open and when one is
+  // filled (RFC 5681 section 4.2). At least 0; nullopt with fewer than
+  // kMinHoldSamples. `service_us` of the result: what was subtracted from
+  // the median's gap (its n service times), for a caller that learns the
+  // link's rate later (two flows' shared fit).
+  //
+  // Not the excess RTT of such ACKs over that of full ones: those are
+  // sent when the queue differs (a train's odd segment follows the queue
+  // as it builds), which on issue 19's two-flow exports (40 ms hold) read
+  // 25-48 ms; this reads 40.00 ms on all 24 flows (unfairness_test.cc).
+  struct AckHold {
+    int64_t hold_us = 0;
+    int64_t service_us = 0;
+  };
+  std::optional<AckHold> AckHoldUs(uint32_t segments, double service_us) const;
   static constexpr uint64_t kMinHoldSamples = 20;
   // The segment-weighted median of segments per ACK: half of the delivered
   // segments were acknowledged by ACKs covering at least this many (so a
@@ -112,13 +130,26 @@ class FlowObserver {
   uint64_t total_retransmissions_ = 0;
   // Highest (cumulative ACK + SACKed bytes) so far: what was delivered.
   int64_t delivered_mark_ = 0;
-  // Excess-RTT histograms of RTT-sampling ACKs by segments delivered (the
-  // last row: kMaxHoldSegments or more); buckets of a quarter octave
-  // (bucket b holds excess_us with floor(4 log2(1 + excess_us)) = b).
+  // An ACK that delivered fewer segments than the ACK just before it,
+  // neither with SACKed data outstanding, and the gap between them: what
+  // AckHoldUs reads. A reservoir sample (Vitter's algorithm R) of at most
+  // kMaxHoldGaps, so memory is bounded whatever the length of the capture.
+  struct HoldGap {
+    uint32_t gap_us = 0;
+    uint8_t segments = 0;           // This ACK's: below kMaxHoldSegments.
+    uint8_t previous_segments = 0;  // The one before's, capped at it.
+  };
   static constexpr size_t kMaxHoldSegments = 64;
-  static constexpr size_t kHoldBuckets = 100;  // Up to ~34 s.
-  std::array<std::array<uint32_t, kHoldBuckets>, kMaxHoldSegments + 1>
-      hold_histogram_{};
+  static constexpr size_t kMaxHoldGaps = 8192;
+  void AddHoldGap(const TimelineEvent& e);
+  std::vector<HoldGap> hold_gaps_;
+  uint64_t hold_gaps_seen_ = 0;
+  std::minstd_rand hold_gap_rng_;  // Default seed: the same sample each run.
+  // The ACK before: its time, segments delivered, and whether it left no
+  // SACKed data outstanding.
+  int64_t previous_ack_ns_ = 0;
+  uint64_t previous_ack_segments_ = 0;
+  bool previous_ack_quiet_ = false;
   // Segments delivered by ACKs that delivered k segments, k = 1..64+.
   std::array<uint64_t, kMaxHoldSegments + 1> segments_by_ack_size_{};
 };

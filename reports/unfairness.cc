@@ -281,15 +281,39 @@ std::string StandingQueueMessage(const StandingQueue& q, double from_s,
 // thing (base RTT, the buffer's queueing delay, the receiver's ACK hold).
 // Not the rate: each fit's is the rate its own flow saw, which a flow that
 // shared the link kept below the link's.
-FitUncertainty SharedUncertainty(const FittedPath& a, const FittedPath& b) {
+// A figure of the fit `f` that left out `service_ns` of service at its
+// rate, read at the link's rate `rate_bps`: a flow that shared the link
+// fitted its own share as the rate, and so its service times too long.
+// On issue 19's two-flow exports the flows' own fits read the 40 ms hold
+// as 35-37 ms at 1 Mb/s and the 100 ms base RTT as 98.0 ms at 2 Mb/s; at
+// the link's rate, 40.0 and 100.0 (unfairness_test.cc).
+int64_t AtRate(int64_t value_ns, int64_t service_ns, const FittedPath& f,
+               int64_t rate_bps) {
+  if (!(f.rate_bps > 0) || !(rate_bps > 0)) return value_ns;
+  const double share =
+      std::min(1.0, static_cast<double>(f.rate_bps) / rate_bps);
+  return value_ns + std::llround(service_ns * (1 - share));
+}
+
+int64_t HoldAtRate(const FittedPath& f, int64_t rate_bps) {
+  if (!f.delayed_ack_measured) return f.delayed_ack_ns;
+  return AtRate(f.delayed_ack_ns, f.delayed_ack_service_ns, f, rate_bps);
+}
+
+int64_t BaseRttAtRate(const FittedPath& f, int64_t rate_bps) {
+  return AtRate(f.base_rtt_ns, f.base_rtt_service_ns, f, rate_bps);
+}
+
+FitUncertainty SharedUncertainty(const FittedPath& a, const FittedPath& b,
+                                 int64_t rate_bps) {
   auto half_gap = [](double x, double y) { return std::fabs(x - y) / 2; };
   FitUncertainty u;
   u.rate_fraction =
       std::max(a.uncertainty.rate_fraction, b.uncertainty.rate_fraction);
-  u.base_rtt_ns = static_cast<int64_t>(
-      std::max({static_cast<double>(a.uncertainty.base_rtt_ns),
-                static_cast<double>(b.uncertainty.base_rtt_ns),
-                half_gap(a.base_rtt_ns, b.base_rtt_ns)}));
+  u.base_rtt_ns = static_cast<int64_t>(std::max(
+      {static_cast<double>(a.uncertainty.base_rtt_ns),
+       static_cast<double>(b.uncertainty.base_rtt_ns),
+       half_gap(BaseRttAtRate(a, rate_bps), BaseRttAtRate(b, rate_bps))}));
   u.buffer_delay_ns = static_cast<int64_t>(
       std::max({static_cast<double>(a.uncertainty.buffer_delay_ns),
                 static_cast<double>(b.uncertainty.buffer_delay_ns),
@@ -298,7 +322,8 @@ FitUncertainty SharedUncertainty(const FittedPath& a, const FittedPath& b) {
   u.delayed_ack_ns = static_cast<int64_t>(std::max(
       {static_cast<double>(a.uncertainty.delayed_ack_ns),
        static_cast<double>(b.uncertainty.delayed_ack_ns),
-       both_holds ? half_gap(a.delayed_ack_ns, b.delayed_ack_ns) : 0.0}));
+       both_holds ? half_gap(HoldAtRate(a, rate_bps), HoldAtRate(b, rate_bps))
+                  : 0.0}));
   return u;
 }
 
@@ -361,10 +386,13 @@ std::optional<FittedPath> SharedFittedPath(
                          static_cast<int64_t>(a.throughput_bps.value_or(0) +
                                               b.throughput_bps.value_or(0))});
   // Each fit's base RTT is its propagation delay (its minimum less its
-  // packet's service time at its own rate, or its handshake's round trip);
-  // a flow that never saw the queue empty (the other kept it busy) shows
-  // more than the other.
-  p.base_rtt_ns = std::min(a_path->base_rtt_ns, b_path->base_rtt_ns);
+  // packet's service time, here at the link's rate, or its handshake's
+  // round trip); a flow that never saw the queue empty (the other kept it
+  // busy) shows more than the other. The shared fit is at the link's rate
+  // already: nothing of it is rescaled again.
+  p.base_rtt_ns = std::min(BaseRttAtRate(*a_path, p.rate_bps),
+                           BaseRttAtRate(*b_path, p.rate_bps));
+  p.base_rtt_service_ns = 0;
   // Each fit's buffer is the queue its flow saw when the buffer overflowed
   // (reports/fitted_simulation.h FitPath), turned into bytes at its own
   // rate; both saw the same queue, which drains at the shared rate. The
@@ -374,8 +402,11 @@ std::optional<FittedPath> SharedFittedPath(
   // (unfairness_test.cc).
   const double queue_s = std::min(QueueS(*a_path), QueueS(*b_path));
   p.buffer_bytes = static_cast<uint64_t>(queue_s * p.rate_bps / 8);
-  // The longer hold: a receiver whose timer rarely fired shows almost none.
-  p.delayed_ack_ns = std::max(a_path->delayed_ack_ns, b_path->delayed_ack_ns);
+  // The longer hold, each read at the link's rate: a receiver whose timer
+  // rarely fired shows almost none.
+  p.delayed_ack_ns = std::max(HoldAtRate(*a_path, p.rate_bps),
+                              HoldAtRate(*b_path, p.rate_bps));
+  p.delayed_ack_service_ns = 0;
   p.delayed_ack_measured =
       a_path->delayed_ack_measured || b_path->delayed_ack_measured;
   // Both flows' whole span, as their share ratio is measured: a single
@@ -385,7 +416,7 @@ std::optional<FittedPath> SharedFittedPath(
       std::max(a.end_s, b.end_s) - std::min(a.start_s, b.start_s);
   p.duration_ns = static_cast<int64_t>(
       std::min(span_s, MaxSimulatedPacketSeconds(p.rate_bps)) * 1e9);
-  p.uncertainty = SharedUncertainty(*a_path, *b_path);
+  p.uncertainty = SharedUncertainty(*a_path, *b_path, p.rate_bps);
   return p;
 }
 
