@@ -493,10 +493,13 @@ TEST_F(LabTest, TwoFlowsThroughSeparateBottlenecks) {
     // 1448-byte payload of a 1514-byte frame is 95.6 % of it, 1188 of 1254
     // is 94.7 %. A flow on its own path gets close to that, and never more
     // than its path's rate; two flows on one 20 Mbit/s path would each get
-    // about half of it.
+    // about half of it, and on the 8 Mbit/s one under a fifth. The lower
+    // bound leaves room for slow start and for the delay line, a user-space
+    // TUN reader, on a loaded host (one run beside a full build: below
+    // 0.85); routed together, either flow falls below it.
     const double rate = PayloadRate(received);
     EXPECT_LT(rate, path.rate_bits_per_s() * 0.96) << "flow " << i;
-    EXPECT_GT(rate, path.rate_bits_per_s() * 0.85) << "flow " << i;
+    EXPECT_GT(rate, path.rate_bits_per_s() * 0.7) << "flow " << i;
     // Its packets, and only they, left through its path's fifo (handles
     // 10: and 20:). The u32 filter takes IPv4 to B.2 only; the default
     // class 1:10 also carries the router's ARP requests and IPv6
