@@ -207,6 +207,8 @@ class LinuxTcpSender : public CongestionController {
   bool is_cwnd_limited_ = false;
   uint32_t max_packets_out_ = 0;
   uint64_t cwnd_usage_seq_ = 0;
+  // The last sends stopped short of the window: nothing was left to send.
+  bool send_queue_drained_ = false;
   uint64_t snd_una_bytes_ = 0;
   uint64_t snd_nxt_bytes_ = 0;
   // snd_una before the ACK being processed (bytes; 0 = unknown).

@@ -426,7 +426,13 @@ TEST(KernelFidelityTest, DctcpPaced10msVm61EntersRecoveryOnRackMarks) {
   // with cwnd = ssthresh 82 and stayed 4x above the kernel: p95 331.6 %.
   // Entered on the ACK whose SACKs let RACK mark a segment lost
   // (LinuxTcpSender::EnterRecoveryOnLostMarks()), as the kernel does:
-  // median 0.0 %, p95 15.8 %, pinned here (still above issue 14's 5 %).
+  // median 0.0 %, p95 15.8 %. What was left: at 1.45 s the same happens
+  // from Open (cwnd 90, 28 out, an application-limited sender), undone
+  // 0.3 ms later before anything was sent; the model took the window of
+  // 27 that 28 filled as a window it could not fill (tcp_cwnd_validate()),
+  // grew in slow start to 117 where the kernel held 90 until 48 were out
+  // (tcp_write_xmit() tests the window only with data queued). With the
+  // send queue's state from the last sends: p95 0.025 %.
   const UndoReplay r =
       ReplayWithUndos("k61vm_dctcp_10ms_paced_5mbit_pfifo200_ecn_step30k",
                       kDctcp, "10.99.44.1:21850", 1448);
@@ -435,7 +441,8 @@ TEST(KernelFidelityTest, DctcpPaced10msVm61EntersRecoveryOnRackMarks) {
   EXPECT_EQ(c.divergence.samples, 381u);
   ASSERT_TRUE(c.divergence.median_abs_err_pct.has_value());
   EXPECT_LE(*c.divergence.median_abs_err_pct, 0.1);
-  EXPECT_NEAR(*c.divergence.p95_abs_err_pct, 15.8, 0.5);
+  ASSERT_TRUE(c.divergence.p95_abs_err_pct.has_value());
+  EXPECT_LE(*c.divergence.p95_abs_err_pct, 0.1);
   // Two of the three undos show as ssthresh rising back over its cut (the
   // one entered from CWR has prior_ssthresh 0); the model's at the same
   // cumulative ACKs.
