@@ -80,9 +80,8 @@ void LinuxTcpSender::ValidateCwnd(const AckEvent& ack) {
   // fill. The DCTCP 10 ms paced VM bundle: cwnd 90, 28 out, Recovery to 27
   // and undone 0.3 ms later; the kernel holds 90 until 48 are out.
   if (sent) send_queue_drained_ = !window_full;
-  const bool limited =
-      (window_full && (sent || !send_queue_drained_)) ||
-      (!options_.cwnd_limit_from_flight && ack.cwnd_limited);
+  const bool limited = (window_full && (sent || !send_queue_drained_)) ||
+                       (!options_.cwnd_limit_from_flight && ack.cwnd_limited);
   // Before the first ACK, snd_una was where this ACK started.
   const uint64_t snd_una =
       snd_una_bytes_ > 0
