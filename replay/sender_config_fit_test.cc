@@ -8,9 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "parsers/bundle.h"
+#include "parsers/host_state_reader.h"
 
 namespace ccreplay {
 namespace {
@@ -233,7 +235,7 @@ TEST(SenderConfigFitTest, HzFromTheSsLogsJiffyTicks) {
                 {"k618_cubic_40ms_unpaced_20mbit_pfifo50_rcvbuf32k",
                  "cubic:linux,paced=0",
                  "cubic:linux,paced=0,hz=250,gso=1500,"
-                 "limited=flight"}};
+                 "limited=flight,mono_offset_us=0"}};
   for (const auto& c : kCases) {
     SCOPED_TRACE(c.bundle);
     absl::StatusOr<Bundle> b = ReadBundle(kLab + c.bundle);
@@ -250,6 +252,12 @@ TEST(SenderConfigFitTest, HzFromTheSsLogsJiffyTicks) {
     EXPECT_GE(report->evidence.jiffies->values, 200u);
     ExpectSetting(report->fits[0], "hz", "250", "ss");
     EXPECT_EQ(report->fits[0].replayed_spec, c.replayed);
+    // A receive-window-limited flow's cwnd never waits for a jiffy: every
+    // phase replays it alike (PhaseOfTheJiffyClockFromTheSsLog).
+    if (absl::StartsWith(c.spec, "cubic")) {
+      ExpectSetting(report->fits[0], "mono_offset_us", "0",
+                    FittedSetting::kNotDeterminable);
+    }
     // With tcp_probe instead, nothing shows HZ to reno:linux.
     options.host_state_path = b->tcp_probe;
     report = FitTcpSender(*scan, options, {"reno:linux"}, std::nullopt);
@@ -257,6 +265,59 @@ TEST(SenderConfigFitTest, HzFromTheSsLogsJiffyTicks) {
     EXPECT_FALSE(report->evidence.jiffies.has_value());
     ExpectSetting(report->fits[0], "hz", "", FittedSetting::kNotDeterminable);
   }
+}
+
+// Two CUBIC flows through one 20 Mbit/s, 20 ms, 68-packet pfifo (the
+// fidelity matrix's cubic_two_poff), the second replayed against its ss
+// log. At HZ 250 bictcp_update() recomputes cnt at most once a jiffy, so
+// which ACK grows cwnd depends on where the ticks fall; the lab's
+// tcp_probe trace gives that from its clock pair (realtime - monotonic
+// offset 1796212040583506 us: 3506 us into a 4 ms jiffy), an ss log does
+// not. Replayed against the ss log at phase 0, median 2.075 % and p95
+// 4.025 % (one segment off through most of congestion avoidance; the
+// replay against tcp_probe, with the clock pair's phase, is 0.00 % per
+// ACK); at phases 1000/2000/3000 us p95 4.025/2.125/1.625 %, at the
+// clock pair's own 3506 us 1.625 % (median 0.025 % at each of the last
+// three). The fit tries the four and takes 3000, a step from the clock
+// pair's.
+TEST(SenderConfigFitTest, PhaseOfTheJiffyClockFromTheSsLog) {
+  absl::StatusOr<Bundle> b =
+      ReadBundle(kLab + "k618_cubic_two_unpaced_20mbit_20ms_pfifo68");
+  ASSERT_TRUE(b.ok()) << b.status();
+  absl::StatusOr<TcpCaptureScan> scan =
+      ScanTcpCapture(b->sender_capture, "10.79.22.1:20831-10.79.23.1:20821");
+  ASSERT_TRUE(scan.ok()) << scan.status();
+  ReplayOptions options;
+  options.host_state_path = b->ss_log;
+  absl::StatusOr<SenderConfigReport> report =
+      FitTcpSender(*scan, options, {"cubic:linux,paced=0"}, std::nullopt);
+  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_EQ(report->fits.size(), 1u);
+  const SenderConfigFit& fit = report->fits[0];
+  ExpectSetting(fit, "hz", "250", "ss");
+  ExpectSetting(fit, "mono_offset_us", "3000", "replay");
+  ASSERT_TRUE(fit.median_abs_err_pct.has_value());
+  EXPECT_LE(*fit.median_abs_err_pct, 0.1);
+  // At the default phase, HZ 250: what the fit mends.
+  options.specs = {
+      "cubic:linux,paced=0,hz=250,gso=1500,limited=flight,mono_offset_us=0"};
+  absl::StatusOr<ReplayResult> at_zero = ReplayTcpFlow(*scan, options);
+  ASSERT_TRUE(at_zero.ok()) << at_zero.status();
+  ASSERT_EQ(at_zero->controllers.size(), 1u);
+  ASSERT_TRUE(
+      at_zero->controllers[0].divergence.median_abs_err_pct.has_value());
+  EXPECT_GT(*at_zero->controllers[0].divergence.median_abs_err_pct, 2.0);
+  // The clock pair's phase, from the kernel's own trace.
+  absl::StatusOr<HostStateLog> probe = ReadHostState(b->tcp_probe);
+  ASSERT_TRUE(probe.ok()) << probe.status();
+  ASSERT_FALSE(probe->traces.empty());
+  ASSERT_TRUE(probe->traces[0].clock_epoch_us.has_value());
+  const int64_t jiffy_us = 4000;
+  const int64_t truth_us =
+      (*probe->traces[0].clock_epoch_us % jiffy_us + jiffy_us) % jiffy_us;
+  EXPECT_EQ(truth_us, 3506);
+  // One candidate step (a quarter jiffy) from it.
+  EXPECT_LE(std::abs(3000 - truth_us), jiffy_us / 4);
 }
 
 // The rule on hand-made series (no ss log of a kernel with another HZ is
