@@ -122,9 +122,20 @@ class ReplayDiff {
         result_.controllers[i].mean_cwnd_bytes = cwnd_byte_us_[i] / span_us;
       }
     }
+    // The captured cwnd's, as the series steps: each row's value from its
+    // time to the next row's (the rows with a value; its points each in the
+    // row of the ACK whose state they show, PlaceInSeries).
+    double captured_byte_us = 0, captured_span_us = 0;
+    for (size_t row = 0; row + 1 < row_time_us_.size(); ++row) {
+      if (!result_.captured_cwnd_bytes[row].has_value()) continue;
+      const double dt_us =
+          static_cast<double>(row_time_us_[row + 1] - row_time_us_[row]);
+      captured_byte_us += *result_.captured_cwnd_bytes[row] * dt_us;
+      captured_span_us += dt_us;
+    }
     if (captured_.source != CapturedSource::kFlightSize &&
-        captured_span_us_ > 0) {
-      result_.captured_mean_cwnd_bytes = captured_byte_us_ / captured_span_us_;
+        captured_span_us > 0) {
+      result_.captured_mean_cwnd_bytes = captured_byte_us / captured_span_us;
     }
     result_.acks = engine_.acks();
     return std::move(result_);
@@ -151,9 +162,28 @@ class ReplayDiff {
     return bytes <= 0 ? 0 : static_cast<uint64_t>(bytes + 0.5);
   }
 
+  // A captured point in the series row of the ACK whose state it shows, so
+  // that a row's captured cwnd and the models' are after the same ACK: an
+  // ss or qlog point due now shows the state after the last ACK recorded
+  // (the pending row's), a tcp_probe line the state after the one before
+  // (written before its own ACK was processed: the pending row's, or the
+  // last committed row's when the pending one starts at the last ACK).
+  void PlaceInSeries(uint64_t captured_bytes) {
+    const int64_t ack =
+        aligner_.shows_state_before_ack() ? recorded_acks_ - 1 : recorded_acks_;
+    if (ack < 1 || !pending_.has_value()) return;
+    if (ack >= pending_first_ack_) {
+      pending_captured_ = captured_bytes;
+    } else if (ack == pending_first_ack_ - 1 &&
+               !result_.captured_cwnd_bytes.empty()) {
+      result_.captured_cwnd_bytes.back() = captured_bytes;
+    }
+  }
+
   void CompareDue(absl::Span<const SeriesPoint> due) {
     for (const SeriesPoint& p : due) {
       const uint64_t captured_bytes = CapturedBytes(p);
+      PlaceInSeries(captured_bytes);
       last_captured_bytes_ = captured_bytes;
       last_captured_point_ = &p;
       peak_captured_bytes_ =
@@ -184,8 +214,8 @@ class ReplayDiff {
     }
   }
 
-  // Time-weighted means: the cwnds and the captured cwnd after the
-  // previous ACK, held until this one.
+  // Time-weighted means: the cwnds after the previous ACK, held until
+  // this one.
   void Accumulate(int64_t t_us) {
     if (recorded_acks_ == 0) {
       first_ack_us_ = t_us;
@@ -193,10 +223,6 @@ class ReplayDiff {
       const double dt_us = static_cast<double>(t_us - last_ack_us_);
       for (size_t i = 0; i < engine_.size(); ++i) {
         cwnd_byte_us_[i] += pending_samples_[i].cwnd_bytes * dt_us;
-      }
-      if (pending_captured_.has_value()) {
-        captured_byte_us_ += *pending_captured_ * dt_us;
-        captured_span_us_ += dt_us;
       }
     }
     last_ack_us_ = t_us;
@@ -209,6 +235,7 @@ class ReplayDiff {
         bucket_us_ == 0 ? recorded_acks_ : (t_us - start_us_) / bucket_us_;
     ++recorded_acks_;
     if (pending_.has_value() && pending_->bucket != bucket) Commit();
+    if (!pending_.has_value()) pending_first_ack_ = recorded_acks_;
     pending_ = Row{bucket, t_us, in_flight_bytes};
     pending_captured_ = last_captured_bytes_;
     for (size_t i = 0; i < engine_.size(); ++i) {
@@ -244,6 +271,7 @@ class ReplayDiff {
       result_.controllers[i].series.samples.push_back(pending_samples_[i]);
     }
     result_.captured_cwnd_bytes.push_back(pending_captured_);
+    row_time_us_.push_back(pending_->time_us);
     pending_.reset();
   }
 
@@ -266,12 +294,12 @@ class ReplayDiff {
   std::optional<Row> pending_;
   std::vector<SeriesSample> pending_samples_;
   std::optional<uint64_t> pending_captured_;
+  int64_t pending_first_ack_ = 0;  // The first ACK (1-based) of pending_.
   int64_t recorded_acks_ = 0;
   int64_t first_ack_us_ = 0;
   int64_t last_ack_us_ = 0;
   std::vector<double> cwnd_byte_us_;  // Per controller: cwnd x time.
-  double captured_byte_us_ = 0;
-  double captured_span_us_ = 0;
+  std::vector<int64_t> row_time_us_;  // Per committed row: its last ACK's.
   TimelineSink tap_;
   std::function<void(const TimelineEvent&, const CapturedAtEvent&)>
       captured_tap_;

@@ -272,6 +272,35 @@ TEST(ReplaySessionTest, SeriesAreDecimatedUnlessFull) {
   EXPECT_EQ(r->acks, 6009u);  // `ccreplay timeline ... --csv | grep -c ^ack`
 }
 
+// A row's captured cwnd is after the same ACK as the models' (a tcp_probe
+// line shows the state before its own ACK: it belongs two ACKs back from
+// where it falls due). On a bundle whose replay is exact per ACK, every
+// row agrees: `ccreplay replay DIR/sender.pcap.gz --probe
+// DIR/tcp_probe.txt.gz --cc cubic:linux,limited=flight,paced=1,hz=250,
+// gso=1500 --full --csv`, 6700 rows, captured = replayed in all (558
+// differed, and the first row had no captured value, while each line was
+// put in the row it fell due in).
+TEST(ReplaySessionTest, CapturedColumnIsAfterTheSameAckAsTheModels) {
+  const std::string dir =
+      TestDataPath("lab/cubic_ecn_K60k_40mbit_ackdelay10ms/");
+  ReplayOptions options;
+  options.specs = {"cubic:linux,limited=flight,paced=1,hz=250,gso=1500"};
+  options.host_state_path = dir + "tcp_probe.txt.gz";
+  options.full_series = true;
+  absl::StatusOr<ReplayResult> r =
+      ReplayTcpCapture(dir + "sender.pcap.gz", options);
+  ASSERT_TRUE(r.ok()) << r.status();
+  const std::vector<SeriesSample>& model = r->controllers[0].series.samples;
+  ASSERT_EQ(model.size(), 6700u);
+  ASSERT_EQ(r->captured_cwnd_bytes.size(), model.size());
+  size_t differ = 0;
+  for (size_t i = 0; i < model.size(); ++i) {
+    ASSERT_TRUE(r->captured_cwnd_bytes[i].has_value()) << i;
+    differ += *r->captured_cwnd_bytes[i] != model[i].cwnd_bytes;
+  }
+  EXPECT_EQ(differ, 0u);
+}
+
 // One pass serves a caller that reduces the timeline too: the tap sees
 // every event the controllers see, and the means are time-weighted per
 // ACK (python3 over `ccreplay replay DIR/sender.pcap.gz --probe
@@ -282,8 +311,9 @@ TEST(ReplaySessionTest, SeriesAreDecimatedUnlessFull) {
 // jiffies on the trace's CLOCK_MONOTONIC (the --cc spec written out with
 // its defaults, `cubic:linux,limited=capture,paced=0,hz=1000,gso=65536`,
 // so that nothing is fitted; 74509.357 again with `,mono_offset_us=0`);
-// the captured column, over the intervals that start with a value,
-// 76775.183).
+// the captured column as the series steps, each row's value until the
+// next row's time, over `... --csv` without --full: 76577.500; 76775.183
+// while each tcp_probe line sat two rows late, PlaceInSeries).
 TEST(ReplaySessionTest, TapSharesThePassAndMeansAreTimeWeighted) {
   const std::string dir =
       TestDataPath("lab/cubic_ecn_K60k_40mbit_ackdelay10ms/");
@@ -308,7 +338,7 @@ TEST(ReplaySessionTest, TapSharesThePassAndMeansAreTimeWeighted) {
                                  r->timeline.retransmissions[3]);
   EXPECT_EQ(r->timeline.acks, 6700u);
   EXPECT_NEAR(*r->controllers[0].mean_cwnd_bytes, 74514.441, 0.01);
-  EXPECT_NEAR(*r->captured_mean_cwnd_bytes, 76775.183, 0.01);
+  EXPECT_NEAR(*r->captured_mean_cwnd_bytes, 76577.500, 0.01);
   // A log without the flow is FailedPrecondition (nothing to diagnose,
   // exit 7) before the capture is read again.
   options.host_state_path =

@@ -123,14 +123,15 @@ TEST(ReplaySummaryTest, LabBundleAgainstTcpProbe) {
   EXPECT_NEAR(c.p95_abs_error_pct(), 0.0, 0.005);
   EXPECT_FALSE(c.has_first_divergence_s());
   // python3 over the same command with --full --csv (time-weighted over
-  // the rows' intervals; for the captured column only the intervals that
-  // start with a value): replayed 76580.520 bytes (76490.189 on the
-  // capture clock's ticks), captured 76775.183 bytes. The step marker
+  // the rows' intervals): replayed 76580.520 bytes (76490.189 on the
+  // capture clock's ticks); captured over the rows of the series as it
+  // steps (--csv without --full, each row's value until the next row's
+  // time), 76577.500 bytes. The step marker
   // keeps a standing queue, so both sit at 1.5 BDP (jq: mean /
   // .estimates.bdp_bytes = 76580.520 / 49519.79).
   EXPECT_NEAR(c.mean_cwnd_bytes(), 76580.520, 0.01);
   EXPECT_NEAR(c.mean_cwnd_bdp_fraction(), 76580.520 / 49519.79, 1e-3);
-  EXPECT_NEAR(r.captured_mean_cwnd_bytes(), 76775.183, 0.01);
+  EXPECT_NEAR(r.captured_mean_cwnd_bytes(), 76577.500, 0.01);
   EXPECT_NEAR(r.captured_mean_cwnd_bdp_fraction(),
               r.captured_mean_cwnd_bytes() / d.estimates().bdp_bytes(), 1e-9);
 }
