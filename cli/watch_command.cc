@@ -25,8 +25,8 @@ ABSL_FLAG(bool, host, true,
 ABSL_FLAG(absl::Duration, idle, absl::Seconds(60),
           "watch: a flow with no packet for this long leaves the table.");
 ABSL_FLAG(ccreplay::BufferSize, keep,
-          (ccreplay::BufferSize{ccreplay::BufferSize::Unit::kBytes,
-                                200'000'000, absl::ZeroDuration()}),
+          (ccreplay::BufferSize{ccreplay::BufferSize::Unit::kBytes, 200'000'000,
+                                absl::ZeroDuration()}),
           "watch -o: at most this much of the capture is kept for the report "
           "(the newest part).");
 
