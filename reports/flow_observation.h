@@ -98,8 +98,9 @@ class FlowObserver {
   //
   // Not the excess RTT of such ACKs over that of full ones: those are
   // sent when the queue differs (a train's odd segment follows the queue
-  // as it builds), which on issue 19's two-flow exports (40 ms hold) read
-  // 25-48 ms; this reads 40.00 ms on all 24 flows (unfairness_test.cc).
+  // as it builds), which on the 24 flows of unfairness_test.cc's two-flow
+  // exports (a 40 ms hold) read 25-48 ms; this reads 40.00 ms on all 24
+  // (`ccreplay timeline --csv` of each export, python3 over the rows).
   struct AckHold {
     int64_t hold_us = 0;
     int64_t service_us = 0;
