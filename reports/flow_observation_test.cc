@@ -57,7 +57,7 @@ TEST(FlowObserverTest, AckHoldLeavesOutAcksAroundAHole) {
     observer.Add(Ack(t + 1 * kMs, 1));  // The fill: at once.
   }
   EXPECT_FALSE(observer.AckHoldUs(2, 1000).has_value());
-  for (int i = 0; i < FlowObserver::kMinHoldSamples; ++i) {
+  for (uint64_t i = 0; i < FlowObserver::kMinHoldSamples; ++i) {
     t += 100 * kMs;
     observer.Add(Ack(t, 2));
     observer.Add(Ack(t + 41 * kMs, 1));
