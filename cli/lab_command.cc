@@ -18,7 +18,8 @@
 ABSL_FLAG(std::string, ecn, "off",
           "ECN mode: off, rfc3168 or accecn (net.ipv4.tcp_ecn; default off).");
 ABSL_FLAG(ccreplay::BufferSize, queue,
-          (ccreplay::BufferSize{ccreplay::BufferSize::Unit::kPackets, 1000}),
+          (ccreplay::BufferSize{ccreplay::BufferSize::Unit::kPackets, 1000,
+                                absl::ZeroDuration()}),
           "bottleneck queue: Np (pfifo, packets), NB/NkB/NMB (bfifo, bytes, "
           "SI) or a time at the rate (20ms, a bfifo). Default 1000p.");
 ABSL_FLAG(std::string, mark, "none",

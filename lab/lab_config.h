@@ -132,7 +132,7 @@ struct LabFlagValues {
   std::string ecn = "off";
   BitRate rate{50'000'000};
   // A time is the bytes the shaper sends in it (a bfifo).
-  BufferSize queue{BufferSize::Unit::kPackets, 1000};
+  BufferSize queue{BufferSize::Unit::kPackets, 1000, absl::ZeroDuration()};
   std::string mark = "none";
   std::string transfer = "auto";
   std::string paced = "auto";

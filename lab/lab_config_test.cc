@@ -10,7 +10,8 @@ LabFlagValues Defaults() {
   flags.cc = "cubic";
   flags.ecn = "off";
   flags.rate = BitRate{50'000'000};
-  flags.queue = BufferSize{BufferSize::Unit::kPackets, 1000};
+  flags.queue =
+      BufferSize{BufferSize::Unit::kPackets, 1000, absl::ZeroDuration()};
   flags.mark = "none";
   flags.transfer = "auto";
   flags.duration = absl::Seconds(5);
@@ -196,7 +197,8 @@ TEST(ParseLabConfig, SecondPathDefaultsToTheFirst) {
   EXPECT_EQ(config.rate_bits_per_s, 50'000'000);
   EXPECT_EQ(config.queue.limit, 62'500);
   EXPECT_EQ(config.delay_ms, 40);
-  flags.queue2 = BufferSize{BufferSize::Unit::kPackets, 30};
+  flags.queue2 =
+      BufferSize{BufferSize::Unit::kPackets, 30, absl::ZeroDuration()};
   config = *ParseLabConfig(flags);
   EXPECT_TRUE(config.second_path->queue.in_packets);
   EXPECT_EQ(config.second_path->queue.limit, 30);

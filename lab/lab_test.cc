@@ -392,6 +392,23 @@ TEST_F(LabTest, TwoConcurrentFlowsWithDifferentControllersAndMss) {
   EXPECT_GT(std::count(ss_log.begin(), ss_log.end(), '#'), 100);
 }
 
+// Distinct times of the qlog events (one JSON-SEQ record a line) in which
+// the server received a packet carrying an ACK frame.
+size_t AckStepsReceived(const std::string& qlog) {
+  std::set<std::string> times;
+  for (absl::string_view line : absl::StrSplit(qlog, '\n')) {
+    if (!absl::StrContains(line, "\"name\":\"transport:packet_received\"") ||
+        !absl::StrContains(line, "\"frame_type\":\"ack\"")) {
+      continue;
+    }
+    const size_t at = line.find("\"time\":");
+    if (at == absl::string_view::npos) continue;
+    const absl::string_view rest = line.substr(at + 7);
+    times.emplace(rest.substr(0, rest.find_first_of(",}")));
+  }
+  return times.size();
+}
+
 // Issue 17 item 3: a 1280-byte Reno and a 1452-byte CUBIC QUIC flow share
 // the bottleneck; each server's qlog lands in the bundle, named in
 // meta.json, with datagrams of exactly its payload size, and nothing is
@@ -446,7 +463,13 @@ TEST_F(LabTest, Ngtcp2FlowsOfTwoPacketSizesCompete) {
     options.stack = "ngtcp2";
     absl::StatusOr<CheckRun> check = CheckInput(*qlog, options);
     ASSERT_TRUE(check.ok()) << check.status();
-    EXPECT_GT(check->result.acks_checked, 500u);
+    // Every ACK step is checked: the qlog's times are whole milliseconds,
+    // so a step is a millisecond in which the server received a packet
+    // carrying an ACK frame, and all but the first (the handshake's,
+    // before any cwnd is logged) have a cwnd before and after. Counted
+    // from the qlog's text here (python3 over the same events agreed on
+    // 24 flows of 12 runs: 864-1074 steps, always one more than checked).
+    EXPECT_EQ(check->result.acks_checked + 1, AckStepsReceived(text.str()));
     for (const ConformanceViolation& v : check->result.violations) {
       EXPECT_NE(v.rule, kRuleFlightAboveCwnd) << v.description;
       EXPECT_FALSE(v.documented_deviation.empty()) << v.description;
@@ -519,10 +542,11 @@ TEST_F(LabTest, TwoFlowsThroughSeparateBottlenecks) {
   EXPECT_EQ(m.paths(1).limit_packets(), 30);
   EXPECT_EQ(m.paths(1).delay_ms(), 30);
   EXPECT_EQ(m.delay().method(), "tun");
-  // Together they carried more than either path alone could.
+  // Together they carried more than either path alone could: on the
+  // 20 Mbit/s path, two flows' payload is at most 95.6 % of its rate.
   EXPECT_GT(PayloadRate(bundle.receiver.at(FlowKeys(bundle, 0).first)) +
                 PayloadRate(bundle.receiver.at(FlowKeys(bundle, 1).first)),
-            config.rate_bits_per_s * 1.2);
+            config.rate_bits_per_s);
 }
 
 // Data segments of `data_key` ("A:p>B:q") in `pcap` that tshark flags
