@@ -60,7 +60,9 @@ int RunTimeline(const Args& args) {
   if (!spooled->empty()) {
     std::fprintf(stderr, "ccreplay timeline: warning: %s\n", spooled->c_str());
   }
-  // Pass 1: the flows, to choose one and its sender.
+  // Pass 1: the flows, to choose one and its sender. A gzip capture's
+  // decompressed bytes are kept for pass 2.
+  read_options.reuse = std::make_shared<DecompressedCapture>();
   FlowTable table;
   absl::StatusOr<CaptureInfo> info = ReadCapture(path, table, read_options);
   if (!info.ok()) {

@@ -21,11 +21,15 @@ namespace ccreplay {
 
 // How far a capture reader has got, for a progress display.
 struct ReadProgress {
-  uint64_t bytes_read = 0;   // Of the input as stored (compressed for .gz).
-  uint64_t total_bytes = 0;  // The input's size; 0 when unknown (a pipe).
+  // Of the input as stored (compressed for .gz), or of the decompressed
+  // bytes a gzip capture's earlier read kept (DecompressedCapture).
+  uint64_t bytes_read = 0;
+  uint64_t total_bytes = 0;  // Their size; 0 when unknown (a pipe).
   uint64_t packets = 0;      // Packet records read.
 };
 using ProgressCallback = std::function<void(const ReadProgress&)>;
+
+struct DecompressedCapture;  // parsers/pcap_reader.h
 
 // What a caller asks of ReadCapture (parsers/pcap_reader.h) besides the
 // input.
@@ -34,6 +38,12 @@ struct CaptureReadOptions {
   std::string filter;
   // Called every kProgressPackets records and once at the end; may be empty.
   ProgressCallback progress;
+  // May be null. A read of a gzip-compressed capture keeps what it
+  // decompressed here, and a later read of the same path with the same
+  // object takes those bytes instead of inflating the file again (callers
+  // that read a capture more than once: the replay reads it two or three
+  // times, and inflating is about a quarter of a read).
+  std::shared_ptr<DecompressedCapture> reuse;
 };
 
 // Whether `expression` compiles (for Ethernet, whose link layer accepts

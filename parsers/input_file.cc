@@ -127,10 +127,23 @@ absl::StatusOr<size_t> InputFile::Read(char* buffer, size_t size) {
     total = Inflate(buffer, size, &error);
   }
   offset_ += total;
+  if (copy_ != nullptr) {
+    if (copy_->Append(absl::string_view(buffer, total))) {
+      copy_at_end_ = error.ok() && total == 0 && size > 0;
+    } else {
+      copy_->Clear();
+      copy_ = nullptr;
+    }
+  }
   if (error.ok()) return total;
   pending_error_ = error;
   if (total > 0) return total;
   return pending_error_;
+}
+
+void InputFile::CopyTo(AppendBuffer* copy) {
+  copy_ = copy;
+  copy_at_end_ = false;
 }
 
 size_t InputFile::Inflate(char* buffer, size_t size, absl::Status* error) {

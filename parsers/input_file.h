@@ -16,6 +16,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "parsers/append_buffer.h"
 #include "parsers/input_stream.h"
 
 namespace ccreplay {
@@ -77,6 +78,14 @@ class InputFile {
   // Read/ReadLine, not both. ftell() on it works; seeking does not.
   FILE* OpenStdio();
 
+  // From now on, every byte Read hands out is appended to `*copy` too,
+  // until the copy would pass its capacity: then it is emptied and
+  // abandoned (copy_whole() stays false).
+  void CopyTo(AppendBuffer* copy);
+  // Every byte of the data is in the copy: Read reached the end with no
+  // error and the copy was never abandoned.
+  bool copy_whole() const { return copy_ != nullptr && copy_at_end_; }
+
  private:
   InputFile(std::string path, int fd, std::shared_ptr<InputStream> stream);
   static ssize_t CookieRead(void* cookie, char* buffer, size_t size);
@@ -104,6 +113,8 @@ class InputFile {
   uint64_t compressed_read_ = 0;                 // Bytes read from fd_.
   bool member_ended_ = false;  // The last gzip member is complete.
   uint64_t offset_ = 0;
+  AppendBuffer* copy_ = nullptr;  // CopyTo's.
+  bool copy_at_end_ = false;
   absl::Status status_;
   absl::Status pending_error_;
   // Line-reading buffer.

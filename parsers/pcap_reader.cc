@@ -2,6 +2,7 @@
 
 #include <pcap/pcap.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -57,7 +58,12 @@ class ByteSource {
 
 class FileSource : public ByteSource {
  public:
-  explicit FileSource(std::string path) : path_(std::move(path)) {}
+  // `keep` (may be null): where a gzip file's decompressed bytes are copied.
+  FileSource(std::string path, DecompressedCapture* keep)
+      : path_(std::move(path)), keep_(keep) {}
+  ~FileSource() override {
+    if (position_fd_ >= 0) ::close(position_fd_);
+  }
 
   absl::Status Probe() {
     absl::StatusOr<std::unique_ptr<InputFile>> file = InputFile::Open(path_);
@@ -86,14 +92,16 @@ class FileSource : public ByteSource {
           std::clamp<uint64_t>(total_bytes_ + 1, 4096, kStdioBufferBytes));
       stdio_buffer_ = std::make_unique<char[]>(bytes);
       std::setvbuf(f, stdio_buffer_.get(), _IOFBF, bytes);
-      plain_file_ = f;
+      // How far the file has been read, asked after libpcap closed the
+      // FILE too (the last progress report): a duplicate descriptor shares
+      // the file offset and outlives it.
+      position_fd_ = ::dup(::fileno(f));
       return f;
     }
     // gzip, or stdin / a FIFO / a pipe, whose InputStream hands the bytes
     // format detection peeked at to this reader again.
-    absl::StatusOr<std::unique_ptr<InputFile>> file = InputFile::Open(path_);
-    if (!file.ok()) return file.status();
-    file_ = std::move(*file);
+    absl::Status opened = OpenFile();
+    if (!opened.ok()) return opened;
     FILE* f = file_->OpenStdio();
     if (f == nullptr)
       return absl::UnavailableError(absl::StrCat(path_, ": cannot open"));
@@ -101,10 +109,8 @@ class FileSource : public ByteSource {
   }
 
   absl::StatusOr<PcapngWalker::ReadFn> OpenReader() override {
-    absl::StatusOr<std::unique_ptr<InputFile>> file = InputFile::Open(path_);
-    if (!file.ok()) return file.status();
-    plain_file_ = nullptr;  // Closed with libpcap's handle, if it was open.
-    file_ = std::move(*file);
+    absl::Status opened = OpenFile();
+    if (!opened.ok()) return opened;
     InputFile* raw = file_.get();
     return PcapngWalker::ReadFn(
         [raw](char* buffer, size_t size) { return raw->Read(buffer, size); });
@@ -115,34 +121,60 @@ class FileSource : public ByteSource {
     return file_ ? file_->status() : absl::OkStatus();
   }
   uint64_t raw_bytes_read() const override {
-    if (plain_file_ != nullptr) {
-      const long position = std::ftell(plain_file_);
+    if (position_fd_ >= 0) {
+      const off_t position = ::lseek(position_fd_, 0, SEEK_CUR);
       return position > 0 ? static_cast<uint64_t>(position) : 0;
     }
     return file_ ? file_->raw_bytes_read() : 0;
   }
   uint64_t total_bytes() const override { return total_bytes_; }
+  // The last open copied every decompressed byte into `keep`.
+  bool copied_whole() const { return file_ && file_->copy_whole(); }
 
  private:
+  // Opens the file through InputFile (from its first byte), copying what it
+  // decompresses into keep_ when it is gzip.
+  absl::Status OpenFile() {
+    absl::StatusOr<std::unique_ptr<InputFile>> file = InputFile::Open(path_);
+    if (!file.ok()) return file.status();
+    if (position_fd_ >= 0) ::close(position_fd_);
+    position_fd_ = -1;
+    file_ = std::move(*file);
+    if (keep_ != nullptr && file_->gzip()) {
+      keep_->path = path_;
+      keep_->whole = false;
+      keep_->bytes.Clear();
+      file_->CopyTo(&keep_->bytes);
+    }
+    return absl::OkStatus();
+  }
+
   std::string path_;
+  DecompressedCapture* keep_;
   bool gzip_ = false;
   bool regular_ = true;
   uint64_t total_bytes_ = 0;
-  // The plain file libpcap reads (libpcap owns and closes it); null when
-  // the bytes come through file_.
-  FILE* plain_file_ = nullptr;
+  // A duplicate of the plain file's descriptor libpcap reads (libpcap owns
+  // and closes the FILE); -1 when the bytes come through file_.
+  int position_fd_ = -1;
   std::unique_ptr<InputFile> file_;
   std::unique_ptr<char[]> stdio_buffer_;  // A plain file's, for stdio.
 };
 
+// Bytes in memory: a fuzzer's input, or a gzip capture's decompressed bytes
+// an earlier read kept.
 class MemorySource : public ByteSource {
  public:
-  MemorySource(const uint8_t* data, size_t size) : data_(data), size_(size) {}
+  MemorySource(const uint8_t* data, size_t size, bool gzip)
+      : data_(data), size_(size), gzip_(gzip) {}
 
   absl::StatusOr<FILE*> OpenStdio() override {
     if (size_ == 0) return absl::InvalidArgumentError("empty input");
-    FILE* f = fmemopen(const_cast<uint8_t*>(data_), size_, "rb");
-    if (f == nullptr) return absl::InternalError("fmemopen failed");
+    position_ = 0;
+    // A stdio view whose position outlives the FILE libpcap closes.
+    cookie_io_functions_t io = {CookieRead, nullptr, CookieSeek, nullptr};
+    FILE* f = fopencookie(this, "rb", io);
+    if (f == nullptr) return absl::InternalError("fopencookie failed");
     return f;
   }
 
@@ -150,16 +182,44 @@ class MemorySource : public ByteSource {
     position_ = 0;
     return PcapngWalker::ReadFn(
         [this](char* buffer, size_t size) -> absl::StatusOr<size_t> {
-          size_t n = std::min(size, size_ - position_);
-          std::memcpy(buffer, data_ + position_, n);
-          position_ += n;
-          return n;
+          return Take(buffer, size);
         });
   }
 
+  bool gzip() const override { return gzip_; }
+  uint64_t raw_bytes_read() const override { return position_; }
+  uint64_t total_bytes() const override { return size_; }
+
  private:
+  size_t Take(char* buffer, size_t size) {
+    const size_t n = std::min(size, size_ - position_);
+    if (n > 0) std::memcpy(buffer, data_ + position_, n);
+    position_ += n;
+    return n;
+  }
+  static ssize_t CookieRead(void* cookie, char* buffer, size_t size) {
+    return static_cast<ssize_t>(
+        static_cast<MemorySource*>(cookie)->Take(buffer, size));
+  }
+  static int CookieSeek(void* cookie, off64_t* position, int whence) {
+    auto* self = static_cast<MemorySource*>(cookie);
+    const off64_t base = whence == SEEK_SET ? 0
+                         : whence == SEEK_CUR
+                             ? static_cast<off64_t>(self->position_)
+                             : static_cast<off64_t>(self->size_);
+    const off64_t size = static_cast<off64_t>(self->size_);
+    if (*position < -base || *position > size - base) {
+      errno = EINVAL;
+      return -1;
+    }
+    *position += base;
+    self->position_ = static_cast<size_t>(*position);
+    return 0;
+  }
+
   const uint8_t* data_;
   size_t size_;
+  bool gzip_;
   size_t position_ = 0;
 };
 
@@ -597,17 +657,29 @@ absl::StatusOr<CaptureInfo> Read(const std::string& name, ByteSource& source,
 absl::StatusOr<CaptureInfo> ReadCapture(const std::string& path,
                                         SegmentConsumer& consumer,
                                         const CaptureReadOptions& options) {
-  FileSource source(path);
+  DecompressedCapture* keep = options.reuse.get();
+  if (keep != nullptr && keep->whole && keep->path == path) {
+    const absl::string_view bytes = keep->bytes.view();
+    MemorySource source(reinterpret_cast<const uint8_t*>(bytes.data()),
+                        bytes.size(), /*gzip=*/true);
+    return Read(path, source, consumer, options);
+  }
+  FileSource source(path, keep);
   absl::Status probe = source.Probe();
   if (!probe.ok()) return probe;
-  return Read(path, source, consumer, options);
+  absl::StatusOr<CaptureInfo> info = Read(path, source, consumer, options);
+  if (keep != nullptr && keep->path == path) {
+    keep->whole = info.ok() && !info->truncated && source.copied_whole();
+    if (!keep->whole) keep->bytes.Clear();
+  }
+  return info;
 }
 
 absl::StatusOr<CaptureInfo> ReadCaptureFromMemory(const std::string& name,
                                                   const uint8_t* data,
                                                   size_t size,
                                                   SegmentConsumer& consumer) {
-  MemorySource source(data, size);
+  MemorySource source(data, size, /*gzip=*/false);
   return Read(name, source, consumer, CaptureReadOptions());
 }
 

@@ -1,6 +1,7 @@
 // Streams the TCP segments of a pcap or pcapng capture (gzip-compressed or
 // not) to a consumer, one packet at a time: memory does not grow with the
-// capture. libpcap reads the file; pcapng files that libpcap 1.10 refuses
+// capture (but for a gzip capture's decompressed bytes, up to
+// DecompressedCapture::kMaxBytes, when the caller asks to keep them). libpcap reads the file; pcapng files that libpcap 1.10 refuses
 // (interfaces with different link types or snapshot lengths, or no
 // interface at all) are read by a block walker of our own instead.
 #ifndef CCREPLAY_PARSERS_PCAP_READER_H_
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "parsers/append_buffer.h"
 #include "parsers/capture_filter.h"
 #include "parsers/sequence_sanity.h"
 #include "parsers/tcp_segment.h"
@@ -67,6 +69,20 @@ struct CaptureInfo {
   bool truncated = false;
   uint64_t truncated_at_offset = 0;
   std::vector<std::string> warnings;
+};
+
+// The decompressed bytes of a gzip capture, kept by one ReadCapture for the
+// next (CaptureReadOptions::reuse).
+struct DecompressedCapture {
+  // Beyond this the bytes are not kept and every read inflates the file:
+  // 128 MiB, ten times the largest capture the tests read (9.6 MB).
+  static constexpr size_t kMaxBytes = size_t{128} << 20;
+  std::string path;  // The file they are of.
+  AppendBuffer bytes{kMaxBytes};  // All its decompressed bytes, when `whole`.
+  // The read that kept them reached the end of the data with no error: a
+  // cut or corrupt stream is read from the file again, so that its
+  // warnings name the offset in the file.
+  bool whole = false;
 };
 
 class SegmentConsumer {

@@ -563,6 +563,84 @@ TEST(PcapReaderTest, CutGzipStreamKeepsWhatDecompressed) {
   EXPECT_EQ(c.segments.size(), info->tcp_packets);
 }
 
+// A second read with the same `reuse` takes the bytes the first one
+// decompressed, not the file: it gives the same segments after the file is
+// gone, and its progress counts the 2,286,208 decompressed bytes (`gzip -l
+// testdata/lab/reno_ecn1_stepK60k_50mbit/sender.pcap.gz`, uncompressed).
+TEST(PcapReaderTest, SecondReadOfAGzipCaptureTakesTheKeptBytes) {
+  const std::string path = WriteTemp(
+      "kept.pcap.gz",
+      ReadBytes(TestDataPath("lab/reno_ecn1_stepK60k_50mbit/sender.pcap.gz")));
+  CaptureReadOptions options;
+  options.reuse = std::make_shared<DecompressedCapture>();
+  Collector first;
+  absl::StatusOr<CaptureInfo> a = ReadCapture(path, first, options);
+  ASSERT_TRUE(a.ok()) << a.status();
+  EXPECT_TRUE(options.reuse->whole);
+  EXPECT_EQ(options.reuse->bytes.size(), 2286208u);
+  ASSERT_EQ(std::remove(path.c_str()), 0);
+  std::vector<ReadProgress> reports;
+  options.progress = [&reports](const ReadProgress& p) {
+    reports.push_back(p);
+  };
+  Collector second;
+  absl::StatusOr<CaptureInfo> b = ReadCapture(path, second, options);
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_TRUE(b->gzip);
+  EXPECT_EQ(b->packets, 18487u);  // capinfos -c
+  EXPECT_EQ(b->packets, a->packets);
+  EXPECT_EQ(b->tcp_packets, a->tcp_packets);
+  ASSERT_EQ(second.segments.size(), first.segments.size());
+  for (size_t i = 0; i < first.segments.size(); ++i) {
+    ASSERT_EQ(second.segments[i].seq, first.segments[i].seq) << i;
+    ASSERT_EQ(second.segments[i].time_ns, first.segments[i].time_ns) << i;
+  }
+  ASSERT_FALSE(reports.empty());
+  EXPECT_EQ(reports.back().bytes_read, 2286208u);
+  EXPECT_EQ(reports.back().total_bytes, 2286208u);
+  // Without the kept bytes the file is missing.
+  Collector third;
+  EXPECT_TRUE(absl::IsNotFound(ReadCapture(path, third).status()));
+}
+
+// A cut gzip stream is not kept: the next read goes to the file again and
+// names the same offset in it.
+TEST(PcapReaderTest, CutGzipStreamIsNotKept) {
+  std::vector<uint8_t> gz =
+      ReadBytes(TestDataPath("lab/reno_ecn1_stepK60k_50mbit/sender.pcap.gz"));
+  gz.resize(300000);
+  const std::string path = WriteTemp("cut-kept.pcap.gz", gz);
+  CaptureReadOptions options;
+  options.reuse = std::make_shared<DecompressedCapture>();
+  Collector first, second;
+  absl::StatusOr<CaptureInfo> a = ReadCapture(path, first, options);
+  ASSERT_TRUE(a.ok()) << a.status();
+  EXPECT_TRUE(a->truncated);
+  EXPECT_FALSE(options.reuse->whole);
+  EXPECT_EQ(options.reuse->bytes.size(), 0u);
+  absl::StatusOr<CaptureInfo> b = ReadCapture(path, second, options);
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ(b->truncated_at_offset, a->truncated_at_offset);
+  EXPECT_EQ(b->warnings, a->warnings);
+  EXPECT_EQ(second.segments.size(), first.segments.size());
+}
+
+// A plain file's last progress report, made after libpcap closed its FILE,
+// is the file's size (`stat -c %s`).
+TEST(PcapReaderTest, PlainFileProgressReachesItsSize) {
+  CCREPLAY_PATH_OR_SKIP(path, SharedTestData("tcp/zeek-tcprs_fast019.pcap"));
+  std::vector<ReadProgress> reports;
+  CaptureReadOptions options;
+  options.progress = [&reports](const ReadProgress& p) {
+    reports.push_back(p);
+  };
+  Collector c;
+  ASSERT_TRUE(ReadCapture(path, c, options).ok());
+  ASSERT_FALSE(reports.empty());
+  EXPECT_EQ(reports.back().total_bytes, ReadBytes(path).size());
+  EXPECT_EQ(reports.back().bytes_read, ReadBytes(path).size());
+}
+
 TEST(PcapReaderTest, FromMemoryMatchesFromFile) {
   CCREPLAY_PATH_OR_SKIP(path, SharedTestData("tcp/zeek-tcprs_fast019.pcap"));
   std::vector<uint8_t> bytes = ReadBytes(path);

@@ -439,8 +439,12 @@ absl::StatusOr<TcpCaptureScan> ScanTcpCapture(
     const CaptureReadOptions& read_options) {
   TcpCaptureScan scan;
   scan.read_options = read_options;
+  // The replay and the configuration fit read the capture again.
+  if (scan.read_options.reuse == nullptr) {
+    scan.read_options.reuse = std::make_shared<DecompressedCapture>();
+  }
   absl::StatusOr<CaptureInfo> info =
-      ReadCapture(capture_path, scan.table, read_options);
+      ReadCapture(capture_path, scan.table, scan.read_options);
   if (!info.ok()) return info.status();
   scan.info = *std::move(info);
   absl::StatusOr<SelectedFlow> selected =
