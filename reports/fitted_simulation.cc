@@ -20,10 +20,6 @@ namespace {
 
 // Segments per ACK the fitted receiver may be given.
 constexpr double kMaxAckEvery = 64;
-// A measured ACK hold is kept within [10 us, 500 ms]: RFC 1122 section
-// 4.2.3.2 allows an ACK to be delayed by at most 0.5 s.
-constexpr int64_t kMinDelayedAckNs = 10'000;
-constexpr int64_t kMaxDelayedAckNs = 500'000'000;
 // A fitted run simulates at most this many full-size packets (about a
 // second of CPU) and at most this long.
 constexpr double kMaxSimulatedPackets = 400000;
@@ -176,8 +172,7 @@ void FitAcks(const FlowObserver& observed, double service_s,
   if (path.ack_every >= 2) {
     if (const std::optional<FlowObserver::AckHold> hold =
             observed.AckHoldUs(path.ack_every, service_s * 1e6)) {
-      path.delayed_ack_ns = std::clamp<int64_t>(
-          hold->hold_us * 1000, kMinDelayedAckNs, kMaxDelayedAckNs);
+      path.delayed_ack_ns = ClampDelayedAckNs(hold->hold_us * 1000);
       path.delayed_ack_service_ns = hold->service_us * 1000;
       path.delayed_ack_measured = true;
     }
@@ -202,6 +197,12 @@ FitUncertainty Uncertainty(const PathEstimates& estimates,
 }
 
 }  // namespace
+
+int64_t ClampDelayedAckNs(int64_t hold_ns) {
+  constexpr int64_t kMinNs = 10'000;
+  constexpr int64_t kMaxNs = 500'000'000;
+  return std::clamp<int64_t>(hold_ns, kMinNs, kMaxNs);
+}
 
 double MaxSimulatedPacketSeconds(double rate_bps) {
   return kMaxSimulatedPackets * kFullPacketBytes * 8 / rate_bps;
@@ -314,9 +315,8 @@ std::vector<FittedPath> PathsWithinUncertainty(const FittedPath& path,
         std::max(queue_s + offset(i, 2) * u.buffer_delay_ns * 1e-9, 0.0);
     p.buffer_bytes = std::max<uint64_t>(
         static_cast<uint64_t>(delay_s * p.rate_bps / 8), kFullPacketBytes);
-    p.delayed_ack_ns = std::clamp<int64_t>(
-        path.delayed_ack_ns + std::llround(offset(i, 3) * u.delayed_ack_ns),
-        kMinDelayedAckNs, kMaxDelayedAckNs);
+    p.delayed_ack_ns = ClampDelayedAckNs(
+        path.delayed_ack_ns + std::llround(offset(i, 3) * u.delayed_ack_ns));
     paths.push_back(p);
   }
   return paths;

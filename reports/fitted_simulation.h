@@ -99,6 +99,11 @@ absl::StatusOr<FittedPath> FitPath(const PathEstimates& estimates,
                                    const FlowObserver& observed,
                                    const FlowFitFacts& flow);
 
+// A receiver's ACK hold as a fitted path may have it: within [10 us,
+// 500 ms] (RFC 1122 section 4.2.3.2 allows an ACK to be delayed by at most
+// 0.5 s).
+int64_t ClampDelayedAckNs(int64_t hold_ns);
+
 // The longest run, in seconds, that stays within the packets a fitted
 // simulation at `rate_bps` may send (about a second of CPU).
 double MaxSimulatedPacketSeconds(double rate_bps);

@@ -297,7 +297,8 @@ int64_t AtRate(int64_t value_ns, int64_t service_ns, const FittedPath& f,
 
 int64_t HoldAtRate(const FittedPath& f, int64_t rate_bps) {
   if (!f.delayed_ack_measured) return f.delayed_ack_ns;
-  return AtRate(f.delayed_ack_ns, f.delayed_ack_service_ns, f, rate_bps);
+  return ClampDelayedAckNs(
+      AtRate(f.delayed_ack_ns, f.delayed_ack_service_ns, f, rate_bps));
 }
 
 int64_t BaseRttAtRate(const FittedPath& f, int64_t rate_bps) {

@@ -270,6 +270,33 @@ TEST(SharedFittedPathTest, LabBufferIsWhatThePfifoHeld) {
   EXPECT_NEAR(shared->base_rtt_ns * 1e-6, 40, 1) << shared->Describe();
 }
 
+// A hold read at the link's rate stays within RFC 1122's 0.5 s: a flow
+// that had half of a 2 Mb/s link fitted 490 ms with 40 ms of service at
+// its own 1 Mb/s; at 2 Mb/s that would be 490 + 40 x (1 - 1/2) = 510 ms.
+TEST(SharedFittedPathTest, HoldReadAtTheLinkRateStaysWithinHalfASecond) {
+  CompetitorFacts a, b;
+  a.throughput_bps = 1e6;
+  b.throughput_bps = 1e6;
+  a.end_s = b.end_s = 10;
+  FittedPath fa;
+  fa.rate_bps = 1'000'000;
+  fa.base_rtt_ns = 100'000'000;
+  fa.delayed_ack_ns = 490'000'000;
+  fa.delayed_ack_service_ns = 40'000'000;
+  fa.delayed_ack_measured = true;
+  FittedPath fb = fa;
+  fb.delayed_ack_ns = 100'000'000;
+  std::optional<FittedPath> shared = SharedFittedPath(a, b, fa, fb);
+  ASSERT_TRUE(shared.has_value());
+  EXPECT_EQ(shared->rate_bps, 2'000'000);
+  EXPECT_EQ(shared->delayed_ack_ns, 500'000'000);
+  // Below the bound the rescaling is kept: 300 + 20 = 320 ms.
+  fa.delayed_ack_ns = 300'000'000;
+  shared = SharedFittedPath(a, b, fa, fb);
+  ASSERT_TRUE(shared.has_value());
+  EXPECT_EQ(shared->delayed_ack_ns, 320'000'000);
+}
+
 class UnfairnessTest
     : public ::testing::TestWithParam<std::tuple<std::string, Case>> {};
 
