@@ -291,6 +291,7 @@ CommandSpec Experiment() {
            {"in_service", "dequeue_at_start|until_last_bit", ""},
            {"recovery_acks", "on_new_gap|every_packet_while_hole", ""},
            {"timer_granularity", "TIME", ""},
+           {"sender_clock", "TIME", ""},
            {"max_sim_time", "TIME", ""},
            {"seed", "N", ""},
            {"sender_jitter", "off|service|TIME", ""},

@@ -53,6 +53,11 @@ ABSL_FLAG(absl::Duration, timer_granularity, absl::ZeroDuration(),
           "leaves at the tick it is due in + 0.1 ms at the earliest, a "
           "delayed one 25 ms after that tick + 0.1 ms); 0 (default): ACKs "
           "leave when due.");
+ABSL_FLAG(absl::Duration, sender_clock, absl::ZeroDuration(),
+          "experiment mtu-normalization: the senders' RTT samples, smoothed "
+          "RTT and their controllers' time in whole ticks of this size, as "
+          "quicly's (1ms: quicly_rtt_update() on integer ms, at least 1 ms); "
+          "0 (default): exact.");
 ABSL_FLAG(
     absl::Duration, max_sim_time, absl::Hours(1),
     "experiment mtu-normalization: cap on simulated time per run (default "
@@ -126,6 +131,11 @@ absl::StatusOr<MtuExperimentOptions> MtuOptionsFromFlags() {
         "--timer_granularity must not be negative");
   }
   options.timer_granularity_ns = absl::ToInt64Nanoseconds(granularity);
+  const absl::Duration sender_clock = absl::GetFlag(FLAGS_sender_clock);
+  if (sender_clock < absl::ZeroDuration()) {
+    return absl::InvalidArgumentError("--sender_clock must not be negative");
+  }
+  options.sender_clock_ns = absl::ToInt64Nanoseconds(sender_clock);
   options.threads = absl::GetFlag(FLAGS_threads);
   options.seed = absl::GetFlag(FLAGS_seed);
   if (!absl::GetFlag(FLAGS_sender_jitter).empty()) {

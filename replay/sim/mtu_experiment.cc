@@ -70,6 +70,7 @@ SimulationConfig RunConfig(const MtuExperimentOptions& options,
     flow->delayed_ack_ns = kMaxAckDelayNs;
     flow->recovery_acks = options.recovery_acks;
     flow->timer_granularity_ns = options.timer_granularity_ns;
+    flow->sender_clock_ns = options.sender_clock_ns;
   }
   (small_first ? large : small).start_ns = offset_ns;
   // Flow 0 is the 1462-byte flow, flow 1 the 1280-byte one.

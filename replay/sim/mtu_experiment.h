@@ -64,6 +64,9 @@ struct MtuExperimentOptions {
   // The receivers' ACK timers on quicly's millisecond clock
   // (FlowConfig::timer_granularity_ns); 0, ours: ACKs leave when due.
   int64_t timer_granularity_ns = 0;
+  // The senders' RTT estimates and their controllers' time on quicly's
+  // millisecond clock (FlowConfig::sender_clock_ns); 0, ours: exact.
+  int64_t sender_clock_ns = 0;
   uint64_t seed = 1;
   int threads = 0;  // 0: one per core
 };

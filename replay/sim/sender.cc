@@ -60,7 +60,7 @@ void Sender::NoteTxStart(int64_t now_ns) {
     // (an application-limited sender only, so bulk runs stay as they
     // were).
     IdleRestartEvent idle;
-    idle.time_us = now_ns / 1000;
+    idle.time_us = ControllerTimeUs(now_ns);
     idle.idle_us = (now_ns - *last_send_ns_) / 1000;
     idle.rto_us = rto_ns_ / 1000;
     idle.app_limited = rate_.app_limited();
@@ -109,7 +109,7 @@ SimPacket Sender::Send(int64_t now_ns) {
   stats_.bytes_sent += packet.bytes;
 
   PacketSentEvent event;
-  event.time_us = now_ns / 1000;
+  event.time_us = ControllerTimeUs(now_ns);
   event.bytes = packet.bytes;
   event.bytes_in_flight = bytes_in_flight_;
   controller_->OnPacketSent(event);
@@ -147,16 +147,37 @@ uint32_t TsoBurstPackets(double pacing_rate_bps, uint32_t shift,
   return static_cast<uint32_t>(std::clamp<double>(segs, kMinTsoSegs, max_segs));
 }
 
-void Sender::UpdateRtt(int64_t sample_ns) {
-  latest_rtt_ns_ = sample_ns;
-  min_rtt_ns_ = min_rtt_ns_ == 0 ? sample_ns : std::min(min_rtt_ns_, sample_ns);
+int64_t Sender::Tick(int64_t ns) const {
+  if (config_.clock_ns <= 0) return ns;
+  // Floor, also for the (never negative in practice) times before 0.
+  const int64_t r = ns % config_.clock_ns;
+  return ns - (r < 0 ? r + config_.clock_ns : r);
+}
+
+int64_t Sender::ControllerTimeUs(int64_t now_ns) const {
+  return Tick(now_ns) / 1000;
+}
+
+void Sender::UpdateRtt(int64_t now_ns, int64_t sent_ns) {
+  // With a clock (SenderConfig::clock_ns): the difference of two ticked
+  // times, at least one tick, and the averages in whole ticks.
+  const int64_t unit = std::max<int64_t>(config_.clock_ns, 1);
+  const int64_t sample =
+      config_.clock_ns > 0
+          ? std::max<int64_t>((Tick(now_ns) - Tick(sent_ns)) / unit, 1)
+          : now_ns - sent_ns;
+  const int64_t srtt = srtt_ns_ / unit;
+  const int64_t rttvar = rttvar_ns_ / unit;
+  latest_rtt_ns_ = sample * unit;
+  min_rtt_ns_ =
+      min_rtt_ns_ == 0 ? latest_rtt_ns_ : std::min(min_rtt_ns_, latest_rtt_ns_);
   // RFC 6298 section 2.2 and 2.3 (alpha = 1/8, beta = 1/4).
   if (srtt_ns_ == 0) {
-    srtt_ns_ = sample_ns;
-    rttvar_ns_ = sample_ns / 2;
+    srtt_ns_ = sample * unit;
+    rttvar_ns_ = sample / 2 * unit;
   } else {
-    rttvar_ns_ = (3 * rttvar_ns_ + std::llabs(srtt_ns_ - sample_ns)) / 4;
-    srtt_ns_ = (7 * srtt_ns_ + sample_ns) / 8;
+    rttvar_ns_ = (3 * rttvar + std::llabs(srtt - sample)) / 4 * unit;
+    srtt_ns_ = (7 * srtt + sample) / 8 * unit;
   }
   rto_ns_ = std::clamp(srtt_ns_ + std::max(kClockGranularityNs, 4 * rttvar_ns_),
                        kMinRtoNs, kMaxRtoNs);
@@ -209,7 +230,7 @@ void Sender::MarkAcked(const SimAck& ack, int64_t now_ns, uint64_t* bytes_acked,
     // sent.
     *newest = DeliveredPacket{packet.tx, packet.sent_ns};
   }
-  UpdateRtt(now_ns - sent_[ack.pn_last - base].sent_ns);
+  UpdateRtt(now_ns, sent_[ack.pn_last - base].sent_ns);
 }
 
 uint64_t Sender::SenderLimitBytes() const {
@@ -224,7 +245,7 @@ uint64_t Sender::SenderLimitBytes() const {
 AckEvent Sender::MakeAckEvent(int64_t now_ns, uint64_t bytes_acked,
                               uint64_t packets_acked) const {
   AckEvent event;
-  event.time_us = now_ns / 1000;
+  event.time_us = ControllerTimeUs(now_ns);
   event.bytes_acked = bytes_acked;
   event.packets_delivered = packets_acked;
   event.rtt_sample_us = latest_rtt_ns_ / 1000;
@@ -298,7 +319,7 @@ void Sender::OnAck(const SimAck& ack, int64_t now_ns) {
 void Sender::DeclareLost(SentPacket& packet, LossEvent::Kind kind,
                          int64_t now_ns) {
   LossEvent loss;
-  loss.time_us = now_ns / 1000;
+  loss.time_us = ControllerTimeUs(now_ns);
   loss.kind = kind;
   loss.bytes_lost = packet.bytes;
   loss.bytes_in_flight = bytes_in_flight_;
@@ -356,7 +377,7 @@ void Sender::OnRto(int64_t now_ns) {
   // RFC 6298 section 5.5: back off; everything in flight is presumed lost.
   rto_ns_ = std::min(rto_ns_ * 2, kMaxRtoNs);
   LossEvent loss;
-  loss.time_us = now_ns / 1000;
+  loss.time_us = ControllerTimeUs(now_ns);
   loss.kind = LossEvent::Kind::kRto;
   loss.bytes_lost = bytes_in_flight_;
   loss.bytes_in_flight = bytes_in_flight_;

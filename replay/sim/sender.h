@@ -70,6 +70,16 @@ struct SenderConfig {
   // The application writes its data (Sender::OnAppWrite); false: a bulk
   // sender that always has data.
   bool application_limited = false;
+  // The sender's clock tick; 0: exact. quicly's is a millisecond (h2o/quicly
+  // include/quicly/loss.h @ 026098dc): an RTT sample is the difference of
+  // two whole-ms times, at least 1 ms (quicly_rtt_update(): "Force minimum
+  // RTT sample to 1ms"), smoothed and variance in integer ms ((7 s + x) / 8,
+  // (3 v + |s - x|) / 4), and its controllers' callbacks take `now` in ms
+  // (include/quicly/cc.h). Not modelled: the ACK delay quicly subtracts
+  // (this sender's estimator subtracts none, with or without the clock),
+  // and deadlines on the grid (loss and retransmission timers fire at
+  // their exact times, from the ticked RTTs).
+  int64_t clock_ns = 0;
 };
 
 // Linux's GSO limit (GSO_LEGACY_MAX_SIZE, include/linux/netdevice.h,
@@ -178,7 +188,13 @@ class Sender {
 
   // The smaller of the receive window and the clamp; UINT64_MAX: neither.
   uint64_t SenderLimitBytes() const;
-  void UpdateRtt(int64_t sample_ns);
+  // `ns` on the sender's clock (SenderConfig::clock_ns): the start of its
+  // tick; `ns` itself without a clock.
+  int64_t Tick(int64_t ns) const;
+  // The time the controller is told, µs.
+  int64_t ControllerTimeUs(int64_t now_ns) const;
+  // An RTT sample of the packet sent at `sent_ns` and acknowledged now.
+  void UpdateRtt(int64_t now_ns, int64_t sent_ns);
   int64_t LossDelayNs() const;
   // RFC 9002 section 6.1's test for an unacknowledged packet older than the
   // largest acknowledged one.

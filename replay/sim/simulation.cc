@@ -131,9 +131,9 @@ absl::StatusOr<BottleneckConfig> CheckedBottleneck(
       return absl::InvalidArgumentError(
           "tso_burst_shift must be in [0, 30] and the NIC rate not negative");
     }
-    if (flow.timer_granularity_ns < 0) {
+    if (flow.timer_granularity_ns < 0 || flow.sender_clock_ns < 0) {
       return absl::InvalidArgumentError(
-          "the timer granularity must not be negative");
+          "the timer granularity and the sender's clock must not be negative");
     }
     bottleneck.largest_packet_bytes =
         std::max(bottleneck.largest_packet_bytes, flow.packet_bytes);
@@ -155,6 +155,7 @@ SenderConfig FlowSender(uint32_t index, const FlowConfig& flow,
   sender.pacing = flow.pacing;
   sender.receive_window_bytes = flow.receive_window_bytes;
   sender.tso_burst_shift = flow.tso_burst_shift;
+  sender.clock_ns = flow.sender_clock_ns;
   sender.application_limited = flow.app_rate_bps > 0;
   if (flow.cwnd_clamp_from_ns <= 0) {
     sender.cwnd_clamp_bytes =

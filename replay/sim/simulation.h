@@ -115,6 +115,10 @@ struct FlowConfig {
   // quicly_get_first_timeout() returns 0 while it can send, so it sends at
   // once. 0: no clock, ACKs leave when due.
   int64_t timer_granularity_ns = 0;
+  // The sender's clock, as quicly's (the same sources): its RTT samples,
+  // smoothed RTT and the times its controller is told in whole ticks of
+  // this size (SenderConfig::clock_ns). 0: exact.
+  int64_t sender_clock_ns = 0;
 };
 
 // The slack quicly's simulator adds to every timeout "to avoid the timer
