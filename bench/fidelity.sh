@@ -24,7 +24,14 @@
 # Needs root (network namespaces). Usage: sudo bench/fidelity.sh
 # (`bench/fidelity.sh bbr`: only the BBR rows, no root). FIDELITY_ONLY=REGEX
 # runs only the matching cases; FIDELITY_KEEP=DIR keeps the bundles in DIR
-# and reuses those already there (replay only).
+# and reuses those already there (replay only). FIDELITY_CCS="dctcp" runs
+# the matrix with other controllers than reno and cubic (dctcp: in a 6.1
+# VM, below); FIDELITY_MAKE_ONLY=1 makes the bundles (in FIDELITY_KEEP)
+# and replays none, for a VM whose emulated CPU would slow the replays:
+#   sudo VM_TCG=1 scripts/vm-lab.sh /tmp/dvm 'modprobe tcp_dctcp &&
+#     FIDELITY_CCS=dctcp FIDELITY_MAKE_ONLY=1 FIDELITY_KEEP=/tmp/dvm
+#     bench/fidelity.sh'
+#   bench/fidelity.sh dctcp /tmp/dvm
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ccreplay=${CCREPLAY:-build/cli/ccreplay}
@@ -68,11 +75,12 @@ fi
 # 20 Mbit/s: the BDP is 2500 bytes per ms of base RTT, about 5/3 packets.
 # Buffers: small = max(10, BDP/4) packets, large = max(20, 2 BDP); step =
 # RFC 3168 ECN with a 30 kB step marker over a queue that does not drop.
-# DCTCP is not in this matrix (this kernel has no tcp_dctcp): see the
-# `dctcp` mode above, on bundles from a 6.1 VM.
+# DCTCP is not in the default matrix (this kernel has no tcp_dctcp): its
+# bundles come from a 6.1 VM (FIDELITY_CCS=dctcp FIDELITY_MAKE_ONLY=1, above)
+# and are replayed by the `dctcp` mode.
 matrix_cases() {
   local cc rtt bdp small large step pacing
-  for cc in reno cubic; do
+  for cc in ${FIDELITY_CCS:-reno cubic}; do
     for rtt in 0 10 20 40 80; do
       bdp=$((rtt * 5 / 3))
       small=$((bdp / 4 > 10 ? bdp / 4 : 10))
@@ -88,7 +96,7 @@ matrix_cases() {
       done
     done
   done
-  for cc in reno cubic; do
+  for cc in ${FIDELITY_CCS:-reno cubic}; do
     for pacing in on off; do
       # Receive-window-limited slow start: at 100 Mbit/s and 40 ms the
       # receiver's initial window (tcp_rmem) holds the sender back.
@@ -230,9 +238,11 @@ matrix_cases | while read -r name args; do
     echo "$name: lab failed: $(tail -1 "$work/lab.log")"
     continue
   fi
+  [[ -n "${FIDELITY_MAKE_ONLY:-}" ]] && continue
   bundle_rows "$name" "$dir" "${name%%_*}:linux"
   if [[ -z "${FIDELITY_KEEP:-}" ]]; then rm -rf "$dir"; fi
 done
+[[ -n "${FIDELITY_MAKE_ONLY:-}" ]] && exit 0
 echo "med/p95: per-ACK |replay - tcp_probe| / tcp_probe, percent, every ACK;" \
   "sslog: the same replay against the bundle's ss log, median/p95 and" \
   "samples compared (cwnd-limited ones), hz fitted with it ((s) the" \
