@@ -45,6 +45,15 @@ std::string WriteTemp(const std::string& name,
   return path;
 }
 
+// Options whose progress callback appends every report to `reports`.
+CaptureReadOptions RecordingProgress(std::vector<ReadProgress>* reports) {
+  CaptureReadOptions options;
+  options.progress = [reports](const ReadProgress& p) {
+    reports->push_back(p);
+  };
+  return options;
+}
+
 // Packet counts of the pcapng conformance set, from `capinfos -c FILE`
 // (Wireshark's reader, which accepts mixed link types and snap lengths).
 struct PcapngCase {
@@ -356,10 +365,7 @@ TEST(PcapReaderTest, ProgressReachesTheFileSize) {
   const std::string path =
       TestDataPath("lab/reno_ecn1_stepK60k_50mbit/sender.pcap.gz");
   std::vector<ReadProgress> reports;
-  CaptureReadOptions options;
-  options.progress = [&reports](const ReadProgress& p) {
-    reports.push_back(p);
-  };
+  CaptureReadOptions options = RecordingProgress(&reports);
   Collector c;
   ASSERT_TRUE(ReadCapture(path, c, options).ok());
   const uint64_t size = ReadBytes(path).size();
@@ -580,9 +586,7 @@ TEST(PcapReaderTest, SecondReadOfAGzipCaptureTakesTheKeptBytes) {
   EXPECT_EQ(options.reuse->bytes.size(), 2286208u);
   ASSERT_EQ(std::remove(path.c_str()), 0);
   std::vector<ReadProgress> reports;
-  options.progress = [&reports](const ReadProgress& p) {
-    reports.push_back(p);
-  };
+  options.progress = RecordingProgress(&reports).progress;
   Collector second;
   absl::StatusOr<CaptureInfo> b = ReadCapture(path, second, options);
   ASSERT_TRUE(b.ok()) << b.status();
@@ -630,10 +634,7 @@ TEST(PcapReaderTest, CutGzipStreamIsNotKept) {
 TEST(PcapReaderTest, PlainFileProgressReachesItsSize) {
   CCREPLAY_PATH_OR_SKIP(path, SharedTestData("tcp/zeek-tcprs_fast019.pcap"));
   std::vector<ReadProgress> reports;
-  CaptureReadOptions options;
-  options.progress = [&reports](const ReadProgress& p) {
-    reports.push_back(p);
-  };
+  CaptureReadOptions options = RecordingProgress(&reports);
   Collector c;
   ASSERT_TRUE(ReadCapture(path, c, options).ok());
   ASSERT_FALSE(reports.empty());
