@@ -93,6 +93,14 @@ struct AckTimelineBuilder::Direction {
   uint64_t ip_ce_data_packets = 0;
   uint32_t reordering = kInitialReordering;  // Linux tp->reordering
   bool reord_seen = false;                   // Linux tp->reord_seen > 0
+  // RACK's reordering window in steps of min_rtt / 4 (Linux tp->rack:
+  // reo_wnd_steps, reo_wnd_persist, dsack_seen, last_delivered;
+  // UpdateReoWnd()), and whether the last ACK found the sender in Recovery.
+  uint32_t reo_wnd_steps = 1;
+  uint32_t reo_wnd_persist = 0;
+  bool dsack_seen = false;
+  uint64_t reo_last_delivered = 0;
+  bool rack_in_recovery = false;
 
   // Sending.
   uint32_t mss_limit_bytes = 0;  // Peer's MSS option less our options.
@@ -835,23 +843,60 @@ int64_t AckTimelineBuilder::CountAck(Direction& d, const TcpSegment& s) {
   return ack;
 }
 
+void AckTimelineBuilder::UpdateReoWnd(Direction& d,
+                                      const SackScoreboard::AckResult& r,
+                                      bool in_recovery) {
+  // tcp_dsack_seen() (net/ipv4/tcp_input.c, 6.18): a D-SACK counts toward
+  // the window only once reordering has been seen, and that before this
+  // ACK's own reordering (tcp_check_dsack() runs first in
+  // tcp_sacktag_write_queue()). Not modelled: the D-SACKs it skips as
+  // dubious (more duplicates than retransmissions) or as a TLP's.
+  if (r.bytes_dsacked > 0 && d.reord_seen) d.dsack_seen = true;
+  // tcp_rack_update_reo_wnd() (net/ipv4/tcp_recovery.c), from tcp_ack()
+  // after tcp_clean_rtx_queue(): at most one step a round trip (a D-SACK
+  // for data sent before the last step is disregarded), kept for
+  // TCP_RACK_RECOVERY_THRESH (16) recoveries, then back to one step.
+  constexpr uint32_t kRackRecoveryThresh = 16;
+  constexpr uint32_t kMaxReoWndSteps = 0xFF;
+  if (r.newest_delivered.has_value() && r.newest_delivered->tx.delivered > 0) {
+    const uint64_t prior_delivered = r.newest_delivered->tx.delivered;
+    if (prior_delivered < d.reo_last_delivered) d.dsack_seen = false;
+    if (d.dsack_seen) {
+      d.reo_wnd_steps = std::min(kMaxReoWndSteps, d.reo_wnd_steps + 1);
+      d.dsack_seen = false;
+      d.reo_last_delivered = d.rate.delivered();
+      d.reo_wnd_persist = kRackRecoveryThresh;
+    } else if (d.reo_wnd_persist == 0) {
+      d.reo_wnd_steps = 1;
+    }
+  }
+  // tcp_try_undo_recovery(): a Recovery that ends without an undo spends
+  // one of the persisting recoveries (an undone one does not, and a D-SACK
+  // undo adds one back: the undo is the controller model's, not known
+  // here, so every end counts).
+  if (d.rack_in_recovery && !in_recovery && d.reo_wnd_persist > 0) {
+    --d.reo_wnd_persist;
+  }
+  d.rack_in_recovery = in_recovery;
+}
+
 uint64_t AckTimelineBuilder::MarkLosses(Direction& d,
                                         const SackScoreboard::AckResult& r,
                                         bool in_recovery, uint32_t mss) {
+  UpdateReoWnd(d, r, in_recovery);
   // The reordering the ACK shows counts first (tcp_sacktag_write_queue()
   // and tcp_clean_rtx_queue() run before tcp_fastretrans_alert()).
   TakeReordering(d, r, mss);
   // tcp_rack_reo_wnd() (net/ipv4/tcp_recovery.c, 6.18): without reordering
   // seen, none in Recovery or Loss, nor once tp->reordering segments are
-  // SACKed; else min_rtt / 4, at most srtt. The window's growth on D-SACKs
-  // (rack.reo_wnd_steps, tcp_rack_update_reo_wnd()) is not modelled.
+  // SACKed; else min_rtt / 4 per step, at most srtt.
   int64_t reo_wnd_us = 0;
   const uint64_t sacked_packets =
       (d.board.sacked_bytes() + mss - 1) / std::max<uint32_t>(mss, 1);
   if (d.reord_seen || (!in_recovery && sacked_packets < d.reordering)) {
     const int64_t srtt_us = d.rtt.srtt_us();
     const int64_t min_rtt_us = d.rtt.min_rtt_us();
-    reo_wnd_us = min_rtt_us > 0 ? min_rtt_us / 4 : srtt_us;
+    reo_wnd_us = min_rtt_us > 0 ? min_rtt_us / 4 * d.reo_wnd_steps : srtt_us;
     if (srtt_us > 0) reo_wnd_us = std::min(reo_wnd_us, srtt_us);
   }
   d.rack_lost_bytes = d.board.RackDetectLoss(reo_wnd_us * 1000);

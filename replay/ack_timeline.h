@@ -292,7 +292,13 @@ class AckTimelineBuilder : public SegmentConsumer {
   static uint32_t TakeReordering(Direction& d,
                                  const SackScoreboard::AckResult& r,
                                  uint32_t mss);
-  // The ACK's reordering (TakeReordering()), then the segments RACK marks
+  // RACK's reordering window after `r` (Direction::reo_wnd_steps): a
+  // D-SACK widens it by min_rtt / 4 once a round trip; `in_recovery` as
+  // for MarkLosses().
+  static void UpdateReoWnd(Direction& d, const SackScoreboard::AckResult& r,
+                           bool in_recovery);
+  // The window (UpdateReoWnd()), the ACK's reordering (TakeReordering()),
+  // then the segments RACK marks
   // lost on it (SackScoreboard::RackDetectLoss()) with the sender's
   // reordering window; returns the bytes the ACK newly made lost, the
   // scoreboard's RFC 6675 marks and Direction::lost_by_retransmission_bytes

@@ -826,6 +826,45 @@ TEST(AckTimelineSyntheticTest, RetransmissionRevealsLossesToTheNextAck) {
   EXPECT_EQ(acks[4].packets_newly_lost, 0u);
 }
 
+// RACK's reordering window grows by min_rtt / 4 on a D-SACK once
+// reordering has been seen (net/ipv4/tcp_input.c tcp_dsack_seen(),
+// net/ipv4/tcp_recovery.c tcp_rack_update_reo_wnd(), Linux 6.18). Min RTT
+// 10 ms, so one step is 2.5 ms. Segment 17 arrives after 18 (reordering
+// seen), segment 19 is resent at once and the copy is D-SACKed
+// (spurious). Then a hole: segment 21 left 4 ms before segment 22, which
+// is SACKed. With one step (2.5 ms) RACK marks 21 lost; with the D-SACK's
+// second step (5 ms) it waits, and 21 arrives.
+TEST(AckTimelineSyntheticTest, DsackWidensRacksReorderingWindow) {
+  Connection c(1000);
+  c.Handshake();
+  // 16 segments, each ACKed 10 ms later: min RTT 10 ms, srtt above 8 ms
+  // (the handshake's microsecond sample ages out), so srtt does not cap
+  // the window below.
+  for (int i = 0; i < 16; ++i) {
+    c.Data(1000 + i * 100, 1 + i * 1000, 1000);
+    c.Ack(11000 + i * 100, 1001 + i * 1000);
+  }
+  // Segments 17-20 (bytes 16001-20001).
+  for (int i = 16; i < 20; ++i) c.Data(20000 + i, 1 + i * 1000, 1000);
+  c.Ack(30100, 16001, {{17001, 18001}});  // 18 before 17
+  c.Ack(30200, 18001);                    // 17, never resent: reordering
+  c.Data(30250, 18001, 1000);             // 19 resent
+  c.Ack(30300, 20001);                    // the original 19, and 20
+  c.Ack(40300, 20001, {{18001, 19001}});  // D-SACK of 19's copy
+  c.Data(50000, 20001, 1000);             // 21
+  c.Data(54000, 21001, 1000);             // 22, 4 ms later
+  c.Ack(64100, 20001, {{21001, 22001}});  // 22 SACKed, 21 missing
+  c.Ack(66000, 22001);                    // 21 arrives late
+  const Timeline t = c.Run();
+  const std::vector<TimelineEvent> acks = Acks(t);
+  ASSERT_EQ(acks.size(), 22u);
+  EXPECT_EQ(acks[15].min_rtt_us, 10001);
+  EXPECT_GT(acks[20].srtt_us, 8000);
+  EXPECT_GT(acks[19].bytes_dsacked, 0u);
+  EXPECT_EQ(acks[20].packets_rack_lost, 0u);
+  EXPECT_EQ(acks[21].packets_rack_lost, 0u);
+}
+
 TEST(AckTimelineSyntheticTest, SequenceWrapInsideASackBlock) {
   // ISN 2^32 - 2500: relative byte 2501 is raw 0, so the SACK block
   // [2001, 4001) runs from raw 0xFFFFFE0C... past 0 to 0x5DC.
