@@ -1,9 +1,10 @@
 // Streams the TCP segments of a pcap or pcapng capture (gzip-compressed or
 // not) to a consumer, one packet at a time: memory does not grow with the
 // capture (but for a gzip capture's decompressed bytes, up to
-// DecompressedCapture::kMaxBytes, when the caller asks to keep them). libpcap reads the file; pcapng files that libpcap 1.10 refuses
-// (interfaces with different link types or snapshot lengths, or no
-// interface at all) are read by a block walker of our own instead.
+// DecompressedCapture::kMaxBytes, when the caller asks to keep them). libpcap
+// reads the file; pcapng files that libpcap 1.10 refuses (interfaces with
+// different link types or snapshot lengths, or no interface at all) are read by
+// a block walker of our own instead.
 #ifndef CCREPLAY_PARSERS_PCAP_READER_H_
 #define CCREPLAY_PARSERS_PCAP_READER_H_
 
@@ -77,7 +78,7 @@ struct DecompressedCapture {
   // Beyond this the bytes are not kept and every read inflates the file:
   // 128 MiB, ten times the largest capture the tests read (9.6 MB).
   static constexpr size_t kMaxBytes = size_t{128} << 20;
-  std::string path;  // The file they are of.
+  std::string path;               // The file they are of.
   AppendBuffer bytes{kMaxBytes};  // All its decompressed bytes, when `whole`.
   // The read that kept them reached the end of the data with no error: a
   // cut or corrupt stream is read from the file again, so that its
