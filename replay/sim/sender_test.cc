@@ -53,6 +53,15 @@ std::vector<AckEvent> ThreeExchanges(int64_t clock_ns) {
   return acks;
 }
 
+// One field of each ACK event, in order.
+std::vector<int64_t> Column(const std::vector<AckEvent>& acks,
+                            int64_t AckEvent::*field) {
+  std::vector<int64_t> values;
+  for (const AckEvent& a : acks) values.push_back(a.*field);
+  return values;
+}
+std::vector<int64_t> Us(std::vector<int64_t> values) { return values; }
+
 // quicly's clock (h2o/quicly include/quicly/loss.h @ 026098dc,
 // quicly_rtt_update()): whole-ms samples 3 - 1 = 2, 6 - 5 = 1 and 7 - 7 =
 // 0, raised to 1; smoothed 2, then (7 x 2 + 1) / 8 = 1 and (7 + 1) / 8 = 1
@@ -60,15 +69,9 @@ std::vector<AckEvent> ThreeExchanges(int64_t clock_ns) {
 TEST(SenderTest, ClockOfAMillisecondTicksRttAndControllerTime) {
   const std::vector<AckEvent> acks = ThreeExchanges(1'000'000);
   ASSERT_EQ(acks.size(), 3u);
-  EXPECT_EQ(acks[0].time_us, 3000);
-  EXPECT_EQ(acks[1].time_us, 6000);
-  EXPECT_EQ(acks[2].time_us, 7000);
-  EXPECT_EQ(acks[0].rtt_sample_us, 2000);
-  EXPECT_EQ(acks[1].rtt_sample_us, 1000);
-  EXPECT_EQ(acks[2].rtt_sample_us, 1000);
-  EXPECT_EQ(acks[0].srtt_us, 2000);
-  EXPECT_EQ(acks[1].srtt_us, 1000);
-  EXPECT_EQ(acks[2].srtt_us, 1000);
+  EXPECT_EQ(Column(acks, &AckEvent::time_us), Us({3000, 6000, 7000}));
+  EXPECT_EQ(Column(acks, &AckEvent::rtt_sample_us), Us({2000, 1000, 1000}));
+  EXPECT_EQ(Column(acks, &AckEvent::srtt_us), Us({2000, 1000, 1000}));
   EXPECT_EQ(acks[2].min_rtt_us, 1000);
 }
 
@@ -77,11 +80,9 @@ TEST(SenderTest, ClockOfAMillisecondTicksRttAndControllerTime) {
 TEST(SenderTest, WithoutAClockTimesAreExact) {
   const std::vector<AckEvent> acks = ThreeExchanges(0);
   ASSERT_EQ(acks.size(), 3u);
-  EXPECT_EQ(acks[0].time_us, 3200);
-  EXPECT_EQ(acks[2].time_us, 7800);
-  EXPECT_EQ(acks[0].srtt_us, 1800);
-  EXPECT_EQ(acks[1].srtt_us, 1600);
-  EXPECT_EQ(acks[2].srtt_us, 1487);
+  EXPECT_EQ(Column(acks, &AckEvent::time_us), Us({3200, 6100, 7800}));
+  EXPECT_EQ(Column(acks, &AckEvent::rtt_sample_us), Us({1800, 200, 700}));
+  EXPECT_EQ(Column(acks, &AckEvent::srtt_us), Us({1800, 1600, 1487}));
   EXPECT_EQ(acks[2].min_rtt_us, 200);
 }
 
