@@ -67,8 +67,17 @@ void LinuxTcpSender::ValidateCwnd(const AckEvent& ack) {
   // The sends since the previous ACK, summarized by the last one (packets
   // out and in flight only grow between ACKs): snd_nxt then, in flight
   // then (what is in flight after this ACK plus what it delivered), and
-  // tcp_write_xmit()'s is_cwnd_limited |= in_flight >= cwnd.
-  const bool sent = ack.snd_nxt_bytes > snd_nxt_bytes_;
+  // tcp_write_xmit()'s is_cwnd_limited |= in_flight >= cwnd. A
+  // retransmission counts as a send: tcp_ack() retransmits
+  // (tcp_xmit_recovery()) and then tcp_data_snd_check() runs
+  // tcp_write_xmit() on what is queued, so a bulk sender that retransmits
+  // into a full window is found cwnd-limited. The DCTCP receive-window
+  // bundle (40 ms, 100 Mbit/s, paced): 130 out of cwnd 565, Recovery cuts
+  // to 126, one retransmission, undone on the next ACK to 571; the kernel
+  // then grows to 692 in one round trip (is_cwnd_limited held until
+  // cwnd_usage_seq is acked), where the model, which saw no send, held 561.
+  const bool sent = ack.snd_nxt_bytes > snd_nxt_bytes_ ||
+                    ack.bytes_retransmitted_before > 0;
   const uint64_t in_flight =
       (ack.bytes_in_flight + ack.bytes_acked + mss - 1) / mss;
   const bool window_full = in_flight >= snd_cwnd_;
