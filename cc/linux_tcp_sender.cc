@@ -76,8 +76,8 @@ void LinuxTcpSender::ValidateCwnd(const AckEvent& ack) {
   // to 126, one retransmission, undone on the next ACK to 571; the kernel
   // then grows to 692 in one round trip (is_cwnd_limited held until
   // cwnd_usage_seq is acked), where the model, which saw no send, held 561.
-  const bool sent = ack.snd_nxt_bytes > snd_nxt_bytes_ ||
-                    ack.bytes_retransmitted_before > 0;
+  const bool sent =
+      ack.snd_nxt_bytes > snd_nxt_bytes_ || ack.bytes_retransmitted_before > 0;
   const uint64_t in_flight =
       (ack.bytes_in_flight + ack.bytes_acked + mss - 1) / mss;
   const bool window_full = in_flight >= snd_cwnd_;

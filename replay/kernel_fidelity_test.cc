@@ -450,7 +450,8 @@ TEST(KernelFidelityTest, DctcpPaced10msVm61EntersRecoveryOnRackMarks) {
   EXPECT_EQ(r.model_undo_acks, r.kernel_undo_acks);
 }
 
-TEST(KernelFidelityTest, DctcpRetransmissionIntoAFullWindowCountsAsCwndLimited) {
+TEST(KernelFidelityTest,
+     DctcpRetransmissionIntoAFullWindowCountsAsCwndLimited) {
   // 40 ms, 100 Mbit/s, paced; the emulated sender keeps 130-280 segments
   // out of a cwnd of 565 (the first 1.5 s of bench/fidelity.sh's
   // dctcp_rwnd_pon). At 1.197 s the kernel enters Recovery (cwnd 126 with
