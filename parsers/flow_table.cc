@@ -242,8 +242,18 @@ ConnectionSanity* FlowTable::HeldSanity(const TcpSegment& s, int* side) {
 }
 
 void FlowTable::OnDuplicateFrame(const TcpSegment& s) {
-  FindOrAdd(s, /*fresh_syn=*/false);
-  last_flow_ = &(*flows_)[last_flow_index_];
+  // A copy never starts a flow: its original may have been dropped as
+  // corrupt, or its flow forgotten, and a flow only the table held would
+  // put the table's indexes out of step with its consumers'.
+  int side = last_flow_ == nullptr ? -1 : SideOf(*last_flow_, s);
+  if (side < 0) {
+    auto it = index_by_key_.find(KeyOf(s.src, s.src_port, s.dst, s.dst_port));
+    if (it == index_by_key_.end()) return;
+    last_flow_index_ = *it;
+    last_flow_ = &(*flows_)[last_flow_index_];
+    side = SideOf(*last_flow_, s);
+  }
+  last_side_ = side;
   ++last_flow_->duplicate_frames;
 }
 

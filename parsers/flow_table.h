@@ -173,8 +173,9 @@ void StartSequenceSpace(const TcpSegment& s, SequenceTracker& space);
 class FlowTable : public SegmentConsumer {
  public:
   void OnSegment(const TcpSegment& segment) override;
-  // Counts the copy on its flow's side (a flow's first frame is never a
-  // copy); changes nothing else.
+  // Counts the copy on its flow; changes nothing else. A copy of no flow
+  // the table holds (its original dropped as corrupt, or its flow
+  // forgotten) counts nowhere.
   void OnDuplicateFrame(const TcpSegment& segment) override;
   void Restart() override;
   // The state in the record of the flow `segment` belongs to (the newest

@@ -377,6 +377,26 @@ TEST(FlowTableTest, HoldsTheReadersStateAcrossAPortReuse) {
   EXPECT_EQ(sanity.connections(), 0u);
 }
 
+// Found by timeline_fuzzer (fuzz/corpus/timeline_fuzzer/crash-dc3bbea9...):
+// a frame dropped as corrupt (a SACK edge 1.4 GB from its ACK) came again
+// and was taken for a copy; the copy started a flow in the table and not
+// in AckTimelineBuilder, whose flows then indexed past their end. A copy
+// of no flow the table holds counts nowhere and starts nothing.
+TEST(FlowTableTest, CopyOfAFrameOfNoFlowStartsNone) {
+  FlowTable table;
+  table.OnDuplicateFrame(Segment(true, kTcpAck, 1000));
+  EXPECT_TRUE(table.flows().empty());
+  table.OnSegment(Segment(true, kTcpSyn, 1000));
+  table.OnDuplicateFrame(Segment(true, kTcpSyn, 1000));
+  ASSERT_EQ(table.flows().size(), 1u);
+  EXPECT_EQ(table.flows()[0].duplicate_frames, 1u);
+  // Forgotten, the flow's copies count nowhere either.
+  table.Forget(0);
+  table.OnDuplicateFrame(Segment(false, kTcpAck, 7000));
+  ASSERT_EQ(table.flows().size(), 1u);
+  EXPECT_EQ(table.flows()[0].duplicate_frames, 1u);
+}
+
 TEST(FlowTableTest, SynOnlyFlowAllocatesNoTraffic) {
   FlowTable table;
   TcpSegment syn = Segment(true, kTcpSyn, 1000);
