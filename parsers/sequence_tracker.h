@@ -17,6 +17,7 @@ class SequenceTracker {
   // one before the first sequence number seen), so data starts at 1.
   void Start(uint32_t isn);
   bool started() const { return started_; }
+  uint32_t isn() const { return isn_; }
 
   // The 64-bit sequence number, relative to the origin, nearest to the last
   // one unwrapped.

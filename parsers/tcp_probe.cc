@@ -173,6 +173,9 @@ struct TcpProbeParser::State {
       int64_t nxt_bytes = nxt.Unwrap(static_cast<uint32_t>(*snd_nxt));
       series.other["snd_una_bytes"].push_back(
           {t, static_cast<double>(una_bytes)});
+      // As the wire carries it, to find the ACK in a capture of the flow.
+      series.other["snd_una_wire"].push_back(
+          {t, static_cast<double>(static_cast<uint32_t>(*snd_una))});
       series.other["snd_nxt_bytes"].push_back(
           {t, static_cast<double>(nxt_bytes)});
       // Sent and not yet cumulatively acknowledged; SACKed and lost

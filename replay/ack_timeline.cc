@@ -1023,6 +1023,7 @@ void AckTimelineBuilder::FillAckEvent(const FlowState& flow, int sender,
   e.time_ns = ack_ns;
   e.time_estimated = flow.shift_ns[sender] != 0;
   e.ack = d.board.snd_una();
+  e.ack_wire = d.ack_sequence.isn() + static_cast<uint32_t>(e.ack);
   e.bytes_acked = r.bytes_acked;
   e.bytes_sacked = r.bytes_sacked;
   e.bytes_dsacked = r.bytes_dsacked;

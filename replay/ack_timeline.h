@@ -59,6 +59,9 @@ struct TimelineEvent {
 
   // kAck: the cumulative ACK (relative sequence number, data starts at 1).
   int64_t ack = 0;
+  // kAck: the same as the segment carries it (32 bits, from the ISN); what
+  // a host log of the socket (tcp_probe's snd_una) names it by.
+  uint32_t ack_wire = 0;
   uint64_t bytes_acked = 0;        // Newly acknowledged cumulatively.
   uint64_t bytes_sacked = 0;       // Newly SACKed.
   uint64_t bytes_dsacked = 0;      // Reported twice (D-SACK, RFC 2883).

@@ -106,6 +106,13 @@ absl::StatusOr<CapturedCwnd> CapturedCwndForTcpFlow(
     }
     if (captured.source == CapturedSource::kTcpProbe) {
       captured.kernel_mono_offset_us = trace.clock_epoch_us;
+      auto wire = trace.series.other.find("snd_una_wire");
+      if (wire != trace.series.other.end() &&
+          wire->second.size() == captured.points.size()) {
+        for (const SeriesPoint& p : wire->second) {
+          captured.snd_una_wire.push_back(static_cast<uint32_t>(p.value));
+        }
+      }
     }
     captured.description =
         absl::StrCat(CapturedSourceName(captured.source), " ", log.path, " ",
@@ -166,6 +173,35 @@ absl::Span<const SeriesPoint> CwndAligner::DueBefore(int64_t ack_time_us,
                          ? p.log_order < ack_log_order
                          : p.time_us < ack_time_us;
     if (!due) break;
+    ++next_;
+  }
+  return absl::MakeConstSpan(captured_.points.data() + begin, next_ - begin);
+}
+
+bool CwndAligner::KeyBySndUna(uint32_t isn, int64_t ack) {
+  const std::vector<uint32_t>& wire = captured_.snd_una_wire;
+  if (wire.empty() || wire.size() != captured_.points.size()) return false;
+  std::vector<Key> keys(wire.size());
+  int64_t relative = 0;
+  bool ack_logged = false;
+  absl::flat_hash_map<int64_t, uint32_t> seen;
+  for (size_t i = 0; i < wire.size(); ++i) {
+    // The 64-bit value nearest the last one (a trace can span wraps).
+    relative +=
+        static_cast<int32_t>(wire[i] - isn - static_cast<uint32_t>(relative));
+    keys[i] = {relative, seen[relative]++};
+    ack_logged = ack_logged || relative == ack;
+  }
+  if (ack_logged) keys_ = std::move(keys);
+  return ack_logged;
+}
+
+absl::Span<const SeriesPoint> CwndAligner::DueBeforeAck(int64_t ack,
+                                                        uint32_t repeat) {
+  const size_t begin = next_;
+  while (next_ < keys_.size()) {
+    const Key& k = keys_[next_];
+    if (k.ack > ack || (k.ack == ack && k.repeat >= repeat)) break;
     ++next_;
   }
   return absl::MakeConstSpan(captured_.points.data() + begin, next_ - begin);

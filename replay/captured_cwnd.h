@@ -54,6 +54,9 @@ struct CapturedCwnd {
   // for any other source. Where the sender's jiffies ticked.
   std::optional<int64_t> kernel_mono_offset_us;
   SendTimeAccounting send_time;
+  // tcp_probe: each point's snd_una as the wire carries it (32 bits), one
+  // per point; empty when the trace does not log it (or another source).
+  std::vector<uint32_t> snd_una_wire;
   // qlog: the `ssthresh` the sender logged, as `points`; empty otherwise.
   std::vector<SeriesPoint> ssthresh_points;
   // The log leaves ssthresh out while it is unset (infinite): ngtcp2 writes
@@ -101,22 +104,49 @@ class CwndAligner {
   // shows_state_before_ack().
   absl::Span<const SeriesPoint> DueBefore(int64_t ack_time_us,
                                           uint64_t ack_log_order = 0);
+  // tcp_probe lines that log snd_una: each line shows the state after the
+  // ACK that left its snd_una, the n-th line with one snd_una after the
+  // n-th ACK with that cumulative ACK (the line is written before its own
+  // ACK is processed). From the capture's ISN (the first ACK's `ack_wire`
+  // minus its relative `ack`) they are keyed by (cumulative ACK, n) and
+  // handed out before the first ACK with a higher key: wherever the trace
+  // clock or the socket's lag behind the capture puts them (issue 14:
+  // under a slow VM the socket reads ACKs after the capture has seen the
+  // next ones, and a 10 ms row's per-ACK error was 1.12 % by time, 0.00 %
+  // by key). `ack` is a cumulative ACK of the capture (relative): keyed
+  // only if some line logged it as snd_una, so that a capture whose
+  // numbers are not the socket's (a middlebox that rewrites them, another
+  // connection) stays aligned by time. False when not keyed.
+  bool KeyBySndUna(uint32_t isn, int64_t ack);
+  // The points due before the `repeat`-th ACK (0 for the first) whose
+  // cumulative ACK is `ack` (relative), once keyed by snd_una.
+  absl::Span<const SeriesPoint> DueBeforeAck(int64_t ack, uint32_t repeat);
+  bool keyed_by_snd_una() const { return !keys_.empty(); }
   // The points after the last ACK.
   absl::Span<const SeriesPoint> Rest();
 
-  // False (ss, qlog): a due point shows the state after the last ACK
-  // replayed so far. True (tcp_probe): a point due before ACK k+1 was
-  // written when ACK k arrived, before it was processed, and shows the
-  // state before ACK k. Assumes the probe fires after the capture saw
-  // the ACK and before the next ACK was captured (the lab's ACKs are
-  // hundreds of µs apart; the capture-to-socket delay is µs).
-  bool shows_state_before_ack() const {
+  // A log of every ACK (tcp_probe): compared at each, not only where the
+  // sender was cwnd-limited.
+  bool per_ack_truth() const {
     return captured_.source == CapturedSource::kTcpProbe;
+  }
+  // False (ss, qlog, tcp_probe keyed by snd_una): a due point shows the
+  // state after the last ACK replayed so far. True (tcp_probe by time): a
+  // point due before ACK k+1 was written when ACK k arrived, before it was
+  // processed, and shows the state before ACK k. Assumes the probe fires
+  // after the capture saw the ACK and before the next ACK was captured.
+  bool shows_state_before_ack() const {
+    return per_ack_truth() && !keyed_by_snd_una();
   }
 
  private:
+  struct Key {
+    int64_t ack = 0;
+    uint32_t repeat = 0;
+  };
   const CapturedCwnd& captured_;
   size_t next_ = 0;
+  std::vector<Key> keys_;  // Parallel to the points, once keyed.
 };
 
 }  // namespace ccreplay

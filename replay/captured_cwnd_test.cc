@@ -1,6 +1,7 @@
 #include "replay/captured_cwnd.h"
 
 #include <string>
+#include <vector>
 
 #include "cc/congestion_controller.h"
 #include "gtest/gtest.h"
@@ -46,6 +47,42 @@ TEST(CapturedCwndTest, AlignerHandsOutPointsBeforeEachAck) {
   ASSERT_EQ(aligner.Rest().size(), 2u);
   c.source = CapturedSource::kTcpProbe;
   EXPECT_TRUE(CwndAligner(c).shows_state_before_ack());
+}
+
+// tcp_probe writes a line when an ACK arrives, before processing it: the
+// line shows the snd_una the ACK before left. Keyed by (snd_una, how many
+// lines before had it), each line is handed out at the first ACK with a
+// higher (cumulative ACK, repeat), whatever their times say: here all at
+// time 0, which by time would hand them all out at the first ACK. The ISN
+// is 512 bytes below the wrap, so the keys cross it.
+TEST(CapturedCwndTest, AlignerKeysProbeLinesBySndUna) {
+  const uint32_t isn = 0xFFFFFE00u;
+  CapturedCwnd c;
+  c.source = CapturedSource::kTcpProbe;
+  c.points = {{0, 10}, {0, 11}, {0, 12}, {0, 13}};
+  // Written at ACKs 1001, 1001 (a duplicate), 2001, 3001.
+  c.snd_una_wire = {isn + 1, isn + 1001, isn + 1001, isn + 2001};
+  CwndAligner aligner(c);
+  EXPECT_TRUE(aligner.shows_state_before_ack());
+  // No line logged 5000, and none 1001 from another ISN: by time still.
+  EXPECT_FALSE(aligner.KeyBySndUna(isn, 5000));
+  EXPECT_FALSE(aligner.KeyBySndUna(isn + 7, 1001));
+  EXPECT_FALSE(aligner.keyed_by_snd_una());
+  ASSERT_TRUE(aligner.KeyBySndUna(isn, 1001));
+  EXPECT_FALSE(aligner.shows_state_before_ack());  // After the last ACK.
+  const auto values = [](absl::Span<const SeriesPoint> due) {
+    std::vector<double> v;
+    for (const SeriesPoint& p : due) v.push_back(p.value);
+    return v;
+  };
+  EXPECT_EQ(values(aligner.DueBeforeAck(1001, 0)), std::vector<double>{10});
+  EXPECT_EQ(values(aligner.DueBeforeAck(1001, 1)), std::vector<double>{11});
+  EXPECT_EQ(values(aligner.DueBeforeAck(2001, 0)), std::vector<double>{12});
+  EXPECT_EQ(values(aligner.DueBeforeAck(3001, 0)), std::vector<double>{13});
+  EXPECT_TRUE(aligner.Rest().empty());
+  // Without snd_una (an older trace): never keyed.
+  c.snd_una_wire.clear();
+  EXPECT_FALSE(CwndAligner(c).KeyBySndUna(isn, 1001));
 }
 
 // Three ACKs in one millisecond, each followed by the cwnd it left (the

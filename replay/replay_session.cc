@@ -81,12 +81,7 @@ class ReplayDiff {
           limited ? std::optional<uint64_t>(flight_bytes) : std::nullopt;
       if (limited) CompareWithCurrent(t_us, flight_bytes);
     } else {
-      // An ss sample is ordered by the cumulative ACK it had seen
-      // (OrderByBytesAcked, captured_cwnd.cc), a qlog's by log order.
-      CompareDue(aligner_.DueBefore(
-          t_us, captured_.source == CapturedSource::kSs && e.ack > 0
-                    ? static_cast<uint64_t>(e.ack)
-                    : e.log_order));
+      CompareDue(DueBefore(e, t_us));
     }
     if (captured_tap_) {
       CapturedAtEvent at;
@@ -110,6 +105,28 @@ class ReplayDiff {
     delivered_bytes_ += e.bytes_acked;
     Record(t_us, e.pipe_bytes);
     RecordBbrState(t_us);
+  }
+
+  // The captured points due before ACK `e`: tcp_probe lines keyed by
+  // their snd_una from one of the first ACKs (CwndAligner::KeyBySndUna()),
+  // else by time; an ss sample ordered by the cumulative ACK it had seen
+  // (OrderByBytesAcked, captured_cwnd.cc), a qlog's by log order.
+  absl::Span<const SeriesPoint> DueBefore(const TimelineEvent& e,
+                                          int64_t t_us) {
+    if (acks_seen_ < kAcksToKey && e.ack > 0 && aligner_.per_ack_truth() &&
+        !aligner_.keyed_by_snd_una()) {
+      aligner_.KeyBySndUna(e.ack_wire - static_cast<uint32_t>(e.ack), e.ack);
+    }
+    ack_repeat_ = acks_seen_ > 0 && e.ack == last_ack_ ? ack_repeat_ + 1 : 0;
+    last_ack_ = e.ack;
+    ++acks_seen_;
+    if (aligner_.keyed_by_snd_una()) {
+      return aligner_.DueBeforeAck(e.ack, ack_repeat_);
+    }
+    return aligner_.DueBefore(
+        t_us, captured_.source == CapturedSource::kSs && e.ack > 0
+                  ? static_cast<uint64_t>(e.ack)
+                  : e.log_order);
   }
 
   ReplayResult Finish() {
@@ -200,7 +217,7 @@ class ReplayDiff {
                            captured_bytes, before_previous_ack_[i].phase,
                            srtt_us_);
         }
-      } else if (current_limited_) {
+      } else if (aligner_.per_ack_truth() || current_limited_) {
         CompareWithCurrent(p.time_us, captured_bytes);
       }
     }
@@ -278,6 +295,15 @@ class ReplayDiff {
   ReplayEngine engine_;
   const CapturedCwnd& captured_;
   CwndAligner aligner_;
+  // The ACKs seen, the last one's cumulative ACK and how many before it
+  // had the same (CwndAligner::DueBeforeAck()).
+  uint64_t acks_seen_ = 0;
+  // tcp_probe lines are keyed by snd_una at one of the first ACKs whose
+  // cumulative ACK a line logged (one merged in the socket's backlog has
+  // none), else aligned by time.
+  static constexpr uint64_t kAcksToKey = 16;
+  int64_t last_ack_ = 0;
+  uint32_t ack_repeat_ = 0;
   int64_t start_us_;
   int64_t bucket_us_;  // 0: every ACK.
   std::vector<DivergenceTracker> trackers_;
