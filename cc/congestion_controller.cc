@@ -27,6 +27,11 @@ uint64_t PacketsDelivered(const AckEvent& ack, uint32_t mss_bytes) {
   return CeilDiv(ack.bytes_acked, std::max<uint32_t>(mss_bytes, 1));
 }
 
+uint64_t PerPacketSteps(const AckEvent& ack, uint32_t mss_bytes) {
+  return std::clamp<uint64_t>(PacketsDelivered(ack, mss_bytes), 1,
+                              kMaxPerAckSteps);
+}
+
 uint64_t PacketsCe(const AckEvent& ack, uint32_t mss_bytes) {
   if (ack.packets_ce > 0) return ack.packets_ce;
   if (ack.bytes_ce > 0) {

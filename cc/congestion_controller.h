@@ -295,6 +295,15 @@ struct ControllerOptions {
 // AckEvent comments for how they are derived when not given).
 uint64_t PacketsDelivered(const AckEvent& ack, uint32_t mss_bytes);
 uint64_t PacketsCe(const AckEvent& ack, uint32_t mss_bytes);
+// The steps in which a controller that grows once per packet acknowledged
+// (RFC 9002 appendix B.5, ngtcp2's on_pkt_acked) takes this ACK: its
+// packets (PacketsDelivered(), at least 1), at most kMaxPerAckSteps. An
+// ACK of more (94 MB at 1448 bytes: a capture that lost a stretch of the
+// flow, or a corrupt one: replay_fuzzer found an ACK of 1,747,514,177
+// bytes with a 143-byte MSS, 12 M steps) is taken in that many equal
+// steps.
+inline constexpr uint64_t kMaxPerAckSteps = uint64_t{1} << 16;
+uint64_t PerPacketSteps(const AckEvent& ack, uint32_t mss_bytes);
 // Whether the ACK carries any congestion-experienced feedback.
 inline bool HasCeFeedback(const AckEvent& ack) {
   return ack.ece || ack.packets_ce > 0 || ack.bytes_ce > 0;

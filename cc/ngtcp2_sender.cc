@@ -27,8 +27,7 @@ void Ngtcp2Sender::OnAck(const AckEvent& ack) {
   } else {
     // Without the packets (a TCP timeline): equal shares, the remainder on
     // the last, all judged by the newest packet.
-    const uint64_t packets =
-        std::max<uint64_t>(1, PacketsDelivered(ack, mss_bytes_));
+    const uint64_t packets = PerPacketSteps(ack, mss_bytes_);
     for (uint64_t i = 0; i < packets && ack.bytes_acked > 0; ++i) {
       OnPacketAckedUnlessHeld(
           ack, ack.largest_acked_send_order,

@@ -49,6 +49,26 @@ TEST(QuiclyRenoTest, OneMtuPerCwndAcked) {
   EXPECT_EQ(reno.cwnd_bytes(), 101u * kMtu);
 }
 
+// Slow start takes one MTU per MTU acknowledged (t/cc.c test_reno:
+// "Normalization does not alter slow start"): an ACK of 10^6 MTUs + 17
+// bytes from 10 MTUs leaves 10^6 + 10 MTUs and 1200 - 17 = 1183 bytes to
+// the next increase, in one ACK as in 10^6 + 1 (the increases of one ACK
+// are added at once: an ACK of a capture gap can cover millions;
+// replay_fuzzer timed out on one of 1.7 GB in 143-byte steps).
+TEST(QuiclyRenoTest, SlowStartIncreasesOfOneAckTakenAtOnce) {
+  constexpr uint64_t kMtus = 1000000;
+  QuiclyReno one = Make(10, /*normalize=*/0);
+  QuiclyReno many = one;
+  one.OnAck(BytesAck(1000, kMtus * kMtu + 17, kMtu, 0));
+  EXPECT_EQ(one.cwnd_bytes(), (kMtus + 10) * kMtu);
+  EXPECT_EQ(one.bytes_to_mtu_increase(), 1183u);
+  for (uint64_t i = 0; i < kMtus; ++i)
+    many.OnAck(BytesAck(1000, kMtu, kMtu, 0));
+  many.OnAck(BytesAck(1000, 17, kMtu, 0));
+  EXPECT_EQ(many.cwnd_bytes(), one.cwnd_bytes());
+  EXPECT_EQ(many.bytes_to_mtu_increase(), one.bytes_to_mtu_increase());
+}
+
 // t/cc.c test_reno: "Packet-size normalization shortens the ACK deficit so
 // that actual-MTU CWND steps amortize to the reference MTU per RTT."
 // normalized_deficit = 120000 * 1200 / 1462 = 98495 (integer division;

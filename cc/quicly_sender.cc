@@ -61,8 +61,18 @@ void QuiclySender::CountAckedBytes(uint64_t bytes) {
   };
   if (bytes_to_mtu_increase_ == 0) bytes_to_mtu_increase_ = interval();
   while (bytes >= bytes_to_mtu_increase_) {
-    bytes -= bytes_to_mtu_increase_;
-    cwnd_bytes_ += mtu_bytes_;
+    // In slow start every increase takes one MTU: the increases up to
+    // ssthresh at once (an ACK of a capture gap can cover millions).
+    uint64_t steps = 1;
+    if (InSlowStart() && mtu_bytes_ > 0) {
+      const uint64_t gap = ssthresh_bytes_ - cwnd_bytes_;
+      const uint64_t to_ssthresh =
+          gap / mtu_bytes_ + (gap % mtu_bytes_ != 0 ? 1 : 0);
+      steps = std::min((bytes - bytes_to_mtu_increase_) / mtu_bytes_ + 1,
+                       std::max<uint64_t>(to_ssthresh, 1));
+    }
+    bytes -= bytes_to_mtu_increase_ + (steps - 1) * mtu_bytes_;
+    cwnd_bytes_ += steps * mtu_bytes_;
     bytes_to_mtu_increase_ = interval();
   }
   bytes_to_mtu_increase_ -= bytes;

@@ -37,8 +37,7 @@ void Rfc9002NewReno::Grow(const AckEvent& ack) {
     return;
   }
   // B.5, once per acknowledged packet of this ACK.
-  const uint64_t packets =
-      std::max<uint64_t>(PacketsDelivered(ack, mtu_bytes_), 1);
+  const uint64_t packets = PerPacketSteps(ack, mtu_bytes_);
   const double packet_bytes =
       static_cast<double>(ack.bytes_acked) / static_cast<double>(packets);
   for (uint64_t i = 0; i < packets; ++i) {
