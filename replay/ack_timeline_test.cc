@@ -1148,8 +1148,8 @@ TEST(AckTimelineTest, ApplicationLimitedLabSenderStaysSo) {
 // starts a new episode (before: 15 segments lost, the next
 // retransmission part of the old episode).
 TEST(AckTimelineTest, PartialUndoClearsTheLossMarksAsTheKernelDid) {
-  const Timeline t = Build(TestDataPath(
-      "lab/k61vm_dctcp_0ms_paced_20mbit_pfifo20/sender.pcap.gz"));
+  const Timeline t = Build(
+      TestDataPath("lab/k61vm_dctcp_0ms_paced_20mbit_pfifo20/sender.pcap.gz"));
   EXPECT_EQ(t.stats.partial_undos, 4u);
   bool undone = false, next_starts = false;
   for (const TimelineEvent& e : t.events) {
