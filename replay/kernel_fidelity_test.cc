@@ -60,6 +60,15 @@ void ExpectFidelity(const ReplayedController& c, uint64_t probe_lines,
   EXPECT_LE(*c.divergence.p95_abs_err_pct, p95_pct);
 }
 
+// One controller `spec` on `bundle`, as ExpectFidelity().
+void ExpectBundleFidelity(const std::string& bundle, const std::string& spec,
+                          uint64_t probe_lines, double median_pct,
+                          double p95_pct) {
+  const auto c = Replay(bundle, {spec});
+  ASSERT_EQ(c.size(), 1u);
+  ExpectFidelity(c[0], probe_lines, median_pct, p95_pct);
+}
+
 TEST(KernelFidelityTest, RenoPaced20ms) {
   // Measured: median 0.03 %, p95 0.03 % (cubic:linux 8.5 % / 17 %). Paced,
   // the sender often has less than cwnd in flight: cwnd grows only in the
@@ -323,10 +332,8 @@ TEST(KernelFidelityTest, RenoReorderedGrowsOnSacksAfterThePartialUndo) {
   // (the cumulative ACK jumped 5 segments), and from then on SACK-only
   // ACKs grow cwnd too (tcp_may_raise_cwnd()); at 95 ms the kernel goes
   // 59 -> 63 on four SACK-only ACKs. Measured: median 0.03 %, p95 0.03 %.
-  const auto c =
-      Replay("k618_reno_20ms_unpaced_20mbit_pfifo50_reorder2", {kReno});
-  ASSERT_EQ(c.size(), 1u);
-  ExpectFidelity(c[0], 2662, 0.5, 1.0);
+  ExpectBundleFidelity("k618_reno_20ms_unpaced_20mbit_pfifo50_reorder2", kReno,
+                       2662, 0.5, 1.0);
 }
 
 TEST(KernelFidelityTest, RenoUnpacedSmallBufferEndsRecoveryAtHighSeq) {
@@ -336,9 +343,8 @@ TEST(KernelFidelityTest, RenoUnpacedSmallBufferEndsRecoveryAtHighSeq) {
   // flight, the model left one ACK late and missed that ACK's growth in
   // congestion avoidance (one segment of 6-12 here: 8-17 %). Measured:
   // median 0.03 %, p95 0.03 %.
-  const auto c = Replay("k618_reno_10ms_unpaced_20mbit_pfifo10", {kReno});
-  ASSERT_EQ(c.size(), 1u);
-  ExpectFidelity(c[0], 2321, 0.5, 1.0);
+  ExpectBundleFidelity("k618_reno_10ms_unpaced_20mbit_pfifo10", kReno, 2321,
+                       0.5, 1.0);
 }
 
 // Against ss (issue 14: median <= 2 % against ss samples), on the
@@ -426,10 +432,8 @@ TEST(KernelFidelityTest, DctcpUnpaced10msVm61ProbeLinesKeyedBySndUna) {
   // By time (CwndAligner::DueBefore()) the tcp_probe lines then meet the
   // wrong ACKs: median 1.12 %, p95 4.67 %; keyed by their snd_una
   // (CwndAligner::KeyBySndUna()) 0.03 % / 2.02 %.
-  const auto c =
-      Replay("k61vm_dctcp_10ms_unpaced_20mbit_pfifo100_ecn_step30k", {kDctcp});
-  ASSERT_EQ(c.size(), 1u);
-  ExpectFidelity(c[0], 1913, 0.1, 2.5);
+  ExpectBundleFidelity("k61vm_dctcp_10ms_unpaced_20mbit_pfifo100_ecn_step30k",
+                       kDctcp, 1913, 0.1, 2.5);
 }
 
 TEST(KernelFidelityTest, DctcpPaced0msVm61PartialUndoClearsTheLossMarks) {
@@ -444,9 +448,8 @@ TEST(KernelFidelityTest, DctcpPaced0msVm61PartialUndoClearsTheLossMarks) {
   // Not within issue 14's 5 %: in the 6 undone episodes without a
   // retransmission in the capture the timeline's RACK marks still stand
   // (AckTimelineTest.PartialUndoClearsTheLossMarksAsTheKernelDid).
-  const auto c = Replay("k61vm_dctcp_0ms_paced_20mbit_pfifo20", {kDctcp});
-  ASSERT_EQ(c.size(), 1u);
-  ExpectFidelity(c[0], 1956, 0.1, 15.0);
+  ExpectBundleFidelity("k61vm_dctcp_0ms_paced_20mbit_pfifo20", kDctcp, 1956,
+                       0.1, 15.0);
 }
 
 TEST(KernelFidelityTest, DctcpPaced10msVm61EntersRecoveryOnRackMarks) {
@@ -495,10 +498,8 @@ TEST(KernelFidelityTest,
   // is_cwnd_limited holds until cwnd_usage_seq is acked. A model that did
   // not count the retransmission as a send held 561 to the end: median
   // 0.7 %, p95 18.9 %. Measured now: median 0.7 %, p95 0.9 %.
-  const auto c =
-      Replay("k61vm_dctcp_40ms_paced_100mbit_pfifo700_rwnd", {kDctcp});
-  ASSERT_EQ(c.size(), 1u);
-  ExpectFidelity(c[0], 1944, 1.0, 1.5);
+  ExpectBundleFidelity("k61vm_dctcp_40ms_paced_100mbit_pfifo700_rwnd", kDctcp,
+                       1944, 1.0, 1.5);
 }
 
 TEST(KernelFidelityTest, CubicPaced0msSmallBufferLeavesTheRackLostHoleOut) {
