@@ -104,7 +104,10 @@ Vantage VantageDetector::Decide(bool sender_opened) const {
     const int64_t to_client = hs_ack_ns_ - syn_ack_ns_;
     const int64_t shorter = std::min(to_server, to_client);
     const int64_t longer = std::max(to_server, to_client);
-    if (shorter > kLocalReplyNs && shorter * 10 > longer) {
+    // shorter > longer / 10, as integers the same as shorter * 10 >
+    // longer, which overflows for gaps of years (timeline_fuzzer: a
+    // SYN-ACK 45 years after its SYN).
+    if (shorter > kLocalReplyNs && shorter > longer / 10) {
       v = Vantage::kMiddle;  // Both hosts are a real round trip away.
     } else {
       const bool near_client = to_client < to_server;

@@ -24,6 +24,18 @@ TEST(VantageTest, HandshakeGapsNameTheNearHost) {
   EXPECT_EQ(middle.SenderOneWayNs(true), 6000000);
 }
 
+// Found by timeline_fuzzer: capture times years apart (a damaged or
+// crafted capture) overflowed the 10x comparison. Gaps of 45 years each
+// way are a real round trip on both sides: the middle.
+TEST(VantageTest, HandshakeGapsOfYearsDoNotOverflow) {
+  constexpr int64_t kYears = 1424705076592670000;  // ns, 45 years
+  VantageDetector v;
+  v.OnSyn(0);
+  v.OnSynAck(kYears);
+  v.OnHandshakeAck(2 * kYears);
+  EXPECT_EQ(v.Decide(true), Vantage::kMiddle);
+}
+
 TEST(VantageTest, CeOnDataIsNotSeenAtTheSender) {
   VantageDetector v;
   v.OnSyn(0);
