@@ -181,19 +181,23 @@ absl::Span<const SeriesPoint> CwndAligner::DueBefore(int64_t ack_time_us,
 bool CwndAligner::KeyBySndUna(uint32_t isn, int64_t ack) {
   const std::vector<uint32_t>& wire = captured_.snd_una_wire;
   if (wire.empty() || wire.size() != captured_.points.size()) return false;
-  std::vector<Key> keys(wire.size());
-  int64_t relative = 0;
-  bool ack_logged = false;
-  absl::flat_hash_map<int64_t, uint32_t> seen;
-  for (size_t i = 0; i < wire.size(); ++i) {
-    // The 64-bit value nearest the last one (a trace can span wraps).
-    relative +=
-        static_cast<int32_t>(wire[i] - isn - static_cast<uint32_t>(relative));
-    keys[i] = {relative, seen[relative]++};
-    ack_logged = ack_logged || relative == ack;
+  if (candidate_isn_ != isn || candidate_.empty()) {
+    candidate_.resize(wire.size());
+    int64_t relative = 0;
+    for (size_t i = 0; i < wire.size(); ++i) {
+      // The 64-bit value nearest the last one (a trace can span wraps).
+      relative +=
+          static_cast<int32_t>(wire[i] - isn - static_cast<uint32_t>(relative));
+      // snd_una never falls: a line repeats the one before or moves on.
+      const bool again = i > 0 && candidate_[i - 1].ack == relative;
+      candidate_[i] = {relative, again ? candidate_[i - 1].repeat + 1 : 0};
+    }
+    candidate_isn_ = isn;
   }
-  if (ack_logged) keys_ = std::move(keys);
-  return ack_logged;
+  const bool logged = std::any_of(candidate_.begin(), candidate_.end(),
+                                  [ack](const Key& k) { return k.ack == ack; });
+  if (logged) keys_ = std::move(candidate_);
+  return logged;
 }
 
 absl::Span<const SeriesPoint> CwndAligner::DueBeforeAck(int64_t ack,

@@ -147,6 +147,10 @@ class CwndAligner {
   const CapturedCwnd& captured_;
   size_t next_ = 0;
   std::vector<Key> keys_;  // Parallel to the points, once keyed.
+  // The keys KeyBySndUna() computed for `candidate_isn_` while no line
+  // logged the ACKs it was given.
+  std::vector<Key> candidate_;
+  uint32_t candidate_isn_ = 0;
 };
 
 }  // namespace ccreplay
