@@ -179,6 +179,15 @@ void FitAcks(const FlowObserver& observed, double service_s,
   }
 }
 
+// Seconds as nanoseconds, at most an hour: a fitted rate near zero gives
+// service times beyond any int64 (diagnose_fuzzer: 9e19 ns), and an
+// uncertainty of an hour already says "unknown".
+int64_t UncertaintyNs(double s) {
+  constexpr double kMaxS = 3600;
+  if (!(s > 0)) return 0;
+  return static_cast<int64_t>(std::min(s, kMaxS) * 1e9);
+}
+
 // What FitUncertainty says of each parameter, from the estimates' rate
 // window and the RTT at loss's standard error.
 FitUncertainty Uncertainty(const PathEstimates& estimates,
@@ -189,9 +198,9 @@ FitUncertainty Uncertainty(const PathEstimates& estimates,
   if (estimates.window_s > 0) {
     u.rate_fraction = path.ack_every * full_service_s / estimates.window_s;
   }
-  u.base_rtt_ns = static_cast<int64_t>(full_service_s * 1e9);
-  u.buffer_delay_ns = static_cast<int64_t>(
-      std::hypot(full_service_s, 2 * estimates.rtt_at_loss_se_s) * 1e9);
+  u.base_rtt_ns = UncertaintyNs(full_service_s);
+  u.buffer_delay_ns =
+      UncertaintyNs(std::hypot(full_service_s, 2 * estimates.rtt_at_loss_se_s));
   if (path.delayed_ack_measured) u.delayed_ack_ns = u.base_rtt_ns;
   return u;
 }
