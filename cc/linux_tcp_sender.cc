@@ -42,13 +42,10 @@ void LinuxTcpSender::OnAck(const AckEvent& ack) {
       std::max<uint32_t>(mss_bytes_, 1));
   if (ack.rtt_sample_us > 0) PktsAcked(ack);
   InAckEvent(ack);
-  const bool alert_returned = ProcessCaState(ack);
+  ProcessCaState(ack);
   last_ce_feedback_ = HasCeFeedback(ack);
-  if (ack.retransmissions_visible) retransmits_reported_ = true;
-  if (!alert_returned) {
-    if (HasCeFeedback(ack) && ca_state_ == CaState::kOpen) EnterCwr();
-    EnterRecoveryOnLostMarks(ack);
-  }
+  if (HasCeFeedback(ack) && ca_state_ == CaState::kOpen) EnterCwr();
+  EnterRecoveryOnLostMarks(ack);
 
   if (HasCongControl()) {
     CongControl(ack, acked, ce);
@@ -209,13 +206,13 @@ void LinuxTcpSender::EnterCwr() {
 
 // long: tcp_fastretrans_alert()'s per-state steps, in its order, so that
 // each reads as the kernel's switch does.
-bool LinuxTcpSender::ProcessCaState(const AckEvent& ack) {
+void LinuxTcpSender::ProcessCaState(const AckEvent& ack) {
   switch (ca_state_) {
     case CaState::kOpen:
       break;
     case CaState::kCwr:
       // "CWR is to be held something *above* high_seq is ACKed".
-      if (!ReachedHighSeq(ack, /*beyond=*/true)) return false;
+      if (!ReachedHighSeq(ack, /*beyond=*/true)) return;
       EndReduction();
       break;
     case CaState::kRecovery:
@@ -223,25 +220,18 @@ bool LinuxTcpSender::ProcessCaState(const AckEvent& ack) {
         if (TryUndoRecovery(ack)) {
           ++undo_counts_.full;
           ReturnToOpen();
-          return true;
+        } else {
+          EndReduction();
         }
-        EndReduction();
         break;
       }
-      // A partial undo returns too (tcp_try_undo_partial() true): with
-      // retransmissions out "we clock out new packets but do not mark
-      // more packets lost", else undone with the loss marks cleared
-      // (tcp_undo_cwnd_reduction(sk, true)). The 0 ms DCTCP rows under
-      // TCG undo this way every few round trips; RACK's marks on the
-      // same ACK (the timeline's) put the model back in Recovery at
-      // once, 4 segments where the kernel held 37.
-      if (ack.data_acked && TryUndoPartial(ack)) return true;
+      if (ack.data_acked && TryUndoPartial(ack)) return;
       if (TryUndoDsack()) ReturnToOpen();  // tcp_try_to_open()
-      return false;
+      return;
     case CaState::kLoss:
       // tcp_process_loss(), without F-RTO.
-      if (ack.data_acked && TryUndoLoss(ack)) return false;
-      if (!ReachedHighSeq(ack, /*beyond=*/false)) return false;
+      if (ack.data_acked && TryUndoLoss(ack)) return;
+      if (!ReachedHighSeq(ack, /*beyond=*/false)) return;
       if (TryUndoRecovery(ack)) ++undo_counts_.loss;
       ReturnToOpen();
       break;
@@ -250,7 +240,6 @@ bool LinuxTcpSender::ProcessCaState(const AckEvent& ack) {
   TryUndoDsack();
   // tcp_try_to_open(): no retransmission left, no stamp.
   if (retrans_out_packets_ == 0) retrans_stamp_.reset();
-  return false;
 }
 
 void LinuxTcpSender::EndReduction() {
@@ -403,6 +392,7 @@ void LinuxTcpSender::EnterRecoveryOnLostMarks(const AckEvent& ack) {
   // already (OnLoss()). Only where the source shows retransmissions (a
   // capture): the simulator's senders report their losses themselves.
   if (!ack.retransmissions_visible) return;
+  retransmits_reported_ = true;
   if (ack.packets_rack_lost > 0 && !HasCongControl() &&
       (ca_state_ == CaState::kOpen || ca_state_ == CaState::kCwr)) {
     EnterRecovery(last_ce_feedback_);

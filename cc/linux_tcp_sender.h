@@ -170,11 +170,8 @@ class LinuxTcpSender : public CongestionController {
   // tcp_enter_recovery(); `ece_ack`: the ACK carried ECE.
   void EnterRecovery(bool ece_ack);
   void EnterCwr();
-  // tcp_fastretrans_alert()'s state exits and undos for `ack`. True where
-  // the kernel's function returns there: an undo in Recovery (at high_seq,
-  // or partial), after which it neither marks losses nor enters CWR or a
-  // new Recovery on this ACK.
-  bool ProcessCaState(const AckEvent& ack);
+  // tcp_fastretrans_alert()'s state exits and undos for `ack`.
+  void ProcessCaState(const AckEvent& ack);
   // tcp_end_cwnd_reduction() and the return to Open.
   void EndReduction();
   void ReturnToOpen();

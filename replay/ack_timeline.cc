@@ -89,7 +89,6 @@ struct AckTimelineBuilder::Direction {
   // What RACK marked lost on the last ACK (MarkLosses()).
   uint64_t rack_lost_bytes = 0;
   uint64_t spurious = 0;
-  uint64_t partial_undos = 0;
   uint64_t ece_episodes = 0;
   uint64_t ip_ce_data_packets = 0;
   uint32_t reordering = kInitialReordering;  // Linux tp->reordering
@@ -776,12 +775,12 @@ void AckTimelineBuilder::OnAckFrom(FlowState& flow, int side,
   const bool has_ts = s.options.has_timestamps;
   d.classifier.OnAck(ack_ns, advanced, duplicate, d.board.sacked_bytes() > 0,
                      d.board.snd_una(), has_ts ? s.options.ts_val : 0);
-  int by_timestamp = 0;
-  const int spurious = CountSpurious(d, r, advanced, s, &by_timestamp);
-  const uint64_t lost_bytes = MarkLosses(d, r, by_timestamp, mss);
+  const uint64_t lost_bytes =
+      MarkLosses(d, r, d.classifier.in_recovery(d.board.snd_una()), mss);
   const bool reenters_recovery =
       d.classifier.ReenterRecovery(d.board.snd_nxt());
   if (reenters_recovery) StartReduction(flow, d);
+  const int spurious = CountSpurious(d, r, advanced, s);
 
   TimelineEvent e;
   TakeEcnFeedback(flow, d, s, r, handshake_ack, duplicate, e);
@@ -811,30 +810,15 @@ void AckTimelineBuilder::OnAckFrom(FlowState& flow, int side,
 
 int AckTimelineBuilder::CountSpurious(Direction& d,
                                       const SackScoreboard::AckResult& r,
-                                      bool advanced, const TcpSegment& s,
-                                      int* by_timestamp) {
+                                      bool advanced, const TcpSegment& s) {
   int spurious = 0;
   if (r.bytes_dsacked > 0) spurious += d.classifier.OnDsack(r.dsack);
-  *by_timestamp = 0;
   if (advanced) {
-    *by_timestamp = d.classifier.OnCumulativeAck(
+    spurious += d.classifier.OnCumulativeAck(
         d.board.snd_una(), s.options.has_timestamps, s.options.ts_ecr);
-    spurious += *by_timestamp;
   }
   d.spurious += static_cast<uint64_t>(spurious);
   return spurious;
-}
-
-bool AckTimelineBuilder::UndoPartial(Direction& d, int spurious_by_timestamp) {
-  if (spurious_by_timestamp == 0 ||
-      !d.classifier.in_fast_episode(d.board.snd_una()) ||
-      d.board.retransmitted_bytes() > 0) {
-    return false;
-  }
-  d.board.UnmarkLost();
-  d.classifier.EndFastEpisode();
-  ++d.partial_undos;
-  return true;
 }
 
 uint32_t AckTimelineBuilder::TakeReordering(Direction& d,
@@ -898,10 +882,7 @@ void AckTimelineBuilder::UpdateReoWnd(Direction& d,
 
 uint64_t AckTimelineBuilder::MarkLosses(Direction& d,
                                         const SackScoreboard::AckResult& r,
-                                        int spurious_by_timestamp,
-                                        uint32_t mss) {
-  const bool in_recovery = d.classifier.in_recovery(d.board.snd_una());
-  const bool undone = UndoPartial(d, spurious_by_timestamp);
+                                        bool in_recovery, uint32_t mss) {
   UpdateReoWnd(d, r, in_recovery);
   // The reordering the ACK shows counts first (tcp_sacktag_write_queue()
   // and tcp_clean_rtx_queue() run before tcp_fastretrans_alert()).
@@ -918,11 +899,11 @@ uint64_t AckTimelineBuilder::MarkLosses(Direction& d,
     reo_wnd_us = min_rtt_us > 0 ? min_rtt_us / 4 * d.reo_wnd_steps : srtt_us;
     if (srtt_us > 0) reo_wnd_us = std::min(reo_wnd_us, srtt_us);
   }
-  d.rack_lost_bytes = undone ? 0 : d.board.RackDetectLoss(reo_wnd_us * 1000);
+  d.rack_lost_bytes = d.board.RackDetectLoss(reo_wnd_us * 1000);
   const uint64_t lost_bytes =
       r.bytes_newly_lost + d.rack_lost_bytes + d.lost_by_retransmission_bytes;
   d.lost_by_retransmission_bytes = 0;
-  return undone ? 0 : lost_bytes;
+  return lost_bytes;
 }
 
 SackScoreboard::AckResult AckTimelineBuilder::ApplyAck(Direction& d,
@@ -1169,7 +1150,6 @@ TimelineStats AckTimelineBuilder::StatsOf(const FlowState& flow,
   out.retransmissions[static_cast<int>(RetransmissionKind::kRto)] +=
       table_flow.side[sender].syn_repeats;
   out.spurious_retransmissions = d->spurious;
-  out.partial_undos = d->partial_undos;
   out.ece_episodes = d->ece_episodes;
   if (flow.ecn_mode == EcnMode::kAccEcn)
     out.ce_fed_back_packets = d->accecn.ce_packets();

@@ -180,10 +180,6 @@ struct TimelineStats {
   double rtt_max_ms = 0;
   uint64_t retransmissions[4] = {0, 0, 0, 0};  // By RetransmissionKind.
   uint64_t spurious_retransmissions = 0;
-  // Fast-recovery episodes undone before their recovery point by the
-  // echoed timestamp (AckTimelineBuilder::UndoPartial()): Linux counts
-  // them as TcpExtTCPPartialUndo.
-  uint64_t partial_undos = 0;
   uint64_t ece_episodes = 0;
   std::optional<uint64_t> ce_fed_back_packets;  // AccECN only.
   uint64_t ip_ce_data_packets = 0;
@@ -291,17 +287,9 @@ class AckTimelineBuilder : public SegmentConsumer {
   static void TakeWindow(const FlowState& flow, int side, Direction& d,
                          const TcpSegment& s);
   // Retransmissions the ACK shows were spurious (D-SACK, or the timestamp
-  // echo of a cumulative ACK: `*by_timestamp`), counted in d.spurious.
+  // echo of a cumulative ACK), counted in d.spurious.
   static int CountSpurious(Direction& d, const SackScoreboard::AckResult& r,
-                           bool advanced, const TcpSegment& s,
-                           int* by_timestamp);
-  // Linux tcp_try_undo_partial() (tcp_input.c, 6.18): in fast recovery,
-  // before its recovery point, an ACK whose echoed timestamp shows the
-  // original segments arrived (tcp_packet_delayed()), with no
-  // retransmission left in flight, undoes the episode and clears every
-  // loss mark; tcp_fastretrans_alert() then returns, so RACK marks
-  // nothing on that ACK. True if `d`'s episode ended so.
-  static bool UndoPartial(Direction& d, int spurious_by_timestamp);
+                           bool advanced, const TcpSegment& s);
   // tp->reordering raised from the ACK's SACK reordering metric
   // (tcp_check_sack_reordering()); returns the degree in segments.
   static uint32_t TakeReordering(Direction& d,
@@ -317,13 +305,12 @@ class AckTimelineBuilder : public SegmentConsumer {
   // lost on it (SackScoreboard::RackDetectLoss()) with the sender's
   // reordering window; returns the bytes the ACK newly made lost, the
   // scoreboard's RFC 6675 marks and Direction::lost_by_retransmission_bytes
-  // included (taken). The window is the one of a sender in Recovery or
-  // Loss if it is there when it looks: tcp_fastretrans_alert() leaves
+  // included (taken). `in_recovery`: the sender is in
+  // Recovery or Loss when it looks: tcp_fastretrans_alert() leaves
   // Recovery before it looks for losses, and enters it again after
-  // (tcp_input.c, 6.18). An ACK that undoes the episode (UndoPartial(),
-  // from `spurious_by_timestamp`) marks nothing: RACK does not look.
+  // (tcp_input.c, 6.18).
   static uint64_t MarkLosses(Direction& d, const SackScoreboard::AckResult& r,
-                             int spurious_by_timestamp, uint32_t mss);
+                             bool in_recovery, uint32_t mss);
   // The RTT sample the ACK gives (0: none), added to the estimators.
   static int64_t TakeRttSample(Direction& d, const TcpSegment& s,
                                const SackScoreboard::AckResult& r,

@@ -1126,47 +1126,5 @@ TEST(AckTimelineTest, ApplicationLimitedLabSenderStaysSo) {
             280);
 }
 
-// A paced DCTCP upload at 0 ms under TCG, where segments overtake each
-// other: the kernel entered Recovery 24 times (meta.json sender_nstat
-// TcpExtTCPSackRecovery 24; `zcat tcp_probe.txt.gz | grep -c
-// cong_state=3`) and undid 9 of them before their recovery point, the
-// echoed timestamp showing the originals arrived (TcpExtTCPPartialUndo 9;
-// TcpExtTCPFullUndo 1). In the trace 11 episodes end with cwnd raised
-// again (the tcp_probe line after tcp_cong_state_set cong_state=0 above
-// the one before); in 6 of them the capture shows no retransmission (the
-// hole filled before the paced sender resent it: tcp_packet_delayed()
-// with no retrans_stamp), and the timeline, whose episodes start at a
-// retransmission, has none to undo; the sender model undoes those
-// itself. Of the other 5 the timeline undoes 4, at the ACKs of 47785,
-// 60817 and two later.
-// The first: the ACK of 47785 covers the retransmission of 36201 sent at
-// 0.036558 s with an echo older than it; the kernel's next tcp_probe line
-// shows cwnd 37 and ssthresh unset (Open), and tcp_cong_state_set
-// cong_state=0. The undo clears every loss mark and RACK does not look on
-// that ACK (tcp_fastretrans_alert() returns), so the 15 segments sent
-// before the retransmission are not lost, and the next retransmission
-// starts a new episode (before: 15 segments lost, the next
-// retransmission part of the old episode).
-TEST(AckTimelineTest, PartialUndoClearsTheLossMarksAsTheKernelDid) {
-  const Timeline t = Build(
-      TestDataPath("lab/k61vm_dctcp_0ms_paced_20mbit_pfifo20/sender.pcap.gz"));
-  EXPECT_EQ(t.stats.partial_undos, 4u);
-  bool undone = false, next_starts = false;
-  for (const TimelineEvent& e : t.events) {
-    if (e.type == TimelineEvent::Type::kAck && e.ack == 47785) {
-      undone = true;
-      EXPECT_EQ(e.spurious_retransmissions, 1u);
-      EXPECT_EQ(e.lost_bytes, 0u);
-      EXPECT_EQ(e.packets_newly_lost, 0u);
-    } else if (undone && e.type == TimelineEvent::Type::kRetransmission) {
-      EXPECT_EQ(e.seq_start, 55025);
-      next_starts = e.starts_episode;
-      break;
-    }
-  }
-  EXPECT_TRUE(undone);
-  EXPECT_TRUE(next_starts);
-}
-
 }  // namespace
 }  // namespace ccreplay

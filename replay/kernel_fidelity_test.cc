@@ -436,22 +436,6 @@ TEST(KernelFidelityTest, DctcpUnpaced10msVm61ProbeLinesKeyedBySndUna) {
                        kDctcp, 1913, 0.1, 2.5);
 }
 
-TEST(KernelFidelityTest, DctcpPaced0msVm61PartialUndoClearsTheLossMarks) {
-  // Segments overtake each other under TCG; the kernel undoes 9 Recovery
-  // episodes early (meta.json TcpExtTCPPartialUndo 9). On such an ACK
-  // tcp_fastretrans_alert() returns after tcp_try_undo_partial(), which
-  // cleared every loss mark: no RACK marks, no new Recovery on it. Before
-  // the timeline and the model did so, the 15 segments RACK marked on the
-  // first one put the model back in Recovery at 4 segments where the
-  // kernel held 37: median 0.0 %, p95 123.1 %, a lasting divergence from
-  // 0.148 s. Measured now: median 0.03 %, p95 12.5 %, none before 2.76 s.
-  // Not within issue 14's 5 %: in the 6 undone episodes without a
-  // retransmission in the capture the timeline's RACK marks still stand
-  // (AckTimelineTest.PartialUndoClearsTheLossMarksAsTheKernelDid).
-  ExpectBundleFidelity("k61vm_dctcp_0ms_paced_20mbit_pfifo20", kDctcp, 1956,
-                       0.1, 15.0);
-}
-
 TEST(KernelFidelityTest, DctcpPaced10msVm61EntersRecoveryOnRackMarks) {
   // At 2.54 s the kernel, in CWR (cwnd 37, ssthresh 82 = 101 - (101 *
   // alpha >> 11)), enters Recovery on SACKed reordering (ssthresh 18) and

@@ -79,17 +79,6 @@ class RetransmissionClassifier {
   // retransmission follows the last one below the old recovery point.)
   bool ReenterRecovery(int64_t snd_nxt);
 
-  // The open fast-recovery episode is over before its recovery point:
-  // the sender undid it (Linux tcp_try_undo_partial(), AckTimelineBuilder).
-  void EndFastEpisode() {
-    if (!episode_open_ || episode_kind_ != RetransmissionKind::kFast) return;
-    episode_open_ = false;
-    next_window_loss_end_ = 0;
-  }
-  bool in_fast_episode(int64_t snd_una) const {
-    return in_recovery(snd_una) && episode_kind_ == RetransmissionKind::kFast;
-  }
-
   uint32_t duplicate_acks() const { return duplicate_acks_; }
   bool in_recovery(int64_t snd_una) const {
     return episode_open_ && snd_una < recovery_point_;

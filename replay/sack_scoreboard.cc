@@ -336,11 +336,6 @@ int64_t SackScoreboard::HighestSackSeq() const {
 
 void SackScoreboard::ShrinkToFit() { segments_.shrink_to_fit(); }
 
-void SackScoreboard::UnmarkLost() {
-  if (lost_bytes_ == 0) return;
-  for (Segment& s : segments_) ClearFlag(s, kLost);
-}
-
 void SackScoreboard::MarkLost(int64_t start, int64_t end) {
   const std::optional<size_t> first = SplitRange(start, end);
   if (!first.has_value()) return;

@@ -124,10 +124,6 @@ class SackScoreboard {
   // newly marked lost.
   uint64_t RackDetectLoss(int64_t reo_wnd_ns);
 
-  // Every loss mark cleared: an undo found the losses spurious
-  // (tcp_undo_cwnd_reduction(sk, true), tcp_input.c, 6.18: TCPCB_LOST off
-  // every segment, lost_out 0).
-  void UnmarkLost();
   // The sender considers [start, end) lost (it retransmits it on dupacks or
   // SACK, as Linux's tcp_mark_head_lost() before a fast retransmit).
   void MarkLost(int64_t start, int64_t end);
