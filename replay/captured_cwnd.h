@@ -109,11 +109,11 @@ class CwndAligner {
   // n-th ACK with that cumulative ACK (the line is written before its own
   // ACK is processed). From the capture's ISN (the first ACK's `ack_wire`
   // minus its relative `ack`) they are keyed by (cumulative ACK, n) and
-  // handed out before the first ACK with a higher key: wherever the trace
-  // clock or the socket's lag behind the capture puts them (issue 14:
-  // under a slow VM the socket reads ACKs after the capture has seen the
-  // next ones, and a 10 ms row's per-ACK error was 1.12 % by time, 0.00 %
-  // by key). `ack` is a cumulative ACK of the capture (relative): keyed
+  // handed out before the first ACK with a higher key, wherever the trace
+  // clock puts them against the capture's ACK times (issue 14: an
+  // emulated VM's capture read as `middle`, its ACK times moved 1.2 ms by
+  // the vantage estimate; a 10 ms row's per-ACK error was 1.12 % by time,
+  // 0.03 % by key). `ack` is a cumulative ACK of the capture (relative): keyed
   // only if some line logged it as snd_una, so that a capture whose
   // numbers are not the socket's (a middlebox that rewrites them, another
   // connection) stays aligned by time. False when not keyed.
