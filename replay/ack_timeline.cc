@@ -771,10 +771,10 @@ void AckTimelineBuilder::OnAckFrom(FlowState& flow, int side,
       d.rate.OnAck(ack_ns, r.packets_delivered, r.newest_delivered,
                    d.rtt.min_rtt_us(), r.reneged);
   d.last_ack_ns = ack_ns;
-
   const bool has_ts = s.options.has_timestamps;
   d.classifier.OnAck(ack_ns, advanced, duplicate, d.board.sacked_bytes() > 0,
                      d.board.snd_una(), has_ts ? s.options.ts_val : 0);
+  if (advanced && has_ts) TakeDelayedOriginal(d, old_una, s, mss);
   const uint64_t lost_bytes =
       MarkLosses(d, r, d.classifier.in_recovery(d.board.snd_una()), mss);
   const bool reenters_recovery =
@@ -808,6 +808,23 @@ void AckTimelineBuilder::OnAckFrom(FlowState& flow, int side,
   EmitAck(flow, sender, e);
 }
 
+void AckTimelineBuilder::TakeDelayedOriginal(Direction& d, int64_t old_una,
+                                             const TcpSegment& s,
+                                             uint32_t mss) {
+  // tcp_try_undo_partial(), in tcp_fastretrans_alert() before RACK runs:
+  // the hole was filled by the delayed original, reordering of
+  // tcp_highest_sack_seq() - prior_snd_una (tcp_check_sack_reordering(),
+  // which takes none when nothing above snd_una is SACKed).
+  if (!d.classifier.in_recovery(d.board.snd_una()) ||
+      !d.classifier.TakeDelayedOriginal(s.options.ts_ecr)) {
+    return;
+  }
+  const int64_t fack = d.board.HighestSackSeq();
+  if (fack > old_una) {
+    TakeReordering(d, static_cast<uint64_t>(fack - old_una), mss);
+  }
+}
+
 int AckTimelineBuilder::CountSpurious(Direction& d,
                                       const SackScoreboard::AckResult& r,
                                       bool advanced, const TcpSegment& s) {
@@ -822,14 +839,14 @@ int AckTimelineBuilder::CountSpurious(Direction& d,
 }
 
 uint32_t AckTimelineBuilder::TakeReordering(Direction& d,
-                                            const SackScoreboard::AckResult& r,
+                                            uint64_t reordering_bytes,
                                             uint32_t mss) {
   // tcp_check_sack_reordering(): "metric > tp->reordering * mss"; any
   // metric counts as reordering seen.
-  if (r.reordering_bytes > 0) d.reord_seen = true;
-  if (r.reordering_bytes > uint64_t{d.reordering} * mss) {
-    d.reordering = static_cast<uint32_t>(std::min<uint64_t>(
-        (r.reordering_bytes + mss - 1) / mss, kMaxReordering));
+  if (reordering_bytes > 0) d.reord_seen = true;
+  if (reordering_bytes > uint64_t{d.reordering} * mss) {
+    d.reordering = static_cast<uint32_t>(
+        std::min<uint64_t>((reordering_bytes + mss - 1) / mss, kMaxReordering));
   }
   return d.reordering;
 }
@@ -886,7 +903,7 @@ uint64_t AckTimelineBuilder::MarkLosses(Direction& d,
   UpdateReoWnd(d, r, in_recovery);
   // The reordering the ACK shows counts first (tcp_sacktag_write_queue()
   // and tcp_clean_rtx_queue() run before tcp_fastretrans_alert()).
-  TakeReordering(d, r, mss);
+  TakeReordering(d, r.reordering_bytes, mss);
   // tcp_rack_reo_wnd() (net/ipv4/tcp_recovery.c, 6.18): without reordering
   // seen, none in Recovery or Loss, nor once tp->reordering segments are
   // SACKed; else min_rtt / 4 per step, at most srtt.
@@ -899,9 +916,11 @@ uint64_t AckTimelineBuilder::MarkLosses(Direction& d,
     reo_wnd_us = min_rtt_us > 0 ? min_rtt_us / 4 * d.reo_wnd_steps : srtt_us;
     if (srtt_us > 0) reo_wnd_us = std::min(reo_wnd_us, srtt_us);
   }
-  d.rack_lost_bytes = d.board.RackDetectLoss(reo_wnd_us * 1000);
-  const uint64_t lost_bytes =
-      r.bytes_newly_lost + d.rack_lost_bytes + d.lost_by_retransmission_bytes;
+  const SackScoreboard::RackMarks rack =
+      d.board.RackDetectLoss(reo_wnd_us * 1000);
+  d.rack_lost_bytes = rack.rack_bytes;
+  const uint64_t lost_bytes = r.bytes_newly_lost + rack.newly_lost_bytes +
+                              d.lost_by_retransmission_bytes;
   d.lost_by_retransmission_bytes = 0;
   return lost_bytes;
 }
@@ -918,7 +937,8 @@ SackScoreboard::AckResult AckTimelineBuilder::ApplyAck(Direction& d,
     blocks[k].end = d.ack_sequence.Unwrap(s.options.sack_right[k]);
   }
   return d.board.OnAck(ack, blocks, block_count, mss, ack_ns,
-                       d.rtt.min_rtt_us() * 1000);
+                       d.rtt.min_rtt_us() * 1000,
+                       s.options.has_timestamps ? s.options.ts_ecr : 0);
 }
 
 void AckTimelineBuilder::TakeWindow(const FlowState& flow, int side,

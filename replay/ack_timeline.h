@@ -153,9 +153,10 @@ struct TimelineEvent {
   std::optional<DeliveryRateSample> rate_sample;
   // Segments this ACK newly made lost (RFC 6675 IsLost on its SACK blocks).
   uint64_t packets_newly_lost = 0;
-  // Of those, the ones RACK marked (RFC 8985; Linux tcp_rack_mark_lost(),
-  // the only marking a RACK sender does, tcp_identify_packet_loss(),
-  // tcp_input.c, 6.18): what enters Recovery.
+  // The segments RACK makes lost on this ACK (RFC 8985; Linux
+  // tcp_rack_mark_lost(), the only marking a RACK sender does,
+  // tcp_identify_packet_loss(), tcp_input.c, 6.18), whether or not the RFC
+  // 6675 count above marked them first: what enters Recovery.
   uint64_t packets_rack_lost = 0;
   // kAck: this ACK ended loss recovery with later data still lost, and the
   // sender entered recovery again at once
@@ -290,10 +291,15 @@ class AckTimelineBuilder : public SegmentConsumer {
   // echo of a cumulative ACK), counted in d.spurious.
   static int CountSpurious(Direction& d, const SackScoreboard::AckResult& r,
                            bool advanced, const TcpSegment& s);
-  // tp->reordering raised from the ACK's SACK reordering metric
+  // After an ACK that advanced snd_una from `old_una` with timestamps: in
+  // a recovery episode, an echo from before its first retransmission is
+  // reordering (tcp_try_undo_partial()), taken before RACK runs.
+  static void TakeDelayedOriginal(Direction& d, int64_t old_una,
+                                  const TcpSegment& s, uint32_t mss);
+  // tp->reordering raised from a reordering metric in bytes: an ACK's
+  // SACKs (AckResult::reordering_bytes) or a partial undo's
   // (tcp_check_sack_reordering()); returns the degree in segments.
-  static uint32_t TakeReordering(Direction& d,
-                                 const SackScoreboard::AckResult& r,
+  static uint32_t TakeReordering(Direction& d, uint64_t reordering_bytes,
                                  uint32_t mss);
   // RACK's reordering window after `r` (Direction::reo_wnd_steps): a
   // D-SACK widens it by min_rtt / 4 once a round trip; `in_recovery` as

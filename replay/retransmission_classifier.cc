@@ -34,6 +34,7 @@ void RetransmissionClassifier::OnAck(int64_t time_ns, bool advanced,
     closed_with_loss_pending_ = false;
     if (episode_open_ && snd_una >= recovery_point_) {
       episode_open_ = false;
+      episode_first_ts_val_ = 0;
       closed_with_loss_pending_ = episode_kind_ == RetransmissionKind::kFast &&
                                   next_window_loss_end_ > snd_una;
       next_window_loss_end_ = 0;
@@ -64,12 +65,23 @@ RetransmissionClassifier::Result RetransmissionClassifier::Classify(
   r.starts_episode = MaybeStartEpisode(r.kind, signals, time_ns, snd_nxt);
   if (r.starts_episode) {
     next_window_loss_end_ = 0;
+    episode_first_ts_val_ =
+        episode_kind_ == RetransmissionKind::kFast ? ts_val : 0;
   } else if (r.kind == RetransmissionKind::kFast && episode_open_ &&
              start >= recovery_point_) {
     next_window_loss_end_ = std::max(next_window_loss_end_, end);
   }
   Remember(start, end, ts_val);
   return r;
+}
+
+bool RetransmissionClassifier::TakeDelayedOriginal(uint32_t ts_ecr) {
+  if (episode_first_ts_val_ == 0 || ts_ecr == 0 ||
+      static_cast<int32_t>(ts_ecr - episode_first_ts_val_) >= 0) {
+    return false;
+  }
+  episode_first_ts_val_ = 0;
+  return true;
 }
 
 bool RetransmissionClassifier::ReenterRecovery(int64_t snd_nxt) {

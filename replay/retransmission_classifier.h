@@ -79,6 +79,14 @@ class RetransmissionClassifier {
   // retransmission follows the last one below the old recovery point.)
   bool ReenterRecovery(int64_t snd_nxt);
 
+  // Once per fast-recovery episode: true when `ts_ecr`, echoed by an ACK
+  // that advanced snd_una while the episode was open, predates the
+  // episode's first retransmission (tcp_packet_delayed(): the hole was
+  // filled by the delayed original). Linux's tcp_try_undo_partial() then
+  // takes the ACK as reordering (tcp_check_sack_reordering(), tcp_input.c,
+  // 6.18) and clears its undo marker, so later ACKs of the episode do not.
+  bool TakeDelayedOriginal(uint32_t ts_ecr);
+
   uint32_t duplicate_acks() const { return duplicate_acks_; }
   bool in_recovery(int64_t snd_una) const {
     return episode_open_ && snd_una < recovery_point_;
@@ -145,6 +153,9 @@ class RetransmissionClassifier {
   bool episode_seen_ = false;  // Some episode started (episode_kind_ set).
   RetransmissionKind episode_kind_ = RetransmissionKind::kOther;
   int64_t recovery_point_ = 0;
+  // The TSval of the fast-recovery episode's first retransmission (Linux
+  // retrans_stamp; 0: none, or already taken by TakeDelayedOriginal()).
+  uint32_t episode_first_ts_val_ = 0;
   // The end of the highest range at or above recovery_point_ that a fast
   // retransmission resent during the open episode (0: none), and whether
   // the last OnAck() closed the episode with it still unacknowledged.

@@ -131,5 +131,30 @@ TEST(RetransmissionClassifierTest, LossAboveTheRecoveryPointReentersRecovery) {
   EXPECT_FALSE(run(2001));
 }
 
+TEST(RetransmissionClassifierTest, DelayedOriginalTakenOncePerEpisode) {
+  // A fast retransmission with TSval 500 starts an episode (recovery point
+  // 3001). An echo of 499 is from before it: the original filled the hole
+  // (tcp_packet_delayed()), taken once; 500 echoes the retransmission.
+  RttEstimator rtt;
+  rtt.AddSample(100000);
+  RetransmissionClassifier c;
+  c.OnSendFromIdle(0);
+  for (int k = 1; k <= 3; ++k) c.OnAck(1000000 * k, false, true, true, 1, 0);
+  SackScoreboard::SendResult lost;
+  lost.resent_bytes = 1000;
+  lost.is_head = lost.was_lost = true;
+  ASSERT_TRUE(
+      c.Classify(3500000, 1, 1001, lost, rtt, 1, 3001, 3000, 1000, 500, 0)
+          .starts_episode);
+  EXPECT_FALSE(c.TakeDelayedOriginal(500));
+  EXPECT_FALSE(c.TakeDelayedOriginal(0));  // no echo
+  // Once the episode ends, nothing is left to take.
+  RetransmissionClassifier ended = c;
+  ended.OnAck(4000000, true, false, false, 3001, 0);
+  EXPECT_FALSE(ended.TakeDelayedOriginal(499));
+  EXPECT_TRUE(c.TakeDelayedOriginal(499));
+  EXPECT_FALSE(c.TakeDelayedOriginal(499));  // the undo marker is gone
+}
+
 }  // namespace
 }  // namespace ccreplay

@@ -141,7 +141,7 @@ void SackScoreboard::DropAcked(int64_t ack, uint32_t mss_bytes,
     const uint64_t bytes = static_cast<uint64_t>(cut - s.start);
     if (!(s.flags & kSacked)) {
       result.packets_delivered += PacketCount(bytes, mss_bytes);
-      RackAdvance(s, /*cumulative=*/true);
+      if (!SpuriouslyRetransmitted(s)) RackAdvance(s, /*cumulative=*/true);
     }
     if (!(s.flags & (kSacked | kEverRetransmitted))) {
       result.lowest_original_delivered =
@@ -218,21 +218,32 @@ void SackScoreboard::UpdateLost(uint32_t mss_bytes) {
     if (i == 0) break;
   }
   if (boundary <= lost_below_) return;
-  for (size_t j = Find(std::max(lost_below_, snd_una_)); j < segments_.size();
-       ++j) {
+  dupthresh_from_ = std::max(lost_below_, snd_una_);
+  dupthresh_to_ = boundary;
+  for (size_t j = Find(dupthresh_from_); j < segments_.size(); ++j) {
     Segment& s = segments_[j];
     if (s.start >= boundary) break;
-    if (!(s.flags & kSacked)) SetFlag(s, kLost);
+    if (!(s.flags & (kSacked | kLost))) {
+      SetFlag(s, kLost);
+      s.flags |= kDupthreshLost;
+    }
   }
   lost_below_ = boundary;
 }
 
 SackScoreboard::AckResult SackScoreboard::OnAck(
     int64_t ack, const SackBlock* blocks, int block_count, uint32_t mss_bytes,
-    int64_t ack_ns, int64_t min_rtt_ns) {
+    int64_t ack_ns, int64_t min_rtt_ns, uint32_t ts_ecr) {
   AckResult r;
   rack_ack_ns_ = ack_ns;
   rack_min_rtt_ns_ = min_rtt_ns;
+  rack_ts_ecr_ = ts_ecr;
+  // The previous ACK's RFC 6675 marks are no longer this ACK's.
+  for (size_t i = Find(std::max(dupthresh_from_, snd_una_));
+       i < segments_.size() && segments_[i].start < dupthresh_to_; ++i) {
+    segments_[i].flags &= static_cast<uint8_t>(~kDupthreshLost);
+  }
+  dupthresh_to_ = dupthresh_from_;
   rack_cumulative_sent_ns_.reset();
   rack_sacked_.reset();
   const int64_t old_una = snd_una_;
@@ -302,8 +313,16 @@ void SackScoreboard::RackAdvance(const Segment& s, bool cumulative) {
   }
 }
 
-uint64_t SackScoreboard::RackDetectLoss(int64_t reo_wnd_ns) {
-  if (!rack_advanced_) return 0;
+bool SackScoreboard::SpuriouslyRetransmitted(const Segment& s) const {
+  // tcp_tsopt_ecr_before(): an echo of 0 says nothing; `before()` is
+  // serial-number order.
+  return (s.flags & kEverRetransmitted) && rack_ts_ecr_ != 0 &&
+         static_cast<int32_t>(rack_ts_ecr_ - s.ts_val) < 0;
+}
+
+SackScoreboard::RackMarks SackScoreboard::RackDetectLoss(int64_t reo_wnd_ns) {
+  RackMarks marks;
+  if (!rack_advanced_) return marks;
   rack_advanced_ = false;
   const uint64_t lost_before = lost_bytes_;
   const int64_t deadline_ns = rack_last_sent_ns_ - reo_wnd_ns;
@@ -314,18 +333,23 @@ uint64_t SackScoreboard::RackDetectLoss(int64_t reo_wnd_ns) {
     if (s.first_sent_ns > deadline_ns) break;
     if (s.flags & kSacked) continue;
     const bool lost = s.flags & kLost;
-    if (lost && !(s.flags & kRetransInFlight)) continue;
+    const bool lost_here = s.flags & kDupthreshLost;
+    if (lost && !lost_here && !(s.flags & kRetransInFlight)) continue;
     if (s.sent_ns > deadline_ns ||
         !SentAfter(rack_xmit_ns_, s.sent_ns, rack_end_, s.end)) {
       continue;
     }
-    if (lost) {
+    if (lost_here) {
+      marks.rack_bytes += s.length();
+    } else if (lost) {
       ClearFlag(s, kRetransInFlight);  // "retransmits that are lost again"
     } else {
       SetFlag(s, kLost);
     }
   }
-  return lost_bytes_ - lost_before;
+  marks.newly_lost_bytes = lost_bytes_ - lost_before;
+  marks.rack_bytes += marks.newly_lost_bytes;
+  return marks;
 }
 
 int64_t SackScoreboard::HighestSackSeq() const {

@@ -99,10 +99,11 @@ class SackScoreboard {
   };
   // `ack`: the cumulative ACK; `blocks`: SACK blocks in the order sent;
   // `ack_ns` and `min_rtt_ns`: when the sender took the ACK and its minimum
-  // RTT before it (0: unknown), for RACK's state (RackDetectLoss()).
+  // RTT before it (0: unknown), and `ts_ecr` the ACK's echoed timestamp (0:
+  // none), for RACK's state (RackDetectLoss()).
   AckResult OnAck(int64_t ack, const SackBlock* blocks, int block_count,
                   uint32_t mss_bytes, int64_t ack_ns = 0,
-                  int64_t min_rtt_ns = 0);
+                  int64_t min_rtt_ns = 0, uint32_t ts_ecr = 0);
 
   // RACK loss detection (RFC 8985 section 6.2) as Linux 6.18 runs it for
   // SACK connections, where it is the only one left (RFC 6675's was removed
@@ -120,9 +121,15 @@ class SackScoreboard {
   // tcp_rack_advance() (net/ipv4/tcp_recovery.c, 6.18). A lost
   // retransmission stops counting as retransmitted (tcp_mark_skb_lost(),
   // tcp_input.c). The reordering timer (tcp_rack_reo_timeout()) is not
-  // modelled: a hole not yet lost waits for the next ACK. Returns the bytes
-  // newly marked lost.
-  uint64_t RackDetectLoss(int64_t reo_wnd_ns);
+  // modelled: a hole not yet lost waits for the next ACK.
+  struct RackMarks {
+    uint64_t newly_lost_bytes = 0;  // Marked lost here, not before.
+    // The bytes RACK's rule makes lost on this ACK, counting those the
+    // RFC 6675 rule (UpdateLost()) marked first on the same ACK: a RACK
+    // sender runs only RACK, so to it they are RACK's marks.
+    uint64_t rack_bytes = 0;
+  };
+  RackMarks RackDetectLoss(int64_t reo_wnd_ns);
 
   // The sender considers [start, end) lost (it retransmits it on dupacks or
   // SACK, as Linux's tcp_mark_head_lost() before a fast retransmit).
@@ -161,6 +168,9 @@ class SackScoreboard {
     kRetransInFlight = 4,  // Retransmitted, not yet SACKed or acked.
     kEverRetransmitted = 8,
     kUnseen = 16,
+    // Made lost by UpdateLost() on the ACK being taken (cleared on the
+    // next; dupthresh_from_, dupthresh_to_).
+    kDupthreshLost = 32,
   };
   struct Segment {
     int64_t start;
@@ -177,6 +187,12 @@ class SackScoreboard {
   // tcp_rack_advance() for a segment this ACK newly delivered: SACKed, or
   // cumulatively acked without a SACK before.
   void RackAdvance(const Segment& s, bool cumulative);
+  // Linux tcp_skb_spurious_retrans() (tcp_input.c, 6.18): `s` was
+  // retransmitted and this ACK echoes a timestamp from before its last
+  // transmission, so the ACK is for an earlier one. tcp_clean_rtx_queue()
+  // does not take such a segment into RACK's state (tcp_sacktag_one()
+  // does: only tcp_rack_advance()'s min-RTT test applies there).
+  bool SpuriouslyRetransmitted(const Segment& s) const;
 
   // Index of the segment holding byte `seq` (size() when none).
   size_t Find(int64_t seq) const;
@@ -206,6 +222,9 @@ class SackScoreboard {
   int64_t snd_nxt_ = 1;
   int64_t highest_sacked_end_ = 0;
   int64_t lost_below_ = 0;  // Every unSACKed byte below was marked lost.
+  // Where the segments UpdateLost() marked on the last ACK lie.
+  int64_t dupthresh_from_ = 0;
+  int64_t dupthresh_to_ = 0;
   uint64_t sacked_bytes_ = 0;
   uint64_t lost_bytes_ = 0;
   uint64_t retrans_bytes_ = 0;
@@ -222,6 +241,7 @@ class SackScoreboard {
   bool rack_advanced_ = false;
   int64_t rack_ack_ns_ = 0;
   int64_t rack_min_rtt_ns_ = 0;
+  uint32_t rack_ts_ecr_ = 0;
   std::optional<int64_t> rack_cumulative_sent_ns_;
   std::optional<std::pair<int64_t, int64_t>> rack_sacked_;  // start, sent_ns
 };

@@ -140,14 +140,15 @@ TEST(SackScoreboardTest, RackMarksTheHoleOnceTheLastTakenLeftAfterIt) {
   SackScoreboard b = FiveSegmentsAsCaptured();
   SackBlock block{2897, 4345};
   b.OnAck(1449, &block, 1, 1448, 74'080'000, kMinRttNs);
-  EXPECT_EQ(b.RackDetectLoss(kMinRttNs / 4), 0u);
+  EXPECT_EQ(b.RackDetectLoss(kMinRttNs / 4).newly_lost_bytes, 0u);
   EXPECT_EQ(b.pipe_bytes(), 3u * 1448);
   block = {2897, 5793};
   b.OnAck(1449, &block, 1, 1448, 74'672'000, kMinRttNs);
   EXPECT_EQ(b.lost_bytes(), 0u);  // RFC 6675: two SACKed, not yet
-  EXPECT_EQ(b.RackDetectLoss(kMinRttNs / 4), 1448u);
+  EXPECT_EQ(b.RackDetectLoss(kMinRttNs / 4).newly_lost_bytes, 1448u);
   EXPECT_EQ(b.pipe_bytes(), 1u * 1448);  // tcp_packets_in_flight()
-  EXPECT_EQ(b.RackDetectLoss(0), 0u);    // nothing delivered since
+  EXPECT_EQ(b.RackDetectLoss(0).newly_lost_bytes,
+            0u);  // nothing delivered since
 }
 
 // FiveSegmentsAsCaptured() after two SACKs past the first hole (segment 2,
@@ -167,13 +168,13 @@ TEST(SackScoreboardTest, RackWaitsOutTheReorderingWindow) {
   // The hole left 995 us before the last segment taken: a window of 1 ms
   // keeps it in flight, 995 us does not.
   SackScoreboard later = b;
-  EXPECT_EQ(b.RackDetectLoss(1'000'000), 0u);
-  EXPECT_EQ(later.RackDetectLoss(995'000), 1448u);
+  EXPECT_EQ(b.RackDetectLoss(1'000'000).newly_lost_bytes, 0u);
+  EXPECT_EQ(later.RackDetectLoss(995'000).newly_lost_bytes, 1448u);
 }
 
 TEST(SackScoreboardTest, RackMarksALostRetransmissionAgain) {
   SackScoreboard b = TwoSackedPastTheHole();
-  ASSERT_EQ(b.RackDetectLoss(kMinRttNs / 4), 1448u);
+  ASSERT_EQ(b.RackDetectLoss(kMinRttNs / 4).newly_lost_bytes, 1448u);
   b.OnSend(1449, 2897, 74'774'000, 0);  // the fast retransmission
   b.OnSend(7241, 8689, 75'301'000, 0);  // new data after it
   EXPECT_EQ(b.retransmitted_bytes(), 1448u);
@@ -181,10 +182,66 @@ TEST(SackScoreboardTest, RackMarksALostRetransmissionAgain) {
   // lost (reo_wnd 0 in Recovery): out of flight, still lost.
   SackBlock blocks[2] = {{7241, 8689}, {2897, 7241}};
   b.OnAck(1449, blocks, 2, 1448, 80'000'000, kMinRttNs);
-  EXPECT_EQ(b.RackDetectLoss(0), 0u);  // lost before, not newly
+  EXPECT_EQ(b.RackDetectLoss(0).newly_lost_bytes,
+            0u);  // lost before, not newly
   EXPECT_EQ(b.retransmitted_bytes(), 0u);
   EXPECT_EQ(b.lost_bytes(), 1448u);
   EXPECT_EQ(b.pipe_bytes(), 0u);
+}
+
+TEST(SackScoreboardTest, RackCountsTheHoleTheDupthreshRuleMarkedFirst) {
+  // A third SACKed segment above the hole: RFC 6675's rule (UpdateLost())
+  // marks it inside OnAck(), before RACK runs. A Linux 6.x sender runs
+  // only RACK, which marks the same hole on this ACK (it left 1.4 ms
+  // before the last segment taken): RACK's mark, what enters Recovery.
+  SackScoreboard b = FiveSegmentsAsCaptured();
+  b.OnAck(1449, nullptr, 0, 1448, 70'000'000, kMinRttNs);
+  b.RackDetectLoss(kMinRttNs / 4);
+  SackBlock block{2897, 7241};
+  b.OnAck(1449, &block, 1, 1448, 75'000'000, kMinRttNs);
+  EXPECT_EQ(b.lost_bytes(), 1448u);
+  SackScoreboard wide = b;
+  SackScoreboard::RackMarks marks = b.RackDetectLoss(kMinRttNs / 4);
+  EXPECT_EQ(marks.newly_lost_bytes, 0u);
+  EXPECT_EQ(marks.rack_bytes, 1448u);
+  // A reordering window of 2 ms keeps it in flight for RACK.
+  marks = wide.RackDetectLoss(2'000'000);
+  EXPECT_EQ(marks.rack_bytes, 0u);
+  // The next ACK's marks are its own: nothing SACKed or lost anew.
+  b.OnAck(1449, &block, 1, 1448, 75'100'000, kMinRttNs);
+  EXPECT_EQ(b.RackDetectLoss(kMinRttNs / 4).rack_bytes, 0u);
+}
+
+// Five segments sent 1 ms apart with TSval 100; segments 3 and 4 SACKed
+// (RACK's newest delivered send is segment 4's, at 4 ms), then segment 2
+// resent at 80 ms with TSval 200.
+SackScoreboard SecondResent() {
+  SackScoreboard b;
+  b.Reset(1);
+  for (int i = 0; i < 5; ++i)
+    b.OnSend(1 + i * 1448, 1449 + i * 1448, (i + 1) * 1'000'000, 100);
+  SackBlock block{2897, 5793};
+  b.OnAck(1449, &block, 1, 1448, 30'000'000, kMinRttNs, 100);
+  EXPECT_EQ(b.RackDetectLoss(10'000'000).newly_lost_bytes, 0u);
+  b.OnSend(1449, 2897, 80'000'000, 200);
+  return b;
+}
+
+TEST(SackScoreboardTest, RackLeavesOutARetransmissionTheEchoShowsSpurious) {
+  // The ACK that takes the retransmission cumulatively echoes TSval 100,
+  // from before it was resent: the original arrived
+  // (tcp_skb_spurious_retrans()), so tcp_clean_rtx_queue() leaves the
+  // segment out of RACK's state and segment 5, sent after segment 4, is
+  // not lost. An echo of the retransmission's TSval, or none at all, takes
+  // it in: everything sent before 80 ms is then lost (the 0 ms DCTCP
+  // bundle's 15 segments, kernel_fidelity_test.cc).
+  for (const uint32_t ecr : {100u, 200u, 0u}) {
+    SCOPED_TRACE(ecr);
+    SackScoreboard b = SecondResent();
+    b.OnAck(5793, nullptr, 0, 1448, 81'000'000, kMinRttNs, ecr);
+    EXPECT_EQ(b.RackDetectLoss(kMinRttNs / 4).newly_lost_bytes,
+              ecr == 100 ? 0u : 1448u);
+  }
 }
 
 }  // namespace
