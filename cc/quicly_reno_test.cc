@@ -69,6 +69,18 @@ TEST(QuiclyRenoTest, SlowStartIncreasesOfOneAckTakenAtOnce) {
   EXPECT_EQ(many.bytes_to_mtu_increase(), one.bytes_to_mtu_increase());
 }
 
+TEST(QuiclyRenoTest, CongestionAvoidanceIncreasesOfOneAckAreBounded) {
+  // In congestion avoidance each increase takes cwnd bytes: 2^42 bytes in
+  // one ACK (a capture gap, a corrupt ACK) would be about 85,000 increases
+  // from 100 MTUs (n^2 * MTU / 2 ~ 2^42). At most kMaxPerAckSteps are
+  // taken, the rest not counted, and the next increase is one byte away.
+  QuiclyReno reno = AfterFirstLoss(200, /*normalize=*/0);
+  ASSERT_EQ(reno.cwnd_bytes(), 100u * kMtu);
+  reno.OnAck(BytesAck(2000, uint64_t{1} << 42, kMtu, 0));
+  EXPECT_EQ(reno.cwnd_bytes(), (100 + kMaxPerAckSteps) * kMtu);
+  EXPECT_EQ(reno.bytes_to_mtu_increase(), 1u);
+}
+
 // t/cc.c test_reno: "Packet-size normalization shortens the ACK deficit so
 // that actual-MTU CWND steps amortize to the reference MTU per RTT."
 // normalized_deficit = 120000 * 1200 / 1462 = 98495 (integer division;
