@@ -317,9 +317,13 @@ void AckTimelineBuilder::ReleaseHeldAcks(FlowState& flow, int side,
 // coalesces pure ACKs of identical headers into one; release_sock() ->
 // __release_sock() hands it to tcp_v4_do_rcv() when the write is done
 // (net/ipv4/tcp_ipv4.c, net/core/sock.c, 6.18). The capture shows it:
-// the initial window's segments keep leaving back to back after the ACK.
-// Only the initial window: later writes cannot be told from data the ACK
-// itself released.
+// the initial window's segments keep leaving back to back after the ACK,
+// or, paced or on a slow host (the DCTCP bundles made under an emulated
+// CPU: ten segments over 3.6 ms, the first ACK among them), they echo a
+// TSval from before the ACK (RFC 7323 TS.Recent: the sender has not
+// taken it; tcp_probe's first line there counts all ten out). Only the
+// initial window: later writes cannot be told from data the ACK itself
+// released.
 bool AckTimelineBuilder::BacklogTakes(FlowState& flow, int side,
                                       const TcpSegment& s) {
   const int sender = 1 - side;
@@ -331,9 +335,12 @@ bool AckTimelineBuilder::BacklogTakes(FlowState& flow, int side,
   const bool at_sender =
       !flow.hold[sender].active() && flow.shift_ns[sender] == 0 &&
       flow.vantage.Decide(flow.opener == sender) == Vantage::kSender;
+  // Still writing: the window's last segment left just before, or, with
+  // timestamps, the sender's next segment decides (EndBurst()).
   const bool writing = d->last_departure_ns >= 0 &&
-                       s.time_ns - d->last_departure_ns <= kBurstGapNs &&
-                       d->board.snd_nxt() < InitialWindowEnd(*d);
+                       d->board.snd_nxt() < InitialWindowEnd(*d) &&
+                       (s.time_ns - d->last_departure_ns <= kBurstGapNs ||
+                        (flow.timestamps && s.options.has_timestamps));
   if (!at_sender || !writing || s.options.sack_block_count > 0) {
     ReleaseBacklog(flow, sender);  // This ACK, taken at once, ends it.
     return false;
@@ -351,10 +358,18 @@ void AckTimelineBuilder::EndBurst(FlowState& flow, int side,
   for (int sender = 0; sender < 2; ++sender) {
     Direction* d = flow.direction[sender].get();
     if (d == nullptr || d->backlog.empty()) continue;
+    // The write goes on: back to back, or echoing a TSval from before the
+    // first ACK held (the sender has not taken it: RFC 7323 TS.Recent).
+    const TcpSegment& first = d->backlog.front();
+    const bool echo_older =
+        s.options.has_timestamps && first.options.has_timestamps &&
+        static_cast<int32_t>(s.options.ts_ecr - first.options.ts_val) < 0;
     const bool continues =
         side == sender && s.payload_bytes > 0 &&
         !(s.flags & (kTcpSyn | kTcpRst)) &&
-        s.time_ns - flow.shift_ns[side] - d->last_departure_ns <= kBurstGapNs;
+        (s.time_ns - flow.shift_ns[side] - d->last_departure_ns <=
+             kBurstGapNs ||
+         echo_older);
     if (!continues) ReleaseBacklog(flow, sender);
   }
 }

@@ -334,6 +334,34 @@ TEST(AckTimelineTest, LabAcksDuringTheInitialWindowAreTakenAtItsEnd) {
   EXPECT_EQ(t.stats.acks, 2587u);
 }
 
+// Paced under an emulated CPU, the initial window leaves over 3.6 ms and
+// the receiver's first ACKs (frames 5, 7, 9, 11, 13) are captured among
+// its segments, not back to back with them; the segments up to frame 18
+// echo TSval 169857467, the SYN-ACK's, so the sender had taken none of
+// them (RFC 7323 TS.Recent). The kernel's first tcp_probe lines show it
+// took them after frame 18, with ten segments out, 2897 merged into 4345:
+// snd_una 0xe326b420, snd_nxt 0xe326ecb0 (14480 out), then snd_una +1448,
+// +4344, +5792, +7240 (`zcat tcp_probe.txt.gz | grep tcp_probe: | head
+// -5`). Frames: `tshark -r sender.pcap.gz -T fields -e frame.number -e
+// frame.time_epoch -e tcp.ack -e tcp.options.timestamp.tsval -e
+// tcp.options.timestamp.tsecr`.
+TEST(AckTimelineTest, LabAcksTheEchoesShowUntakenWaitForTheInitialWindow) {
+  Timeline t = Build(
+      TestDataPath("lab/k61vm_dctcp_0ms_paced_20mbit_pfifo20/sender.pcap.gz"));
+  std::vector<TimelineEvent> acks = Acks(t);
+  ASSERT_GE(acks.size(), 5u);
+  const int64_t frame18_ns = 1796248499838373000;
+  const int64_t expected_acks[4] = {1449, 4345, 5793, 7241};
+  for (int i = 0; i < 4; ++i) {
+    SCOPED_TRACE(i);
+    EXPECT_EQ(acks[i].ack, expected_acks[i]);
+    EXPECT_EQ(acks[i].time_ns, frame18_ns);
+  }
+  EXPECT_EQ(acks[0].outstanding_bytes, 14480u - 1448u);
+  EXPECT_EQ(acks[4].ack, 8689);  // Frame 19, taken as it came.
+  EXPECT_EQ(acks[4].time_ns, 1796248499838574000);
+}
+
 TEST(AckTimelineTest, LabCeAndEceEpisodes) {
   // Receiver side, after the marking bottleneck: `tshark -r receiver.pcap.gz
   // -Y ip.dsfield.ecn==3 | wc -l` = 420.
