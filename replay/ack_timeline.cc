@@ -138,7 +138,14 @@ struct AckTimelineBuilder::Direction {
   // The receiver's pure ACKs the sender's kernel queued while its first
   // write held the socket (BacklogTakes), in capture order; and whether
   // that write (the initial window) may still be going out.
-  std::vector<TcpSegment> backlog;
+  // `late`: shown taken after a later send (back to back in the initial
+  // window, or an echo of an older TSval); the others were held only until
+  // the sender's next segment could tell, and are taken as they came.
+  struct BackloggedAck {
+    TcpSegment segment;
+    bool late = false;
+  };
+  std::vector<BackloggedAck> backlog;
   bool initial_burst = true;
   // Linux tp->lsndtime: when data last left (sender's clock); and a send
   // with nothing outstanding, for the next ACK's event to carry.
@@ -317,18 +324,22 @@ void AckTimelineBuilder::ReleaseHeldAcks(FlowState& flow, int side,
 // coalesces pure ACKs of identical headers into one; release_sock() ->
 // __release_sock() hands it to tcp_v4_do_rcv() when the write is done
 // (net/ipv4/tcp_ipv4.c, net/core/sock.c, 6.18). The capture shows it:
-// the initial window's segments keep leaving back to back after the ACK,
-// or, paced or on a slow host (the DCTCP bundles made under an emulated
-// CPU: ten segments over 3.6 ms, the first ACK among them), they echo a
-// TSval from before the ACK (RFC 7323 TS.Recent: the sender has not
-// taken it; tcp_probe's first line there counts all ten out). Only the
-// initial window: later writes cannot be told from data the ACK itself
-// released.
+// the initial window's segments keep leaving back to back after the ACK
+// (without timestamps, only there: later writes cannot be told from data
+// the ACK itself released), or, at any point of the flow, the sender's
+// segments after it echo a TSval from before it (RFC 7323 TS.Recent: the
+// sender has not taken it). With timestamps every pure ACK waits for the
+// sender's next segment to tell; one it does not show late is taken as it
+// came. The DCTCP bundles made under an emulated CPU: ten segments of the
+// initial window over 3.6 ms, the first ACK among them, tcp_probe's first
+// line counting all ten out; and, application-limited, ACKs taken after
+// sends 0.1-0.7 ms later (docs/controllers.md).
 bool AckTimelineBuilder::BacklogTakes(FlowState& flow, int side,
                                       const TcpSegment& s) {
   const int sender = 1 - side;
   Direction* d = flow.direction[sender].get();
-  if (d == nullptr || !d->initial_burst || !(s.flags & kTcpAck) ||
+  const bool echoes = flow.timestamps && s.options.has_timestamps;
+  if (d == nullptr || !(d->initial_burst || echoes) || !(s.flags & kTcpAck) ||
       (s.flags & (kTcpSyn | kTcpFin | kTcpRst)) || s.payload_bytes > 0) {
     return false;
   }
@@ -337,15 +348,15 @@ bool AckTimelineBuilder::BacklogTakes(FlowState& flow, int side,
       flow.vantage.Decide(flow.opener == sender) == Vantage::kSender;
   // Still writing: the window's last segment left just before, or, with
   // timestamps, the sender's next segment decides (EndBurst()).
-  const bool writing = d->last_departure_ns >= 0 &&
-                       d->board.snd_nxt() < InitialWindowEnd(*d) &&
-                       (s.time_ns - d->last_departure_ns <= kBurstGapNs ||
-                        (flow.timestamps && s.options.has_timestamps));
+  const bool back_to_back = d->initial_burst &&
+                            d->board.snd_nxt() < InitialWindowEnd(*d) &&
+                            s.time_ns - d->last_departure_ns <= kBurstGapNs;
+  const bool writing = d->last_departure_ns >= 0 && (echoes || back_to_back);
   if (!at_sender || !writing || s.options.sack_block_count > 0) {
     ReleaseBacklog(flow, sender);  // This ACK, taken at once, ends it.
     return false;
   }
-  d->backlog.push_back(s);
+  d->backlog.push_back({s, back_to_back});
   return true;
 }
 
@@ -360,18 +371,30 @@ void AckTimelineBuilder::EndBurst(FlowState& flow, int side,
     if (d == nullptr || d->backlog.empty()) continue;
     // The write goes on: back to back, or echoing a TSval from before the
     // first ACK held (the sender has not taken it: RFC 7323 TS.Recent).
-    const TcpSegment& first = d->backlog.front();
+    const bool sends = side == sender && s.payload_bytes > 0 &&
+                       !(s.flags & (kTcpSyn | kTcpRst));
     const bool echo_older =
-        s.options.has_timestamps && first.options.has_timestamps &&
-        static_cast<int32_t>(s.options.ts_ecr - first.options.ts_val) < 0;
+        sends && s.options.has_timestamps && MarkUntaken(*d, s.options.ts_ecr);
     const bool continues =
-        side == sender && s.payload_bytes > 0 &&
-        !(s.flags & (kTcpSyn | kTcpRst)) &&
-        (s.time_ns - flow.shift_ns[side] - d->last_departure_ns <=
-             kBurstGapNs ||
-         echo_older);
+        sends &&
+        (echo_older || (d->initial_burst && s.time_ns - flow.shift_ns[side] -
+                                                    d->last_departure_ns <=
+                                                kBurstGapNs));
     if (!continues) ReleaseBacklog(flow, sender);
   }
+}
+
+bool AckTimelineBuilder::MarkUntaken(Direction& d, uint32_t ts_ecr) {
+  bool first_untaken = false;
+  for (size_t i = 0; i < d.backlog.size(); ++i) {
+    const TcpSegment& a = d.backlog[i].segment;
+    if (a.options.has_timestamps &&
+        static_cast<int32_t>(ts_ecr - a.options.ts_val) < 0) {
+      d.backlog[i].late = true;
+      if (i == 0) first_untaken = true;
+    }
+  }
+  return first_untaken;
 }
 
 void AckTimelineBuilder::EndBurstAtWindow(FlowState& flow, int side) {
@@ -398,19 +421,26 @@ void AckTimelineBuilder::ReleaseBacklog(FlowState& flow, int sender) {
   Direction& d = *flow.direction[sender];
   d.initial_burst = false;
   if (d.backlog.empty()) return;
-  std::vector<TcpSegment> acks;
+  std::vector<Direction::BackloggedAck> acks;
   acks.swap(d.backlog);
-  // Taken when the write released the socket, after its last segment
-  // (captured at the sender: no shift); an ACK after it (the write ended
-  // before the window was out) is taken as it came.
+  // A late ACK is taken when the write released the socket, after its
+  // last segment (captured at the sender: no shift); an ACK after it (the
+  // write ended before the window was out) is taken as it came, and so is
+  // one nothing showed late. In capture order, never before the one
+  // before it.
+  int64_t taken_ns = INT64_MIN;
   for (size_t i = 0; i < acks.size(); ++i) {
-    if (i + 1 < acks.size() && acks[i + 1].time_ns <= d.last_departure_ns &&
-        Coalesces(acks[i], acks[i + 1])) {
-      CountAck(d, acks[i]);  // Received, merged into the next.
+    const TcpSegment& a = acks[i].segment;
+    if (acks[i].late && i + 1 < acks.size() && acks[i + 1].late &&
+        acks[i + 1].segment.time_ns <= d.last_departure_ns &&
+        Coalesces(a, acks[i + 1].segment)) {
+      CountAck(d, a);  // Received, merged into the next.
       continue;
     }
-    OnAckFrom(flow, 1 - sender, acks[i], false,
-              std::max(d.last_departure_ns, acks[i].time_ns));
+    taken_ns = std::max(taken_ns, acks[i].late
+                                      ? std::max(d.last_departure_ns, a.time_ns)
+                                      : a.time_ns);
+    OnAckFrom(flow, 1 - sender, a, false, taken_ns);
   }
 }
 

@@ -333,15 +333,20 @@ class AckTimelineBuilder : public SegmentConsumer {
   static void FillAckEvent(const FlowState& flow, int sender, Direction& d,
                            const SackScoreboard::AckResult& r, int64_t ack_ns,
                            TimelineEvent& e);
-  // Linux's socket backlog during the initial window: true when `s`, a
-  // pure ACK of `side`, is queued until the window's last segment
-  // (Direction::backlog); otherwise it ends the backlog.
+  // Linux's socket backlog: true when `s`, a pure ACK of `side`, is
+  // queued (Direction::backlog) until the sender's segments show it taken:
+  // the initial window's last one, or one whose echo is not older than its
+  // TSval; otherwise it ends the backlog.
   bool BacklogTakes(FlowState& flow, int side, const TcpSegment& s);
   static int64_t InitialWindowEnd(const Direction& d);
   // Before `s`: anything but the writing sender's next segment ends its
   // write; after `side`'s data: the initial window out ends it.
   void EndBurst(FlowState& flow, int side, const TcpSegment& s);
   void EndBurstAtWindow(FlowState& flow, int side);
+  // Marks late every backlogged ACK whose TSval is after `ts_ecr`, the
+  // echo of the sender's latest segment (the sender has not taken it);
+  // true when the first is.
+  static bool MarkUntaken(Direction& d, uint32_t ts_ecr);
   // Takes the backlogged ACKs of `sender`'s data, coalesced as the kernel
   // does, at its last departure; no more backlog after.
   void ReleaseBacklog(FlowState& flow, int sender);
