@@ -168,6 +168,28 @@ TEST(SharedBottleneckTest, TooFewSamplesIsSaidInWords) {
             "N = 4)");
 }
 
+TEST(SharedBottleneckTest, AHugeAckIsCountedNotListed) {
+  // Raw per-packet times only while they stay under the cap: an ACK of
+  // 2^40 packets (a corrupt ACK; listed, 8 TiB of times) goes to the base
+  // intervals as a count, with the samples before it.
+  SbdSeriesBuilder builder(0, SbdParams{}, /*max_raw_samples=*/1000);
+  TimelineEvent e;
+  e.type = TimelineEvent::Type::kAck;
+  e.time_ns = 1'000'000'000;
+  e.rtt_sample_us = 20'000;
+  e.packets_delivered = 2;
+  builder.Add(e);
+  e.time_ns = 2'000'000'000;
+  e.packets_delivered = uint64_t{1} << 40;
+  builder.Add(e);
+  const SbdFlowSeries series = builder.Take();
+  EXPECT_TRUE(series.packet_times_us.empty());
+  ASSERT_EQ(series.intervals.size(), 2u);  // T = 350 ms: intervals 2 and 5.
+  EXPECT_EQ(series.intervals[0].packets, 2);
+  EXPECT_EQ(series.intervals[1].packets, int64_t{1} << 40);
+  EXPECT_EQ(series.intervals[0].num + series.intervals[1].num, 2);
+}
+
 // Reads `path` back through the all-flows AckTimelineBuilder into one
 // SbdSeriesBuilder per flow; flow ids are `first_id` + the flow index.
 std::vector<SbdFlowSeries> SeriesFromCapture(const std::string& path,
