@@ -94,6 +94,22 @@ TEST(RetransmissionClassifierTest,
   EXPECT_FALSE(second.starts_episode);
 }
 
+// Three duplicate ACKs, then the head [1, 1001) resent at 3.5 ms with
+// TSval `ts_val`: a fast-recovery episode, recovery point 3001.
+RetransmissionClassifier InFastRecovery(const RttEstimator& rtt,
+                                        uint32_t ts_val) {
+  RetransmissionClassifier c;
+  c.OnSendFromIdle(0);
+  for (int k = 1; k <= 3; ++k) c.OnAck(1000000 * k, false, true, true, 1, 0);
+  SackScoreboard::SendResult lost;
+  lost.resent_bytes = 1000;
+  lost.is_head = lost.was_lost = true;
+  EXPECT_TRUE(
+      c.Classify(3500000, 1, 1001, lost, rtt, 1, 3001, 3000, 1000, ts_val, 0)
+          .starts_episode);
+  return c;
+}
+
 TEST(RetransmissionClassifierTest, LossAboveTheRecoveryPointReentersRecovery) {
   // Fast recovery starts at snd_nxt 3001; during it [4001, 5001), first
   // sent after that point, is resent too. The ACK that reaches 3001 ends
@@ -103,18 +119,10 @@ TEST(RetransmissionClassifierTest, LossAboveTheRecoveryPointReentersRecovery) {
   RttEstimator rtt;
   rtt.AddSample(100000);
   auto run = [&](int64_t lost_start) {
-    RetransmissionClassifier c;
-    c.OnSendFromIdle(0);
-    for (int k = 1; k <= 3; ++k) {
-      c.OnAck(1000000 * k, false, true, true, 1, 0);
-    }
+    RetransmissionClassifier c = InFastRecovery(rtt, 0);
     SackScoreboard::SendResult lost;
     lost.resent_bytes = 1000;
-    lost.is_head = lost.was_lost = true;
-    EXPECT_TRUE(
-        c.Classify(3500000, 1, 1001, lost, rtt, 1, 3001, 3000, 1000, 0, 0)
-            .starts_episode);
-    lost.is_head = false;
+    lost.was_lost = true;
     const RetransmissionClassifier::Result later =
         c.Classify(3600000, lost_start, lost_start + 1000, lost, rtt, 1, 6001,
                    6000, 1000, 0, 0);
@@ -137,15 +145,7 @@ TEST(RetransmissionClassifierTest, DelayedOriginalTakenOncePerEpisode) {
   // (tcp_packet_delayed()), taken once; 500 echoes the retransmission.
   RttEstimator rtt;
   rtt.AddSample(100000);
-  RetransmissionClassifier c;
-  c.OnSendFromIdle(0);
-  for (int k = 1; k <= 3; ++k) c.OnAck(1000000 * k, false, true, true, 1, 0);
-  SackScoreboard::SendResult lost;
-  lost.resent_bytes = 1000;
-  lost.is_head = lost.was_lost = true;
-  ASSERT_TRUE(
-      c.Classify(3500000, 1, 1001, lost, rtt, 1, 3001, 3000, 1000, 500, 0)
-          .starts_episode);
+  RetransmissionClassifier c = InFastRecovery(rtt, 500);
   EXPECT_FALSE(c.TakeDelayedOriginal(500));
   EXPECT_FALSE(c.TakeDelayedOriginal(0));  // no echo
   // Once the episode ends, nothing is left to take.
