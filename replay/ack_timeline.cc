@@ -49,6 +49,14 @@ constexpr int64_t kInitialWindowSegments = 10;
 // (`tshark -r sender.pcap -c 24 -T fields -e frame.time_relative`); a
 // longer gap ends the write.
 constexpr int64_t kBurstGapNs = 100'000;
+// The ACKs a sender-side capture's backlog holds (BacklogTakes()) at most,
+// and for at most how long: a writer holds its socket for a write, not
+// longer (the emulated senders of the DCTCP bundles took ACKs up to 3.6 ms
+// late). Past either, the ACKs held are taken as they came: a capture that
+// lost the sender's direction, or a receiver answering a silent sender,
+// holds no more.
+constexpr size_t kMaxBacklogAcks = 64;
+constexpr int64_t kMaxBacklogNs = 50'000'000;
 
 }  // namespace
 
@@ -356,6 +364,11 @@ bool AckTimelineBuilder::BacklogTakes(FlowState& flow, int side,
     ReleaseBacklog(flow, sender);  // This ACK, taken at once, ends it.
     return false;
   }
+  if (d->backlog.size() >= kMaxBacklogAcks ||
+      (!d->backlog.empty() &&
+       s.time_ns - d->backlog.front().segment.time_ns > kMaxBacklogNs)) {
+    ReleaseBacklog(flow, sender);
+  }
   d->backlog.push_back({s, back_to_back});
   return true;
 }
@@ -373,8 +386,10 @@ void AckTimelineBuilder::EndBurst(FlowState& flow, int side,
     // first ACK held (the sender has not taken it: RFC 7323 TS.Recent).
     const bool sends = side == sender && s.payload_bytes > 0 &&
                        !(s.flags & (kTcpSyn | kTcpRst));
-    const bool echo_older =
-        sends && s.options.has_timestamps && MarkUntaken(*d, s.options.ts_ecr);
+    const bool recent =
+        s.time_ns - d->backlog.front().segment.time_ns <= kMaxBacklogNs;
+    const bool echo_older = sends && recent && s.options.has_timestamps &&
+                            MarkUntaken(*d, s.options.ts_ecr);
     const bool continues =
         sends &&
         (echo_older || (d->initial_burst && s.time_ns - flow.shift_ns[side] -

@@ -641,12 +641,14 @@ TEST(AckTimelineTest, MssFromTheHandshakeAndPragueLowering) {
 class Connection {
  public:
   static constexpr uint32_t kMss = 1000;
-  explicit Connection(uint32_t client_isn, bool accecn = false)
-      : isn_(client_isn), accecn_(accecn) {}
+  explicit Connection(uint32_t client_isn, bool accecn = false,
+                      bool timestamps = false)
+      : isn_(client_isn), accecn_(accecn), timestamps_(timestamps) {}
 
   // `syn_copies`: the client's SYN is sent that many times (its
   // retransmission timer fired) before the SYN-ACK.
-  void Handshake(int syn_copies = 1) {
+  // `syn_ack_us`: when the SYN-ACK comes (the client's ACK 1 us later).
+  void Handshake(int syn_copies = 1, int64_t syn_ack_us = 1) {
     TcpSegment syn = Segment(true, 0);
     syn.seq = isn_;
     syn.flags = kTcpSyn | (accecn_ ? (kTcpAe | kTcpCwr | kTcpEce) : 0);
@@ -654,14 +656,14 @@ class Connection {
     syn.options.mss_bytes = kMss;
     syn.options.sack_permitted = true;
     for (int i = 0; i < syn_copies; ++i) segments_.push_back(syn);
-    TcpSegment syn_ack = Segment(false, 1);
+    TcpSegment syn_ack = Segment(false, syn_ack_us);
     syn_ack.seq = kServerIsn;
     syn_ack.ack = isn_ + 1;
     // RFC 9768 Table 2: (AE,CWR,ECE) = 010 accepts AccECN.
     syn_ack.flags = kTcpSyn | kTcpAck | (accecn_ ? kTcpCwr : 0);
     syn_ack.options = syn.options;
     segments_.push_back(syn_ack);
-    TcpSegment ack = Segment(true, 2);
+    TcpSegment ack = Segment(true, syn_ack_us + 1);
     ack.seq = isn_ + 1;
     ack.ack = kServerIsn + 1;
     ack.flags = kTcpAck;
@@ -695,12 +697,14 @@ class Connection {
     return segments_.back();
   }
 
-  // Feeds everything to a one-flow builder (the client sends).
-  Timeline Run() const {
+  // Feeds everything to a one-flow builder (the client sends); `before_finish`
+  // (if given): the events emitted before AckTimelineBuilder::Finish().
+  Timeline Run(size_t* before_finish = nullptr) const {
     Timeline t;
     AckTimelineBuilder builder(
         0, 0, [&t](const TimelineEvent& e) { t.events.push_back(e); });
     for (const TcpSegment& s : segments_) builder.OnSegment(s);
+    if (before_finish != nullptr) *before_finish = t.events.size();
     builder.Finish();
     t.stats = builder.Stats(0);
     return t;
@@ -722,13 +726,46 @@ class Connection {
     std::memcpy(s.dst.bytes, from_client ? server : client, 4);
     s.src_port = from_client ? 40000 : 80;
     s.dst_port = from_client ? 80 : 40000;
+    // Millisecond clocks; each side echoes the other's first TSval.
+    s.options.has_timestamps = timestamps_;
+    if (timestamps_) {
+      s.options.ts_val =
+          static_cast<uint32_t>((from_client ? 1000 : 5000) + time_us / 1000);
+      s.options.ts_ecr = time_us == 0 ? 0 : (from_client ? 5000 : 1000);
+    }
     return s;
   }
 
   uint32_t isn_;
   bool accecn_;
+  bool timestamps_;
   std::vector<TcpSegment> segments_;
 };
+
+TEST(AckTimelineSyntheticTest, BackloggedAcksAreBounded) {
+  // Captured at the sender with timestamps, every pure ACK waits for the
+  // sender's next segment to show whether it was taken late. A sender that
+  // never sends again (or a capture that lost its direction) must not make
+  // the ACKs wait for ever: at most 64 wait, for at most 50 ms.
+  // The SYN-ACK 10 ms after the SYN, the client's ACK 1 us after it: the
+  // capture is at the client, the sender.
+  Connection c(1000, /*accecn=*/false, /*timestamps=*/true);
+  c.Handshake(1, 10000);
+  c.Data(10100, 1, 1000);
+  for (int i = 0; i < 100; ++i) c.Ack(20000 + i, 1001);
+  size_t before_finish = 0;
+  Timeline t = c.Run(&before_finish);
+  EXPECT_EQ(t.stats.vantage, Vantage::kSender);
+  EXPECT_EQ(Acks(t).size(), 100u);
+  EXPECT_EQ(before_finish, 64u);  // The first 64, released by the 65th.
+  // Spread over 60 ms, each ACK waits at most 50 ms.
+  Connection slow(1000, /*accecn=*/false, /*timestamps=*/true);
+  slow.Handshake(1, 10000);
+  slow.Data(10100, 1, 1000);
+  for (int i = 0; i < 4; ++i) slow.Ack(20000 + i * 20000, 1001);
+  slow.Run(&before_finish);
+  EXPECT_EQ(before_finish, 3u);  // At 60 ms, the three before it.
+}
 
 TEST(AckTimelineSyntheticTest, AceWrapByExactlyEight) {
   // One ACK delivers 8 segments and ACE is unchanged (5): 0 or 8 CE marks.
