@@ -143,9 +143,9 @@ struct AckTimelineBuilder::Direction {
     int64_t snd_nxt = 0;
   };
   std::deque<HeldAck> held_acks;
-  // The receiver's pure ACKs the sender's kernel queued while its first
+  // The receiver's pure ACKs the sender's kernel may have queued while a
   // write held the socket (BacklogTakes), in capture order; and whether
-  // that write (the initial window) may still be going out.
+  // the first write (the initial window) may still be going out.
   // `late`: shown taken after a later send (back to back in the initial
   // window, or an echo of an older TSval); the others were held only until
   // the sender's next segment could tell, and are taken as they came.
