@@ -341,6 +341,7 @@ SackScoreboard::RackMarks SackScoreboard::RackDetectLoss(int64_t reo_wnd_ns) {
     }
     if (lost_here) {
       marks.rack_bytes += s.length();
+      ClearFlag(s, kRetransInFlight);  // tcp_mark_skb_lost(), if resent
     } else if (lost) {
       ClearFlag(s, kRetransInFlight);  // "retransmits that are lost again"
     } else {
