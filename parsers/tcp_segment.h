@@ -75,6 +75,12 @@ enum TcpFlag : uint16_t {
 };
 
 // The IP header's ECN field (RFC 3168 §5).
+// RFC 7323 section 5.2's "<" on timestamps (and RFC 1982 serial numbers):
+// `a` is before `b` modulo 2^32.
+inline bool TsBefore(uint32_t a, uint32_t b) {
+  return static_cast<int32_t>(a - b) < 0;
+}
+
 enum IpEcnCodepoint : uint8_t {
   kNotEct = 0,
   kEct1 = 1,

@@ -403,8 +403,7 @@ bool AckTimelineBuilder::MarkUntaken(Direction& d, uint32_t ts_ecr) {
   bool first_untaken = false;
   for (size_t i = 0; i < d.backlog.size(); ++i) {
     const TcpSegment& a = d.backlog[i].segment;
-    if (a.options.has_timestamps &&
-        static_cast<int32_t>(ts_ecr - a.options.ts_val) < 0) {
+    if (a.options.has_timestamps && TsBefore(ts_ecr, a.options.ts_val)) {
       d.backlog[i].late = true;
       if (i == 0) first_untaken = true;
     }
@@ -686,8 +685,7 @@ bool AckTimelineBuilder::TakeTimestamp(Direction& d, bool has_ts,
                                        uint32_t ts_val) {
   // An older timestamp than one already sent: this packet left the sender
   // before others the capture saw first (reordered, not resent).
-  const bool older_ts =
-      has_ts && d.ts_seen && static_cast<int32_t>(ts_val - d.max_ts_val) < 0;
+  const bool older_ts = has_ts && d.ts_seen && TsBefore(ts_val, d.max_ts_val);
   if (has_ts && (!d.ts_seen || !older_ts)) {
     d.ts_seen = true;
     d.max_ts_val = ts_val;

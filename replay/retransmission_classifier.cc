@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "parsers/tcp_segment.h"
+
 namespace ccreplay {
 
 const char* RetransmissionKindName(RetransmissionKind kind) {
@@ -77,7 +79,7 @@ RetransmissionClassifier::Result RetransmissionClassifier::Classify(
 
 bool RetransmissionClassifier::TakeDelayedOriginal(uint32_t ts_ecr) {
   if (episode_first_ts_val_ == 0 || ts_ecr == 0 ||
-      static_cast<int32_t>(ts_ecr - episode_first_ts_val_) >= 0) {
+      !TsBefore(ts_ecr, episode_first_ts_val_)) {
     return false;
   }
   episode_first_ts_val_ = 0;
@@ -237,7 +239,7 @@ int RetransmissionClassifier::OnCumulativeAck(int64_t ack, bool has_timestamps,
     // RFC 3522 section 3.2: an echoed timestamp older than the
     // retransmission's means the original arrived.
     if (has_timestamps && e.ts_val != 0 && !e.spurious &&
-        static_cast<int32_t>(ts_ecr - e.ts_val) < 0) {
+        TsBefore(ts_ecr, e.ts_val)) {
       e.spurious = true;
       ++found;
     }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "parsers/tcp_segment.h"
+
 namespace ccreplay {
 namespace {
 
@@ -317,7 +319,7 @@ bool SackScoreboard::SpuriouslyRetransmitted(const Segment& s) const {
   // tcp_tsopt_ecr_before(): an echo of 0 says nothing; `before()` is
   // serial-number order.
   return (s.flags & kEverRetransmitted) && rack_ts_ecr_ != 0 &&
-         static_cast<int32_t>(rack_ts_ecr_ - s.ts_val) < 0;
+         TsBefore(rack_ts_ecr_, s.ts_val);
 }
 
 SackScoreboard::RackMarks SackScoreboard::RackDetectLoss(int64_t reo_wnd_ns) {
