@@ -140,6 +140,12 @@ struct QuicSenderEvents {
   uint64_t packets_received = 0;
 };
 
+// The largest event time a QUIC log reader keeps, either way, in µs: 2^53
+// (285 years), beyond any clock a log keeps (relative, or Unix time), and
+// small enough that the difference of any two fits an int64. An event
+// beyond it is skipped with a warning.
+inline constexpr double kMaxQuicEventTimeUs = 9007199254740992.0;
+
 // The first and last time of a trace's packets sent and ACKs received, in
 // µs; {INT64_MAX, INT64_MIN} when it has neither.
 struct QuicEventSpan {

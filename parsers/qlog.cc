@@ -435,16 +435,23 @@ class QlogReader {
     }
   }
 
-  // Converts an event's time to µs on the trace's clock.
-  int64_t EventTimeUs(TraceClock& clock, double time) {
+  // Converts an event's time to µs on the trace's clock; nullopt, with a
+  // warning, beyond kMaxQuicEventTimeUs either way.
+  std::optional<int64_t> EventTimeUs(TraceClock& clock, double time,
+                                     uint64_t offset) {
     if (clock.delta) {
       time += clock.previous_time;
       clock.previous_time = time;
     }
     if (clock.absolute && clock.reference_time > 0)
       time -= clock.reference_time;
-    return static_cast<int64_t>(
-        std::llround((time + clock.time_offset) * clock.unit_us));
+    const double us = (time + clock.time_offset) * clock.unit_us;
+    if (!(std::fabs(us) <= kMaxQuicEventTimeUs)) {
+      Warn(offset, absl::StrCat("event time ", time,
+                                " is out of range, its data skipped"));
+      return std::nullopt;
+    }
+    return static_cast<int64_t>(std::llround(us));
   }
 
   void Warn(uint64_t offset, absl::string_view reason) {
@@ -568,15 +575,16 @@ class QlogReader {
       if (!event.empty()) name = absl::StrCat(category, ":", event);
     }
     if (name.empty()) return false;
-    int64_t time_us = EventTimeUs(clock, time);
+    const std::optional<int64_t> time_us = EventTimeUs(clock, time, offset);
     std::string lower = CountEvent(trace, name);
     od::object data;
-    if (broken_ || !Good(object.find_field_unordered("data").get(value)) ||
+    if (!time_us.has_value() || broken_ ||
+        !Good(object.find_field_unordered("data").get(value)) ||
         !Good(value.get_object().get(data))) {
       return true;  // An event without data (or a non-object data) is counted
                     // only.
     }
-    HandleData(lower, data, time_us, trace, clock, offset);
+    HandleData(lower, data, *time_us, trace, clock, offset);
     return true;
   }
 
@@ -614,9 +622,10 @@ class QlogReader {
         lower = CountEvent(trace, absl::StrCat(category, ":", event));
         od::object data;
         clock.delta = clock.delta || delta_time;
-        int64_t time_us = EventTimeUs(clock, time);
-        if (!broken_ && Good(value.get_object().get(data))) {
-          HandleData(lower, data, time_us, trace, clock, offset);
+        const std::optional<int64_t> time_us = EventTimeUs(clock, time, offset);
+        if (time_us.has_value() && !broken_ &&
+            Good(value.get_object().get(data))) {
+          HandleData(lower, data, *time_us, trace, clock, offset);
         }
       }
     }

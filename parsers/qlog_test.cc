@@ -268,6 +268,39 @@ TEST(QlogTest, OutOfRangeCongestionWindowIsRejectedNotCast) {
   EXPECT_EQ(SummarizeHostTrace(trace).cwnd_max_bytes, 14720u);
 }
 
+// Issue 16, replay_fuzzer (run 15a): an event at "time":8.9e41 ms read
+// as INT64_MIN µs, and the replay's span (24000 - INT64_MIN) overflowed
+// (UBSan, replay_session.cc). An event whose time is beyond
+// kMaxQuicEventTimeUs (2^53 µs) either way is counted and its data
+// skipped with a warning; the others are read as before.
+TEST(QlogTest, EventTimeOutOfRangeIsSkippedNotCast) {
+  absl::StatusOr<HostStateLog> log = ParseQlog(WriteTemp(
+      "far_time.qlog",
+      "{\"file_schema\":\"urn:ietf:params:qlog:file:contained\","
+      "\"traces\":[{\"vantage_point\":{\"type\":\"client\"},"
+      "\"events\":[{\"time\":1,\"name\":\"quic:recovery_metrics_updated\","
+      "\"data\":{\"congestion_window\":12000}},"
+      "{\"time\":-888888888888888888888888888888888888888889,"
+      "\"name\":\"quic:recovery_metrics_updated\","
+      "\"data\":{\"congestion_window\":13000}},"
+      "{\"time\":9007199254741,\"name\":\"quic:recovery_metrics_updated\","
+      "\"data\":{\"congestion_window\":14000}},"
+      "{\"time\":9007199254740,\"name\":\"quic:recovery_metrics_updated\","
+      "\"data\":{\"congestion_window\":15000}}]}]}"));
+  ASSERT_TRUE(log.ok()) << log.status();
+  ASSERT_EQ(log->traces.size(), 1u);
+  const HostTrace& trace = log->traces[0];
+  // 1 ms and 9,007,199,254,740 ms (within 2^53 µs) are kept.
+  ASSERT_EQ(trace.series.cwnd_bytes.size(), 2u);
+  EXPECT_EQ(trace.series.cwnd_bytes[0].value, 12000);
+  EXPECT_EQ(trace.series.cwnd_bytes[1].value, 15000);
+  EXPECT_EQ(trace.series.cwnd_bytes[1].time_us, 9007199254740000);
+  ASSERT_EQ(log->warnings.size(), 2u);
+  EXPECT_THAT(log->warnings[0], HasSubstr("is out of range, its data skipped"));
+  EXPECT_THAT(log->warnings[1],
+              HasSubstr("event time 9.0072e+12 is out of range"));
+}
+
 TEST(QlogTest, CurrentDraftContainedAndNdjsonLegacy) {
   absl::StatusOr<HostStateLog> contained = ParseQlog(WriteTemp(
       "contained.qlog",

@@ -73,6 +73,11 @@ class QuiclyReader {
       Warn("not a JSON object, skipped");
       return;
     }
+    if (!(std::fabs(event.time_ms * 1000) <= kMaxQuicEventTimeUs)) {
+      Warn(
+          absl::StrCat("time ", event.time_ms, " ms is out of range, skipped"));
+      return;
+    }
     if (event.type.empty() ||
         (!event.module.empty() && event.module != "quicly"))
       return;

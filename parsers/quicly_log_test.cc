@@ -124,6 +124,31 @@ TEST(QuiclyLogTest, OutOfRangeNumbersAreRejectedNotCast) {
               HasSubstr(":6: ack_block_received with ack_block_begin=-3"));
 }
 
+// Issue 16: a time beyond 2^53 µs either way (kMaxQuicEventTimeUs) was
+// rounded to INT64_MIN or INT64_MAX, whose differences overflow in the
+// replay. Such a line is skipped with a warning.
+TEST(QuiclyLogTest, TimeOutOfRangeIsSkipped) {
+  std::string path = WriteTemp(
+      "quicly_time.jsonl",
+      R"({"module":"quicly","type":"packet_sent","time":-1e300,"conn":1,"pn":1,"len":1252,"packet_type":3,"ack_only":0}
+{"module":"quicly","type":"packet_sent","time":9007199254741,"conn":1,"pn":2,"len":1252,"packet_type":3,"ack_only":0}
+{"module":"quicly","type":"packet_sent","time":9007199254740,"conn":1,"pn":3,"len":1252,"packet_type":3,"ack_only":0}
+)");
+  absl::StatusOr<HostStateLog> log = ParseQuiclyLog(path);
+  ASSERT_TRUE(log.ok()) << log.status();
+  ASSERT_EQ(log->traces.size(), 1u);
+  const QuicSenderEvents& events = log->traces[0].quic_events;
+  ASSERT_EQ(events.packets_sent.size(), 1u);
+  EXPECT_EQ(events.packets_sent[0].packet_number, 3u);
+  EXPECT_EQ(events.packets_sent[0].time_us, 9007199254740000);
+  ASSERT_EQ(log->warnings.size(), 2u);
+  EXPECT_THAT(
+      log->warnings[0],
+      HasSubstr("quicly_time.jsonl:1: time -1e+300 ms is out of range"));
+  EXPECT_THAT(log->warnings[1],
+              HasSubstr(":2: time 9.0072e+12 ms is out of range"));
+}
+
 TEST(QuiclyLogTest, OtherFilesAreRefused) {
   absl::StatusOr<HostStateLog> log =
       ParseQuiclyLog(TestDataPath("lab/reno_ecn1_stepK60k_50mbit/ss.log"));
