@@ -119,4 +119,43 @@ absl::StatusOr<std::string> BundleServerQlog(const Bundle& bundle,
   return largest;
 }
 
+namespace {
+
+std::optional<BundleQueue> QueueOf(const std::string& qdisc,
+                                   const std::optional<int64_t>& packets,
+                                   const std::optional<int64_t>& bytes) {
+  const std::optional<int64_t>& limit = qdisc == "bfifo" ? bytes : packets;
+  if ((qdisc != "pfifo" && qdisc != "bfifo") || !limit.has_value() ||
+      *limit <= 0) {
+    return std::nullopt;
+  }
+  return BundleQueue{qdisc, *limit};
+}
+
+template <typename Message>
+std::optional<BundleQueue> QueueOf(const Message& m) {
+  return QueueOf(m.qdisc(),
+                 m.has_limit_packets()
+                     ? std::optional<int64_t>(m.limit_packets())
+                     : std::nullopt,
+                 m.has_limit_bytes() ? std::optional<int64_t>(m.limit_bytes())
+                                     : std::nullopt);
+}
+
+}  // namespace
+
+std::optional<BundleQueue> BundleFlowQueue(const proto::BundleMeta& meta,
+                                           absl::string_view sender) {
+  if (meta.paths_size() == 0) return QueueOf(meta.bottleneck());
+  if (meta.paths_size() == 1) return QueueOf(meta.paths(0));
+  for (const proto::BundleFlow& f : meta.flows()) {
+    if (f.sender() != sender) continue;
+    const int32_t path = f.has_path() ? f.path() : 1;
+    for (const proto::BundlePath& p : meta.paths()) {
+      if (p.path() == path) return QueueOf(p);
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace ccreplay

@@ -4,9 +4,12 @@
 #ifndef CCREPLAY_PARSERS_BUNDLE_H_
 #define CCREPLAY_PARSERS_BUNDLE_H_
 
+#include <cstdint>
+#include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "proto/bundle.pb.h"
 
 namespace ccreplay {
@@ -64,6 +67,24 @@ absl::StatusOr<Bundle> ReadBundle(const std::string& dir);
 // naming a qlog meta.json names but the bundle lacks.
 absl::StatusOr<std::string> BundleServerQlog(const Bundle& bundle,
                                              const std::string& flow);
+
+// The queue at the bottleneck a flow crossed, as the bundle states it:
+// tc-pfifo(8)'s pfifo admits while it holds fewer than `limit` packets,
+// bfifo while the bytes queued plus the arrival's fit in `limit` bytes
+// (net/sched/sch_fifo.c bfifo_enqueue()/pfifo_enqueue(), Linux 6.18).
+struct BundleQueue {
+  std::string qdisc;  // "pfifo" or "bfifo"
+  int64_t limit = 0;  // packets (pfifo) or bytes (bfifo)
+  bool counts_bytes() const { return qdisc == "bfifo"; }
+};
+
+// The queue of the path (meta.paths[], BundleFlow.path) the flow of `meta`
+// whose sender is `sender` ("ADDR:PORT", meta.flows[].sender) crossed;
+// with a single path, or a bundle from before paths[] (meta.bottleneck),
+// that path's whatever `sender` is. nullopt when the meta names no qdisc,
+// or names several paths and no flow has `sender`.
+std::optional<BundleQueue> BundleFlowQueue(const proto::BundleMeta& meta,
+                                           absl::string_view sender);
 
 }  // namespace ccreplay
 

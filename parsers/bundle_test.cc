@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -50,6 +51,11 @@ TEST(BundleTest, CubicEcnDelayLineBundle) {
   EXPECT_EQ(m.bottleneck().qdisc(), "pfifo");
   EXPECT_EQ(m.bottleneck().limit_packets(), 1000);
   EXPECT_FALSE(m.bottleneck().has_limit_bytes());
+  // A bundle from before paths[]: its one bottleneck, whatever the sender.
+  std::optional<BundleQueue> queue = BundleFlowQueue(m, "");
+  ASSERT_TRUE(queue.has_value());
+  EXPECT_EQ(queue->qdisc, "pfifo");
+  EXPECT_EQ(queue->limit, 1000);
   EXPECT_EQ(m.bottleneck().marker(), "step");
   EXPECT_EQ(m.bottleneck().marker_threshold_bytes(), 60'000);
   EXPECT_EQ(m.delay().delay_ms(), 10);
@@ -121,8 +127,9 @@ struct TwoFlowExpected {
 
 struct TwoFlowBundle {
   const char* dir;
-  // Path rate, pfifo packets and ACK delay, path 1 first.
-  std::vector<std::tuple<int64_t, int64_t, double>> paths;
+  // Path rate, qdisc, its limit (packets for pfifo, bytes for bfifo) and
+  // ACK delay, path 1 first.
+  std::vector<std::tuple<int64_t, const char*, int64_t, double>> paths;
   std::vector<TwoFlowExpected> flows;
 };
 
@@ -138,8 +145,11 @@ TEST_P(TwoFlowBundleTest, MetaAndCaptureAgreeWithTshark) {
   for (int i = 0; i < m.paths_size(); ++i) {
     EXPECT_EQ(m.paths(i).path(), i + 1);
     EXPECT_EQ(m.paths(i).rate_bits_per_s(), std::get<0>(e.paths[i]));
-    EXPECT_EQ(m.paths(i).limit_packets(), std::get<1>(e.paths[i]));
-    EXPECT_EQ(m.paths(i).delay_ms(), std::get<2>(e.paths[i]));
+    EXPECT_EQ(m.paths(i).qdisc(), std::get<1>(e.paths[i]));
+    EXPECT_EQ(m.paths(i).qdisc() == "bfifo" ? m.paths(i).limit_bytes()
+                                            : m.paths(i).limit_packets(),
+              std::get<2>(e.paths[i]));
+    EXPECT_EQ(m.paths(i).delay_ms(), std::get<3>(e.paths[i]));
   }
   FlowTable table;
   absl::StatusOr<CaptureInfo> info = ReadCapture(bundle->sender_capture, table);
@@ -156,6 +166,14 @@ TEST_P(TwoFlowBundleTest, MetaAndCaptureAgreeWithTshark) {
     EXPECT_TRUE(absl::StartsWith(
         flow.receiver(), m.paths(want.path - 1).receiver_address() + ":"));
     EXPECT_EQ(flow.bytes_sent(), static_cast<int64_t>(want.data_bytes));
+    // The queue of the flow's own path, as `tc -s qdisc show` in
+    // meta.bottleneck.qdisc_stats reads it ("qdisc pfifo 10: parent 1:10
+    // limit 70p", "qdisc bfifo 10: parent 1:10 limit 100000b").
+    std::optional<BundleQueue> queue = BundleFlowQueue(m, want.sender);
+    ASSERT_TRUE(queue.has_value());
+    EXPECT_EQ(queue->qdisc, std::get<1>(e.paths[want.path - 1]));
+    EXPECT_EQ(queue->limit, std::get<2>(e.paths[want.path - 1]));
+    EXPECT_EQ(queue->counts_bytes(), queue->qdisc == "bfifo");
     FlowSummary f = SummarizeFlow(table.flows()[i], info->first_packet_time_ns);
     EXPECT_EQ(f.sender, want.sender);
     EXPECT_EQ(f.receiver, want.receiver);
@@ -164,18 +182,26 @@ TEST_P(TwoFlowBundleTest, MetaAndCaptureAgreeWithTshark) {
     EXPECT_EQ(f.mss_option_sender.value_or(0), want.syn_mss);
     EXPECT_EQ(f.max_payload_bytes, want.segment_bytes);
   }
+  // Two paths: a sender that is no flow's crossed neither.
+  if (m.paths_size() > 1) {
+    EXPECT_FALSE(BundleFlowQueue(m, "192.0.2.1:9").has_value());
+  }
 }
 
 // clang-format off
 INSTANTIATE_TEST_SUITE_P(Issue19, TwoFlowBundleTest, ::testing::Values(
   TwoFlowBundle{"two_mss_1448_1188_shared_20mbit_40ms",
-                {{20'000'000, 70, 40}},
+                {{20'000'000, "pfifo", 70, 40}},
                 {{"10.70.82.1:23590", "10.70.83.1:23580", 1, 24'641'536, 17'040, 1460, 1448},
                  {"10.70.82.1:23591", "10.70.83.1:23581", 1, 23'330'816, 19'711, 1200, 1188}}},
   TwoFlowBundle{"two_mss_1448_1188_apart_20mbit_40ms_12mbit_25ms",
-                {{20'000'000, 70, 40}, {12'000'000, 30, 25}},
+                {{20'000'000, "pfifo", 70, 40}, {12'000'000, "pfifo", 30, 25}},
                 {{"10.103.234.1:21390", "10.103.235.1:21380", 1, 47'841'280, 33'056, 1460, 1448},
-                 {"10.103.234.1:21391", "10.103.235.2:21381", 2, 28'573'696, 24'102, 1200, 1188}}}));
+                 {"10.103.234.1:21391", "10.103.235.2:21381", 2, 28'573'696, 24'102, 1200, 1188}}},
+  TwoFlowBundle{"two_mss_1448_1188_shared_20mbit_40ms_bfifo100k",
+                {{20'000'000, "bfifo", 100'000, 40}},
+                {{"10.86.178.1:27710", "10.86.179.1:27700", 1, 25'100'288, 17'371, 1460, 1448},
+                 {"10.86.178.1:27711", "10.86.179.1:27701", 1, 21'364'736, 18'052, 1200, 1188}}}));
 // clang-format on
 
 TEST(BundleTest, OlderBundlesWithSsOnly) {

@@ -465,6 +465,16 @@ proto::PairAttribution AttributePair(const proto::FlowShare& a,
                 &proto::PairAttribution::set_predicted_ratio_normalized_low,
                 &proto::PairAttribution::set_predicted_ratio_normalized_high,
                 &pair);
+  SetPrediction(
+      u.predicted_ratio_packet_count_admission,
+      &proto::PairAttribution::set_predicted_ratio_packet_count_admission,
+      &proto::PairAttribution::set_predicted_ratio_packet_count_admission_low,
+      &proto::PairAttribution::set_predicted_ratio_packet_count_admission_high,
+      &pair);
+  if (u.queue.has_value()) {
+    pair.set_queue_qdisc(u.queue->qdisc);
+    pair.set_queue_limit(u.queue->limit);
+  }
   if (u.standing_queue.has_value()) {
     pair.set_standing_queue_median_ms(u.standing_queue->median_ms);
     pair.set_standing_queue_p90_ms(u.standing_queue->p90_ms);

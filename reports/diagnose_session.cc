@@ -1,6 +1,7 @@
 #include "reports/diagnose_session.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <iterator>
 #include <memory>
 #include <utility>
@@ -13,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "cc/registry.h"
+#include "parsers/bundle.h"
 #include "parsers/host_state_reader.h"
 #include "parsers/input_kind.h"
 #include "replay/ack_timeline.h"
@@ -427,6 +429,18 @@ void AddGrowth(const ReplayEvidence& e, CompetitorFacts* f) {
   if (growth > 0) f->ca_growth_bytes_per_rtt = growth;
 }
 
+// The bottleneck's queue the flow crossed, when `input` is a lab bundle
+// whose meta.json states it.
+std::optional<BundleQueue> StatedQueueOf(const std::string& input,
+                                         const std::string& sender) {
+  std::error_code error;
+  if (input.empty() || !std::filesystem::is_directory(input, error))
+    return std::nullopt;
+  absl::StatusOr<proto::BundleMeta> meta = ReadBundleMeta(input);
+  if (!meta.ok()) return std::nullopt;
+  return BundleFlowQueue(*meta, sender);
+}
+
 // The flow as a competitor of others on its path (reports/unfairness.h).
 CompetitorFacts CompetitorOf(const Pieces& p) {
   CompetitorFacts f;
@@ -479,6 +493,7 @@ absl::StatusOr<DiagnoseRun> DiagnoseInput(const DiagnoseOptions& options) {
       SummarizeReplay(p.evidence, p.input.controller_reason,
                       p.run.diagnosis.result.estimates().bdp_bytes());
   p.run.competitor = CompetitorOf(p);
+  p.run.competitor.queue = StatedQueueOf(options.input, p.input.summary.sender);
   for (const std::string& w : p.replay.warnings) {
     if (std::find(p.run.warnings.begin(), p.run.warnings.end(), w) ==
         p.run.warnings.end()) {

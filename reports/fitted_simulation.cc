@@ -34,6 +34,7 @@ SimulationConfig ConfigFor(const FittedPath& path) {
   config.rate_bps = path.rate_bps;
   config.base_rtt_ns = path.base_rtt_ns;
   config.buffer_bytes = path.buffer_bytes;
+  config.admission = path.admission;
   config.ce_sojourn_threshold_ns = path.ce_sojourn_threshold_ns;
   if (path.rate_step_ns >= 0) {
     config.rate_step_ns = path.rate_step_ns;
@@ -76,9 +77,10 @@ std::string FittedPath::Describe() const {
 
 std::string FittedPath::DescribeFit() const {
   return absl::StrFormat(
-      "%.2f Mb/s, base RTT %.2f ms, buffer %d bytes, %s, an ACK every %d "
+      "%.2f Mb/s, base RTT %.2f ms, buffer %d bytes%s, %s, an ACK every %d "
       "segments or after %s, %.1f s simulated",
       rate_bps / 1e6, base_rtt_ns / 1e6, buffer_bytes,
+      admission == AdmissionPolicy::kByteFit ? " (byte-fit admission)" : "",
       ce_sojourn_threshold_ns < 0
           ? std::string("no CE marking")
           : absl::StrFormat("CE above %.2f ms of sojourn",

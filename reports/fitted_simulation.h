@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "replay/sim/bottleneck.h"
 #include "reports/flow_observation.h"
 #include "reports/path_estimates.h"
 
@@ -48,6 +49,10 @@ struct FittedPath {
   // (SharedFittedPath).
   int64_t base_rtt_service_ns = 0;
   uint64_t buffer_bytes = 0;
+  // How the buffer admits an arrival (replay/sim/bottleneck.h): the fit
+  // cannot tell, so packet-size neutral, unless the input states a queue
+  // that counts bytes (a lab bundle's bfifo: byte-fit, SharedFittedPath).
+  AdmissionPolicy admission = AdmissionPolicy::kPacketSizeNeutral;
   // -1: the flow saw no CE, the simulated path marks none.
   int64_t ce_sojourn_threshold_ns = -1;
   // Simulated time: the flow's duration, capped so a run stays small

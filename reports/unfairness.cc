@@ -131,6 +131,24 @@ std::optional<UnfairnessCause> PacketSizeCause(const CompetitorFacts& lesser,
   return c;
 }
 
+// The queue both flows' inputs state, when they state the same one.
+// Whether it admits an arrival when its bytes fit (bfifo), not by packet
+// count: SameQueueCountingBytes.
+std::optional<BundleQueue> StatedQueue(const CompetitorFacts& a,
+                                       const CompetitorFacts& b) {
+  if (!a.queue.has_value() || !b.queue.has_value() ||
+      a.queue->qdisc != b.queue->qdisc || a.queue->limit != b.queue->limit) {
+    return std::nullopt;
+  }
+  return a.queue;
+}
+
+bool SameQueueCountingBytes(const CompetitorFacts& a,
+                            const CompetitorFacts& b) {
+  const std::optional<BundleQueue> q = StatedQueue(a, b);
+  return q.has_value() && q->counts_bytes();
+}
+
 // The fitted buffer's delay at the fitted rate.
 double QueueS(const FittedPath& path) {
   return path.rate_bps > 0 ? path.buffer_bytes * 8.0 / path.rate_bps : 0;
@@ -418,6 +436,9 @@ std::optional<FittedPath> SharedFittedPath(
   p.duration_ns = static_cast<int64_t>(
       std::min(span_s, MaxSimulatedPacketSeconds(p.rate_bps)) * 1e9);
   p.uncertainty = SharedUncertainty(*a_path, *b_path, p.rate_bps);
+  p.admission = SameQueueCountingBytes(a, b)
+                    ? AdmissionPolicy::kByteFit
+                    : AdmissionPolicy::kPacketSizeNeutral;
   return p;
 }
 
@@ -434,6 +455,8 @@ struct Counterfactuals {
   std::optional<PredictedRatio> same_start;       // lesser starts with greater
   // The lesser sends the greater's packet size.
   std::optional<PredictedRatio> same_size;
+  // A byte-fit queue admitting as one that counts packets would.
+  std::optional<PredictedRatio> size_neutral_admission;
 };
 
 // With `size_unnamed` (the growth named no packet-size cause: not
@@ -469,6 +492,13 @@ Counterfactuals RunCounterfactuals(const CompetitorFacts& lesser,
     SimulatedFlow together = l;
     together.start_ns = g.start_ns;
     c.same_start = Ratio(paths, together, g, lesser_first);
+  }
+  if (fitted.admission == AdmissionPolicy::kByteFit &&
+      lesser.packet_bytes != greater.packet_bytes) {
+    std::vector<FittedPath> neutral = paths;
+    for (FittedPath& p : neutral)
+      p.admission = AdmissionPolicy::kPacketSizeNeutral;
+    c.size_neutral_admission = Ratio(neutral, l, g, lesser_first);
   }
   if (size_unnamed && lesser.packet_bytes < greater.packet_bytes &&
       !lesser.normalize_bytes.has_value() &&
@@ -529,6 +559,18 @@ void AddSimulatedCauses(const CompetitorFacts& lesser,
                           LateBy(lesser, greater), greater.label))) {
     causes->push_back(*std::move(late));
   }
+  if (std::optional<UnfairnessCause> admission = CounterfactualCause(
+          "admission", c.as_is, c.size_neutral_admission,
+          absl::StrFormat(
+              "the bottleneck's queue admitted %d-byte packets "
+              "where %d-byte ones did not fit (byte-fit, RFC "
+              "7141 section 4.2.1.2); admitting every arrival as "
+              "a full-size packet (packet-size neutral, as a "
+              "packet-count limit is)",
+              std::min(lesser.packet_bytes, greater.packet_bytes),
+              std::max(lesser.packet_bytes, greater.packet_bytes)))) {
+    causes->push_back(*std::move(admission));
+  }
 }
 
 // "0.86 (0.75-0.95, 10th-90th percentile of 64 paths the capture cannot
@@ -539,6 +581,41 @@ std::string Prediction(const PredictedRatio& p) {
       "%.2f (%.2f-%.2f, 10th-90th percentile of %d paths the capture cannot "
       "tell apart)",
       p.mean, p.low, p.high, p.paths);
+}
+
+// What the queue's admission did, where the inputs state the queue (a
+// lab bundle's meta.json). A capture sees drops, not which arrival the
+// queue refused for its size.
+std::string AdmissionSentence(const UnfairnessAttribution& u) {
+  if (!u.queue.has_value()) {
+    return "The queue's admission policy is not visible in the capture.";
+  }
+  const BundleQueue& q = *u.queue;
+  if (!q.counts_bytes()) {
+    return absl::StrFormat(
+        "The bottleneck's queue (%s, %d packets, as the input states it) "
+        "admits by packet count, neutral to packet size.",
+        q.qdisc, q.limit);
+  }
+  std::string s = absl::StrFormat(
+      "The bottleneck's queue (%s, %d bytes, as the input states it) "
+      "admits an arrival when its bytes fit, which favours small packets "
+      "(RFC 7141 section 4.2.1.2)",
+      q.qdisc, q.limit);
+  const bool named = std::any_of(
+      u.causes.begin(), u.causes.end(),
+      [](const UnfairnessCause& c) { return c.kind == "admission"; });
+  if (u.predicted_ratio_packet_count_admission.has_value() && !named &&
+      u.predicted_ratio_as_is.has_value()) {
+    absl::StrAppend(
+        &s, absl::StrFormat(
+                "; admitting every arrival as a full-size packet (packet-size "
+                "neutral, as a packet-count limit is), the fitted simulation "
+                "gives %.2f instead of %.2f",
+                u.predicted_ratio_packet_count_admission->mean,
+                u.predicted_ratio_as_is->mean));
+  }
+  return absl::StrCat(s, ".");
 }
 
 std::string AttributionMessage(const CompetitorFacts& lesser,
@@ -573,12 +650,7 @@ std::string AttributionMessage(const CompetitorFacts& lesser,
   if (u.standing_queue.has_value()) {
     absl::StrAppend(&m, "; ", u.standing_queue->message);
   }
-  // A sender-side capture sees drops, not which arrival the queue
-  // refused for its size (byte-fit admission favours small packets, RFC
-  // 7141 section 4.2.1.2).
-  absl::StrAppend(&m,
-                  ". The queue's admission policy is not visible in "
-                  "the capture.");
+  absl::StrAppend(&m, ". ", AdmissionSentence(u));
   return m;
 }
 
@@ -611,8 +683,10 @@ UnfairnessAttribution AttributeUnfairness(const CompetitorFacts& a,
         RunCounterfactuals(lesser, greater, *path, a_less, size_unnamed);
     u.predicted_ratio_as_is = c.as_is;
     u.predicted_ratio_normalized = c.normalized;
+    u.predicted_ratio_packet_count_admission = c.size_neutral_admission;
     AddSimulatedCauses(lesser, greater, c, &u.causes);
   }
+  u.queue = StatedQueue(a, b);
   u.standing_queue = BbrQueueAgainstLossBased(a, b);
   u.message = AttributionMessage(lesser, greater, u);
   return u;

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "parsers/bundle.h"
 #include "reports/fitted_simulation.h"
 
 namespace ccreplay {
@@ -41,6 +42,10 @@ struct CompetitorFacts {
   // The mean RTT sample of each observation bin that had one, ms, at the
   // bin's end on the same axis, ascending.
   std::vector<std::pair<double, double>> rtt_ms;
+  // The bottleneck's queue as the input states it (a lab bundle's
+  // meta.json); a capture does not show which arrival a queue refused
+  // for its size.
+  std::optional<BundleQueue> queue;
 };
 
 struct UnfairnessCause {
@@ -91,6 +96,10 @@ struct UnfairnessAttribution {
   // and with the small-packet flow's growth normalized to 1462 bytes.
   std::optional<PredictedRatio> predicted_ratio_as_is,
       predicted_ratio_normalized;
+  // The queue both flows' inputs state (CompetitorFacts::queue), and with
+  // a byte-fit one, the fitted simulation admitting by packet count.
+  std::optional<BundleQueue> queue;
+  std::optional<PredictedRatio> predicted_ratio_packet_count_admission;
   // A BBR flow against a loss-based one: the queue they kept.
   std::optional<StandingQueue> standing_queue;
   std::string message;
@@ -105,7 +114,9 @@ double CommonIntervalThroughput(CompetitorFacts& a, CompetitorFacts& b);
 // (at least the two throughputs together), the smaller base RTT (each
 // flow's service time taken at the shared rate), the smaller of the two
 // fits' queueing delays at loss as the buffer at the shared rate, the
-// longer delayed-ACK hold, and both flows' whole span as the duration.
+// longer delayed-ACK hold, and both flows' whole span as the duration;
+// byte-fit admission when both flows' inputs state the same queue and it
+// counts bytes.
 // nullopt when neither flow has a fit.
 std::optional<FittedPath> SharedFittedPath(
     const CompetitorFacts& a, const CompetitorFacts& b,
