@@ -441,7 +441,8 @@ TEST_P(UnfairnessTest, ShareRatioIsTheSimulatorsAndPacketSizeIsNamed) {
     }
   }
   // CUBIC's growth per RTT does not tell normalization apart on these
-  // paths (DISABLED_ test below): asserted for Reno only, whose growth
+  // paths (PacketSizeNamedExactlyWithoutNormalization below, where the
+  // claimed controller decides): asserted for Reno only, whose growth
   // decides against the claim (--cc reno on the normalized flow).
   if (spec != "reno") return;
   EXPECT_FALSE(off.small.normalization_claimed);
@@ -517,8 +518,8 @@ RatioOverPaths TruePathRatio(const PathProfile& profile, const Case& c,
 // So the prediction (reports/unfairness.cc) is the mean over 64 paths the
 // capture cannot tell apart from the fitted one, one run each
 // (PathsWithinUncertainty, within the fit's own uncertainty, printed
-// below), and the reference is the same kind of mean, 128 paths around
-// the profile's own path with the same uncertainty.
+// below), and the reference is the same kind of mean, kTruePaths (1024)
+// paths around the profile's own path with the same uncertainty.
 //
 // Measured at main b5249b0 + the shared fit's hold and base RTT read at
 // the link's rate, 2026-12-02 (`nice build/reports/unfairness_tests
