@@ -106,6 +106,12 @@ absl::StatusOr<CapturedCwnd> CapturedCwndForTcpFlow(
     }
     if (captured.source == CapturedSource::kTcpProbe) {
       captured.kernel_mono_offset_us = trace.clock_epoch_us;
+      // Each line's ssthresh, in segments as its cwnd; the parser leaves
+      // out TCP_INFINITE_SSTHRESH, unset (before the first reduction or
+      // HyStart's exit, or after an undo restored it).
+      captured.ssthresh_points = Shifted(trace.series.ssthresh_segments,
+                                         trace.clock_epoch_us.value_or(0));
+      captured.ssthresh_omitted_while_unset = true;
       auto wire = trace.series.other.find("snd_una_wire");
       if (wire != trace.series.other.end() &&
           wire->second.size() == captured.points.size()) {
@@ -152,9 +158,12 @@ std::optional<uint64_t> SsthreshAtCwndPoint(const CapturedCwnd& captured,
         return a.log_order > 0 && b.log_order > 0 ? a.log_order < b.log_order
                                                   : a.time_us < b.time_us;
       });
-  const bool same_event = after != s.begin() &&
-                          std::prev(after)->log_order == cwnd.log_order &&
-                          cwnd.log_order > 0;
+  // The same event: the same log order, or, where the log keeps none
+  // (tcp_probe), the same line's time.
+  const bool same_event =
+      after != s.begin() &&
+      (cwnd.log_order > 0 ? std::prev(after)->log_order == cwnd.log_order
+                          : std::prev(after)->time_us == cwnd.time_us);
   if (captured.ssthresh_omitted_while_unset && !same_event) {
     return kNoSsthreshBytes;
   }

@@ -57,19 +57,21 @@ struct CapturedCwnd {
   // tcp_probe: each point's snd_una as the wire carries it (32 bits), one
   // per point; empty when the trace does not log it (or another source).
   std::vector<uint32_t> snd_una_wire;
-  // qlog: the `ssthresh` the sender logged, as `points`; empty otherwise.
+  // qlog and tcp_probe: the `ssthresh` the sender logged, as `points`
+  // (tcp_probe: in segments, set lines only); empty otherwise.
   std::vector<SeriesPoint> ssthresh_points;
   // The log leaves ssthresh out while it is unset (infinite): ngtcp2 writes
   // it in recovery:metrics_updated only when it is not UINT64_MAX
   // (ngtcp2_qlog_metrics_updated(), lib/ngtcp2_qlog.c, 0.12.1), and writes
-  // congestion_window in every one.
+  // congestion_window in every one; tcp_probe's parser leaves out a
+  // line's TCP_INFINITE_SSTHRESH.
   bool ssthresh_omitted_while_unset = false;
 };
 
-// The ssthresh the sender had when it logged cwnd point `cwnd` (qlog): the
-// value logged in the same event or, for a log that writes it only when it
-// changes, the last one before; kNoSsthreshBytes while unset; nullopt when
-// the log has not shown it.
+// The ssthresh the sender had when it logged cwnd point `cwnd` (qlog,
+// tcp_probe: in the log's unit): the value logged in the same event or,
+// for a log that writes it only when it changes, the last one before;
+// kNoSsthreshBytes while unset; nullopt when the log has not shown it.
 std::optional<uint64_t> SsthreshAtCwndPoint(const CapturedCwnd& captured,
                                             const SeriesPoint& cwnd);
 

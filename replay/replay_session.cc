@@ -91,6 +91,10 @@ class ReplayDiff {
         if (last_captured_point_ != nullptr) {
           at.ssthresh_bytes =
               SsthreshAtCwndPoint(captured_, *last_captured_point_);
+          if (at.ssthresh_bytes && *at.ssthresh_bytes != kNoSsthreshBytes &&
+              captured_.in_segments) {
+            *at.ssthresh_bytes *= mss_bytes_;
+          }
         }
       }
       at.lags_one_ack = aligner_.shows_state_before_ack();

@@ -192,10 +192,16 @@ std::vector<StepRegime> ClassifySteps(absl::Span<const ConformanceAck> acks,
     }
     // The sender's own ssthresh, where it logs one (an undo may restore
     // an earlier one, even an unset one: ngtcp2_cc_cubic_cc_on_spurious_
-    // congestion(), lib/ngtcp2_cc.c, 0.12.1).
-    const uint64_t threshold = a.ssthresh_before_bytes.value_or(ssthresh);
-    r.slow_start = !ssthresh_pending && r.before &&
-                   *r.before + a.mss_bytes / 2 < threshold;
+    // congestion(), lib/ngtcp2_cc.c, 0.12.1), decides outside the recovery
+    // period: a sender whose recovery left cwnd below it (Linux's PRR)
+    // slow-starts back to it (RFC 5681 section 3.1); tcp_probe logs it.
+    // Without one, the inferred threshold once the event has settled.
+    r.slow_start =
+        r.before &&
+        (a.ssthresh_before_bytes.has_value()
+             ? !r.in_recovery &&
+                   *r.before + a.mss_bytes / 2 < *a.ssthresh_before_bytes
+             : !ssthresh_pending && *r.before + a.mss_bytes / 2 < ssthresh);
   }
   return regimes;
 }
@@ -338,30 +344,6 @@ void CheckCongestionAvoidanceIncrease(const RuleInputs& in,
                 : "congestion-avoidance increase per window acked above "
                   "one max datagram"));
     }
-  }
-}
-
-void CheckCwndStalled(const RuleInputs& in,
-                      std::vector<ConformanceViolation>* out) {
-  std::vector<bool> breaks;
-  const std::vector<AckedWindow> windows = AckedWindows(in, false, &breaks);
-  int run = 0;
-  for (size_t k = 0; k < windows.size(); ++k) {
-    const AckedWindow& w = windows[k];
-    if (breaks[k]) run = 0;
-    run = (w.cwnd_limited && w.increase <= 0) ? run + 1 : 0;
-    if (run < kStalledWindows) continue;
-    const AckedWindow& first = windows[k + 1 - kStalledWindows];
-    const ConformanceAck& a = in.acks[first.first];
-    // RFC 9002 section 7.3.3 / RFC 5681 section 3.1: a cwnd-limited sender
-    // in congestion avoidance grows by a datagram per window acked.
-    out->push_back(
-        Make(kRuleCwndStalled,
-             IsQuic(in) ? "RFC 9002 section 7.3.3" : "RFC 5681 section 3.1", a,
-             in.acks[w.last], w.last - first.first + 1,
-             first.start_cwnd + a.mss_bytes, w.start_cwnd,
-             "no growth over four cwnd-limited windows of ACKs"));
-    run = 0;
   }
 }
 
@@ -650,6 +632,19 @@ double WCubicBytes(double w_max, double epoch, double mss, double t_s) {
   return kCubicC * std::pow(t_s - k_s, 3) * mss + w_max;
 }
 
+// The first step after the reduction `step` outside the recovery period
+// and slow start, before the next congestion event: where congestion
+// avoidance begins.
+std::optional<size_t> CongestionAvoidanceStart(const RuleInputs& in,
+                                               size_t step) {
+  for (size_t j = step + 1; j < in.acks.size(); ++j) {
+    if (in.acks[j].congestion_event) return std::nullopt;
+    const StepRegime& r = in.regimes[j];
+    if (r.before && !r.in_recovery && !r.slow_start) return j;
+  }
+  return std::nullopt;
+}
+
 // The congestion-avoidance steps after the reduction `step` of event `e`,
 // up to the next event, against RFC 9438's bound: cwnd never passes its
 // target, W_cubic(t + RTT) (section 4.2; the 1.5 cwnd clamp only lowers
@@ -663,6 +658,13 @@ void CheckCubicEpoch(const RuleInputs& in, size_t e, size_t step,
   const double mss = static_cast<double>(MaxDatagramBound(in, a));
   const double w_max = static_cast<double>(CwndAtEvent(in, e, step));
   const double epoch = static_cast<double>(*in.regimes[step].after);
+  // cwnd_epoch is the cwnd where congestion avoidance begins (RFC 9438
+  // section 4.2), higher than the reduction's when the sender slow-started
+  // back to ssthresh first; the higher epoch only raises the bound.
+  const std::optional<size_t> ca = CongestionAvoidanceStart(in, step);
+  const double epoch_ca =
+      ca ? std::max(epoch, static_cast<double>(*in.regimes[*ca].before))
+         : epoch;
   const double w_max_converged = w_max * (1 + kBetaCubic) / 2;
   double w_est = epoch;
   for (size_t j = step + 1; j < in.acks.size() && !in.acks[j].congestion_event;
@@ -680,7 +682,9 @@ void CheckCubicEpoch(const RuleInputs& in, size_t e, size_t step,
     const double t_s = (b.time_us - a.time_us + RttOf(b, true)) / 1e6;
     const double bound =
         std::max({WCubicBytes(w_max, epoch, mss, t_s),
-                  WCubicBytes(w_max_converged, epoch, mss, t_s), w_est}) +
+                  WCubicBytes(w_max_converged, epoch, mss, t_s),
+                  WCubicBytes(w_max, epoch_ca, mss, t_s),
+                  WCubicBytes(w_max_converged, epoch_ca, mss, t_s), w_est}) +
         2 * mss;
     if (*r.after <= bound) continue;
     out->push_back(Make(kRuleCubicGrowth, "RFC 9438 sections 4.2-4.3", b, b, 1,
@@ -688,6 +692,38 @@ void CheckCubicEpoch(const RuleInputs& in, size_t e, size_t step,
                         "cwnd above max(W_cubic(t + RTT), W_est) plus two "
                         "segments, t from the congestion event"));
   }
+}
+
+// Per step, the lowest target a conformant CUBIC could grow toward
+// (RFC 9438 sections 4.2-4.3), 0 where none is known: the larger of
+// W_cubic(t) and W_est, each at its lowest over the stack's choices: W_max
+// as fast convergence lowers it (section 4.7), cwnd_epoch the reduction's
+// window (the lowest candidate, the largest K), t from the start of
+// congestion avoidance (the latest start), and W_est growing by
+// alpha_cubic from there.
+std::vector<double> CubicLowestTargets(const RuleInputs& in) {
+  std::vector<double> target(in.acks.size(), 0);
+  for (size_t e = 0; e < in.acks.size(); ++e) {
+    if (!IsLossReduction(in, in.acks[e]) || in.acks[e].timeout) continue;
+    const std::optional<size_t> step = ReductionStep(in, e);
+    if (!step || !in.regimes[*step].after) continue;
+    const std::optional<size_t> ca = CongestionAvoidanceStart(in, *step);
+    if (!ca) continue;
+    const double mss = static_cast<double>(MaxDatagramBound(in, in.acks[e]));
+    const double w_max = CwndAtEvent(in, e, *step) * (1 + kBetaCubic) / 2;
+    const double epoch = static_cast<double>(*in.regimes[*step].after);
+    double w_est = epoch;
+    for (size_t j = *ca; j < in.acks.size() && !in.acks[j].congestion_event;
+         ++j) {
+      const StepRegime& r = in.regimes[j];
+      if (!r.before || *r.before == 0) continue;
+      const double t_s = (in.acks[j].time_us - in.acks[*ca].time_us) / 1e6;
+      target[j] = std::max(WCubicBytes(w_max, epoch, mss, t_s), w_est);
+      w_est += kAlphaCubic * mss * static_cast<double>(in.acks[j].bytes_acked) /
+               *r.before;
+    }
+  }
+  return target;
 }
 
 }  // namespace
@@ -700,6 +736,42 @@ void CheckCubicGrowth(const RuleInputs& in,
     if (!IsLossReduction(in, in.acks[e]) || in.acks[e].timeout) continue;
     const std::optional<size_t> step = ReductionStep(in, e);
     if (step && in.regimes[*step].after) CheckCubicEpoch(in, e, *step, out);
+  }
+}
+
+void CheckCwndStalled(const RuleInputs& in,
+                      std::vector<ConformanceViolation>* out) {
+  std::vector<bool> breaks;
+  const std::vector<AckedWindow> windows = AckedWindows(in, false, &breaks);
+  // CUBIC holds cwnd while its target is not above it (RFC 9438 section
+  // 4.2: near W_max, or above the curve after a Reno-friendly climb): a
+  // stall counts only where even its lowest target demands growth.
+  const std::vector<double> lowest_target =
+      in.profile.family == ConformanceFamily::kCubic ? CubicLowestTargets(in)
+                                                     : std::vector<double>();
+  const auto demands_growth = [&](const AckedWindow& w) {
+    return lowest_target.empty() ||
+           lowest_target[w.last] >
+               static_cast<double>(w.start_cwnd) + in.acks[w.first].mss_bytes;
+  };
+  int run = 0;
+  for (size_t k = 0; k < windows.size(); ++k) {
+    const AckedWindow& w = windows[k];
+    if (breaks[k]) run = 0;
+    run =
+        (w.cwnd_limited && w.increase <= 0 && demands_growth(w)) ? run + 1 : 0;
+    if (run < kStalledWindows) continue;
+    const AckedWindow& first = windows[k + 1 - kStalledWindows];
+    const ConformanceAck& a = in.acks[first.first];
+    // RFC 9002 section 7.3.3 / RFC 5681 section 3.1: a cwnd-limited sender
+    // in congestion avoidance grows by a datagram per window acked.
+    out->push_back(
+        Make(kRuleCwndStalled,
+             IsQuic(in) ? "RFC 9002 section 7.3.3" : "RFC 5681 section 3.1", a,
+             in.acks[w.last], w.last - first.first + 1,
+             first.start_cwnd + a.mss_bytes, w.start_cwnd,
+             "no growth over four cwnd-limited windows of ACKs"));
+    run = 0;
   }
 }
 
