@@ -397,8 +397,13 @@ std::optional<FittedPath> SharedFittedPath(
     const CompetitorFacts& a, const CompetitorFacts& b,
     const std::optional<FittedPath>& a_path,
     const std::optional<FittedPath>& b_path) {
+  const AdmissionPolicy admission = SameQueueCountingBytes(a, b)
+                                        ? AdmissionPolicy::kByteFit
+                                        : AdmissionPolicy::kPacketSizeNeutral;
   if (!a_path.has_value() || !b_path.has_value()) {
-    return a_path.has_value() ? a_path : b_path;
+    std::optional<FittedPath> one = a_path.has_value() ? a_path : b_path;
+    if (one.has_value()) one->admission = admission;
+    return one;
   }
   FittedPath p = *a_path;
   p.rate_bps = std::max({a_path->rate_bps, b_path->rate_bps,
@@ -436,9 +441,7 @@ std::optional<FittedPath> SharedFittedPath(
   p.duration_ns = static_cast<int64_t>(
       std::min(span_s, MaxSimulatedPacketSeconds(p.rate_bps)) * 1e9);
   p.uncertainty = SharedUncertainty(*a_path, *b_path, p.rate_bps);
-  p.admission = SameQueueCountingBytes(a, b)
-                    ? AdmissionPolicy::kByteFit
-                    : AdmissionPolicy::kPacketSizeNeutral;
+  p.admission = admission;
   return p;
 }
 
@@ -456,7 +459,7 @@ struct Counterfactuals {
   // The lesser sends the greater's packet size.
   std::optional<PredictedRatio> same_size;
   // A byte-fit queue admitting as one that counts packets would.
-  std::optional<PredictedRatio> size_neutral_admission;
+  std::optional<PredictedRatio> packet_count_admission;
 };
 
 // With `size_unnamed` (the growth named no packet-size cause: not
@@ -498,7 +501,7 @@ Counterfactuals RunCounterfactuals(const CompetitorFacts& lesser,
     std::vector<FittedPath> neutral = paths;
     for (FittedPath& p : neutral)
       p.admission = AdmissionPolicy::kPacketSizeNeutral;
-    c.size_neutral_admission = Ratio(neutral, l, g, lesser_first);
+    c.packet_count_admission = Ratio(neutral, l, g, lesser_first);
   }
   if (size_unnamed && lesser.packet_bytes < greater.packet_bytes &&
       !lesser.normalize_bytes.has_value() &&
@@ -560,7 +563,7 @@ void AddSimulatedCauses(const CompetitorFacts& lesser,
     causes->push_back(*std::move(late));
   }
   if (std::optional<UnfairnessCause> admission = CounterfactualCause(
-          "admission", c.as_is, c.size_neutral_admission,
+          "admission", c.as_is, c.packet_count_admission,
           absl::StrFormat(
               "the bottleneck's queue admitted %d-byte packets "
               "where %d-byte ones did not fit (byte-fit, RFC "
@@ -683,7 +686,7 @@ UnfairnessAttribution AttributeUnfairness(const CompetitorFacts& a,
         RunCounterfactuals(lesser, greater, *path, a_less, size_unnamed);
     u.predicted_ratio_as_is = c.as_is;
     u.predicted_ratio_normalized = c.normalized;
-    u.predicted_ratio_packet_count_admission = c.size_neutral_admission;
+    u.predicted_ratio_packet_count_admission = c.packet_count_admission;
     AddSimulatedCauses(lesser, greater, c, &u.causes);
   }
   u.queue = StatedQueue(a, b);

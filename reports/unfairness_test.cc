@@ -277,6 +277,9 @@ TEST(SharedFittedPathTest, ByteFitOnlyWhereBothStateABfifo) {
   EXPECT_EQ(admission(), AdmissionPolicy::kPacketSizeNeutral);
   b.queue = BundleQueue{"bfifo", 100000};
   EXPECT_EQ(admission(), AdmissionPolicy::kByteFit);
+  // One flow's fit alone is the shared path, admitting as stated too.
+  EXPECT_EQ(SharedFittedPath(a, b, fa, std::nullopt)->admission,
+            AdmissionPolicy::kByteFit);
   EXPECT_NE(
       SharedFittedPath(a, b, fa, fa)->Describe().find("(byte-fit admission)"),
       std::string::npos);
