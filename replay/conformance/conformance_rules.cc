@@ -745,10 +745,11 @@ void CheckCwndStalled(const RuleInputs& in,
   const std::vector<AckedWindow> windows = AckedWindows(in, false, &breaks);
   // CUBIC holds cwnd while its target is not above it (RFC 9438 section
   // 4.2: near W_max, or above the curve after a Reno-friendly climb): a
-  // stall counts only where even its lowest target demands growth.
+  // stall counts only where even its lowest target demands growth, so not
+  // before the first loss reduction nor after a timeout (no target known).
+  const bool cubic = in.profile.family == ConformanceFamily::kCubic;
   const std::vector<double> lowest_target =
-      in.profile.family == ConformanceFamily::kCubic ? CubicLowestTargets(in)
-                                                     : std::vector<double>();
+      cubic ? CubicLowestTargets(in) : std::vector<double>();
   const auto demands_growth = [&](const AckedWindow& w) {
     return lowest_target.empty() ||
            lowest_target[w.last] >
@@ -764,13 +765,15 @@ void CheckCwndStalled(const RuleInputs& in,
     const AckedWindow& first = windows[k + 1 - kStalledWindows];
     const ConformanceAck& a = in.acks[first.first];
     // RFC 9002 section 7.3.3 / RFC 5681 section 3.1: a cwnd-limited sender
-    // in congestion avoidance grows by a datagram per window acked.
-    out->push_back(
-        Make(kRuleCwndStalled,
-             IsQuic(in) ? "RFC 9002 section 7.3.3" : "RFC 5681 section 3.1", a,
-             in.acks[w.last], w.last - first.first + 1,
-             first.start_cwnd + a.mss_bytes, w.start_cwnd,
-             "no growth over four cwnd-limited windows of ACKs"));
+    // in congestion avoidance grows by a datagram per window acked; CUBIC
+    // toward its target.
+    out->push_back(Make(kRuleCwndStalled,
+                        cubic ? "RFC 9438 sections 4.2-4.3"
+                              : (IsQuic(in) ? "RFC 9002 section 7.3.3"
+                                            : "RFC 5681 section 3.1"),
+                        a, in.acks[w.last], w.last - first.first + 1,
+                        first.start_cwnd + a.mss_bytes, w.start_cwnd,
+                        "no growth over four cwnd-limited windows of ACKs"));
     run = 0;
   }
 }

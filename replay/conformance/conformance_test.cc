@@ -393,6 +393,10 @@ TEST(ConformanceTest, FlagsCwndPinnedAtTheMinimum) {
                           << ::testing::PrintToString(RulesOf(result));
     EXPECT_EQ(v->seen_bytes, 2 * kPacketBytes) << spec;
     EXPECT_EQ(v->expected_bytes, 3 * kPacketBytes) << spec;
+    EXPECT_EQ(v->rfc_section, family == ConformanceFamily::kCubic
+                                  ? "RFC 9438 sections 4.2-4.3"
+                                  : "RFC 9002 section 7.3.3")
+        << spec;
   }
 }
 
