@@ -694,34 +694,53 @@ void CheckCubicEpoch(const RuleInputs& in, size_t e, size_t step,
   }
 }
 
+// Fills `target` from congestion avoidance's first step `ca` to the next
+// congestion event with the larger of W_cubic(t) (`w_max`, `epoch`, t from
+// `ca`) and W_est, growing by alpha_cubic from `epoch`.
+void FillCubicTargets(const RuleInputs& in, size_t ca, double w_max,
+                      double epoch, double mss, std::vector<double>* target) {
+  double w_est = epoch;
+  for (size_t j = ca; j < in.acks.size() && !in.acks[j].congestion_event; ++j) {
+    const StepRegime& r = in.regimes[j];
+    if (!r.before || *r.before == 0) continue;
+    const double t_s = (in.acks[j].time_us - in.acks[ca].time_us) / 1e6;
+    (*target)[j] = std::max(WCubicBytes(w_max, epoch, mss, t_s), w_est);
+    w_est += kAlphaCubic * mss * static_cast<double>(in.acks[j].bytes_acked) /
+             *r.before;
+  }
+}
+
 // Per step, the lowest target a conformant CUBIC could grow toward
-// (RFC 9438 sections 4.2-4.3), 0 where none is known: the larger of
-// W_cubic(t) and W_est, each at its lowest over the stack's choices: W_max
-// as fast convergence lowers it (section 4.7), cwnd_epoch the reduction's
-// window (the lowest candidate, the largest K), t from the start of
-// congestion avoidance (the latest start), and W_est growing by
-// alpha_cubic from there.
+// (RFC 9438 sections 4.2-4.3), 0 where none is known (after a timeout):
+// the larger of W_cubic(t) and W_est, each at its lowest over the stack's
+// choices. After a loss reduction: W_max as fast convergence lowers it
+// (section 4.7), cwnd_epoch the reduction's window (the lowest candidate,
+// the largest K), t from the start of congestion avoidance (the latest
+// start), and W_est growing by alpha_cubic from there. Before the first
+// one (HyStart's exit, or ssthresh reached): no W_max above cwnd_epoch, so
+// K = 0 and W_cubic(t) = cwnd_epoch + C t^3 (Linux bictcp_update() with
+// last_max_cwnd <= cwnd).
 std::vector<double> CubicLowestTargets(const RuleInputs& in) {
   std::vector<double> target(in.acks.size(), 0);
+  for (size_t j = 0; j < in.acks.size() && !in.acks[j].congestion_event; ++j) {
+    const StepRegime& r = in.regimes[j];
+    if (!r.before || r.slow_start || r.in_recovery || r.settling) continue;
+    const double epoch = static_cast<double>(*r.before);
+    FillCubicTargets(in, j, epoch, epoch,
+                     static_cast<double>(MaxDatagramBound(in, in.acks[j])),
+                     &target);
+    break;
+  }
   for (size_t e = 0; e < in.acks.size(); ++e) {
     if (!IsLossReduction(in, in.acks[e]) || in.acks[e].timeout) continue;
     const std::optional<size_t> step = ReductionStep(in, e);
     if (!step || !in.regimes[*step].after) continue;
     const std::optional<size_t> ca = CongestionAvoidanceStart(in, *step);
     if (!ca) continue;
-    const double mss = static_cast<double>(MaxDatagramBound(in, in.acks[e]));
-    const double w_max = CwndAtEvent(in, e, *step) * (1 + kBetaCubic) / 2;
-    const double epoch = static_cast<double>(*in.regimes[*step].after);
-    double w_est = epoch;
-    for (size_t j = *ca; j < in.acks.size() && !in.acks[j].congestion_event;
-         ++j) {
-      const StepRegime& r = in.regimes[j];
-      if (!r.before || *r.before == 0) continue;
-      const double t_s = (in.acks[j].time_us - in.acks[*ca].time_us) / 1e6;
-      target[j] = std::max(WCubicBytes(w_max, epoch, mss, t_s), w_est);
-      w_est += kAlphaCubic * mss * static_cast<double>(in.acks[j].bytes_acked) /
-               *r.before;
-    }
+    FillCubicTargets(in, *ca, CwndAtEvent(in, e, *step) * (1 + kBetaCubic) / 2,
+                     static_cast<double>(*in.regimes[*step].after),
+                     static_cast<double>(MaxDatagramBound(in, in.acks[e])),
+                     &target);
   }
   return target;
 }
@@ -745,8 +764,8 @@ void CheckCwndStalled(const RuleInputs& in,
   const std::vector<AckedWindow> windows = AckedWindows(in, false, &breaks);
   // CUBIC holds cwnd while its target is not above it (RFC 9438 section
   // 4.2: near W_max, or above the curve after a Reno-friendly climb): a
-  // stall counts only where even its lowest target demands growth, so not
-  // before the first loss reduction nor after a timeout (no target known).
+  // stall counts only where even its lowest target demands growth (not
+  // after a timeout: no target known).
   const bool cubic = in.profile.family == ConformanceFamily::kCubic;
   const std::vector<double> lowest_target =
       cubic ? CubicLowestTargets(in) : std::vector<double>();

@@ -400,6 +400,34 @@ TEST(ConformanceTest, FlagsCwndPinnedAtTheMinimum) {
   }
 }
 
+// A CUBIC sender that leaves slow start at 20 segments (HyStart: ssthresh
+// logged at cwnd) and holds cwnd there, cwnd-limited, ACK by ACK: with no
+// W_max above cwnd_epoch, RFC 9438 sets K = 0, and W_est alone (alpha_cubic
+// = 0.53 segments a window) demands a segment more by the second window, so
+// four more windows without growth are a stall. Held for 8 windows, it is.
+TEST(ConformanceTest, FlagsCubicStalledBeforeItsFirstLoss) {
+  constexpr uint64_t kMss = 1448;
+  std::vector<ConformanceAck> acks(160);
+  for (size_t k = 0; k < acks.size(); ++k) {
+    ConformanceAck& a = acks[k];
+    a.time_us = 1'000'000 + 2'000 * static_cast<int64_t>(k);
+    a.bytes_acked = kMss;
+    a.packets_acked = 1;
+    a.flight_before_bytes = 20 * kMss;
+    a.mss_bytes = kMss;
+    a.min_rtt_us = a.srtt_us = 40'000;
+    a.cwnd_limited = true;
+    a.cwnd_before_bytes = 20 * kMss;
+    a.ssthresh_before_bytes = 20 * kMss;
+  }
+  const ConformanceResult result = CheckConformance(
+      acks, Profile(ConformanceTransport::kTcp, ConformanceFamily::kCubic));
+  const ConformanceViolation* v = Find(result, kRuleCwndStalled);
+  ASSERT_NE(v, nullptr) << ::testing::PrintToString(RulesOf(result));
+  EXPECT_EQ(v->rfc_section, "RFC 9438 sections 4.2-4.3");
+  EXPECT_EQ(v->seen_bytes, 20 * kMss);
+}
+
 // A QUIC flow's ACKs around a blackout, each driven through RFC 9002's
 // NewReno (cc/rfc9002_newreno.h) as its qlog would log them: 100 ACKs of
 // one 1200-byte datagram every 2 ms with the window full (srtt 40 ms,
