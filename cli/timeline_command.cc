@@ -83,6 +83,7 @@ int RunTimeline(const Args& args) {
   AckTimelineBuilder builder(
       selected->index, selected->sender_side,
       [&writer](const TimelineEvent& e) { writer.Write(e); });
+  builder.UseFirstPass(table.flows()[selected->index]);
   absl::StatusOr<CaptureInfo> second = ReadCapture(path, builder, read_options);
   builder.Finish();
   meter.Finish();

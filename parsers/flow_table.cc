@@ -147,6 +147,18 @@ SideTraffic& TrafficOf(SideStats& side) {
 
 // The side's SYN, or on the others its ECN flags and the handshake RTT (the
 // first ACK after both SYNs, on the side that sent the first SYN).
+// A segment with timestamps, after the handshake: its echo timed against
+// the peer's TSvals (`peer` null: the peer sent nothing but its SYN), its
+// own TSval kept for the peer's echoes.
+void TimeEcho(const TcpSegment& s, SideTraffic& t, const SideTraffic* peer) {
+  if (peer != nullptr) {
+    const int64_t first_ns = peer->sent_tsvals.FirstSeen(s.options.ts_ecr);
+    if (first_ns >= 0 && s.time_ns >= first_ns)
+      t.echo_times.Add(s.time_ns - first_ns);
+  }
+  t.sent_tsvals.Add(s.options.ts_val, s.time_ns);
+}
+
 void CountHandshakeAndFlags(const TcpSegment& s, Flow& flow, int direction) {
   SideStats& side = flow.side[direction];
   if (s.flags & kTcpSyn) {
@@ -166,6 +178,7 @@ void CountHandshakeAndFlags(const TcpSegment& s, Flow& flow, int direction) {
       flow.handshake_rtt_ns = s.time_ns - side.syn_ns;
     }
     SideTraffic& t = TrafficOf(side);
+    if (s.options.has_timestamps) TimeEcho(s, t, peer.traffic.get());
     if (s.flags & kTcpEce) ++t.ece_packets;
     if (s.flags & kTcpCwr) ++t.cwr_packets;
     const uint8_t ace = s.ace();
@@ -206,6 +219,29 @@ void CountPayload(const TcpSegment& s, Flow& flow, SideStats& side) {
 }
 
 }  // namespace
+
+void EchoTimes::Add(int64_t delay_ns) {
+  if (min_ns < 0 || delay_ns < min_ns) min_ns = delay_ns;
+  ++echoes;
+  if (delay_ns < kQuickAnswerNs) ++quick;
+}
+
+void RecentTsvals::Add(uint32_t ts_val, int64_t time_ns) {
+  // Kept at its first sight: a repeat (the same tick, or a segment sent
+  // again with its old TSval) times nothing anew.
+  if (FirstSeen(ts_val) >= 0) return;
+  newest_ = count_ == 0 ? 0 : (newest_ + 1) % kSize;
+  if (count_ < kSize) ++count_;
+  ts_val_[newest_] = ts_val;
+  first_ns_[newest_] = time_ns;
+}
+
+int64_t RecentTsvals::FirstSeen(uint32_t ts_val) const {
+  for (int i = 0; i < count_; ++i) {
+    if (ts_val_[i] == ts_val) return first_ns_[i];
+  }
+  return -1;
+}
 
 void FlowTable::OnSegment(const TcpSegment& s) {
   // Consecutive packets mostly belong to one flow: skip the hash lookup.

@@ -46,6 +46,51 @@ struct SynOptions {
 };
 SynOptions SynOptionsOf(const TcpOptions& options);
 
+// A host's answer comes within this time when the capture sits next to
+// it: a 1 ms scheduling allowance (the path round trips ccreplay
+// diagnoses are longer).
+inline constexpr int64_t kQuickAnswerNs = 1000000;
+
+// How soon one side echoed the other's timestamps, timed at the capture
+// point: for each of its segments (after the handshake), the time since
+// the capture first saw the peer's TSval it echoes (RFC 7323 section 4.3:
+// TSecr carries TS.Recent, the TSval of the last segment the host took;
+// Linux tcp_replace_ts_recent()). The host can echo a TSval only after a
+// segment carrying it reached it, and the echo passes the capture point a
+// round trip after that segment did, so every delay is at least the round
+// trip from the capture point to the answering host, whatever the host
+// waited for (a delayed ACK, the application, a slow CPU): the fastest
+// answers measure its distance. A capture that missed the first segment of
+// a TSval times from a later one, shorter by up to a timestamp tick;
+// hence a count, not one minimum, decides (VantageDetector).
+struct EchoTimes {
+  int64_t min_ns = -1;  // -1: no echo timed.
+  uint64_t echoes = 0;
+  uint64_t quick = 0;  // Under kQuickAnswerNs.
+
+  void Add(int64_t delay_ns);
+};
+
+// The last few distinct TSvals one side sent, each with the capture time
+// of its first segment: what the peer's echoes are timed against. A host
+// echoes the newest TSval it took, which is the newest or one just before
+// it at the capture point unless the capture sits a round trip of many
+// ticks away; an older echo is not timed.
+class RecentTsvals {
+ public:
+  void Add(uint32_t ts_val, int64_t time_ns);
+  // When the capture first saw `ts_val`; -1 when it is not among the last
+  // kSize distinct values.
+  int64_t FirstSeen(uint32_t ts_val) const;
+
+ private:
+  static constexpr int kSize = 4;
+  uint32_t ts_val_[kSize] = {0, 0, 0, 0};
+  int64_t first_ns_[kSize] = {0, 0, 0, 0};
+  uint8_t count_ = 0;
+  uint8_t newest_ = 0;
+};
+
 // What one side sent after its SYN: made at its first such segment, so a
 // side that sent only a SYN (or nothing) costs a pointer.
 struct SideTraffic {
@@ -62,6 +107,8 @@ struct SideTraffic {
   uint64_t ace_changes = 0;  // Non-SYN packets whose ACE differs from the last.
   int64_t first_payload_ns = 0;
   int64_t last_payload_ns = 0;
+  RecentTsvals sent_tsvals;  // This side's, for the peer's echoes.
+  EchoTimes echo_times;      // This side's echoes of the peer's.
   SequenceTracker sequence;
 };
 

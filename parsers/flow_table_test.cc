@@ -397,6 +397,52 @@ TEST(FlowTableTest, CopyOfAFrameOfNoFlowStartsNone) {
   EXPECT_EQ(table.flows()[0].duplicate_frames, 1u);
 }
 
+// Each side's echoes of the other's TSvals are timed from the capture's
+// first sight of the TSval echoed (RFC 7323 section 4.3), SYNs left out.
+// Worked by hand: the server echoes 100 (first seen at 1 ms, again at 1.2
+// ms) at 1.05 ms and 3 ms (0.05 and 2 ms), then 90 (never seen after the
+// SYN: not timed); the client echoes 500 (seen at 1.1 ms) at 1.2 ms.
+TEST(FlowTableTest, EchoesAreTimedFromTheFirstSightOfTheirTsval) {
+  FlowTable table;
+  auto at = [](TcpSegment s, int64_t us, uint32_t ts_val, uint32_t ts_ecr) {
+    s.time_ns = us * 1000;
+    s.options.has_timestamps = true;
+    s.options.ts_val = ts_val;
+    s.options.ts_ecr = ts_ecr;
+    return s;
+  };
+  table.OnSegment(at(Segment(true, kTcpSyn, 1000), 0, 90, 0));
+  table.OnSegment(at(Segment(false, kTcpSyn | kTcpAck, 5000), 500, 400, 90));
+  table.OnSegment(at(Segment(true, kTcpAck, 1001), 1000, 100, 400));
+  table.OnSegment(at(Segment(false, kTcpAck, 5001), 1050, 500, 100));
+  table.OnSegment(at(Segment(true, kTcpAck, 1001), 1100, 100, 400));
+  table.OnSegment(at(Segment(true, kTcpAck, 1001), 1200, 101, 500));
+  table.OnSegment(at(Segment(false, kTcpAck, 5001), 3000, 501, 100));
+  table.OnSegment(at(Segment(false, kTcpAck, 5001), 3100, 502, 90));
+  const Flow& flow = table.flows()[0];
+  ASSERT_NE(flow.side[0].traffic, nullptr);
+  ASSERT_NE(flow.side[1].traffic, nullptr);
+  const EchoTimes& server = flow.side[1].traffic->echo_times;
+  EXPECT_EQ(server.echoes, 2u);
+  EXPECT_EQ(server.min_ns, 50000);
+  EXPECT_EQ(server.quick, 1u);  // 2 ms is not under kQuickAnswerNs.
+  const EchoTimes& client = flow.side[0].traffic->echo_times;
+  EXPECT_EQ(client.echoes, 1u);  // Its echoes of the SYN-ACK's 400: untimed.
+  EXPECT_EQ(client.min_ns, 1200000 - 1050000);
+  EXPECT_EQ(client.quick, 1u);
+}
+
+// Only the last four distinct TSvals are kept, each at its first sight.
+TEST(FlowTableTest, RecentTsvalsKeepTheLastFourAtTheirFirstSight) {
+  RecentTsvals r;
+  for (uint32_t v = 1; v <= 5; ++v) r.Add(v, v * 10);
+  r.Add(5, 99);  // Seen before: keeps 50.
+  EXPECT_EQ(r.FirstSeen(1), -1);
+  EXPECT_EQ(r.FirstSeen(2), 20);
+  EXPECT_EQ(r.FirstSeen(5), 50);
+  EXPECT_EQ(r.FirstSeen(6), -1);
+}
+
 TEST(FlowTableTest, SynOnlyFlowAllocatesNoTraffic) {
   FlowTable table;
   TcpSegment syn = Segment(true, kTcpSyn, 1000);

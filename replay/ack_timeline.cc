@@ -4,6 +4,7 @@
 #include <deque>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "replay/full_segment_size.h"
 #include "replay/handshake_rtt.h"
@@ -217,6 +218,27 @@ AckTimelineBuilder::AckTimelineBuilder(uint32_t flow_index, int sender_side,
       selected_sender_(sender_side) {}
 
 AckTimelineBuilder::~AckTimelineBuilder() = default;
+
+void AckTimelineBuilder::UseFirstPass(const Flow& scanned) {
+  first_pass_echoes_ = std::make_unique<EchoTimes[]>(2);
+  for (int side = 0; side < 2; ++side) {
+    if (scanned.side[side].traffic != nullptr)
+      first_pass_echoes_[side] = scanned.side[side].traffic->echo_times;
+  }
+}
+
+// The echo times of the flow's client (the side that opened it) and
+// server, as `table_flow`'s traffic has them (whatever of the flow the
+// table has seen).
+static void SetEchoTimesFrom(const Flow& table_flow, int opener,
+                             VantageDetector& vantage) {
+  EchoTimes e[2];
+  for (int side = 0; side < 2; ++side) {
+    if (table_flow.side[side].traffic != nullptr)
+      e[side] = table_flow.side[side].traffic->echo_times;
+  }
+  vantage.SetEchoTimes(e[opener], e[1 - opener]);
+}
 
 void AckTimelineBuilder::Restart() {
   table_.Restart();
@@ -593,6 +615,10 @@ void AckTimelineBuilder::OnHandshake(FlowState& flow, int side,
       (s.flags & kTcpAck)) {
     flow.handshake_done = true;
     flow.vantage.OnHandshakeAck(s.time_ns);
+    if (first_pass_echoes_ != nullptr && flow.index == selected_flow_) {
+      flow.vantage.SetEchoTimes(first_pass_echoes_[side],
+                                first_pass_echoes_[1 - side]);
+    }
     flow.handshake_rtt.OnHandshakeAck(s.time_ns, s.options.has_timestamps,
                                       s.options.ts_ecr);
     for (auto& d : flow.direction) {
@@ -1207,15 +1233,39 @@ TimelineStats AckTimelineBuilder::Stats(uint32_t flow_index) const {
   return StatsOf(syn_alone, table_flow);
 }
 
+// The capture times a pass moved toward the sender's, `shift_ns`: for
+// the vantage it took from the handshake, or one the sender's echoes
+// later showed next to the capture (Stats() of a single pass).
+static std::string ShiftWarning(Vantage vantage, int64_t shift_ns) {
+  const double shift_ms = static_cast<double>(shift_ns) / 1e6;
+  if (vantage == Vantage::kSender) {
+    return absl::StrFormat(
+        "this pass took the capture for one in the middle until the "
+        "sender's echoes showed otherwise, and shifted capture times by %.3f "
+        "ms; `ccreplay timeline`, `replay` and `diagnose` of this flow take "
+        "it as captured at the sender",
+        shift_ms);
+  }
+  return absl::StrFormat(
+      "captured at the %s side: sender times are estimated by shifting "
+      "capture times by %.3f ms (half the handshake round trip to the "
+      "sender), RTT samples include that estimate",
+      VantageName(vantage), shift_ms);
+}
+
 TimelineStats AckTimelineBuilder::StatsOf(const FlowState& flow,
                                           const Flow& table_flow) {
   TimelineStats out;
   const int sender = table_flow.sender_side();
   const bool sender_opened = flow.opener == sender;
-  out.vantage = flow.vantage.Decide(sender_opened);
+  // The whole flow's echo times, as the pass has seen them.
+  VantageDetector vantage = flow.vantage;
+  if (flow.opener >= 0) SetEchoTimesFrom(table_flow, flow.opener, vantage);
+  out.vantage = vantage.Decide(sender_opened);
   out.sender_window = SenderWindowFor(out.vantage);
   out.sender_window_reason = SenderWindowReason(
       out.vantage, 2 * flow.shift_ns[sender], flow.timestamps);
+  out.vantage_note = vantage.Revision(sender_opened);
   const Direction* d = flow.direction[sender].get();
   if (flow.ecn_mode == EcnMode::kAccEcn) out.ce_fed_back_packets = 0;
   if (d == nullptr) return out;
@@ -1243,15 +1293,8 @@ TimelineStats AckTimelineBuilder::StatsOf(const FlowState& flow,
         "the handshake was not captured: the vantage point is unknown and "
         "times are "
         "capture times");
-  } else if (out.vantage != Vantage::kSender) {
-    out.warnings.push_back(
-        absl::StrFormat("captured at the %s side: sender times are estimated "
-                        "by shifting capture times by "
-                        "%.3f ms (half the handshake round trip to the "
-                        "sender), RTT samples include that "
-                        "estimate",
-                        VantageName(out.vantage),
-                        static_cast<double>(flow.shift_ns[sender]) / 1e6));
+  } else if (flow.shift_ns[sender] > 0) {
+    out.warnings.push_back(ShiftWarning(out.vantage, flow.shift_ns[sender]));
   }
   if (flow.vantage.data_holes() > 0) {
     out.warnings.push_back(

@@ -191,6 +191,9 @@ struct TimelineStats {
   // sender's own, estimated, or not known; and how, in a sentence.
   SenderWindow sender_window = SenderWindow::kUnobservable;
   std::string sender_window_reason;
+  // VantageDetector::Revision(): empty when the handshake's timing alone
+  // gives `vantage`.
+  std::string vantage_note;
   std::vector<std::string> warnings;
 };
 
@@ -202,6 +205,11 @@ class AckTimelineBuilder : public SegmentConsumer {
   // sender is `sender_side` (Flow::sender_side() of a first pass).
   AckTimelineBuilder(uint32_t flow_index, int sender_side, TimelineSink sink);
   ~AckTimelineBuilder() override;
+  // One flow: the selected flow's record from a first pass over the same
+  // capture, whose echo times (EchoTimes) place the capture point from
+  // the handshake on (VantageDetector::SetEchoTimes). Without it they do
+  // only in Stats(), after the pass.
+  void UseFirstPass(const Flow& scanned);
 
   void OnSegment(const TcpSegment& segment) override;
   // Counted in the flow table only: a copy is no event of the flow.
@@ -402,6 +410,8 @@ class AckTimelineBuilder : public SegmentConsumer {
   bool one_flow_ = false;
   uint32_t selected_flow_ = 0;
   int selected_sender_ = 0;
+  // UseFirstPass()'s echo times, by the table's side; null without one.
+  std::unique_ptr<EchoTimes[]> first_pass_echoes_;
   FlowTable table_;
   std::vector<std::unique_ptr<FlowState>> flows_;
   size_t flows_with_state_ = 0;  // Non-null flows_.

@@ -538,6 +538,7 @@ absl::StatusOr<ReplayResult> ReplayTcpFlow(const TcpCaptureScan& scan,
   AckTimelineBuilder builder(
       scan.selected.index, scan.selected.sender_side,
       [&diff](const TimelineEvent& e) { diff.OnEvent(e); });
+  builder.UseFirstPass(flow);
   absl::StatusOr<CaptureInfo> second =
       ReadCapture(scan.info.path, builder, scan.read_options);
   builder.Finish();

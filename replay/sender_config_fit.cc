@@ -30,7 +30,9 @@ class EvidenceCounter : public SegmentConsumer {
         sender_(sender_side),
         srtt_ns_(flow.handshake_rtt_ns),
         timeline_(index, sender_side,
-                  [this](const TimelineEvent& e) { OnTimelineEvent(e); }) {}
+                  [this](const TimelineEvent& e) { OnTimelineEvent(e); }) {
+    timeline_.UseFirstPass(flow);
+  }
 
   void OnSegment(const TcpSegment& s) override {
     timeline_.OnSegment(s);  // An ACK's RTT sample before what it releases.

@@ -47,6 +47,7 @@ proto::AckTimelineSummary AckTimelineSummaryProto(const TimelineStats& s) {
   out.set_acks(s.acks);
   out.set_vantage(VantageName(s.vantage));
   out.set_sender_window(SenderWindowName(s.sender_window));
+  if (!s.vantage_note.empty()) out.set_vantage_note(s.vantage_note);
   for (const std::string& warning : s.warnings) out.add_warnings(warning);
   return out;
 }
@@ -72,6 +73,10 @@ void WriteAckTimelineSummaryJson(const TimelineStats& s,
   out.Uint("acks", s.acks);
   out.String("vantage", VantageName(s.vantage));
   out.String("sender_window", SenderWindowName(s.sender_window));
+  out.OptionalString("vantage_note",
+                     s.vantage_note.empty()
+                         ? std::nullopt
+                         : std::optional<absl::string_view>(s.vantage_note));
   out.StringArray("warnings", s.warnings);
 }
 

@@ -97,7 +97,16 @@ void VantageDetector::OnHandshakeAck(int64_t time_ns) {
   }
 }
 
-Vantage VantageDetector::Decide(bool sender_opened) const {
+// The host (0 client, 1 server) the echoes show next to the capture
+// point, the nearer when both are; -1 when neither is.
+int VantageDetector::NearHost() const {
+  const bool near[2] = {echo_[0].quick >= kMinQuickEchoes,
+                        echo_[1].quick >= kMinQuickEchoes};
+  if (near[0] && near[1]) return echo_[1].min_ns < echo_[0].min_ns ? 1 : 0;
+  return near[0] ? 0 : near[1] ? 1 : -1;
+}
+
+Vantage VantageDetector::FromHandshake(bool sender_opened) const {
   Vantage v = Vantage::kUnknown;
   if (handshake_timed()) {
     const int64_t to_server = syn_ack_ns_ - syn_ns_;
@@ -114,9 +123,35 @@ Vantage VantageDetector::Decide(bool sender_opened) const {
       v = near_client == sender_opened ? Vantage::kSender : Vantage::kReceiver;
     }
   }
+  return v;
+}
+
+Vantage VantageDetector::Decide(bool sender_opened) const {
+  Vantage v = FromHandshake(sender_opened);
+  const int near = NearHost();
+  if (v == Vantage::kMiddle && near >= 0)
+    v = (near == 0) == sender_opened ? Vantage::kSender : Vantage::kReceiver;
   // CE on data cannot be seen where the sender sends it.
   if (ce_marked_data_ > 0 && v == Vantage::kSender) v = Vantage::kMiddle;
   return v;
+}
+
+std::string VantageDetector::Revision(bool sender_opened) const {
+  const Vantage v = Decide(sender_opened);
+  if (v == FromHandshake(sender_opened) || v == Vantage::kMiddle) return "";
+  const int near = NearHost();
+  const bool sender = (near == 0) == sender_opened;
+  const int64_t answer_ns =
+      near == 0 ? hs_ack_ns_ - syn_ack_ns_ : syn_ack_ns_ - syn_ns_;
+  const EchoTimes& e = echo_[near];
+  return absl::StrFormat(
+      "the %s answered the handshake %.3f ms after the packet before, as if "
+      "a round trip away, but echoed the %s's timestamps within %.3f ms "
+      "(%d of %d echoes under %.0f ms): it is next to the capture point, "
+      "and answered the handshake slowly",
+      sender ? "sender" : "receiver", static_cast<double>(answer_ns) / 1e6,
+      sender ? "receiver" : "sender", static_cast<double>(e.min_ns) / 1e6,
+      e.quick, e.echoes, kLocalReplyNs / 1e6);
 }
 
 int64_t VantageDetector::SenderOneWayNs(bool sender_opened) const {

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "parsers/flow_table.h"
+
 namespace ccreplay {
 
 enum class Vantage { kUnknown, kSender, kReceiver, kMiddle };
@@ -46,7 +48,12 @@ class VantageDetector {
   // reply follows the packet it answers by less (a 1 ms scheduling
   // allowance; path RTTs we diagnose are longer, or both gaps are short and
   // the shorter one still names the nearer host).
-  static constexpr int64_t kLocalReplyNs = 1000000;
+  static constexpr int64_t kLocalReplyNs = kQuickAnswerNs;
+  // Echoes under kLocalReplyNs that show a host next to the capture point
+  // although its handshake answer was slow (SetEchoTimes()): more than a
+  // few, since a capture that missed a tick's first segment times an echo
+  // short by up to a tick.
+  static constexpr uint64_t kMinQuickEchoes = 8;
 
   // Handshake: the SYN, the SYN-ACK, and the ACK that completes it, in
   // capture time. The gap SYN -> SYN-ACK is the round trip from the capture
@@ -64,6 +71,19 @@ class VantageDetector {
   // CE-marked (marks are made downstream of the sender), and data that
   // jumps over bytes never seen (lost before the capture point, or missed).
   void OnCeMarkedData() { ++ce_marked_data_; }
+  // How soon each host echoed the other's timestamps after the handshake
+  // (EchoTimes, from the whole capture: a first pass, or the end of this
+  // one). A host answering the handshake late (a busy or emulated CPU)
+  // looks a round trip away; one that then echoes within kLocalReplyNs
+  // kMinQuickEchoes times is next to the capture point, which Decide()
+  // takes over a handshake that read `middle`.
+  void SetEchoTimes(const EchoTimes& client, const EchoTimes& server) {
+    echo_[0] = client;
+    echo_[1] = server;
+  }
+  // Why the vantage is not what the handshake's timing alone gives (a
+  // host it places a round trip away echoed at once); empty when it is.
+  std::string Revision(bool sender_opened) const;
   void OnDataHole() { ++data_holes_; }
 
   bool handshake_timed() const { return handshake_timed_; }
@@ -75,6 +95,9 @@ class VantageDetector {
   int64_t SenderOneWayNs(bool sender_opened) const;
 
   uint64_t ce_marked_data() const { return ce_marked_data_; }
+  const EchoTimes& echo_times(bool client) const {
+    return echo_[client ? 0 : 1];
+  }
   uint64_t data_holes() const { return data_holes_; }
 
  private:
@@ -84,8 +107,12 @@ class VantageDetector {
   bool syn_seen_ = false;
   bool syn_ack_seen_ = false;
   bool handshake_timed_ = false;
+  EchoTimes echo_[2];  // [0] the client's echoes, [1] the server's.
   uint64_t ce_marked_data_ = 0;
   uint64_t data_holes_ = 0;
+
+  Vantage FromHandshake(bool sender_opened) const;
+  int NearHost() const;
 };
 
 // Times a downstream capture's ACKs (from the receiver) at the sender:

@@ -36,6 +36,53 @@ TEST(VantageTest, HandshakeGapsOfYearsDoNotOverflow) {
   EXPECT_EQ(v.Decide(true), Vantage::kMiddle);
 }
 
+// A handshake that reads `middle` (the client answered the SYN-ACK 2.4 ms
+// late) is revised by the hosts' echoes: a host that echoed the other's
+// timestamps under 1 ms at least kMinQuickEchoes times is next to the
+// capture point; the nearer when both did; neither when none did.
+TEST(VantageTest, QuickEchoesPlaceASlowHandshakeAnswerNextToTheCapture) {
+  VantageDetector v;
+  v.OnSyn(0);
+  v.OnSynAck(14595000);
+  v.OnHandshakeAck(17038000);
+  ASSERT_EQ(v.Decide(true), Vantage::kMiddle);
+  EXPECT_EQ(v.Revision(true), "");
+  auto echoes = [](int64_t min_ns, uint64_t quick) {
+    EchoTimes e;
+    e.min_ns = min_ns;
+    e.echoes = 4000;
+    e.quick = quick;
+    return e;
+  };
+  const EchoTimes far = echoes(10391000, 0);
+  v.SetEchoTimes(echoes(25000, VantageDetector::kMinQuickEchoes - 1), far);
+  EXPECT_EQ(v.Decide(true), Vantage::kMiddle);
+  v.SetEchoTimes(echoes(25000, VantageDetector::kMinQuickEchoes), far);
+  EXPECT_EQ(v.Decide(true), Vantage::kSender);  // The client sends.
+  EXPECT_EQ(v.SenderOneWayNs(true), 0);
+  EXPECT_EQ(v.Decide(false), Vantage::kReceiver);  // The server sends.
+  EXPECT_EQ(v.Revision(true),
+            "the sender answered the handshake 2.443 ms after the packet "
+            "before, as if a round trip away, but echoed the receiver's "
+            "timestamps within 0.025 ms (8 of 4000 echoes under 1 ms): it is "
+            "next to the capture point, and answered the handshake slowly");
+  // Both near: the faster one.
+  v.SetEchoTimes(echoes(300000, 500), echoes(40000, 500));
+  EXPECT_EQ(v.Decide(true), Vantage::kReceiver);
+  EXPECT_EQ(v.Decide(false), Vantage::kSender);
+  // CE-marked data is still never seen at the sender.
+  v.OnCeMarkedData();
+  EXPECT_EQ(v.Decide(false), Vantage::kMiddle);
+  EXPECT_EQ(v.Revision(false), "");
+  // A handshake that named the host already is kept.
+  VantageDetector client;
+  client.OnSyn(0);
+  client.OnSynAck(20000000);
+  client.OnHandshakeAck(20010000);
+  client.SetEchoTimes(far, echoes(40000, 500));
+  EXPECT_EQ(client.Decide(true), Vantage::kSender);
+}
+
 TEST(VantageTest, CeOnDataIsNotSeenAtTheSender) {
   VantageDetector v;
   v.OnSyn(0);

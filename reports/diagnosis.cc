@@ -565,7 +565,10 @@ std::vector<std::string> MethodLines(const DiagnosisInput& in,
   const FlowObserver& obs = *in.observed;
   std::vector<std::string> method = {
       absl::StrCat("input: ", in.input_path, ", flow ", in.summary.index,
-                   "; vantage point: ", VantageName(in.stats.vantage)),
+                   "; vantage point: ", VantageName(in.stats.vantage),
+                   in.stats.vantage_note.empty() ? "" : " (",
+                   in.stats.vantage_note,
+                   in.stats.vantage_note.empty() ? "" : ")"),
       absl::StrFormat(
           "timeline: %d ACKs and %d retransmissions reconstructed at the "
           "sender "
