@@ -128,6 +128,31 @@ TEST(CliTest, TruncatedCaptureExitsSixWithFlowsAndAWarning) {
   EXPECT_EQ(doc.capture().warnings_size(), 1);
 }
 
+// The same cut capture through `diagnose`: exit 6, and the cut named in
+// the page's "How this was computed" as on stderr (a reader of the report
+// alone must see it). The offset is the last whole record's end: `head -c
+// 30000 fast019.pcap > cut.pcap; tshark -r cut.pcap -T fields -e
+// frame.cap_len | awk '{s += $1 + 16} END {print s + 24}'` prints 29970
+// (365 records of 16-byte headers after the 24-byte file header; tshark
+// says the file "appears to have been cut short").
+TEST(CliTest, TruncatedCaptureIsNamedInTheDiagnosisPage) {
+  CCREPLAY_PATH_OR_SKIP(fast019, SharedTestData("tcp/zeek-tcprs_fast019.pcap"));
+  std::ifstream in(fast019, std::ios::binary);
+  std::string bytes(30000, '\0');
+  in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  const std::string path = ::testing::TempDir() + "/cut_fast019_d.pcap";
+  const std::string page = ::testing::TempDir() + "/cut_fast019_d.html";
+  std::ofstream(path, std::ios::binary) << bytes;
+  CommandResult run = Ccreplay("diagnose --nosimulate " + path + " -o " + page);
+  EXPECT_EQ(run.exit_code, 6);
+  std::ifstream html_in(page);
+  const std::string html((std::istreambuf_iterator<char>(html_in)),
+                         std::istreambuf_iterator<char>());
+  EXPECT_THAT(run.err, HasSubstr("truncated at byte "));
+  EXPECT_THAT(html, HasSubstr("warning: capture cut short"));
+  EXPECT_THAT(html, HasSubstr("cut_fast019_d.pcap: truncated at byte 29970"));
+}
+
 // The peak resident memory of the commands run so far, KiB. ctest runs
 // each test in its own process, so the children measured are this test's
 // shells and ccreplay runs only.

@@ -441,6 +441,12 @@ std::optional<BundleQueue> StatedQueueOf(const std::string& input,
   return BundleFlowQueue(*meta, sender);
 }
 
+// Appends `w` to `list` unless it is there already.
+void AddOnce(const std::string& w, std::vector<std::string>* list) {
+  if (std::find(list->begin(), list->end(), w) == list->end())
+    list->push_back(w);
+}
+
 // The flow as a competitor of others on its path (reports/unfairness.h).
 CompetitorFacts CompetitorOf(const Pieces& p) {
   CompetitorFacts f;
@@ -485,6 +491,12 @@ absl::StatusOr<DiagnoseRun> DiagnoseInput(const DiagnoseOptions& options) {
   p.input.observed = p.observer.get();
   p.input.replay = &p.evidence;
   p.input.simulate = options.simulate;
+  // Every warning of the run (the input's, the replay's) in the report's
+  // "How this was computed" too, not only on stderr: a reader of the page
+  // must see a cut capture or a replay that cannot follow the kernel.
+  for (const std::string& w : p.replay.warnings) AddOnce(w, &p.run.warnings);
+  for (const std::string& w : p.run.warnings)
+    AddOnce(w, &p.input.stats.warnings);
   p.run.diagnosis = Diagnose(p.input);
   p.run.observer = p.observer;
   if (p.sbd.has_value()) p.run.sbd = p.sbd->Take();
@@ -494,12 +506,6 @@ absl::StatusOr<DiagnoseRun> DiagnoseInput(const DiagnoseOptions& options) {
                       p.run.diagnosis.result.estimates().bdp_bytes());
   p.run.competitor = CompetitorOf(p);
   p.run.competitor.queue = StatedQueueOf(options.input, p.input.summary.sender);
-  for (const std::string& w : p.replay.warnings) {
-    if (std::find(p.run.warnings.begin(), p.run.warnings.end(), w) ==
-        p.run.warnings.end()) {
-      p.run.warnings.push_back(w);
-    }
-  }
   return std::move(p.run);
 }
 
