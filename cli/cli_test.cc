@@ -112,13 +112,20 @@ Message ParseOutput(const std::string& json, bool streamed = false) {
   return message;
 }
 
-TEST(CliTest, TruncatedCaptureExitsSixWithFlowsAndAWarning) {
-  CCREPLAY_PATH_OR_SKIP(fast019, SharedTestData("tcp/zeek-tcprs_fast019.pcap"));
-  std::ifstream in(fast019, std::ios::binary);
+// The first 30,000 bytes of `source`, written to TempDir()/`name`: a
+// capture cut in the middle of a record.
+std::string CutAt30000(const std::string& source, const std::string& name) {
+  std::ifstream in(source, std::ios::binary);
   std::string bytes(30000, '\0');
   in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  const std::string path = ::testing::TempDir() + "/cut_fast019.pcap";
+  const std::string path = ::testing::TempDir() + "/" + name;
   std::ofstream(path, std::ios::binary) << bytes;
+  return path;
+}
+
+TEST(CliTest, TruncatedCaptureExitsSixWithFlowsAndAWarning) {
+  CCREPLAY_PATH_OR_SKIP(fast019, SharedTestData("tcp/zeek-tcprs_fast019.pcap"));
+  const std::string path = CutAt30000(fast019, "cut_fast019.pcap");
   CommandResult run = Ccreplay("flows --json " + path);
   EXPECT_EQ(run.exit_code, 6);
   EXPECT_THAT(run.err, HasSubstr("capture cut short"));
@@ -137,12 +144,8 @@ TEST(CliTest, TruncatedCaptureExitsSixWithFlowsAndAWarning) {
 // says the file "appears to have been cut short").
 TEST(CliTest, TruncatedCaptureIsNamedInTheDiagnosisPage) {
   CCREPLAY_PATH_OR_SKIP(fast019, SharedTestData("tcp/zeek-tcprs_fast019.pcap"));
-  std::ifstream in(fast019, std::ios::binary);
-  std::string bytes(30000, '\0');
-  in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  const std::string path = ::testing::TempDir() + "/cut_fast019_d.pcap";
+  const std::string path = CutAt30000(fast019, "cut_fast019_d.pcap");
   const std::string page = ::testing::TempDir() + "/cut_fast019_d.html";
-  std::ofstream(path, std::ios::binary) << bytes;
   CommandResult run = Ccreplay("diagnose --nosimulate " + path + " -o " + page);
   EXPECT_EQ(run.exit_code, 6);
   std::ifstream html_in(page);
