@@ -275,9 +275,15 @@ SackScoreboard::AckResult SackScoreboard::OnAck(
     for (Segment& s : segments_) ClearFlag(s, kSacked);
     highest_sacked_end_ = lost_below_ = snd_una_;
   }
+  // Reordering when an original delivered now lay below the highest SACK
+  // before the ACK; its metric is measured from the highest SACK after it
+  // (tcp_check_sack_reordering() reads tcp_highest_sack_seq() when called,
+  // after tcp_sacktag_write_queue() or tcp_clean_rtx_queue(): snd_una once
+  // nothing SACKed is left), so a late segment acked together with data
+  // above the old highest SACK counts that data too.
   if (r.lowest_original_delivered < prior_fack) {
     r.reordering_bytes =
-        static_cast<uint64_t>(prior_fack - r.lowest_original_delivered);
+        static_cast<uint64_t>(HighestSackSeq() - r.lowest_original_delivered);
   }
   if (r.bytes_sacked > 0) {
     const uint64_t lost_before = lost_bytes_;
@@ -356,8 +362,12 @@ SackScoreboard::RackMarks SackScoreboard::RackDetectLoss(int64_t reo_wnd_ns) {
 }
 
 int64_t SackScoreboard::HighestSackSeq() const {
+  // "Start sequence of the skb just after the highest skb with SACKed
+  // bit" (tp->highest_sack points past it: tcp_advance_highest_sack()),
+  // snd_nxt when none follows: in one sequence space, the highest SACKed
+  // segment's end.
   return sacked_bytes_ > 0 && highest_sacked_end_ > snd_una_
-             ? segments_[Find(highest_sacked_end_ - 1)].start
+             ? highest_sacked_end_
              : snd_una_;
 }
 

@@ -149,8 +149,9 @@ class SackScoreboard {
   }
   uint64_t sacked_bytes() const { return sacked_bytes_; }
   // Linux tcp_highest_sack_seq() (include/net/tcp.h, 6.18), the `fack` of
-  // tcp_check_sack_reordering(): the start of the highest SACKed segment,
-  // snd_una when nothing is SACKed.
+  // tcp_check_sack_reordering(): the start of the segment after the
+  // highest SACKed one (snd_nxt when none follows), i.e. the highest
+  // SACKed segment's end; snd_una when nothing is SACKed.
   int64_t HighestSackSeq() const;
   uint64_t lost_bytes() const { return lost_bytes_; }
   uint64_t retransmitted_bytes() const { return retrans_bytes_; }

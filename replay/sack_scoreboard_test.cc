@@ -15,16 +15,18 @@ SackScoreboard TenSegments() {
 }
 
 TEST(SackScoreboardTest, AnOriginalDeliveredBelowTheSackedIsReordering) {
-  // tcp_check_sack_reordering()'s metric: the highest SACKed segment's
-  // start (prior_fack) less the lowest newly delivered segment that was
-  // never retransmitted.
+  // tcp_clean_rtx_queue() (tcp_input.c, 6.18): a never-retransmitted
+  // segment acked below the highest SACK before the ACK (prior_fack) is
+  // reordering; tcp_check_sack_reordering()'s metric is
+  // tcp_highest_sack_seq() at the call, after the ACK, less that segment's
+  // start.
   SackScoreboard b = TenSegments();
   SackBlock block{2001, 5001};  // segments 3..5 overtook segment 2
   SackScoreboard::AckResult r = b.OnAck(1001, &block, 1, 1000);
   EXPECT_EQ(r.reordering_bytes, 0u);    // nothing below a SACK before
   r = b.OnAck(5001, nullptr, 0, 1000);  // segment 2 arrives late
   EXPECT_EQ(r.lowest_original_delivered, 1001);
-  EXPECT_EQ(r.reordering_bytes, 3000u);  // 4001 - 1001
+  EXPECT_EQ(r.reordering_bytes, 4000u);  // snd_una 5001 (none SACKed) - 1001
   // In order: no reordering.
   r = b.OnAck(6001, nullptr, 0, 1000);
   EXPECT_EQ(r.reordering_bytes, 0u);
@@ -36,16 +38,36 @@ TEST(SackScoreboardTest, AnOriginalDeliveredBelowTheSackedIsReordering) {
   EXPECT_EQ(r.reordering_bytes, 0u);
 }
 
-TEST(SackScoreboardTest, HighestSackSeqIsTheStartOfTheHighestSackedSegment) {
-  // tcp_highest_sack_seq(): snd_una with nothing SACKed, else the start of
-  // the highest SACKed segment (not its end).
+// The late segment acked together with data above the old highest SACK:
+// the kernel's metric runs to the new snd_una (5 segments, so
+// tp->reordering rises above net.ipv4.tcp_reordering's 3), where one from
+// the highest SACK before the ACK would be 3 and raise nothing. This is
+// what a DCTCP lab flow under TCG showed: ss `reordering:5` before its
+// first loss, the replay's tp->reordering still 3 (docs/controllers.md).
+TEST(SackScoreboardTest, ReorderingRunsToTheHighestSackAfterTheAck) {
+  SackScoreboard b = TenSegments();
+  SackBlock block{2001, 4001};  // segments 3 and 4 overtook segment 2
+  b.OnAck(1001, &block, 1, 1000);
+  const SackScoreboard::AckResult r = b.OnAck(6001, nullptr, 0, 1000);
+  EXPECT_EQ(r.lowest_original_delivered, 1001);
+  EXPECT_EQ(r.reordering_bytes, 5000u);  // 6001 - 1001
+}
+
+TEST(SackScoreboardTest, HighestSackSeqIsTheStartOfTheSegmentAfterIt) {
+  // tcp_highest_sack_seq() (include/net/tcp.h, 6.18): snd_una with nothing
+  // SACKed, else "Start sequence of the skb just after the highest skb
+  // with SACKed bit" (tcp_advance_highest_sack() sets highest_sack to
+  // skb_rb_next()), snd_nxt when none follows.
   SackScoreboard b = TenSegments();
   EXPECT_EQ(b.HighestSackSeq(), 1);
   SackBlock blocks[2] = {{6001, 8001}, {2001, 3001}};
   b.OnAck(1001, blocks, 2, 1000);
-  EXPECT_EQ(b.HighestSackSeq(), 7001);
-  b.OnAck(8001, nullptr, 0, 1000);  // the cumulative ACK passes every SACK
-  EXPECT_EQ(b.HighestSackSeq(), 8001);
+  EXPECT_EQ(b.HighestSackSeq(), 8001);  // The start of segment 9.
+  SackBlock last{9001, 10001};
+  b.OnAck(1001, &last, 1, 1000);
+  EXPECT_EQ(b.HighestSackSeq(), 10001);  // None follows: snd_nxt.
+  b.OnAck(10001, nullptr, 0, 1000);      // the cumulative ACK passes every SACK
+  EXPECT_EQ(b.HighestSackSeq(), 10001);
 }
 
 TEST(SackScoreboardTest, PipeFollowsRfc6675IsLost) {
