@@ -233,6 +233,27 @@ void SackScoreboard::UpdateLost(uint32_t mss_bytes) {
   lost_below_ = boundary;
 }
 
+void SackScoreboard::TakeSackBlocks(int64_t ack, const SackBlock* blocks,
+                                    int block_count, uint32_t mss_bytes,
+                                    AckResult& r) {
+  // RFC 2883 section 4: the first block is a D-SACK when it lies below the
+  // cumulative ACK or inside the second block.
+  int first = 0;
+  if (block_count > 0) {
+    const SackBlock& b = blocks[0];
+    const bool below_ack = b.end <= ack;
+    const bool inside_second =
+        block_count > 1 && b.start >= blocks[1].start && b.end <= blocks[1].end;
+    if (b.end > b.start && (below_ack || inside_second)) {
+      r.bytes_dsacked = static_cast<uint64_t>(b.end - b.start);
+      r.dsack = b;
+      first = 1;
+    }
+  }
+  for (int k = first; k < block_count; ++k)
+    Sack(blocks[k].start, blocks[k].end, mss_bytes, r);
+}
+
 SackScoreboard::AckResult SackScoreboard::OnAck(
     int64_t ack, const SackBlock* blocks, int block_count, uint32_t mss_bytes,
     int64_t ack_ns, int64_t min_rtt_ns, uint32_t ts_ecr) {
@@ -251,22 +272,7 @@ SackScoreboard::AckResult SackScoreboard::OnAck(
   const int64_t old_una = snd_una_;
   const int64_t prior_fack = HighestSackSeq();
   if (ack > snd_una_) DropAcked(ack, mss_bytes, r);
-  // RFC 2883 section 4: the first block is a D-SACK when it lies below the
-  // cumulative ACK or inside the second block.
-  int first = 0;
-  if (block_count > 0) {
-    const SackBlock& b = blocks[0];
-    const bool below_ack = b.end <= ack;
-    const bool inside_second =
-        block_count > 1 && b.start >= blocks[1].start && b.end <= blocks[1].end;
-    if (b.end > b.start && (below_ack || inside_second)) {
-      r.bytes_dsacked = static_cast<uint64_t>(b.end - b.start);
-      r.dsack = b;
-      first = 1;
-    }
-  }
-  for (int k = first; k < block_count; ++k)
-    Sack(blocks[k].start, blocks[k].end, mss_bytes, r);
+  TakeSackBlocks(ack, blocks, block_count, mss_bytes, r);
   // RFC 2018 section 8, Linux tcp_check_sack_reneging(): the cumulative ACK
   // stops at a byte the receiver had SACKed, so it dropped SACKed data.
   if (ack >= old_una && !segments_.empty() &&

@@ -208,6 +208,10 @@ class SackScoreboard {
   static void TakeRateState(Segment& s, bool sacked, AckResult& result);
   void SetFlag(Segment& s, Flag flag);
   void ClearFlag(Segment& s, Flag flag);
+  // The ACK's SACK blocks after its cumulative part: a leading D-SACK
+  // (RFC 2883) counted, the others taken.
+  void TakeSackBlocks(int64_t ack, const SackBlock* blocks, int block_count,
+                      uint32_t mss_bytes, AckResult& r);
   void Sack(int64_t start, int64_t end, uint32_t mss_bytes, AckResult& result);
   // RFC 6675 IsLost(): marks the unSACKed bytes below the DupThresh-th
   // SACKed segment (or below more than (DupThresh - 1) * SMSS SACKed
