@@ -135,8 +135,7 @@ void FitQueue(const PathEstimates& estimates, const FlowObserver& observed,
       estimates.rtt_at_loss_s > 0
           ? std::max(full_queue_s, 0.0) * estimates.bottleneck_rate_bps / 8
           : estimates.max_queue_bytes;
-  path.buffer_bytes = std::max<uint64_t>(static_cast<uint64_t>(queue_bytes),
-                                         kMinBufferPackets * kFullPacketBytes);
+  path.buffer_bytes = ClampBufferBytes(queue_bytes);
   if (observed.total_retransmissions() == 0) {
     // Nothing was lost, so the buffer held every queue the flow built:
     // the largest RTT sample's queueing delay at the rate (slow start's
@@ -145,21 +144,20 @@ void FitQueue(const PathEstimates& estimates, const FlowObserver& observed,
     for (const ObservationBin& b : observed.bins()) {
       if (b.has_rtt()) max_rtt_us = std::max(max_rtt_us, b.rtt_max_us);
     }
-    path.buffer_bytes = std::max<uint64_t>(
+    path.buffer_bytes = std::max(
         path.buffer_bytes,
-        static_cast<uint64_t>(estimates.bottleneck_rate_bps / 8 *
-                              std::max<int64_t>(max_rtt_us - base_us, 0) *
-                              1e-6));
+        ClampBufferBytes(estimates.bottleneck_rate_bps / 8 *
+                         std::max<int64_t>(max_rtt_us - base_us, 0) * 1e-6));
   }
   if (!ce_queue_us.empty()) {
     path.ce_sojourn_threshold_ns =
         std::max<int64_t>(Median(ce_queue_us), 0) * 1000;
     // A marking queue holds more than its threshold (else it would drop
     // before it marks): at least twice the threshold's worth of the rate.
-    path.buffer_bytes = std::max<uint64_t>(
-        path.buffer_bytes,
-        static_cast<uint64_t>(2 * estimates.bottleneck_rate_bps / 8 *
-                              path.ce_sojourn_threshold_ns * 1e-9));
+    path.buffer_bytes =
+        std::max(path.buffer_bytes,
+                 ClampBufferBytes(2 * estimates.bottleneck_rate_bps / 8 *
+                                  path.ce_sojourn_threshold_ns * 1e-9));
   }
 }
 
@@ -208,6 +206,13 @@ FitUncertainty Uncertainty(const PathEstimates& estimates,
 }
 
 }  // namespace
+
+uint64_t ClampBufferBytes(double bytes) {
+  constexpr double kMaxBytes = kMaxSimulatedPackets * kFullPacketBytes;
+  constexpr uint64_t kMinBytes = kMinBufferPackets * kFullPacketBytes;
+  if (!(bytes > 0)) return kMinBytes;  // NaN too.
+  return std::max(static_cast<uint64_t>(std::min(bytes, kMaxBytes)), kMinBytes);
+}
 
 int64_t ClampDelayedAckNs(int64_t hold_ns) {
   constexpr int64_t kMinNs = 10'000;

@@ -109,6 +109,12 @@ absl::StatusOr<FittedPath> FitPath(const PathEstimates& estimates,
 // 0.5 s).
 int64_t ClampDelayedAckNs(int64_t hold_ns);
 
+// A fitted buffer of `bytes`: at least 8 full-size (1500-byte) packets, at
+// most what a fitted simulation may send (400,000 of them); a queue
+// estimated from a damaged capture's RTT or rate can be 1e22 bytes, beyond
+// any uint64_t (diagnose_fuzzer), and NaN is the minimum.
+uint64_t ClampBufferBytes(double bytes);
+
 // The longest run, in seconds, that stays within the packets a fitted
 // simulation at `rate_bps` may send (about a second of CPU).
 double MaxSimulatedPacketSeconds(double rate_bps);

@@ -1,6 +1,7 @@
 #include "reports/fitted_simulation.h"
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -30,6 +31,19 @@ TEST(FittedSimulationTest, BbrFillsTheFittedPathOfALinuxBbrFlow) {
   ASSERT_TRUE(utilization.ok()) << utilization.status();
   // Measured 2026-12-02: 0.987 (STARTUP included, as in the capture).
   EXPECT_NEAR(*utilization, 0.97, 0.03);
+}
+
+// diagnose_fuzzer: a capture whose RTT at the loss episodes and rate
+// estimate made a queue of 2.45e22 bytes, cast to uint64_t (undefined
+// behaviour, UBSan's "outside the range of representable values").
+// Bounded by the minimum (8 packets of 1500 bytes) and by the packets a
+// fitted simulation may send (400,000 x 1500).
+TEST(FittedSimulationTest, BufferEstimatesAreClampedBeforeTheCast) {
+  EXPECT_EQ(ClampBufferBytes(2.45334e22), 600'000'000u);
+  EXPECT_EQ(ClampBufferBytes(71615.9), 71615u);
+  EXPECT_EQ(ClampBufferBytes(100), 12'000u);
+  EXPECT_EQ(ClampBufferBytes(-5), 12'000u);
+  EXPECT_EQ(ClampBufferBytes(std::nan("")), 12'000u);
 }
 
 // The paths the prediction averages over: each parameter takes every one
