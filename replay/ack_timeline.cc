@@ -219,25 +219,15 @@ AckTimelineBuilder::AckTimelineBuilder(uint32_t flow_index, int sender_side,
 
 AckTimelineBuilder::~AckTimelineBuilder() = default;
 
-void AckTimelineBuilder::UseFirstPass(const Flow& scanned) {
-  first_pass_echoes_ = std::make_unique<EchoTimes[]>(2);
-  for (int side = 0; side < 2; ++side) {
-    if (scanned.side[side].traffic != nullptr)
-      first_pass_echoes_[side] = scanned.side[side].traffic->echo_times;
-  }
+// A side's echo times as `flow`'s record has them; none when the side
+// sent nothing after its SYN (or the record's traffic was freed).
+static EchoTimes EchoTimesOf(const Flow& flow, int side) {
+  const SideTraffic* traffic = flow.side[side].traffic.get();
+  return traffic != nullptr ? traffic->echo_times : EchoTimes();
 }
 
-// The echo times of the flow's client (the side that opened it) and
-// server, as `table_flow`'s traffic has them (whatever of the flow the
-// table has seen).
-static void SetEchoTimesFrom(const Flow& table_flow, int opener,
-                             VantageDetector& vantage) {
-  EchoTimes e[2];
-  for (int side = 0; side < 2; ++side) {
-    if (table_flow.side[side].traffic != nullptr)
-      e[side] = table_flow.side[side].traffic->echo_times;
-  }
-  vantage.SetEchoTimes(e[opener], e[1 - opener]);
+void AckTimelineBuilder::UseFirstPass(const Flow& scanned) {
+  first_pass_echoes_ = {EchoTimesOf(scanned, 0), EchoTimesOf(scanned, 1)};
 }
 
 void AckTimelineBuilder::Restart() {
@@ -615,9 +605,9 @@ void AckTimelineBuilder::OnHandshake(FlowState& flow, int side,
       (s.flags & kTcpAck)) {
     flow.handshake_done = true;
     flow.vantage.OnHandshakeAck(s.time_ns);
-    if (first_pass_echoes_ != nullptr && flow.index == selected_flow_) {
-      flow.vantage.SetEchoTimes(first_pass_echoes_[side],
-                                first_pass_echoes_[1 - side]);
+    if (first_pass_echoes_.has_value() && flow.index == selected_flow_) {
+      flow.vantage.SetEchoTimes((*first_pass_echoes_)[side],
+                                (*first_pass_echoes_)[1 - side]);
     }
     flow.handshake_rtt.OnHandshakeAck(s.time_ns, s.options.has_timestamps,
                                       s.options.ts_ecr);
@@ -1260,7 +1250,10 @@ TimelineStats AckTimelineBuilder::StatsOf(const FlowState& flow,
   const bool sender_opened = flow.opener == sender;
   // The whole flow's echo times, as the pass has seen them.
   VantageDetector vantage = flow.vantage;
-  if (flow.opener >= 0) SetEchoTimesFrom(table_flow, flow.opener, vantage);
+  if (flow.opener >= 0) {
+    vantage.SetEchoTimes(EchoTimesOf(table_flow, flow.opener),
+                         EchoTimesOf(table_flow, 1 - flow.opener));
+  }
   out.vantage = vantage.Decide(sender_opened);
   out.sender_window = SenderWindowFor(out.vantage);
   out.sender_window_reason = SenderWindowReason(

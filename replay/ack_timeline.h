@@ -11,6 +11,7 @@
 #ifndef CCREPLAY_REPLAY_ACK_TIMELINE_H_
 #define CCREPLAY_REPLAY_ACK_TIMELINE_H_
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -410,8 +411,8 @@ class AckTimelineBuilder : public SegmentConsumer {
   bool one_flow_ = false;
   uint32_t selected_flow_ = 0;
   int selected_sender_ = 0;
-  // UseFirstPass()'s echo times, by the table's side; null without one.
-  std::unique_ptr<EchoTimes[]> first_pass_echoes_;
+  // UseFirstPass()'s echo times, by the table's side.
+  std::optional<std::array<EchoTimes, 2>> first_pass_echoes_;
   FlowTable table_;
   std::vector<std::unique_ptr<FlowState>> flows_;
   size_t flows_with_state_ = 0;  // Non-null flows_.

@@ -95,9 +95,6 @@ class VantageDetector {
   int64_t SenderOneWayNs(bool sender_opened) const;
 
   uint64_t ce_marked_data() const { return ce_marked_data_; }
-  const EchoTimes& echo_times(bool client) const {
-    return echo_[client ? 0 : 1];
-  }
   uint64_t data_holes() const { return data_holes_; }
 
  private:
