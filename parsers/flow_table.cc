@@ -145,8 +145,6 @@ SideTraffic& TrafficOf(SideStats& side) {
   return *side.traffic;
 }
 
-// The side's SYN, or on the others its ECN flags and the handshake RTT (the
-// first ACK after both SYNs, on the side that sent the first SYN).
 // A segment with timestamps, after the handshake: its echo timed against
 // the peer's TSvals (`peer` null: the peer sent nothing but its SYN), its
 // own TSval kept for the peer's echoes.
@@ -159,6 +157,8 @@ void TimeEcho(const TcpSegment& s, SideTraffic& t, const SideTraffic* peer) {
   t.sent_tsvals.Add(s.options.ts_val, s.time_ns);
 }
 
+// The side's SYN, or on the others its ECN flags and the handshake RTT (the
+// first ACK after both SYNs, on the side that sent the first SYN).
 void CountHandshakeAndFlags(const TcpSegment& s, Flow& flow, int direction) {
   SideStats& side = flow.side[direction];
   if (s.flags & kTcpSyn) {
