@@ -520,10 +520,6 @@ absl::StatusOr<CapturedCwnd> CapturedCwndFor(const std::string& path,
   return CapturedCwndForTcpFlow(*log, summary.sender, summary.receiver);
 }
 
-}  // namespace
-
-namespace {
-
 // A capture's RTT leaves out the sender's own stack, which the kernel's
 // includes: it stamps a segment in tcp_transmit_skb() (skb->skb_mstamp_ns)
 // before the qdisc and the driver, and times the ACK when tcp_ack()
