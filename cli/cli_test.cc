@@ -154,6 +154,14 @@ TEST(CliTest, TruncatedCaptureIsNamedInTheDiagnosisPage) {
   EXPECT_THAT(run.err, HasSubstr("truncated at byte "));
   EXPECT_THAT(html, HasSubstr("warning: capture cut short"));
   EXPECT_THAT(html, HasSubstr("cut_fast019_d.pcap: truncated at byte 29970"));
+  // The same warning in the JSON, for a reader that never opens the page.
+  CommandResult json = Ccreplay("diagnose --nosimulate --json " + path);
+  EXPECT_EQ(json.exit_code, 6);
+  proto::Diagnosis diagnosis;
+  ASSERT_TRUE(ParseJson(json.out, &diagnosis).ok()) << json.out.substr(0, 200);
+  EXPECT_THAT(diagnosis.warnings(),
+              testing::Contains(
+                  HasSubstr("cut_fast019_d.pcap: truncated at byte 29970")));
 }
 
 // The peak resident memory of the commands run so far, KiB. ctest runs

@@ -47,6 +47,7 @@ proto::AckTimelineSummary AckTimelineSummaryProto(const TimelineStats& s) {
   out.set_acks(s.acks);
   out.set_vantage(VantageName(s.vantage));
   out.set_sender_window(SenderWindowName(s.sender_window));
+  out.set_sender_window_reason(s.sender_window_reason);
   if (!s.vantage_note.empty()) out.set_vantage_note(s.vantage_note);
   for (const std::string& warning : s.warnings) out.add_warnings(warning);
   return out;
@@ -77,6 +78,7 @@ void WriteAckTimelineSummaryJson(const TimelineStats& s,
                      s.vantage_note.empty()
                          ? std::nullopt
                          : std::optional<absl::string_view>(s.vantage_note));
+  out.String("sender_window_reason", s.sender_window_reason);
   out.StringArray("warnings", s.warnings);
 }
 

@@ -568,7 +568,9 @@ std::vector<std::string> MethodLines(const DiagnosisInput& in,
                    "; vantage point: ", VantageName(in.stats.vantage),
                    in.stats.vantage_note.empty() ? "" : " (",
                    in.stats.vantage_note,
-                   in.stats.vantage_note.empty() ? "" : ")"),
+                   in.stats.vantage_note.empty() ? "" : ")",
+                   in.stats.sender_window_reason.empty() ? "" : "; ",
+                   in.stats.sender_window_reason),
       absl::StrFormat(
           "timeline: %d ACKs and %d retransmissions reconstructed at the "
           "sender "
@@ -688,6 +690,7 @@ proto::Diagnosis ResultProto(const DiagnosisInput& in, const PathEstimates& est,
   r.set_goodput_bps(s.goodput_bps);
   r.set_duration_s(s.duration_s);
   r.set_vantage(VantageName(in.stats.vantage));
+  for (const std::string& w : in.stats.warnings) r.add_warnings(w);
   if (x.evidence != nullptr) {
     const SendTimeAccounting& host = x.evidence->replay->host_send_time;
     if (host.busy_ms || host.rwnd_limited_ms || host.sndbuf_limited_ms) {
