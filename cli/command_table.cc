@@ -289,6 +289,7 @@ CommandSpec Experiment() {
            {"start_offsets", "N", ""},
            {"runs", "N", ""},
            {"in_service", "dequeue_at_start|until_last_bit", ""},
+           {"byte_fit_admission", "", ""},
            {"recovery_acks", "on_new_gap|every_packet_while_hole", ""},
            {"timer_granularity", "TIME", ""},
            {"sender_clock", "TIME", ""},

@@ -24,6 +24,7 @@
 ABSL_DECLARE_FLAG(std::string, profile);
 ABSL_DECLARE_FLAG(uint64_t, seed);
 ABSL_DECLARE_FLAG(std::string, sender_jitter);
+ABSL_DECLARE_FLAG(bool, byte_fit_admission);
 ABSL_DECLARE_FLAG(int, tso_burst_shift);
 ABSL_DECLARE_FLAG(double, nic_rate);
 
@@ -119,6 +120,8 @@ absl::StatusOr<MtuExperimentOptions> MtuOptionsFromFlags() {
       ParseInServiceAccounting(absl::GetFlag(FLAGS_in_service));
   if (!in_service.ok()) return in_service.status();
   options.in_service = *in_service;
+  if (absl::GetFlag(FLAGS_byte_fit_admission))
+    options.admission = AdmissionPolicy::kByteFit;
   absl::StatusOr<RecoveryAcks> recovery_acks =
       ParseRecoveryAcks(absl::GetFlag(FLAGS_recovery_acks));
   if (!recovery_acks.ok()) return recovery_acks.status();

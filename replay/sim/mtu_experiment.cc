@@ -30,6 +30,7 @@ absl::StatusOr<std::string> NormalizationSettingSpec(
     const std::string& controller, bool normalize, uint32_t reference_bytes) {
   absl::StatusOr<ControllerSpec> spec = ControllerSpec::Parse(controller);
   if (!spec.ok()) return spec.status();
+  if (!spec->Takes("normalize")) return spec->ToString();
   // "off" explicitly: the quicly profiles default to normalize=1462.
   absl::StatusOr<ControllerSpec> setting = spec->With(
       "normalize", normalize ? absl::StrCat(reference_bytes) : "off");
@@ -50,6 +51,7 @@ SimulationConfig RunConfig(const MtuExperimentOptions& options,
   config.buffer_bytes = profile.buffer_bytes();
   config.sender_jitter = options.sender_jitter;
   config.in_service = options.in_service;
+  config.admission = options.admission;
   config.seed = options.seed * 1'000'003 + static_cast<uint64_t>(run);
   const int offset = run % options.start_offsets;
   const bool small_first = run >= options.start_offsets;

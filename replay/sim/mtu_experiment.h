@@ -58,6 +58,9 @@ struct MtuExperimentOptions {
   // quicly's bottleneck: the packet in service leaves the buffer when its
   // transmission starts (bottleneck.h); kUntilLastBit is ours.
   InServiceAccounting in_service = InServiceAccounting::kDequeueAtStart;
+  // PR 686's quicly simulator admits by the largest packet's size
+  // (packet-size-neutral); kByteFit is quicly's before it (`-B` after).
+  AdmissionPolicy admission = AdmissionPolicy::kPacketSizeNeutral;
   // quicly's receiver: one immediate ACK per new gap (receiver.h);
   // kEveryPacketWhileHole is ours.
   RecoveryAcks recovery_acks = RecoveryAcks::kOnNewGap;
@@ -111,8 +114,11 @@ struct MtuExperimentResult {
 // The controller spec both flows run in one setting: `controller` with
 // normalize=`reference_bytes` when `normalize`, else with normalize=off
 // set explicitly (the quicly profiles default to normalize=1462), either
-// replacing a normalize= the spec sets itself. InvalidArgument when the
-// spec does not parse or its profile takes no normalize= option.
+// replacing a normalize= the spec sets itself. A profile that takes no
+// normalize= option (quicly:cubic-legacy, which predates PR 686) runs as
+// given in both settings: a baseline that never normalizes, as quicly's
+// simulator before the PR ran. InvalidArgument when the spec does not
+// parse.
 absl::StatusOr<std::string> NormalizationSettingSpec(
     const std::string& controller, bool normalize, uint32_t reference_bytes);
 
