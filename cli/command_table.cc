@@ -290,6 +290,7 @@ CommandSpec Experiment() {
            {"runs", "N", ""},
            {"in_service", "dequeue_at_start|until_last_bit", ""},
            {"byte_fit_admission", "", ""},
+           {"delivery", "at_start|at_last_bit", ""},
            {"recovery_acks", "on_new_gap|every_packet_while_hole", ""},
            {"timer_granularity", "TIME", ""},
            {"sender_clock", "TIME", ""},

@@ -43,6 +43,11 @@ ABSL_FLAG(std::string, in_service, "dequeue_at_start",
           "buffer when its transmission starts (dequeue_at_start, quicly's "
           "t/simulator.c) or when its last bit has left (until_last_bit, "
           "ccreplay simulate's model).");
+ABSL_FLAG(std::string, delivery, "at_start",
+          "experiment mtu-normalization: the packet moves on to the receiver "
+          "when its transmission starts (at_start, quicly's t/simulator.c) "
+          "or when its last bit has left (at_last_bit, ccreplay simulate's "
+          "model).");
 ABSL_FLAG(std::string, recovery_acks, "on_new_gap",
           "experiment mtu-normalization: while data is missing the receiver "
           "ACKs at once only the packet that reveals a gap (on_new_gap, "
@@ -120,6 +125,10 @@ absl::StatusOr<MtuExperimentOptions> MtuOptionsFromFlags() {
       ParseInServiceAccounting(absl::GetFlag(FLAGS_in_service));
   if (!in_service.ok()) return in_service.status();
   options.in_service = *in_service;
+  absl::StatusOr<BottleneckDelivery> delivery =
+      ParseBottleneckDelivery(absl::GetFlag(FLAGS_delivery));
+  if (!delivery.ok()) return delivery.status();
+  options.delivery = *delivery;
   if (absl::GetFlag(FLAGS_byte_fit_admission))
     options.admission = AdmissionPolicy::kByteFit;
   absl::StatusOr<RecoveryAcks> recovery_acks =

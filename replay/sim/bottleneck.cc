@@ -16,6 +16,14 @@ absl::StatusOr<InServiceAccounting> ParseInServiceAccounting(
                    "': expected until_last_bit or dequeue_at_start"));
 }
 
+absl::StatusOr<BottleneckDelivery> ParseBottleneckDelivery(
+    absl::string_view name) {
+  if (name == "at_last_bit") return BottleneckDelivery::kAtLastBit;
+  if (name == "at_start") return BottleneckDelivery::kAtStart;
+  return absl::InvalidArgumentError(absl::StrCat(
+      "unknown delivery '", name, "': expected at_last_bit or at_start"));
+}
+
 bool Admits(AdmissionPolicy policy, uint64_t queued_bytes,
             uint32_t packet_bytes, uint64_t capacity_bytes,
             uint32_t largest_packet_bytes) {

@@ -50,6 +50,23 @@ enum class InServiceAccounting {
 absl::StatusOr<InServiceAccounting> ParseInServiceAccounting(
     absl::string_view name);
 
+// When a packet moves on from the bottleneck to the receiver.
+enum class BottleneckDelivery {
+  // When its last bit has left (ccreplay's model; `simulate`'s default).
+  kAtLastBit,
+  // When its transmission starts: h2o/quicly t/simulator.c @ b79ea471,
+  // net_bottleneck_run() forwards the packet it detaches to the next node
+  // at once and only sets next_emit_at for the one after it. The receiver
+  // then ACKs a packet one service time (its own size / rate) sooner, so
+  // a 1462-byte flow's loop is 1462 / 1280 - 1 of a 1280-byte service time
+  // shorter than at the last bit, relative to a 1280-byte flow's.
+  kAtStart,
+};
+
+// "at_last_bit" or "at_start"; InvalidArgument otherwise.
+absl::StatusOr<BottleneckDelivery> ParseBottleneckDelivery(
+    absl::string_view name);
+
 struct BottleneckConfig {
   int64_t rate_bps = 0;
   uint64_t buffer_bytes = 0;
@@ -103,6 +120,8 @@ class Bottleneck {
 
   bool transmitting() const { return transmitting_; }
   bool has_waiting() const { return queue_.size() > (transmitting_ ? 1 : 0); }
+  // The packet in service; only while transmitting().
+  const SimPacket& in_service() const { return queue_.front(); }
   // Starts sending the head packet (may mark it CE by sojourn time) and
   // returns when its last bit will have left.
   int64_t StartTransmission(int64_t now_ns);

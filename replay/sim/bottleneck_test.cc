@@ -211,6 +211,10 @@ TEST(Bottleneck, ParsesInServiceAccounting) {
   EXPECT_EQ(*ParseInServiceAccounting("dequeue_at_start"),
             InServiceAccounting::kDequeueAtStart);
   EXPECT_FALSE(ParseInServiceAccounting("quicly").ok());
+  EXPECT_EQ(*ParseBottleneckDelivery("at_last_bit"),
+            BottleneckDelivery::kAtLastBit);
+  EXPECT_EQ(*ParseBottleneckDelivery("at_start"), BottleneckDelivery::kAtStart);
+  EXPECT_FALSE(ParseBottleneckDelivery("start").ok());
 }
 
 }  // namespace

@@ -52,6 +52,7 @@ SimulationConfig RunConfig(const MtuExperimentOptions& options,
   config.sender_jitter = options.sender_jitter;
   config.in_service = options.in_service;
   config.admission = options.admission;
+  config.delivery = options.delivery;
   config.seed = options.seed * 1'000'003 + static_cast<uint64_t>(run);
   const int offset = run % options.start_offsets;
   const bool small_first = run >= options.start_offsets;

@@ -58,6 +58,9 @@ struct MtuExperimentOptions {
   // quicly's bottleneck: the packet in service leaves the buffer when its
   // transmission starts (bottleneck.h); kUntilLastBit is ours.
   InServiceAccounting in_service = InServiceAccounting::kDequeueAtStart;
+  // quicly's bottleneck also forwards that packet to the receiver at once
+  // (bottleneck.h); kAtLastBit is ours.
+  BottleneckDelivery delivery = BottleneckDelivery::kAtStart;
   // PR 686's quicly simulator admits by the largest packet's size
   // (packet-size-neutral); kByteFit is quicly's before it (`-B` after).
   AdmissionPolicy admission = AdmissionPolicy::kPacketSizeNeutral;

@@ -363,16 +363,24 @@ void Simulation::OnForwardArrival(uint32_t i) {
     ++flow.stats.drops;
     return;
   }
-  if (!bottleneck_.transmitting()) {
-    Schedule(bottleneck_.StartTransmission(now_ns_), kLinkDone, 0);
+  if (!bottleneck_.transmitting()) StartTransmission();
+}
+
+void Simulation::StartTransmission() {
+  Schedule(bottleneck_.StartTransmission(now_ns_), kLinkDone, 0);
+  if (config_.delivery == BottleneckDelivery::kAtStart) {
+    const SimPacket head = bottleneck_.in_service();
+    Deliver(head);
   }
 }
 
 void Simulation::OnLinkDone() {
   const SimPacket packet = bottleneck_.FinishTransmission();
-  if (bottleneck_.has_waiting()) {
-    Schedule(bottleneck_.StartTransmission(now_ns_), kLinkDone, 0);
-  }
+  if (bottleneck_.has_waiting()) StartTransmission();
+  if (config_.delivery == BottleneckDelivery::kAtLastBit) Deliver(packet);
+}
+
+void Simulation::Deliver(const SimPacket& packet) {
   Flow& flow = flows_[packet.flow];
   flow.stats.egress_bytes += packet.bytes;
   if (packet.ecn == kCe) ++flow.stats.ce_marked;

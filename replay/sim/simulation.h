@@ -141,6 +141,8 @@ struct SimulationConfig {
   // Whether the packet in service counts against the buffer
   // (bottleneck.h); ours by default.
   InServiceAccounting in_service = InServiceAccounting::kUntilLastBit;
+  // When a packet reaches the receiver (bottleneck.h); ours by default.
+  BottleneckDelivery delivery = BottleneckDelivery::kAtLastBit;
   int64_t ce_sojourn_threshold_ns = -1;     // -1: off
   int64_t ce_backlog_threshold_bytes = -1;  // -1: off
   // Sojourn marking decided once per TSO skb (BottleneckConfig::ce_per_skb).
@@ -289,7 +291,12 @@ class Simulation {
   int64_t Departure(Flow& flow, uint32_t bytes);
   void ArmSenderTimer(uint32_t flow);
   void OnForwardArrival(uint32_t flow);
+  // Starts sending the bottleneck's head packet, and delivers it at once
+  // under BottleneckDelivery::kAtStart.
+  void StartTransmission();
   void OnLinkDone();
+  // The packet leaves the bottleneck for the receiver (after random loss).
+  void Deliver(const SimPacket& packet);
   void OnAckArrival(uint32_t flow);
   void OnDelayedAckEvent(uint32_t flow);
   void SendAck(uint32_t flow, const SimAck& ack);

@@ -277,6 +277,34 @@ class AckTimes : public PacketObserver {
   std::vector<int64_t> sent_ns, arrival_ns;
 };
 
+// BottleneckDelivery::kAtStart (quicly's net_bottleneck_run() forwards the
+// packet it starts to send): at 10 Mbit/s a 1250-byte packet takes 1 ms on
+// the wire, so each packet of the initial window reaches the receiver, and
+// its ACK leaves, exactly 1 ms sooner than when its last bit has left.
+TEST(Simulation, DeliveryAtTheStartOfTransmissionSkipsTheServiceTime) {
+  auto run = [](BottleneckDelivery delivery) {
+    SimulationConfig config =
+        OneFlow("reno", 10'000'000, 10 * kMs, 1'000'000, 1250, 1);
+    config.delivery = delivery;
+    AckTimes acks;
+    auto sim = Simulation::Create(config, &acks);
+    EXPECT_TRUE(sim.ok());
+    (*sim)->RunUntil(40 * kMs);
+    return acks;
+  };
+  const AckTimes at_end = run(BottleneckDelivery::kAtLastBit);
+  const AckTimes at_start = run(BottleneckDelivery::kAtStart);
+  ASSERT_GE(at_end.sent_ns.size(), 10u);
+  ASSERT_GE(at_start.sent_ns.size(), 10u);
+  for (size_t i = 0; i < 10; ++i) {
+    EXPECT_EQ(at_end.sent_ns[i] - at_start.sent_ns[i], kMs) << i;
+    // The first packet starts at once and the others queue behind it.
+    EXPECT_EQ(at_start.sent_ns[i] - at_start.sent_ns[0],
+              static_cast<int64_t>(i) * kMs)
+        << i;
+  }
+}
+
 // ACK aggregation on the return path (FlowConfig::ack_hold_ns): with a
 // 30-ms hold every 100 ms on a 10-ms path, an ACK the receiver sends in
 // the first 30 ms of a period reaches the sender 30 ms after the period
