@@ -291,6 +291,7 @@ CommandSpec Experiment() {
            {"in_service", "dequeue_at_start|until_last_bit", ""},
            {"byte_fit_admission", "", ""},
            {"delivery", "at_start|at_last_bit", ""},
+           {"small_flow_extra_rtt", "TIME", ""},
            {"recovery_acks", "on_new_gap|every_packet_while_hole", ""},
            {"timer_granularity", "TIME", ""},
            {"sender_clock", "TIME", ""},

@@ -48,6 +48,10 @@ ABSL_FLAG(std::string, delivery, "at_start",
           "when its transmission starts (at_start, quicly's t/simulator.c) "
           "or when its last bit has left (at_last_bit, ccreplay simulate's "
           "model).");
+ABSL_FLAG(absl::Duration, small_flow_extra_rtt, absl::ZeroDuration(),
+          "experiment mtu-normalization: added to the 1280-byte flow's base "
+          "RTT (25us), a probe of how much the result rests on the two "
+          "flows' loop timing (drop-tail phase effects); 0: the path's.");
 ABSL_FLAG(std::string, recovery_acks, "on_new_gap",
           "experiment mtu-normalization: while data is missing the receiver "
           "ACKs at once only the packet that reveals a gap (on_new_gap, "
@@ -129,6 +133,8 @@ absl::StatusOr<MtuExperimentOptions> MtuOptionsFromFlags() {
       ParseBottleneckDelivery(absl::GetFlag(FLAGS_delivery));
   if (!delivery.ok()) return delivery.status();
   options.delivery = *delivery;
+  options.small_flow_extra_rtt_ns =
+      absl::ToInt64Nanoseconds(absl::GetFlag(FLAGS_small_flow_extra_rtt));
   if (absl::GetFlag(FLAGS_byte_fit_admission))
     options.admission = AdmissionPolicy::kByteFit;
   absl::StatusOr<RecoveryAcks> recovery_acks =

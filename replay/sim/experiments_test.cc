@@ -128,6 +128,31 @@ TEST(MtuExperiment, MatchesQuiclysOwnSimulatorBeforePr686) {
   }
 }
 
+// The outcome rests on the two flows' loop timing: 25 us more base RTT
+// for the 1280-byte flow (0.025 % of bdp40's 100 ms) moves T1280/T1462
+// without normalization from 1.0223 (standard error 0.0497) to 0.9195
+// (0.0651), quicly:cubic in quicly's configuration (`ccreplay experiment
+// mtu-normalization --controllers quicly:cubic --profile bdp40 --runs 20
+// --timer_granularity 1ms --sender_clock 1ms [--small_flow_extra_rtt
+// 25us]`). Deterministic runs; the tolerance is two standard errors.
+TEST(MtuExperiment, TwentyFiveMicrosecondsOfLoopMoveTheOutcome) {
+  MtuExperimentOptions options;
+  options.controllers = {"quicly:cubic"};
+  options.profiles = {*FindPathProfile("bdp40")};
+  options.start_offsets = 10;
+  options.timer_granularity_ns = 1'000'000;
+  options.sender_clock_ns = 1'000'000;
+  absl::StatusOr<MtuExperimentResult> same = RunMtuExperiment(options);
+  options.small_flow_extra_rtt_ns = 25'000;
+  absl::StatusOr<MtuExperimentResult> later = RunMtuExperiment(options);
+  ASSERT_TRUE(same.ok() && later.ok());
+  const MtuProfileResult& a = same->rows[0].profiles[0];
+  const MtuProfileResult& b = later->rows[0].profiles[0];
+  EXPECT_NEAR(a.ratio_without, 1.0223, 2 * 0.0497);
+  EXPECT_NEAR(b.ratio_without, 0.9195, 2 * 0.0651);
+  EXPECT_NE(a.ratio_without, b.ratio_without);
+}
+
 // quicly's Cuback (quicly:cuback, normalize=1462 by default) under the
 // experiment's defaults on bdp40, 20 runs: the setting without
 // normalization must run normalize=off, not the profile's default (before

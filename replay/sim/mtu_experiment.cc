@@ -75,6 +75,9 @@ SimulationConfig RunConfig(const MtuExperimentOptions& options,
     flow->timer_granularity_ns = options.timer_granularity_ns;
     flow->sender_clock_ns = options.sender_clock_ns;
   }
+  if (options.small_flow_extra_rtt_ns != 0) {
+    small.base_rtt_ns = config.base_rtt_ns + options.small_flow_extra_rtt_ns;
+  }
   (small_first ? large : small).start_ns = offset_ns;
   // Flow 0 is the 1462-byte flow, flow 1 the 1280-byte one.
   config.flows = {large, small};

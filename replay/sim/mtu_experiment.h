@@ -73,6 +73,10 @@ struct MtuExperimentOptions {
   // The senders' RTT estimates and their controllers' time on quicly's
   // millisecond clock (FlowConfig::sender_clock_ns); 0, ours: exact.
   int64_t sender_clock_ns = 0;
+  // Added to the 1280-byte flow's base RTT (>= 0): a probe of how much the
+  // outcome rests on the two flows' loop timing (drop-tail phase
+  // effects); 0, both flows the path's.
+  int64_t small_flow_extra_rtt_ns = 0;
   uint64_t seed = 1;
   int threads = 0;  // 0: one per core
 };
