@@ -1,6 +1,8 @@
 // The two reference experiments in a reduced form (fewer profiles, runs and
 // seconds) that still checks the direction of their findings.
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include "cc/registry.h"
 #include "gtest/gtest.h"
@@ -9,6 +11,19 @@
 
 namespace ccreplay {
 namespace {
+
+// The experiment's options for `controller` on the named profiles, 20 runs
+// per profile and setting (10 start offsets x 2 flow orders).
+MtuExperimentOptions TwentyRuns(const std::string& controller,
+                                const std::vector<std::string>& profiles) {
+  MtuExperimentOptions options;
+  options.controllers = {controller};
+  options.profiles.clear();
+  for (const std::string& name : profiles)
+    options.profiles.push_back(*FindPathProfile(name));
+  options.start_offsets = 10;
+  return options;
+}
 
 // Reno's congestion-avoidance growth is one packet per RTT, so a 1280-byte
 // flow adds 1280/1462 = 0.875 of the bytes per RTT that a 1462-byte flow
@@ -66,10 +81,7 @@ TEST(MtuExperiment, RenoSmallPacketsLoseAndNormalizationNarrowsTheGap) {
 // 0.9875 -> 0.8463, the sender jitter 0.8486 -> 0.9764
 // (docs/experiments.md).
 TEST(MtuExperiment, QuiclyModelRenoOnBdp40) {
-  MtuExperimentOptions options;
-  options.controllers = {"reno"};
-  options.profiles = {*FindPathProfile("bdp40")};
-  options.start_offsets = 10;
+  MtuExperimentOptions options = TwentyRuns("reno", {"bdp40"});
   absl::StatusOr<MtuExperimentResult> result = RunMtuExperiment(options);
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_EQ(result->runs, 40);
@@ -106,10 +118,8 @@ TEST(MtuExperiment, QuiclyModelRenoOnBdp40) {
 // below quicly's; packet-size-neutral admission 0.72 on bdp20 (the small
 // flow loses the residual space).
 TEST(MtuExperiment, MatchesQuiclysOwnSimulatorBeforePr686) {
-  MtuExperimentOptions options;
-  options.controllers = {"quicly:cubic-legacy"};
-  options.profiles = {*FindPathProfile("bdp20"), *FindPathProfile("bdp40")};
-  options.start_offsets = 10;
+  MtuExperimentOptions options =
+      TwentyRuns("quicly:cubic-legacy", {"bdp20", "bdp40"});
   options.admission = AdmissionPolicy::kByteFit;
   options.timer_granularity_ns = 1'000'000;
   options.sender_clock_ns = 1'000'000;
@@ -136,10 +146,7 @@ TEST(MtuExperiment, MatchesQuiclysOwnSimulatorBeforePr686) {
 // --timer_granularity 1ms --sender_clock 1ms [--small_flow_extra_rtt
 // 25us]`). Deterministic runs; the tolerance is two standard errors.
 TEST(MtuExperiment, TwentyFiveMicrosecondsOfLoopMoveTheOutcome) {
-  MtuExperimentOptions options;
-  options.controllers = {"quicly:cubic"};
-  options.profiles = {*FindPathProfile("bdp40")};
-  options.start_offsets = 10;
+  MtuExperimentOptions options = TwentyRuns("quicly:cubic", {"bdp40"});
   options.timer_granularity_ns = 1'000'000;
   options.sender_clock_ns = 1'000'000;
   absl::StatusOr<MtuExperimentResult> same = RunMtuExperiment(options);
@@ -166,10 +173,7 @@ TEST(MtuExperiment, TwentyFiveMicrosecondsOfLoopMoveTheOutcome) {
 // same spec give the same ratio to the last bit: they must differ. The
 // tolerance of the figures is two standard errors.
 TEST(MtuExperiment, QuiclyModelCubackOnBdp40) {
-  MtuExperimentOptions options;
-  options.controllers = {"quicly:cuback"};
-  options.profiles = {*FindPathProfile("bdp40")};
-  options.start_offsets = 10;
+  MtuExperimentOptions options = TwentyRuns("quicly:cuback", {"bdp40"});
   absl::StatusOr<MtuExperimentResult> result = RunMtuExperiment(options);
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_EQ(result->runs, 40);
