@@ -1291,10 +1291,11 @@ TimelineStats AckTimelineBuilder::StatsOf(const FlowState& flow,
   }
   if (flow.vantage.data_holes() > 0) {
     out.warnings.push_back(
-        absl::StrFormat("%d jumps in the sender's data over bytes never seen: "
+        absl::StrFormat("%d %s in the sender's data over bytes never seen: "
                         "lost before the capture "
                         "point, or missed by the capture",
-                        flow.vantage.data_holes()));
+                        flow.vantage.data_holes(),
+                        flow.vantage.data_holes() == 1 ? "jump" : "jumps"));
   }
   return out;
 }

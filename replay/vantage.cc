@@ -169,11 +169,11 @@ std::vector<std::string> CaptureArtefacts::Warnings(bool sender_side,
   std::vector<std::string> out;
   if (super_segments > 0) {
     out.push_back(absl::StrFormat(
-        "%d segments larger than the MSS (up to %d bytes): %s super-segments, "
+        "%d %s larger than the MSS (up to %d bytes): %s super-segments, "
         "so packet "
         "counts and per-packet timing are coarser than on the wire",
-        super_segments, largest_super_segment_bytes,
-        sender_side ? "TSO/GSO" : "GRO/LRO"));
+        super_segments, super_segments == 1 ? "segment" : "segments",
+        largest_super_segment_bytes, sender_side ? "TSO/GSO" : "GRO/LRO"));
   }
   // RFC 3168 receivers set ECE until CWR arrives, never on every ACK of a
   // long flow without CE; AccECN uses the bit as part of ACE.
@@ -187,11 +187,12 @@ std::vector<std::string> CaptureArtefacts::Warnings(bool sender_side,
         ecn_negotiated ? "" : " although ECN was not negotiated"));
   }
   if (acks_of_unseen_data > 0) {
-    out.push_back(
-        absl::StrFormat("%d ACKs acknowledge data the capture never showed "
-                        "sent: packets are missing "
-                        "from the capture",
-                        acks_of_unseen_data));
+    out.push_back(absl::StrFormat(
+        "%d %s data the capture never showed "
+        "sent: packets are missing "
+        "from the capture",
+        acks_of_unseen_data,
+        acks_of_unseen_data == 1 ? "ACK acknowledges" : "ACKs acknowledge"));
   }
   return out;
 }

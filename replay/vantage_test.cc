@@ -106,5 +106,25 @@ TEST(VantageTest, OffloadArtefactWarnings) {
   EXPECT_TRUE(a.Warnings(true, true, /*accecn=*/true).size() == 1u);
 }
 
+// One of a thing is singular, with its verb: zeek_erspan.pcap's diagnosis
+// said "1 ACKs acknowledge data the capture never showed sent".
+TEST(VantageTest, ArtefactWarningsCountInTheSingularAndThePlural) {
+  CaptureArtefacts a;
+  a.super_segments = 1;
+  a.largest_super_segment_bytes = 2896;
+  a.acks_of_unseen_data = 1;
+  std::vector<std::string> one = a.Warnings(false, false, false);
+  ASSERT_EQ(one.size(), 2u);
+  EXPECT_EQ(one[0].rfind("1 segment larger than the MSS (up to 2896 bytes)", 0),
+            0u);
+  EXPECT_EQ(one[1].rfind("1 ACK acknowledges data the capture never", 0), 0u);
+  a.super_segments = 3;
+  a.acks_of_unseen_data = 2;
+  std::vector<std::string> more = a.Warnings(false, false, false);
+  ASSERT_EQ(more.size(), 2u);
+  EXPECT_EQ(more[0].rfind("3 segments larger than the MSS", 0), 0u);
+  EXPECT_EQ(more[1].rfind("2 ACKs acknowledge data the capture never", 0), 0u);
+}
+
 }  // namespace
 }  // namespace ccreplay
