@@ -56,10 +56,10 @@ enum class BottleneckDelivery {
   kAtLastBit,
   // When its transmission starts: h2o/quicly t/simulator.c @ b79ea471,
   // net_bottleneck_run() forwards the packet it detaches to the next node
-  // at once and only sets next_emit_at for the one after it. The receiver
-  // then ACKs a packet one service time (its own size / rate) sooner, so
-  // a 1462-byte flow's loop is 1462 / 1280 - 1 of a 1280-byte service time
-  // shorter than at the last bit, relative to a 1280-byte flow's.
+  // at once and only sets next_emit_at for the one after it. At the last
+  // bit each flow's loop includes its own packet's service time, so flows
+  // of 1462- and 1280-byte packets have loops 182 bytes / rate apart (49
+  // us at 30 Mbit/s); at the start they have the same loop.
   kAtStart,
 };
 

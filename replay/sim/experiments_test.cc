@@ -108,7 +108,8 @@ TEST(MtuExperiment, QuiclyModelRenoOnBdp40) {
 // the window from both flows' third drop cluster until both had seven
 // more; bytes from its bottleneck "dequeue" lines):
 //   simulator -d 0.1 -q 0.1 -b 125000 -l 900 -c cubic -- -m 1280|1462 \
-//     -- -m 1462|1280 -s K*0.01          (bdp20; bdp40: -b 250000)
+//     -- -m 1462|1280 -s K*0.01   (bdp20; bdp40: -b 250000 -l 300, every
+//                                   window over within 23 s)
 // gives T1280/T1462 = 1.041 (standard error 0.052) on bdp20 and 1.080
 // (0.042) on bdp40. The experiment in quicly's configuration (packet
 // delivered at the start of transmission, the millisecond clocks at both
