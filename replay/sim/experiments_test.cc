@@ -77,9 +77,9 @@ TEST(MtuExperiment, RenoSmallPacketsLoseAndNormalizationNarrowsTheGap) {
 // normalization, 1.1983 (0.0231) with it; bytes ratios 0.6965 and 1.1974.
 // The tolerance is two standard errors, which the other models fall
 // outside: delivery at the last bit gave 0.7849 -> 1.0471 (commit ca0cb8e),
-// ours for the packet in service 0.8189 -> 0.7452, ours for recovery ACKs
-// 0.9875 -> 0.8463, the sender jitter 0.8486 -> 0.9764
-// (docs/experiments.md).
+// and, each with delivery at the last bit too, ours for the packet in
+// service 0.8189 -> 0.7452, ours for recovery ACKs 0.9875 -> 0.8463, the
+// sender jitter 0.8486 -> 0.9764 (docs/experiments.md).
 TEST(MtuExperiment, QuiclyModelRenoOnBdp40) {
   MtuExperimentOptions options = TwentyRuns("reno", {"bdp40"});
   absl::StatusOr<MtuExperimentResult> result = RunMtuExperiment(options);
