@@ -2,8 +2,10 @@
 // simulator (replay/sim/mtu_experiment.h, replay/sim/prague_experiment.h).
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/flags/declare.h"
@@ -11,6 +13,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
 #include "cli/commands.h"
 #include "cli/common_flags.h"
 #include "cli/exit_codes.h"
@@ -113,6 +116,24 @@ int ReportError(const absl::Status& status) {
              : ExitCodeForStatus(status);
 }
 
+// Stores a parsed flag value in `out`, or passes the parse error on.
+template <typename T>
+absl::Status Store(absl::StatusOr<T> parsed, T* out) {
+  if (!parsed.ok()) return parsed.status();
+  *out = *std::move(parsed);
+  return absl::OkStatus();
+}
+
+// A duration flag that must not be negative, in nanoseconds.
+absl::StatusOr<int64_t> NonNegativeNs(absl::Duration value,
+                                      absl::string_view flag) {
+  if (value < absl::ZeroDuration()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--", flag, " must not be negative"));
+  }
+  return absl::ToInt64Nanoseconds(value);
+}
+
 // The experiment's options from the flags.
 absl::StatusOr<MtuExperimentOptions> MtuOptionsFromFlags() {
   MtuExperimentOptions options;
@@ -125,35 +146,27 @@ absl::StatusOr<MtuExperimentOptions> MtuOptionsFromFlags() {
     }
     options.start_offsets = runs / 2;
   }
-  absl::StatusOr<InServiceAccounting> in_service =
-      ParseInServiceAccounting(absl::GetFlag(FLAGS_in_service));
-  if (!in_service.ok()) return in_service.status();
-  options.in_service = *in_service;
-  absl::StatusOr<BottleneckDelivery> delivery =
-      ParseBottleneckDelivery(absl::GetFlag(FLAGS_delivery));
-  if (!delivery.ok()) return delivery.status();
-  options.delivery = *delivery;
-  options.small_flow_extra_rtt_ns =
-      absl::ToInt64Nanoseconds(absl::GetFlag(FLAGS_small_flow_extra_rtt));
+  for (absl::Status status :
+       {Store(ParseInServiceAccounting(absl::GetFlag(FLAGS_in_service)),
+              &options.in_service),
+        Store(ParseBottleneckDelivery(absl::GetFlag(FLAGS_delivery)),
+              &options.delivery),
+        Store(ParseRecoveryAcks(absl::GetFlag(FLAGS_recovery_acks)),
+              &options.recovery_acks),
+        Store(NonNegativeNs(absl::GetFlag(FLAGS_small_flow_extra_rtt),
+                            "small_flow_extra_rtt"),
+              &options.small_flow_extra_rtt_ns),
+        Store(NonNegativeNs(absl::GetFlag(FLAGS_timer_granularity),
+                            "timer_granularity"),
+              &options.timer_granularity_ns),
+        Store(NonNegativeNs(absl::GetFlag(FLAGS_sender_clock), "sender_clock"),
+              &options.sender_clock_ns)}) {
+    if (!status.ok()) return status;
+  }
   if (absl::GetFlag(FLAGS_byte_fit_admission))
     options.admission = AdmissionPolicy::kByteFit;
-  absl::StatusOr<RecoveryAcks> recovery_acks =
-      ParseRecoveryAcks(absl::GetFlag(FLAGS_recovery_acks));
-  if (!recovery_acks.ok()) return recovery_acks.status();
-  options.recovery_acks = *recovery_acks;
   options.max_simulated_s =
       absl::ToDoubleSeconds(absl::GetFlag(FLAGS_max_sim_time));
-  const absl::Duration granularity = absl::GetFlag(FLAGS_timer_granularity);
-  if (granularity < absl::ZeroDuration()) {
-    return absl::InvalidArgumentError(
-        "--timer_granularity must not be negative");
-  }
-  options.timer_granularity_ns = absl::ToInt64Nanoseconds(granularity);
-  const absl::Duration sender_clock = absl::GetFlag(FLAGS_sender_clock);
-  if (sender_clock < absl::ZeroDuration()) {
-    return absl::InvalidArgumentError("--sender_clock must not be negative");
-  }
-  options.sender_clock_ns = absl::ToInt64Nanoseconds(sender_clock);
   options.threads = absl::GetFlag(FLAGS_threads);
   options.seed = absl::GetFlag(FLAGS_seed);
   if (!absl::GetFlag(FLAGS_sender_jitter).empty()) {
