@@ -41,6 +41,8 @@ class EvidenceCounter : public SegmentConsumer {
         s.dst == flow_.address[sender_] && s.dst_port == flow_.port[sender_]) {
       if (started_ && (s.flags & kTcpAck) && Before(highest_ack_, s.ack))
         highest_ack_ = s.ack;
+      if ((s.flags & kTcpAck) && !(s.flags & kTcpSyn) && s.payload_bytes == 0)
+        last_ack_ns_ = s.time_ns;
       return;
     }
     if (s.payload_bytes == 0 || s.src != flow_.address[sender_] ||
@@ -49,6 +51,7 @@ class EvidenceCounter : public SegmentConsumer {
       return;
     }
     const uint32_t end = s.seq + s.payload_bytes;
+    CountAnswer(s.time_ns);
     CountSize(s, end);
     if (done_) return;
     if (started_ && !Before(snd_nxt_, end)) {  // Sent before: slow start over.
@@ -65,7 +68,9 @@ class EvidenceCounter : public SegmentConsumer {
   void Restart() override {
     timeline_.Restart();
     started_ = done_ = sized_ = false;
-    gaps_ = back_to_back_ = 0;
+    gaps_.clear();
+    last_ack_ns_.reset();
+    fastest_answer_ns_.reset();
     mss_ = 1;
     srtt_ns_ = flow_.handshake_rtt_ns;
     sizes_ = SegmentSizes();
@@ -74,16 +79,10 @@ class EvidenceCounter : public SegmentConsumer {
   CaptureEvidence Result() {
     timeline_.Finish();
     CaptureEvidence e;
-    e.gaps.gaps = gaps_;
-    if (gaps_ >= kMinGaps) {
-      e.gaps.back_to_back_fraction = static_cast<double>(back_to_back_) / gaps_;
-      const double f = *e.gaps.back_to_back_fraction;
-      const double standard_error = std::sqrt(f * (1 - f) / gaps_);
-      if (std::abs(f - kPacedBelow) > standard_error)
-        e.gaps.paced = f < kPacedBelow;
-    }
+    const bool at_sender = timeline_.Stats(index_).vantage == Vantage::kSender;
+    e.gaps = CountedGaps(at_sender);
     e.sizes = sizes_;
-    e.sizes.sender_side = timeline_.Stats(index_).vantage == Vantage::kSender;
+    e.sizes.sender_side = at_sender;
     return e;
   }
 
@@ -117,9 +116,36 @@ class EvidenceCounter : public SegmentConsumer {
     if (gap_ns > srtt_ns_ / 2) return;
     const double flight_packets =
         std::max(1.0, static_cast<double>(snd_nxt_ - highest_ack_) / mss_);
-    const double ratio = gap_ns * 2.0 * flight_packets / srtt_ns_;
-    ++gaps_;
-    if (ratio < kBackToBackRatio) ++back_to_back_;
+    gaps_.push_back({gap_ns, srtt_ns_ / (2.0 * flight_packets)});
+  }
+  // The time from the last pure ACK to this data segment. A negative one
+  // (the capture's order, not the sender's) bounds nothing but zero.
+  void CountAnswer(int64_t now_ns) {
+    if (!last_ack_ns_.has_value()) return;
+    const int64_t answer_ns = std::max<int64_t>(0, now_ns - *last_ack_ns_);
+    last_ack_ns_.reset();
+    if (!fastest_answer_ns_.has_value() || answer_ns < *fastest_answer_ns_)
+      fastest_answer_ns_ = answer_ns;
+  }
+  DepartureGaps CountedGaps(bool at_sender) const {
+    DepartureGaps g;
+    g.gaps = gaps_.size();
+    g.at_sender = at_sender;
+    g.fastest_answer_ns = fastest_answer_ns_;
+    const double floor_ns = static_cast<double>(fastest_answer_ns_.value_or(0));
+    uint64_t back_to_back = 0;
+    for (const Gap& gap : gaps_) {
+      const double tenth_ns = kBackToBackRatio * gap.paced_gap_ns;
+      if (tenth_ns < floor_ns) continue;
+      ++g.resolved_gaps;
+      if (gap.gap_ns < tenth_ns) ++back_to_back;
+    }
+    if (!at_sender || g.resolved_gaps < kMinGaps) return g;
+    const double f = static_cast<double>(back_to_back) / g.resolved_gaps;
+    g.back_to_back_fraction = f;
+    if (std::abs(f - kPacedBelow) > std::sqrt(f * (1 - f) / g.resolved_gaps))
+      g.paced = f < kPacedBelow;
+    return g;
   }
 
   const Flow& flow_;
@@ -133,12 +159,46 @@ class EvidenceCounter : public SegmentConsumer {
   uint32_t highest_ack_ = 0;
   uint32_t mss_ = 1;
   int64_t last_ns_ = 0;
-  uint64_t gaps_ = 0;
-  uint64_t back_to_back_ = 0;
+  // A slow-start gap, and the paced gap srtt / (2 * flight) it is
+  // measured against.
+  struct Gap {
+    int64_t gap_ns;
+    double paced_gap_ns;
+  };
+  std::vector<Gap> gaps_;
+  std::optional<int64_t> last_ack_ns_;
+  std::optional<int64_t> fastest_answer_ns_;
   bool sized_ = false;
   uint32_t sized_nxt_ = 0;
   SegmentSizes sizes_;
 };
+
+}  // namespace
+
+std::string GapsSilence(const DepartureGaps& g) {
+  if (g.paced.has_value()) return "";
+  if (!g.at_sender) {
+    return "the capture is not at the sender, and the path after the "
+           "sender re-spaces its departures";
+  }
+  if (g.back_to_back_fraction.has_value()) {
+    return absl::StrFormat(
+        "%.1f%% of %d slow-start gaps back to back, within a standard "
+        "error of the %.0f%% threshold",
+        100 * *g.back_to_back_fraction, g.resolved_gaps, 100 * kPacedBelow);
+  }
+  if (g.resolved_gaps < g.gaps && g.fastest_answer_ns.has_value()) {
+    return absl::StrFormat(
+        "%d of %d slow-start gaps could show a back-to-back pair, under %d: "
+        "the sender's fastest answer to an ACK took %.0f us, more than a "
+        "tenth of the paced gap srtt / (2 * flight) on the others, so its "
+        "host's own speed spaces a burst like pacing",
+        g.resolved_gaps, g.gaps, kMinGaps, *g.fastest_answer_ns / 1e3);
+  }
+  return absl::StrFormat("%d slow-start gaps, under %d", g.gaps, kMinGaps);
+}
+
+namespace {
 
 // The jiffy clock's phase: where cubic:linux's ticks fall on the capture's
 // clock (mono_offset_us, Unix time less CLOCK_MONOTONIC, taken modulo a
@@ -224,19 +284,19 @@ std::optional<FittedSetting> PacingFromGaps(const DepartureGaps& g) {
       absl::StrFormat("%.1f%% of %d slow-start departure gaps back to back "
                       "(under %.1f of srtt / (2 * flight); paced below "
                       "%.0f%%)",
-                      100 * *g.back_to_back_fraction, g.gaps, kBackToBackRatio,
-                      100 * kPacedBelow)};
+                      100 * *g.back_to_back_fraction, g.resolved_gaps,
+                      kBackToBackRatio, 100 * kPacedBelow)};
 }
 
 // Why an option the fit could not decide is not determinable.
-std::string UndeterminedReason(const std::string& option, bool replayed) {
+std::string UndeterminedReason(const std::string& option, bool replayed,
+                               const DepartureGaps& gaps) {
   if (option == "paced") {
-    return replayed ? "the departure gaps do not tell (too few, or within "
-                      "a standard error of the threshold), and the replay "
-                      "fits both values within the margin"
-                    : "the departure gaps do not tell (too few, or within "
-                      "a standard error of the threshold), and there is "
-                      "no captured cwnd to replay against";
+    return absl::StrCat("the departure gaps do not tell: ", GapsSilence(gaps),
+                        replayed ? "; and the replay fits both values "
+                                   "within the margin"
+                                 : "; and there is no captured cwnd to "
+                                   "replay against");
   }
   if (option == "gso") {
     return "the capture is not at the sender (where GRO or a middle point "
@@ -377,7 +437,7 @@ void PickByReplay(const std::vector<ReplayedController>& replayed,
       chosen = *chosen.With(option, s.value);
     } else {
       s.source = FittedSetting::kNotDeterminable;
-      s.reason = tracks ? UndeterminedReason(option, true)
+      s.reason = tracks ? UndeterminedReason(option, true, gaps)
                         : absl::StrFormat(
                               "the best replay does not track the kernel "
                               "(median %.2f%%, p95 %.2f%%): no evidence",
@@ -415,7 +475,7 @@ void PickWithoutReplay(const DepartureGaps& gaps, Plan& p) {
     } else {  // The profile's default, left out of the spec.
       s = FittedSetting{option, *p.fixed.Value(option),
                         FittedSetting::kNotDeterminable, std::nullopt,
-                        UndeterminedReason(option, false)};
+                        UndeterminedReason(option, false, gaps)};
     }
     p.fit.settings.push_back(*std::move(s));
   }
@@ -435,9 +495,9 @@ void ReportUnmodelled(const DepartureGaps& gaps, Plan& p) {
       s = FittedSetting{
           option, "", FittedSetting::kNotDeterminable, std::nullopt,
           std::string(option) == "paced"
-              ? "the departure gaps do not tell (too few, or within a "
-                "standard error of the threshold), and this profile has no "
-                "paced= to replay"
+              ? absl::StrCat(
+                    "the departure gaps do not tell: ", GapsSilence(gaps),
+                    "; and this profile has no paced= to replay")
               : "this profile has no jiffy clock to replay, and nothing "
                 "else in a capture shows HZ"};
     }
@@ -657,19 +717,15 @@ std::vector<std::string> DescribeSenderConfig(const SenderConfigReport& r) {
   }
   const DepartureGaps& g = r.evidence.gaps;
   lines.push_back(
-      g.back_to_back_fraction.has_value()
+      g.paced.has_value()
           ? absl::StrFormat(
                 "sender pacing from the capture: %.1f%% of %d slow-start "
                 "departure gaps back to back (under %.1f of srtt / (2 * "
                 "flight), srtt from the data's RTT samples): %s",
-                100 * *g.back_to_back_fraction, g.gaps, kBackToBackRatio,
-                !g.paced.has_value()
-                    ? "no verdict (within a standard error of the "
-                      "threshold)"
-                    : (*g.paced ? "paced" : "unpaced"))
-          : absl::StrFormat("sender pacing from the capture: n/a (%d "
-                            "slow-start gaps, or no RTT)",
-                            g.gaps));
+                100 * *g.back_to_back_fraction, g.resolved_gaps,
+                kBackToBackRatio, *g.paced ? "paced" : "unpaced")
+          : absl::StrCat("sender pacing from the capture: no verdict (",
+                         GapsSilence(g), ")"));
   if (!r.recorded_note.empty())
     lines.push_back(
         absl::StrCat("sender pacing as recorded: ", r.recorded_note));

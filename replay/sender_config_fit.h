@@ -37,21 +37,42 @@ namespace ccreplay {
 // handshake's. At 0 ms of base RTT the handshake takes tens of
 // microseconds while data waits behind the bottleneck's queue for
 // milliseconds: scaled by the handshake, every gap looked paced.
+//
+// A gap tells only where a back-to-back pair would show as one: the
+// sender's host needs time for each segment, and on a slow one (an
+// emulated CPU: 13-110 us per segment under QEMU's TCG) an unpaced burst
+// is spaced like a paced one whenever a tenth of the paced gap is shorter
+// than that. The host's speed is bounded by its fastest answer to an ACK
+// (a pure ACK captured, then the sender's next data segment), which pacing
+// does not slow: a paced sender often has its pacing budget when the ACK
+// arrives. Only gaps whose tenth of the paced gap is at least that answer
+// are counted ("resolved"). And only at the sender: after the capture
+// point a bottleneck or a middlebox re-spaces the departures.
 struct DepartureGaps {
   uint64_t gaps = 0;  // Gaps measured (slow start, before any retransmit).
-  // Fraction of gaps with ratio below kBackToBackRatio; nullopt with
-  // fewer than kMinGaps gaps or no RTT to scale by.
+  uint64_t resolved_gaps = 0;  // Of those, the ones that can tell.
+  // The sender's fastest answer to an ACK, as captured; nullopt with none.
+  std::optional<int64_t> fastest_answer_ns;
+  // The timeline places the capture at the sender.
+  bool at_sender = false;
+  // Fraction of resolved gaps with ratio below kBackToBackRatio; nullopt
+  // with fewer than kMinGaps resolved gaps, no RTT to scale by, or a
+  // capture not at the sender.
   std::optional<double> back_to_back_fraction;
   // back_to_back_fraction < kPacedBelow; nullopt (no verdict) when the
   // fraction lies within one binomial standard error,
-  // sqrt(f * (1 - f) / gaps), of kPacedBelow.
+  // sqrt(f * (1 - f) / resolved_gaps), of kPacedBelow.
   std::optional<bool> paced;
 };
+// Why the gaps give no verdict ("" when they give one), for the reasons
+// the fit and the report print.
+std::string GapsSilence(const DepartureGaps& g);
 inline constexpr double kBackToBackRatio = 0.1;
-// On the issue-14 matrix (bench/fidelity.sh, 76 flows, docs/
-// controllers.md) paced flows had 0 to 0.16 of their gaps back to back,
-// unpaced ones 0.23 to 0.87 (the lowest two at 0 ms with under 30 gaps,
-// inside the band of one standard error).
+// On the issue-14 matrices (bench/fidelity.sh, flow 0 of each bundle: 72
+// Reno/CUBIC on Linux 6.18, 36 DCTCP on 6.1 under TCG; docs/
+// controllers.md), over resolved gaps only, paced flows had 0 to 0.194 of
+// them back to back, unpaced ones 0.206 to 0.835; those two, at 0 ms,
+// lie within a standard error of the threshold and give no verdict.
 inline constexpr double kPacedBelow = 0.2;
 inline constexpr uint64_t kMinGaps = 20;
 

@@ -174,6 +174,68 @@ TEST(SenderConfigFitTest, ReceiverSideSuperSegmentsLeaveGsoUndetermined) {
   EXPECT_THAT(Find(r->fits[0], "gso")->reason, HasSubstr("not at the sender"));
 }
 
+// The same paced iperf3 flow (bbr namespace default) captured at both ends.
+// At the sender its gaps say paced (0.1 % of 13,205 back to back). At the
+// receiver the 40 Mbit/s bottleneck has re-spaced every departure: `tshark
+// -r receiver.pcap -Y 'tcp.len>0' -T fields -e frame.time_delta_displayed`
+// puts the 5th, 50th and 95th percentile gaps at 294, 303 and 313 us (1500
+// bytes at 40 Mbit/s: 300 us), and the gaps scaled by the receiver's
+// estimate of srtt read 99.1 % back to back: "unpaced", wrongly, until the
+// verdict was kept to the sender.
+TEST(SenderConfigFitTest, GapsAwayFromTheSenderGiveNoVerdict) {
+  absl::StatusOr<Bundle> b =
+      ReadBundle(kLab + "cubic_ecn_K60k_40mbit_ackdelay10ms");
+  ASSERT_TRUE(b.ok()) << b.status();
+  const auto gaps_of = [](const std::string& capture) {
+    absl::StatusOr<TcpCaptureScan> scan = ScanTcpCapture(capture, "");
+    EXPECT_TRUE(scan.ok()) << scan.status();
+    absl::StatusOr<CaptureEvidence> e = MeasureCaptureEvidence(*scan);
+    EXPECT_TRUE(e.ok()) << e.status();
+    return e->gaps;
+  };
+  const DepartureGaps sender = gaps_of(b->sender_capture);
+  EXPECT_TRUE(sender.at_sender);
+  ASSERT_TRUE(sender.paced.has_value());
+  EXPECT_TRUE(*sender.paced);
+  EXPECT_EQ(GapsSilence(sender), "");
+
+  const DepartureGaps receiver = gaps_of(b->receiver_capture);
+  EXPECT_FALSE(receiver.at_sender);
+  EXPECT_GT(receiver.gaps, 10000u);
+  EXPECT_FALSE(receiver.back_to_back_fraction.has_value());
+  EXPECT_FALSE(receiver.paced.has_value());
+  EXPECT_THAT(GapsSilence(receiver), HasSubstr("not at the sender"));
+}
+
+// An unpaced DCTCP sender (built-in sender, controller set before
+// connect(): meta.json `paced` false) at 0 ms under QEMU's TCG. Its
+// ACK-clocked pairs leave 12-21 us apart (`tshark -r sender.pcap -Y
+// 'tcp.srcport==21270 && tcp.len>0' -T fields -e frame.time_delta_displayed`:
+// frames 33-34, 36-37, 39-40, 42-43), and its fastest answer to an ACK
+// takes 20 us (the ACK in frame 1935 at 932.458 ms, data in frame 1936 at
+// 932.478 ms: the least such delay over the capture, from the same tshark
+// fields with tcp.srcport and tcp.len), while a tenth of the paced gap,
+// srtt / (2 * flight),
+// is 1-6 us on all but 4 of its 35 slow-start gaps: no back-to-back pair
+// could show as one, and none did (0 of 35), which read "paced" before
+// the gaps were held to the host's speed. On the host's own kernel (the
+// k618 bundles) the fastest answer is 1-8 us and the verdicts stand
+// (DepartureGapsTellPacedFromUnpaced).
+TEST(SenderConfigFitTest, AHostSlowerThanATenthOfThePacedGapGivesNoVerdict) {
+  const Fitted f =
+      Fit("k61vm_dctcp_0ms_unpaced_20mbit_pfifo10", "dctcp", false, false);
+  EXPECT_TRUE(f.gaps.at_sender);
+  EXPECT_EQ(f.gaps.gaps, 35u);
+  ASSERT_TRUE(f.gaps.fastest_answer_ns.has_value());
+  EXPECT_EQ(*f.gaps.fastest_answer_ns, 20000);
+  EXPECT_EQ(f.gaps.resolved_gaps, 4u);
+  EXPECT_FALSE(f.gaps.paced.has_value());
+  const FittedSetting* paced = Find(f.fit, "paced");
+  ASSERT_NE(paced, nullptr);
+  EXPECT_FALSE(paced->determined());
+  EXPECT_THAT(paced->reason, HasSubstr("fastest answer to an ACK took 20 us"));
+}
+
 // With the bundle's meta.json: HZ and GSO recorded, and for the built-in
 // sender pacing too (controller set before connect()); every bundle's
 // fitted replay meets kernel_fidelity_test's bounds.
