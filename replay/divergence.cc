@@ -83,6 +83,9 @@ void DivergenceTracker::Add(int64_t time_us, uint64_t model_bytes,
                                    static_cast<double>(captured_bytes)) /
                          static_cast<double>(captured_bytes);
   all_.Add(err_pct);
+  const bool parted = model_bytes != captured_bytes;
+  if (parted && !parted_) ++parting_runs_;
+  parted_ = parted;
   by_phase_[static_cast<size_t>(DivergencePhaseOf(phase))].Add(err_pct);
   if (first_divergence_us_.has_value()) return;
   if (err_pct <= options_.band_pct) {
@@ -107,6 +110,7 @@ DivergenceSummary DivergenceTracker::Summary() const {
   summary.median_abs_err_pct = all_.Quantile(0.5);
   summary.p95_abs_err_pct = all_.Quantile(0.95);
   summary.first_divergence_us = first_divergence_us_;
+  summary.parting_runs = parting_runs_;
   for (size_t i = 0; i < by_phase_.size(); ++i) {
     summary.median_by_phase_pct[i] = by_phase_[i].Quantile(0.5);
     summary.p95_by_phase_pct[i] = by_phase_[i].Quantile(0.95);

@@ -43,6 +43,10 @@ struct DivergenceSummary {
   std::array<std::optional<double>, 3> median_by_phase_pct;
   // ...and its 95th percentile.
   std::array<std::optional<double>, 3> p95_by_phase_pct;
+  // Runs of consecutive samples on which the model's cwnd differs from
+  // the captured one: how many times the model parted from the stack,
+  // however far and however long.
+  uint64_t parting_runs = 0;
 };
 
 class DivergenceTracker {
@@ -83,6 +87,8 @@ class DivergenceTracker {
   std::optional<int64_t> out_since_us_;
   int64_t out_srtt_us_ = 0;
   std::optional<int64_t> first_divergence_us_;
+  bool parted_ = false;  // The last sample differed.
+  uint64_t parting_runs_ = 0;
 };
 
 }  // namespace ccreplay

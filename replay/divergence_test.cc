@@ -78,6 +78,18 @@ TEST(DivergenceTest, FirstDivergenceNeedsALastingExcursion) {
   EXPECT_EQ(*tracker.Summary().first_divergence_us, 100'000);
 }
 
+// Each run of samples where the model differs from the captured cwnd
+// counts once, however long or far: equal, two off, equal, one off, equal.
+TEST(DivergenceTest, PartingRunsCountEachTimeTheModelParts) {
+  DivergenceTracker tracker;
+  const uint64_t models[] = {14480, 15928, 17376, 14480, 13032, 14480};
+  for (size_t i = 0; i < 6; ++i) {
+    tracker.Add(static_cast<int64_t>(i), models[i], 14480,
+                Phase::kCongestionAvoidance, 1000);
+  }
+  EXPECT_EQ(tracker.Summary().parting_runs, 2u);
+}
+
 TEST(DivergenceTest, NoSamplesGiveNulls) {
   DivergenceTracker tracker;
   tracker.Add(0, 100, 0, Phase::kSlowStart, 0);  // Captured 0: skipped.

@@ -293,8 +293,8 @@ std::string UndeterminedReason(const std::string& option, bool replayed,
                                const DepartureGaps& gaps) {
   if (option == "paced") {
     return absl::StrCat("the departure gaps do not tell: ", GapsSilence(gaps),
-                        replayed ? "; and the replay fits both values "
-                                   "within the margin"
+                        replayed ? "; and the replays with either value "
+                                   "do not tell them apart"
                                  : "; and there is no captured cwnd to "
                                    "replay against");
   }
@@ -302,18 +302,19 @@ std::string UndeterminedReason(const std::string& option, bool replayed,
     return "the capture is not at the sender (where GRO or a middle point "
            "can merge segments), or holds too few data segments to show "
            "their sizes" +
-           std::string(replayed ? ", and the replay fits both values "
-                                  "within the margin"
+           std::string(replayed ? ", and the replays with either value do "
+                                  "not tell them apart"
                                 : "");
   }
   if (option == kPhaseOption) {
     return "the jiffy clock's phase moves only which ACK cubic:linux's "
-           "per-jiffy update falls on, and on this flow the phases replay the "
-           "ss samples within the margin (the best one replayed)";
+           "per-jiffy update falls on, and on this flow the replays with "
+           "each phase do not tell them apart against the ss samples (the "
+           "best one replayed)";
   }
   return replayed ? "HZ moves only cubic:linux's jiffy clock, and on this "
-                    "flow both values replay the captured cwnd within the "
-                    "margin"
+                    "flow the replays with either value do not tell them "
+                    "apart"
                   : "HZ moves only cubic:linux's jiffy clock; no captured "
                     "cwnd to replay against";
 }
@@ -396,25 +397,60 @@ size_t BestCandidate(const std::vector<ReplayedController>& replayed,
   return best;
 }
 
-// The p95 margin of `chosen`'s value of `option`: the best candidate with
-// another value minus the best one's; nullopt when either has no figure.
-std::optional<double> Margin(const std::vector<ReplayedController>& replayed,
+// The best-ranked candidate with another value of an option than the
+// chosen one, against the chosen one.
+struct Rival {
+  double margin_pct;      // Its p95 error less the chosen one's.
+  uint64_t parting_runs;  // Its DivergenceSummary::parting_runs.
+};
+
+// `chosen`'s rival for `option`; nullopt when either has no figure.
+std::optional<Rival> RivalOf(const std::vector<ReplayedController>& replayed,
                              const Plan& p, const ControllerSpec& chosen,
                              double best_err, const std::string& option) {
   constexpr double kNone = std::numeric_limits<double>::infinity();
-  double other = kNone;
+  std::optional<size_t> rival;
   for (size_t i = 0; i < p.candidates.size(); ++i) {
-    if (p.candidates[i].Value(option) != chosen.Value(option))
-      other = std::min(other, Rank(replayed[p.first + i]).first);
+    if (p.candidates[i].Value(option) == chosen.Value(option)) continue;
+    if (!rival.has_value() ||
+        Rank(replayed[p.first + i]) < Rank(replayed[p.first + *rival])) {
+      rival = i;
+    }
   }
-  if (other == kNone || best_err == kNone) return std::nullopt;
-  return other - best_err;
+  if (!rival.has_value() || best_err == kNone) return std::nullopt;
+  const ReplayedController& r = replayed[p.first + *rival];
+  if (Rank(r).first == kNone) return std::nullopt;
+  return Rival{Rank(r).first - best_err, r.divergence.parting_runs};
 }
 
-// The best-ranked candidate; each open option it decides by at least
-// kDecisiveMarginPct is fitted by the replay. Below that, pacing goes to
-// the departure gaps, and what nothing tells is not determinable (the
-// best candidate's value replayed).
+// Whether the replay decides an option: the rival is kDecisiveMarginPct
+// worse at the p95 and parts from the stack kDecisivePartingRatio times as
+// often. The p95 alone is one segment on either side of a jiffy-boundary
+// coincidence: cubic_80ms_small_pon (Linux 6.18, HZ 250) replayed with
+// HZ 1000 at 0.03 % against 0.73 %, one segment at its cwnd of about 137,
+// yet HZ 250 parted from tcp_probe 23 times (195 ACKs) and HZ 1000 26
+// times (82 ACKs); where HZ 250 was right by the same p95 margin, HZ 1000
+// parted 20-47 times and HZ 250 0-1 (docs/controllers.md).
+bool Decides(const Rival& rival, uint64_t chosen_parting_runs) {
+  return rival.margin_pct >= kDecisiveMarginPct &&
+         static_cast<double>(rival.parting_runs) >=
+             kDecisivePartingRatio * static_cast<double>(chosen_parting_runs);
+}
+
+// The parting runs of candidate `spec` of `p`.
+uint64_t PartingRunsOf(const std::vector<ReplayedController>& replayed,
+                       const Plan& p, const ControllerSpec& spec) {
+  for (size_t i = 0; i < p.candidates.size(); ++i) {
+    if (p.candidates[i].ToString() == spec.ToString())
+      return replayed[p.first + i].divergence.parting_runs;
+  }
+  return 0;
+}
+
+// The best-ranked candidate; each open option it Decides() is fitted by
+// the replay. Otherwise pacing goes to the departure gaps, and what
+// nothing tells is not determinable (the best candidate's value
+// replayed).
 void PickByReplay(const std::vector<ReplayedController>& replayed,
                   const DepartureGaps& gaps, Plan& p) {
   const size_t best = BestCandidate(replayed, p);
@@ -423,13 +459,17 @@ void PickByReplay(const std::vector<ReplayedController>& replayed,
   const bool tracks =
       best_median <= kTracksMedianPct && best_err <= kTracksP95Pct;
   for (const std::string& option : p.open) {
-    const std::optional<double> margin =
-        Margin(replayed, p, chosen, best_err, option);
+    const std::optional<Rival> rival =
+        RivalOf(replayed, p, chosen, best_err, option);
+    const uint64_t runs = PartingRunsOf(replayed, p, chosen);
+    std::optional<double> margin;
+    if (rival.has_value()) margin = rival->margin_pct;
     FittedSetting s{option, *chosen.Value(option), "replay", margin, ""};
-    if (tracks && margin.has_value() && *margin >= kDecisiveMarginPct) {
+    if (tracks && rival.has_value() && Decides(*rival, runs)) {
       s.reason = absl::StrFormat(
-          "p95 per-ACK error %.2f%%, the other value's best %.2f%%", best_err,
-          best_err + *margin);
+          "p95 per-ACK error %.2f%%, the other value's best %.2f%%; parted "
+          "from the stack %d times, the other %d",
+          best_err, best_err + rival->margin_pct, runs, rival->parting_runs);
     } else if (std::optional<FittedSetting> g =
                    option == "paced" ? PacingFromGaps(gaps) : std::nullopt) {
       s = *std::move(g);
@@ -437,11 +477,20 @@ void PickByReplay(const std::vector<ReplayedController>& replayed,
       chosen = *chosen.With(option, s.value);
     } else {
       s.source = FittedSetting::kNotDeterminable;
-      s.reason = tracks ? UndeterminedReason(option, true, gaps)
-                        : absl::StrFormat(
-                              "the best replay does not track the kernel "
-                              "(median %.2f%%, p95 %.2f%%): no evidence",
-                              best_median, best_err);
+      s.reason = !tracks ? absl::StrFormat(
+                               "the best replay does not track the kernel "
+                               "(median %.2f%%, p95 %.2f%%): no evidence",
+                               best_median, best_err)
+                 : rival.has_value()
+                     ? absl::StrCat(
+                           UndeterminedReason(option, true, gaps),
+                           absl::StrFormat(
+                               " (p95 %.2f pp apart, parted from the stack %d "
+                               "times against the other value's %d: a decision "
+                               "needs %.1f pp and %.0f times as many)",
+                               rival->margin_pct, runs, rival->parting_runs,
+                               kDecisiveMarginPct, kDecisivePartingRatio))
+                     : UndeterminedReason(option, true, gaps);
     }
     p.fit.settings.push_back(std::move(s));
   }

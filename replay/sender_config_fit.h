@@ -138,6 +138,11 @@ absl::StatusOr<CaptureEvidence> MeasureCaptureEvidence(
 // points): below it the candidates replay the kernel equally well and the
 // difference is one or two ACKs of a 3 s flow, no evidence of the value.
 inline constexpr double kDecisiveMarginPct = 0.5;
+// ...and the candidate with the other value must part from the stack
+// (DivergenceSummary::parting_runs) at least this many times as often:
+// a value wrong for the flow parts at its every jiffy-clock step, while
+// one jiffy-boundary coincidence parts the right one once.
+inline constexpr double kDecisivePartingRatio = 2.0;
 // Nor does a replay whose best candidate does not track the kernel (issue
 // 14's bounds, per-ACK median error <= 1 %, p95 <= 5 %): its errors come
 // from what the model misses, and which value comes out best is an

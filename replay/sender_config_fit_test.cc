@@ -236,6 +236,44 @@ TEST(SenderConfigFitTest, AHostSlowerThanATenthOfThePacedGapGivesNoVerdict) {
   EXPECT_THAT(paced->reason, HasSubstr("fastest answer to an ACK took 20 us"));
 }
 
+// The p95 alone does not decide HZ. On this paced CUBIC flow at 80 ms
+// (meta.json config_hz 250, read from the kernel's config) HZ 1000 replays
+// tcp_probe at p95 0.03 % and HZ 250 at 0.73 %, one segment at its cwnd of
+// about 137; but the HZ 1000 model parts from tcp_probe 26 times (on 82
+// ACKs) and the HZ 250 one 23 times (on 195): both miss the same kind of
+// jiffy-boundary coincidences, and nothing tells the value. Cross-check
+// from `replay --probe tcp_probe.txt --cc cubic:linux,paced=1,gso=1500,
+// hz=250 --csv --full` (and hz=1000): the ACKs whose cwnd column differs
+// from captured_cwnd_bytes, and their runs. The fit said hz=1000 before
+// parting runs were counted. Where HZ 250 is decided by a p95 of one
+// segment too (k618_cubic_40ms_unpaced_20mbit_pfifo50, below: 0.00 %
+// against 1.03 %), HZ 1000 parts 35 times and HZ 250 never.
+TEST(SenderConfigFitTest, OneSegmentAtTheP95DoesNotDecideHz) {
+  const Fitted f =
+      Fit("k618_cubic_80ms_paced_20mbit_pfifo33", "cubic:linux", true, false);
+  const FittedSetting* hz = Find(f.fit, "hz");
+  ASSERT_NE(hz, nullptr);
+  EXPECT_FALSE(hz->determined());
+  ASSERT_TRUE(hz->margin_pct.has_value());
+  EXPECT_NEAR(*hz->margin_pct, 0.70, 0.005);
+  EXPECT_THAT(hz->reason,
+              HasSubstr("parted from the stack 26 times against the other "
+                        "value's 23"));
+  // Pacing is still decided, by the gaps, as recorded.
+  ExpectSetting(f.fit, "paced", "1", "gaps");
+  ASSERT_TRUE(f.replay.divergence.p95_abs_err_pct.has_value());
+  EXPECT_LE(*f.replay.divergence.p95_abs_err_pct, 1.0);
+
+  const Fitted decided =
+      Fit("k618_cubic_40ms_unpaced_20mbit_pfifo50", "cubic:linux", true, false);
+  const FittedSetting* hz250 = Find(decided.fit, "hz");
+  ASSERT_NE(hz250, nullptr);
+  EXPECT_EQ(hz250->value, "250");
+  EXPECT_EQ(hz250->source, "replay");
+  EXPECT_THAT(hz250->reason,
+              HasSubstr("parted from the stack 0 times, the other 35"));
+}
+
 // With the bundle's meta.json: HZ and GSO recorded, and for the built-in
 // sender pacing too (controller set before connect()); every bundle's
 // fitted replay meets kernel_fidelity_test's bounds.

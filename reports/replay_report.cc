@@ -88,6 +88,7 @@ std::string ReplayReportJson(const ReplayResult& result,
     proto::ReplayControllerFit* fit = report.add_controllers();
     fit->set_spec(c.spec);
     fit->set_samples(d.samples);
+    fit->set_parting_runs(d.parting_runs);
     if (d.median_abs_err_pct)
       fit->set_median_abs_err_pct(*d.median_abs_err_pct);
     if (d.p95_abs_err_pct) fit->set_p95_abs_err_pct(*d.p95_abs_err_pct);
