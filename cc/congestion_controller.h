@@ -81,6 +81,18 @@ struct AckEvent {
   // RTT sample taken from this ACK, 0 if none (e.g. only retransmitted data
   // acknowledged, Karn's rule).
   int64_t rtt_sample_us = 0;
+  // RTT of the highest segment this ACK newly SACKed that was never
+  // retransmitted, 0 if none. Linux's module sample (ack_sample.rtt_us,
+  // the rate sample's rtt_us) is ca_rtt_us, which tcp_clean_rtx_queue()
+  // takes from that segment (sack->last_sackt) whenever there is one, so a
+  // duplicate ACK in Recovery still feeds CUBIC's delay_min and HyStart
+  // (tcp_input.c, tcp_ack_update_rtt(), 6.18).
+  int64_t sack_rtt_sample_us = 0;
+  // The sample Linux hands the congestion module (above): the SACK's,
+  // else rtt_sample_us; 0 if none.
+  int64_t ModuleRttUs() const {
+    return sack_rtt_sample_us > 0 ? sack_rtt_sample_us : rtt_sample_us;
+  }
   // The sender's smoothed and minimum RTT after this ACK (RFC 6298 srtt, the
   // Linux `srtt_us >> 3`), including queueing delay.
   int64_t srtt_us = 0;

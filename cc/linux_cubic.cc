@@ -80,7 +80,13 @@ void LinuxCubic::Reset() {
 
 void LinuxCubic::HystartReset() {
   round_start_us_ = last_ack_us_ = now_us();
-  end_seq_bytes_ = delivered_bytes() + bytes_in_flight();
+  // bictcp_hystart_reset(): end_seq = snd_nxt; hystart_update() starts the
+  // next round once snd_una is past it, so SACKs in Recovery, which leave
+  // snd_una where it is, do not end a round. Without the ACKs' sequence
+  // state: once that much more is delivered.
+  end_seq_by_una_ = snd_nxt_bytes() > 0;
+  end_seq_bytes_ = end_seq_by_una_ ? snd_nxt_bytes()
+                                   : delivered_bytes() + bytes_in_flight();
   curr_rtt_us_ = UINT32_MAX;
   sample_cnt_ = 0;
 }
@@ -170,27 +176,26 @@ void LinuxCubic::OnTxStart(const IdleRestartEvent& idle) {
 }
 
 void LinuxCubic::PktsAcked(const AckEvent& ack) {
-  // In Recovery and Loss the kernel gives the module almost no samples:
-  // an ACK over retransmitted data has none (FLAG_RETRANS_DATA_ACKED), and
-  // one that also SACKs feeds srtt from the SACK but leaves rs->rtt_us at
-  // -1 (tcp_clean_rtx_queue(), tcp_ack_update_rtt(), tcp_input.c, 6.18),
-  // so neither delay_min nor HyStart move there.
-  if (ca_state() == CaState::kRecovery || ca_state() == CaState::kLoss) {
-    return;
-  }
-  // cubictcp_acked(). Discard samples right after a reduction.
+  // cubictcp_acked(), called with a sample (AckEvent::ModuleRttUs()) in
+  // every state: in Recovery a duplicate ACK that SACKs original data has
+  // one, and with cwnd cut below ssthresh HyStart may set ssthresh to cwnd
+  // there (cubic_20ms_small_pon, docs/controllers.md). Discard samples
+  // right after a reduction.
   if (epoch_start_ != 0 && static_cast<int32_t>(Jiffies() - epoch_start_) <
                                static_cast<int32_t>(hz_)) {
     return;
   }
   const auto delay =
-      static_cast<uint32_t>(std::max<int64_t>(ack.rtt_sample_us, 1));
+      static_cast<uint32_t>(std::max<int64_t>(ack.ModuleRttUs(), 1));
   if (delay_min_us_ == 0 || delay_min_us_ > delay) delay_min_us_ = delay;
   if (!found_ && InSlowStart() && hystart_) HystartUpdate(delay);
 }
 
 void LinuxCubic::HystartUpdate(uint32_t delay_us) {
-  if (delivered_bytes() > end_seq_bytes_) HystartReset();
+  if ((end_seq_by_una_ ? snd_una_bytes() : delivered_bytes()) >
+      end_seq_bytes_) {
+    HystartReset();
+  }
   if (snd_cwnd_ < kHystartLowWindow) return;
 
   // ACK train (Linux 6.18 tcp_cubic.c hystart_update()):

@@ -102,7 +102,10 @@ class LinuxCubic final : public LinuxTcpSender {
   uint8_t sample_cnt_ = 0;
   bool found_ = false;
   int64_t round_start_us_ = 0;
-  uint64_t end_seq_bytes_ = 0;  // snd_nxt of the HyStart round, delivered
+  // The HyStart round's end: snd_nxt (end_seq_by_una_), else delivered
+  // bytes.
+  uint64_t end_seq_bytes_ = 0;
+  bool end_seq_by_una_ = false;
   int64_t last_ack_us_ = 0;
   uint32_t curr_rtt_us_ = 0;
 };

@@ -40,7 +40,7 @@ void LinuxTcpSender::OnAck(const AckEvent& ack) {
   retrans_out_packets_ = static_cast<int64_t>(
       (ack.bytes_retransmitted_in_flight + mss_bytes_ - 1) /
       std::max<uint32_t>(mss_bytes_, 1));
-  if (ack.rtt_sample_us > 0) PktsAcked(ack);
+  if (ack.ModuleRttUs() > 0) PktsAcked(ack);
   InAckEvent(ack);
   ProcessCaState(ack);
   last_ce_feedback_ = HasCeFeedback(ack);

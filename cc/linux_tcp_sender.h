@@ -139,6 +139,10 @@ class LinuxTcpSender : public CongestionController {
   uint64_t delivered_packets() const { return delivered_packets_; }
   uint64_t delivered_ce_packets() const { return delivered_ce_packets_; }
   uint64_t delivered_bytes() const { return rounds_.delivered_bytes(); }
+  // snd_una after the ACK being processed and snd_nxt before it, in stream
+  // bytes (AckEvent); 0 when the ACKs carry no sequence state.
+  uint64_t snd_una_bytes() const { return snd_una_bytes_; }
+  uint64_t snd_nxt_bytes() const { return snd_nxt_bytes_; }
   // tcp_cwnd_reduction(): PRR with `in_flight` packets after the ACK.
   void CwndReduction(uint32_t acked, bool una_advanced, uint64_t in_flight);
   const ControllerOptions& options() const { return options_; }

@@ -1122,6 +1122,10 @@ void AckTimelineBuilder::FillAckEvent(const FlowState& flow, int sender,
   e.bytes_sacked = r.bytes_sacked;
   e.bytes_dsacked = r.bytes_dsacked;
   e.packets_delivered = r.packets_delivered;
+  if (r.last_sackt_ns > 0 && ack_ns >= r.last_sackt_ns) {
+    e.sack_rtt_sample_us =
+        std::max<int64_t>((ack_ns - r.last_sackt_ns) / 1000, 1);
+  }
   const uint64_t mss = std::max<uint32_t>(d.current_mss(), 1);
   e.packets_rack_lost = (d.rack_lost_bytes + mss - 1) / mss;
   e.reneged = r.reneged;

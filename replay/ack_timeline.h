@@ -71,6 +71,10 @@ struct TimelineEvent {
   bool reneged = false;            // The receiver dropped SACKed data.
   // RTT sample (0: none, e.g. Karn's rule) and the RFC 6298 state after it.
   int64_t rtt_sample_us = 0;
+  // RTT of the highest segment this ACK newly SACKed that was never
+  // retransmitted (0: none): what Linux hands the congestion module
+  // instead when there is one (AckEvent::sack_rtt_sample_us).
+  int64_t sack_rtt_sample_us = 0;
   int64_t srtt_us = 0;
   int64_t rttvar_us = 0;
   int64_t min_rtt_us = 0;

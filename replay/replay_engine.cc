@@ -54,6 +54,7 @@ AckEvent ToAckEvent(const TimelineEvent& event, const ReplayFlowFacts& facts,
   ack.data_acked = event.bytes_acked > 0;
   SetEcnFeedback(event, facts.ecn, &ack);
   ack.rtt_sample_us = event.rtt_sample_us;
+  ack.sack_rtt_sample_us = event.sack_rtt_sample_us;
   ack.srtt_us = event.srtt_us;
   ack.min_rtt_us = event.min_rtt_us;
   ack.bytes_in_flight = event.pipe_bytes;

@@ -13,6 +13,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "cc/registry.h"
 #include "parsers/bundle.h"
 #include "parsers/flow_table.h"
 #include "parsers/host_state_reader.h"
@@ -539,7 +540,8 @@ std::optional<std::string> BbrStackRttWarning(const ReplayResult& result) {
   if (t.rtt_samples == 0 || t.rtt_min_ms >= kStackVisibleRttMs)
     return std::nullopt;
   for (const ReplayedController& c : result.controllers) {
-    if (!absl::StartsWith(c.spec, "bbr")) continue;
+    const absl::StatusOr<ControllerSpec> spec = ControllerSpec::Parse(c.spec);
+    if (!spec.ok() || spec->family != "bbr") continue;
     return absl::StrFormat(
         "the capture's minimum RTT is %.3f ms: the kernel times an RTT from "
         "its own transmit stamp to its processing of the ACK, which adds "

@@ -194,6 +194,10 @@ void SackScoreboard::Sack(int64_t start, int64_t end, uint32_t mss_bytes,
     if (!(s.flags & kEverRetransmitted)) {
       result.lowest_original_delivered =
           std::min(result.lowest_original_delivered, s.start);
+      if (!(s.flags & kUnseen) && s.start > result.last_sackt_start) {
+        result.last_sackt_start = s.start;
+        result.last_sackt_ns = s.sent_ns;
+      }
     }
   }
   highest_sacked_end_ = std::max(highest_sacked_end_, end);

@@ -92,6 +92,12 @@ class SackScoreboard {
     // SACKed) that was never retransmitted: Linux's `reord`
     // (tcp_sacktag_one(), tcp_clean_rtx_queue()); INT64_MAX when none.
     int64_t lowest_original_delivered = INT64_MAX;
+    // The last transmission of the highest segment this ACK newly SACKed
+    // that was never retransmitted, and its start: Linux sack->last_sackt
+    // (tcp_sacktag_one() sets it on each such segment as it walks up the
+    // sorted blocks, tcp_input.c, 6.18); 0 and -1 when there is none.
+    int64_t last_sackt_ns = 0;
+    int64_t last_sackt_start = -1;
     // How far below the highest SACKed segment before this ACK (Linux
     // prior_fack, tcp_highest_sack_seq()) that segment lay: the metric of
     // tcp_check_sack_reordering() (tcp_input.c, 6.18); 0: no reordering.

@@ -38,6 +38,32 @@ TEST(SackScoreboardTest, AnOriginalDeliveredBelowTheSackedIsReordering) {
   EXPECT_EQ(r.reordering_bytes, 0u);
 }
 
+// tcp_sacktag_one() (tcp_input.c, 6.18) sets sack->last_sackt to each
+// newly SACKed segment never retransmitted as it walks up the sorted
+// blocks, so the module's RTT sample (ca_rtt_us) comes from the highest
+// such segment, whatever order the blocks arrive in; a retransmitted one,
+// or one SACKed before, gives none.
+TEST(SackScoreboardTest, LastSacktIsTheHighestNewlySackedOriginal) {
+  SackScoreboard b = TenSegments();  // segment i sent at 1000 + i ns
+  SackBlock block{3001, 4001};      // segment 3
+  SackScoreboard::AckResult r = b.OnAck(1001, &block, 1, 1000);
+  EXPECT_EQ(r.last_sackt_ns, 1003);
+  EXPECT_EQ(r.last_sackt_start, 3001);
+  b.OnSend(5001, 6001, 2000, 0);  // segment 5 retransmitted
+  // Blocks in the order a receiver sends them, the most recent first:
+  // segments 5..6 (5 retransmitted) and 3..4 (3 SACKed before).
+  const SackBlock blocks[] = {{5001, 7001}, {3001, 5001}};
+  r = b.OnAck(1001, blocks, 2, 1000);
+  EXPECT_EQ(r.last_sackt_ns, 1006);
+  EXPECT_EQ(r.last_sackt_start, 6001);
+  // A block over segment 8 alone, retransmitted, gives no sample.
+  b.OnSend(8001, 9001, 3000, 0);
+  block = {8001, 9001};
+  r = b.OnAck(1001, &block, 1, 1000);
+  EXPECT_EQ(r.last_sackt_ns, 0);
+  EXPECT_EQ(r.last_sackt_start, -1);
+}
+
 // The late segment acked together with data above the old highest SACK:
 // the kernel's metric runs to the new snd_una (5 segments, so
 // tp->reordering rises above net.ipv4.tcp_reordering's 3), where one from
