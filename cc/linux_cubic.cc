@@ -85,8 +85,8 @@ void LinuxCubic::HystartReset() {
   // snd_una where it is, do not end a round. Without the ACKs' sequence
   // state: once that much more is delivered.
   end_seq_by_una_ = snd_nxt_bytes() > 0;
-  end_seq_bytes_ = end_seq_by_una_ ? snd_nxt_bytes()
-                                   : delivered_bytes() + bytes_in_flight();
+  end_seq_bytes_ =
+      end_seq_by_una_ ? snd_nxt_bytes() : delivered_bytes() + bytes_in_flight();
   curr_rtt_us_ = UINT32_MAX;
   sample_cnt_ = 0;
 }

@@ -627,8 +627,7 @@ TEST(KernelFidelityTest, CubicPaced0msSmallBufferLeavesTheRackLostHoleOut) {
 // 0.03 %, p95 3.30 % (the rest: CUBIC's growth after it, one RTT early or
 // late at cwnd 26-31); the 80 ms flow 0.03 % / 0.73 %, as before.
 TEST(KernelFidelityTest, CubicHystartFindsTheDelayInRecovery) {
-  const auto c =
-      Replay("k618_cubic_20ms_paced_20mbit_pfifo10", {kCubicPaced});
+  const auto c = Replay("k618_cubic_20ms_paced_20mbit_pfifo10", {kCubicPaced});
   ASSERT_EQ(c.size(), 1u);
   ExpectFidelity(c[0], 2658, 0.1, 3.5);
   const auto c80 =

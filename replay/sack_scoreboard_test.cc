@@ -45,7 +45,7 @@ TEST(SackScoreboardTest, AnOriginalDeliveredBelowTheSackedIsReordering) {
 // or one SACKed before, gives none.
 TEST(SackScoreboardTest, LastSacktIsTheHighestNewlySackedOriginal) {
   SackScoreboard b = TenSegments();  // segment i sent at 1000 + i ns
-  SackBlock block{3001, 4001};      // segment 3
+  SackBlock block{3001, 4001};       // segment 3
   SackScoreboard::AckResult r = b.OnAck(1001, &block, 1, 1000);
   EXPECT_EQ(r.last_sackt_ns, 1003);
   EXPECT_EQ(r.last_sackt_start, 3001);
