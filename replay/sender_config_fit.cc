@@ -70,7 +70,7 @@ class EvidenceCounter : public SegmentConsumer {
     started_ = done_ = sized_ = false;
     gaps_.clear();
     last_ack_ns_.reset();
-    fastest_answer_ns_.reset();
+    answers_ns_.clear();
     mss_ = 1;
     srtt_ns_ = flow_.handshake_rtt_ns;
     sizes_ = SegmentSizes();
@@ -124,15 +124,19 @@ class EvidenceCounter : public SegmentConsumer {
     if (!last_ack_ns_.has_value()) return;
     const int64_t answer_ns = std::max<int64_t>(0, now_ns - *last_ack_ns_);
     last_ack_ns_.reset();
-    if (!fastest_answer_ns_.has_value() || answer_ns < *fastest_answer_ns_)
-      fastest_answer_ns_ = answer_ns;
+    answers_ns_.push_back(answer_ns);
   }
-  DepartureGaps CountedGaps(bool at_sender) const {
+  DepartureGaps CountedGaps(bool at_sender) {
     DepartureGaps g;
     g.gaps = gaps_.size();
     g.at_sender = at_sender;
-    g.fastest_answer_ns = fastest_answer_ns_;
-    const double floor_ns = static_cast<double>(fastest_answer_ns_.value_or(0));
+    if (!answers_ns_.empty()) {
+      const auto mid = answers_ns_.begin() + answers_ns_.size() / 2;
+      std::nth_element(answers_ns_.begin(), mid, answers_ns_.end());
+      g.median_answer_ns = *mid;
+    }
+    const double floor_ns =
+        kPairPerAnswer * static_cast<double>(g.median_answer_ns.value_or(0));
     uint64_t back_to_back = 0;
     for (const Gap& gap : gaps_) {
       const double tenth_ns = kBackToBackRatio * gap.paced_gap_ns;
@@ -167,7 +171,7 @@ class EvidenceCounter : public SegmentConsumer {
   };
   std::vector<Gap> gaps_;
   std::optional<int64_t> last_ack_ns_;
-  std::optional<int64_t> fastest_answer_ns_;
+  std::vector<int64_t> answers_ns_;
   bool sized_ = false;
   uint32_t sized_nxt_ = 0;
   SegmentSizes sizes_;
@@ -187,13 +191,15 @@ std::string GapsSilence(const DepartureGaps& g) {
         "error of the %.0f%% threshold",
         100 * *g.back_to_back_fraction, g.resolved_gaps, 100 * kPacedBelow);
   }
-  if (g.resolved_gaps < g.gaps && g.fastest_answer_ns.has_value()) {
+  if (g.resolved_gaps < g.gaps && g.median_answer_ns.has_value()) {
     return absl::StrFormat(
         "%d of %d slow-start gaps could show a back-to-back pair, under %d: "
-        "the sender's fastest answer to an ACK took %.0f us, more than a "
-        "tenth of the paced gap srtt / (2 * flight) on the others, so its "
-        "host's own speed spaces a burst like pacing",
-        g.resolved_gaps, g.gaps, kMinGaps, *g.fastest_answer_ns / 1e3);
+        "the sender's median answer to an ACK took %.0f us, so its host "
+        "spaces a burst about %.0f us apart, more than a tenth of the paced "
+        "gap srtt / (2 * flight) on the others: its own speed spaces a burst "
+        "like pacing",
+        g.resolved_gaps, g.gaps, kMinGaps, *g.median_answer_ns / 1e3,
+        kPairPerAnswer * *g.median_answer_ns / 1e3);
   }
   return absl::StrFormat("%d slow-start gaps, under %d", g.gaps, kMinGaps);
 }
