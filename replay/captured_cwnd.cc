@@ -47,28 +47,51 @@ std::optional<double> LastValue(const CapturedSeries& series,
   return it->second.back().value;
 }
 
+// The value of `series` at each point's time, nullopt unless every point
+// has one.
+std::optional<absl::flat_hash_map<int64_t, double>> ValuesAtPoints(
+    const std::vector<SeriesPoint>& series, int64_t offset_us,
+    const std::vector<SeriesPoint>& points) {
+  absl::flat_hash_map<int64_t, double> at;
+  for (const SeriesPoint& p : series) at[p.time_us + offset_us] = p.value;
+  for (const SeriesPoint& p : points) {
+    auto found = at.find(p.time_us);
+    if (found == at.end() || found->second < 1) return std::nullopt;
+  }
+  return at;
+}
+
 // An ss sample shows the socket when ss read it, not when the log's
 // `# t=` line was written: on the lab's bundles ss reads it a median 2-4
 // ms (up to 55 ms under load) after the stamp, 1-4 ACKs of a 20 Mbit/s
-// flow later (bench/fidelity.sh rows, docs/controllers.md). Its
-// bytes_acked (tcpi_bytes_acked = tp->bytes_acked, tcp_get_info(),
-// net/ipv4/tcp.c, 6.18: snd_una minus the ISN, the SYN included, so the
-// timeline's relative cumulative ACK) says which ACKs it had processed:
-// each point gets it as its log order, and CwndAligner hands it out
-// before the first ACK whose cumulative ACK is beyond it. A sample
-// without bytes_acked (older ss, before the SYN-ACK) keeps order 0 and
-// its time.
-void OrderByBytesAcked(const CapturedSeries& series, int64_t offset_us,
-                       std::vector<SeriesPoint>& points) {
-  auto it = series.other.find("bytes_acked");
-  if (it == series.other.end()) return;
-  absl::flat_hash_map<int64_t, double> acked_at;
-  for (const SeriesPoint& p : it->second) {
-    acked_at[p.time_us + offset_us] = p.value;
+// flow later, and under an emulated CPU (QEMU's TCG) one ss run takes
+// about 450 ms (bench/fidelity.sh rows, docs/controllers.md). What it
+// had processed it says itself. Its delivered (tcpi_delivered =
+// tp->delivered, tcp_get_info(), net/ipv4/tcp.c, 6.18: segments acked or
+// SACKed, the SYN's included) orders it among the ACKs, duplicate ones in
+// Recovery too: each point gets it as its log order, and CwndAligner
+// hands it out before the first ACK that leaves more delivered
+// (ordered_by_delivered). Without delivered on every sample (ss before
+// Linux 4.18), bytes_acked (tcpi_bytes_acked: snd_una minus the ISN, the
+// SYN included, so the timeline's relative cumulative ACK) orders it
+// before the first ACK beyond it, which cannot tell the duplicate ACKs of
+// one cumulative ACK apart. A sample with neither keeps order 0 and its
+// time.
+void OrderSsSamples(const HostTrace& trace, CapturedCwnd& captured) {
+  const int64_t offset_us = trace.clock_epoch_us.value_or(0);
+  std::optional<absl::flat_hash_map<int64_t, double>> order = ValuesAtPoints(
+      trace.series.delivered_segments, offset_us, captured.points);
+  captured.ordered_by_delivered = order.has_value();
+  if (!order.has_value()) {
+    auto it = trace.series.other.find("bytes_acked");
+    if (it == trace.series.other.end()) return;
+    order.emplace();
+    for (const SeriesPoint& p : it->second)
+      (*order)[p.time_us + offset_us] = p.value;
   }
-  for (SeriesPoint& p : points) {
-    auto found = acked_at.find(p.time_us);
-    if (found != acked_at.end() && found->second >= 1) {
+  for (SeriesPoint& p : captured.points) {
+    auto found = order->find(p.time_us);
+    if (found != order->end() && found->second >= 1) {
       p.log_order = static_cast<uint64_t>(found->second);
     }
   }
@@ -101,8 +124,7 @@ absl::StatusOr<CapturedCwnd> CapturedCwndForTcpFlow(
     captured.points =
         Shifted(trace.series.cwnd_segments, trace.clock_epoch_us.value_or(0));
     if (captured.source == CapturedSource::kSs) {
-      OrderByBytesAcked(trace.series, trace.clock_epoch_us.value_or(0),
-                        captured.points);
+      OrderSsSamples(trace, captured);
     }
     if (captured.source == CapturedSource::kTcpProbe) {
       captured.kernel_mono_offset_us = trace.clock_epoch_us;

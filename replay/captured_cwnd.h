@@ -66,6 +66,9 @@ struct CapturedCwnd {
   // congestion_window in every one; tcp_probe's parser leaves out a
   // line's TCP_INFINITE_SSTHRESH.
   bool ssthresh_omitted_while_unset = false;
+  // ss: each sample's log_order is its tcpi_delivered (segments acked or
+  // SACKed, the SYN's included), not its bytes_acked (OrderSsSamples()).
+  bool ordered_by_delivered = false;
 };
 
 // The ssthresh the sender had when it logged cwnd point `cwnd` (qlog,

@@ -117,8 +117,9 @@ class ReplayDiff {
 
   // The captured points due before ACK `e`: tcp_probe lines keyed by
   // their snd_una from one of the first ACKs (CwndAligner::KeyBySndUna()),
-  // else by time; an ss sample ordered by the cumulative ACK it had seen
-  // (OrderByBytesAcked, captured_cwnd.cc), a qlog's by log order.
+  // else by time; an ss sample ordered by the segments it had seen
+  // delivered, or else its cumulative ACK (OrderSsSamples,
+  // captured_cwnd.cc), a qlog's by log order.
   absl::Span<const SeriesPoint> DueBefore(const TimelineEvent& e,
                                           int64_t t_us) {
     if (acks_seen_ < kAcksToKey && e.ack > 0 && aligner_.per_ack_truth() &&
@@ -131,10 +132,14 @@ class ReplayDiff {
     if (aligner_.keyed_by_snd_una()) {
       return aligner_.DueBeforeAck(e.ack, ack_repeat_);
     }
-    return aligner_.DueBefore(
-        t_us, captured_.source == CapturedSource::kSs && e.ack > 0
-                  ? static_cast<uint64_t>(e.ack)
-                  : e.log_order);
+    // tp->delivered after this ACK: the SYN's, then every segment acked
+    // or SACKed.
+    delivered_packets_ += e.packets_delivered;
+    if (captured_.source != CapturedSource::kSs || e.ack <= 0)
+      return aligner_.DueBefore(t_us, e.log_order);
+    return aligner_.DueBefore(t_us, captured_.ordered_by_delivered
+                                        ? 1 + delivered_packets_
+                                        : static_cast<uint64_t>(e.ack));
   }
 
   ReplayResult Finish() {
@@ -322,6 +327,7 @@ class ReplayDiff {
   uint32_t mss_bytes_ = 0;
   int64_t srtt_us_ = 0;
   uint64_t delivered_bytes_ = 0;
+  uint64_t delivered_packets_ = 0;  // Segments acked or SACKed so far.
   std::optional<uint64_t> last_captured_bytes_;
   // The point last_captured_bytes_ came from (in captured_.points).
   const SeriesPoint* last_captured_point_ = nullptr;

@@ -77,6 +77,33 @@ TEST(ReplaySessionTest, RenoLinuxTracksTheKernelCwndFromSs) {
 // open-loop replay (the model's larger window does not speed up the real
 // ACK clock). W_max then starts from that inflated cwnd, so the model's
 // concave growth heads for a window 20x the kernel's.
+// An ss sample in Recovery. Paced Reno at 0 ms through pfifo 10 (Linux
+// 6.18, ss every 10 ms): its Recoveries run over many duplicate ACKs of
+// one cumulative ACK, each moving cwnd (PRR), and a sample placed after
+// the last ACK of its bytes_acked met a cwnd the kernel reached later:
+// 298 samples compared, median 0.03 %, p95 33.3 %, Recovery's median
+// 25 %. Each sample's delivered (tcpi_delivered) places it among those
+// ACKs: on all 302 of the socket's samples it is 1 (the SYN) + (bytes_acked
+// - 1) / 1448 + sacked (`zcat ss.log.gz | grep 10.65.52.1:23090 -A1`,
+// those three fields of each second line), the segments acked or SACKed
+// as the timeline counts them. Measured: 272 compared (26 fall at ACKs
+// the timeline does not call cwnd-limited), median 0.03 %, p95 0.03 %.
+TEST(ReplaySessionTest, SsSamplesInRecoveryAreOrderedByDelivered) {
+  const std::string dir =
+      TestDataPath("lab/k618_reno_0ms_paced_20mbit_pfifo10_ss/");
+  const ReplayResult r = ReplayTcp(dir + "sender.pcap.gz", dir + "ss.log.gz",
+                                   {"reno:linux,limited=flight"});
+  EXPECT_EQ(r.source, CapturedSource::kSs);
+  const DivergenceSummary& d = Of(r, "reno:linux,limited=flight");
+  EXPECT_EQ(d.samples, 272u);
+  ASSERT_TRUE(d.p95_abs_err_pct.has_value());
+  EXPECT_LE(*d.median_abs_err_pct, 0.1);
+  EXPECT_LE(*d.p95_abs_err_pct, 0.1);
+  const auto recovery = static_cast<size_t>(DivergencePhase::kRecovery);
+  ASSERT_TRUE(d.median_by_phase_pct[recovery].has_value());
+  EXPECT_LE(*d.median_by_phase_pct[recovery], 0.1);
+}
+
 TEST(ReplaySessionTest, CubicLinuxTracksTheKernelCwndThroughLosses) {
   const std::string dir = TestDataPath("lab/cubic_noecn_droptail100_50mbit/");
   const ReplayResult r = ReplayTcp(dir + "sender.pcap.gz", dir + "ss.log",
