@@ -122,6 +122,9 @@ class ReplayDiff {
   // captured_cwnd.cc), a qlog's by log order.
   absl::Span<const SeriesPoint> DueBefore(const TimelineEvent& e,
                                           int64_t t_us) {
+    // Segments acked or SACKed up to this ACK; tp->delivered then is one
+    // more, the SYN's.
+    delivered_packets_ += e.packets_delivered;
     if (acks_seen_ < kAcksToKey && e.ack > 0 && aligner_.per_ack_truth() &&
         !aligner_.keyed_by_snd_una()) {
       aligner_.KeyBySndUna(e.ack_wire - static_cast<uint32_t>(e.ack), e.ack);
@@ -132,9 +135,6 @@ class ReplayDiff {
     if (aligner_.keyed_by_snd_una()) {
       return aligner_.DueBeforeAck(e.ack, ack_repeat_);
     }
-    // tp->delivered after this ACK: the SYN's, then every segment acked
-    // or SACKed.
-    delivered_packets_ += e.packets_delivered;
     if (captured_.source != CapturedSource::kSs || e.ack <= 0)
       return aligner_.DueBefore(t_us, e.log_order);
     return aligner_.DueBefore(t_us, captured_.ordered_by_delivered

@@ -436,7 +436,7 @@ std::optional<Rival> RivalOf(const std::vector<ReplayedController>& replayed,
 // HZ 1000 at 0.03 % against 0.73 %, one segment at its cwnd of about 137,
 // yet HZ 250 parted from tcp_probe 23 times (195 ACKs) and HZ 1000 26
 // times (82 ACKs); where HZ 250 was right by the same p95 margin, HZ 1000
-// parted 20-47 times and HZ 250 0-1 (docs/controllers.md).
+// parted 20-47 times and HZ 250 0-13 (docs/controllers.md).
 bool Decides(const Rival& rival, uint64_t chosen_parting_runs) {
   return rival.margin_pct >= kDecisiveMarginPct &&
          static_cast<double>(rival.parting_runs) >=
