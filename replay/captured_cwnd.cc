@@ -47,17 +47,11 @@ std::optional<double> LastValue(const CapturedSeries& series,
   return it->second.back().value;
 }
 
-// The value of `series` at each point's time, nullopt unless every point
-// has one.
-std::optional<absl::flat_hash_map<int64_t, double>> ValuesAtPoints(
-    const std::vector<SeriesPoint>& series, int64_t offset_us,
-    const std::vector<SeriesPoint>& points) {
+// The values of `series` by time on the capture's clock.
+absl::flat_hash_map<int64_t, double> ValuesByTime(
+    const std::vector<SeriesPoint>& series, int64_t offset_us) {
   absl::flat_hash_map<int64_t, double> at;
   for (const SeriesPoint& p : series) at[p.time_us + offset_us] = p.value;
-  for (const SeriesPoint& p : points) {
-    auto found = at.find(p.time_us);
-    if (found == at.end() || found->second < 1) return std::nullopt;
-  }
   return at;
 }
 
@@ -79,19 +73,22 @@ std::optional<absl::flat_hash_map<int64_t, double>> ValuesAtPoints(
 // time.
 void OrderSsSamples(const HostTrace& trace, CapturedCwnd& captured) {
   const int64_t offset_us = trace.clock_epoch_us.value_or(0);
-  std::optional<absl::flat_hash_map<int64_t, double>> order = ValuesAtPoints(
-      trace.series.delivered_segments, offset_us, captured.points);
-  captured.ordered_by_delivered = order.has_value();
-  if (!order.has_value()) {
+  absl::flat_hash_map<int64_t, double> order =
+      ValuesByTime(trace.series.delivered_segments, offset_us);
+  captured.ordered_by_delivered =
+      std::all_of(captured.points.begin(), captured.points.end(),
+                  [&order](const SeriesPoint& p) {
+                    auto found = order.find(p.time_us);
+                    return found != order.end() && found->second >= 1;
+                  });
+  if (!captured.ordered_by_delivered) {
     auto it = trace.series.other.find("bytes_acked");
     if (it == trace.series.other.end()) return;
-    order.emplace();
-    for (const SeriesPoint& p : it->second)
-      (*order)[p.time_us + offset_us] = p.value;
+    order = ValuesByTime(it->second, offset_us);
   }
   for (SeriesPoint& p : captured.points) {
-    auto found = order->find(p.time_us);
-    if (found != order->end() && found->second >= 1) {
+    auto found = order.find(p.time_us);
+    if (found != order.end() && found->second >= 1) {
       p.log_order = static_cast<uint64_t>(found->second);
     }
   }

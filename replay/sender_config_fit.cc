@@ -443,14 +443,39 @@ bool Decides(const Rival& rival, uint64_t chosen_parting_runs) {
              kDecisivePartingRatio * static_cast<double>(chosen_parting_runs);
 }
 
-// The parting runs of candidate `spec` of `p`.
-uint64_t PartingRunsOf(const std::vector<ReplayedController>& replayed,
-                       const Plan& p, const ControllerSpec& spec) {
+// The replay of candidate `spec` of `p`; nullptr when it is none of them.
+const ReplayedController* ReplayOf(
+    const std::vector<ReplayedController>& replayed, const Plan& p,
+    const ControllerSpec& spec) {
+  const std::string text = spec.ToString();
   for (size_t i = 0; i < p.candidates.size(); ++i) {
-    if (p.candidates[i].ToString() == spec.ToString())
-      return replayed[p.first + i].divergence.parting_runs;
+    if (p.candidates[i].ToString() == text) return &replayed[p.first + i];
   }
-  return 0;
+  return nullptr;
+}
+
+// Why the replay leaves an option undecided: its best candidate does not
+// track the kernel, or the rival is not far enough apart (Decides()).
+std::string UndecidedByReplay(const std::string& option, bool tracks,
+                              double best_median, double best_err,
+                              const std::optional<Rival>& rival, uint64_t runs,
+                              const DepartureGaps& gaps) {
+  if (!tracks) {
+    return absl::StrFormat(
+        "the best replay does not track the kernel (median %.2f%%, p95 "
+        "%.2f%%): no evidence",
+        best_median, best_err);
+  }
+  std::string reason = UndeterminedReason(option, true, gaps);
+  if (rival.has_value()) {
+    absl::StrAppendFormat(
+        &reason,
+        " (p95 %.2f pp apart, parted from the stack %d times against the "
+        "other value's %d: a decision needs %.1f pp and %.0f times as many)",
+        rival->margin_pct, runs, rival->parting_runs, kDecisiveMarginPct,
+        kDecisivePartingRatio);
+  }
+  return reason;
 }
 
 // The best-ranked candidate; each open option it Decides() is fitted by
@@ -467,7 +492,9 @@ void PickByReplay(const std::vector<ReplayedController>& replayed,
   for (const std::string& option : p.open) {
     const std::optional<Rival> rival =
         RivalOf(replayed, p, chosen, best_err, option);
-    const uint64_t runs = PartingRunsOf(replayed, p, chosen);
+    const ReplayedController* replay = ReplayOf(replayed, p, chosen);
+    const uint64_t runs =
+        replay != nullptr ? replay->divergence.parting_runs : 0;
     std::optional<double> margin;
     if (rival.has_value()) margin = rival->margin_pct;
     FittedSetting s{option, *chosen.Value(option), "replay", margin, ""};
@@ -483,20 +510,8 @@ void PickByReplay(const std::vector<ReplayedController>& replayed,
       chosen = *chosen.With(option, s.value);
     } else {
       s.source = FittedSetting::kNotDeterminable;
-      s.reason = !tracks ? absl::StrFormat(
-                               "the best replay does not track the kernel "
-                               "(median %.2f%%, p95 %.2f%%): no evidence",
-                               best_median, best_err)
-                 : rival.has_value()
-                     ? absl::StrCat(
-                           UndeterminedReason(option, true, gaps),
-                           absl::StrFormat(
-                               " (p95 %.2f pp apart, parted from the stack %d "
-                               "times against the other value's %d: a decision "
-                               "needs %.1f pp and %.0f times as many)",
-                               rival->margin_pct, runs, rival->parting_runs,
-                               kDecisiveMarginPct, kDecisivePartingRatio))
-                     : UndeterminedReason(option, true, gaps);
+      s.reason = UndecidedByReplay(option, tracks, best_median, best_err, rival,
+                                   runs, gaps);
     }
     p.fit.settings.push_back(std::move(s));
   }
@@ -506,12 +521,9 @@ void PickByReplay(const std::vector<ReplayedController>& replayed,
 // The errors of the chosen spec and of the given one, from the fit's pass.
 void RecordErrors(const std::vector<ReplayedController>& replayed,
                   const Plan& p, SenderConfigFit& fit) {
-  const std::string chosen = p.fixed.ToString();
-  for (size_t i = 0; i < p.candidates.size(); ++i) {
-    if (p.candidates[i].ToString() != chosen) continue;
-    fit.median_abs_err_pct =
-        replayed[p.first + i].divergence.median_abs_err_pct;
-    fit.p95_abs_err_pct = replayed[p.first + i].divergence.p95_abs_err_pct;
+  if (const ReplayedController* chosen = ReplayOf(replayed, p, p.fixed)) {
+    fit.median_abs_err_pct = chosen->divergence.median_abs_err_pct;
+    fit.p95_abs_err_pct = chosen->divergence.p95_abs_err_pct;
   }
   const DivergenceSummary& given =
       replayed[p.first + p.candidates.size()].divergence;
