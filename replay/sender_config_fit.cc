@@ -51,7 +51,13 @@ class EvidenceCounter : public SegmentConsumer {
       return;
     }
     const uint32_t end = s.seq + s.payload_bytes;
-    CountAnswer(s.time_ns);
+    // In slow start the sender has data queued; before and after, an
+    // answer can wait for the application.
+    if (started_ && !done_) {
+      CountAnswer(s.time_ns);
+    } else {
+      last_ack_ns_.reset();
+    }
     CountSize(s, end);
     if (done_) return;
     if (started_ && !Before(snd_nxt_, end)) {  // Sent before: slow start over.
@@ -79,10 +85,10 @@ class EvidenceCounter : public SegmentConsumer {
   CaptureEvidence Result() {
     timeline_.Finish();
     CaptureEvidence e;
-    const bool at_sender = timeline_.Stats(index_).vantage == Vantage::kSender;
-    e.gaps = CountedGaps(at_sender);
+    const Vantage vantage = timeline_.Stats(index_).vantage;
+    e.gaps = CountedGaps(vantage);
     e.sizes = sizes_;
-    e.sizes.sender_side = at_sender;
+    e.sizes.sender_side = vantage == Vantage::kSender;
     return e;
   }
 
@@ -124,12 +130,14 @@ class EvidenceCounter : public SegmentConsumer {
     if (!last_ack_ns_.has_value()) return;
     const int64_t answer_ns = std::max<int64_t>(0, now_ns - *last_ack_ns_);
     last_ack_ns_.reset();
-    answers_ns_.push_back(answer_ns);
+    // As for a gap, a pause over srtt / 2 is the application's, not the
+    // host's.
+    if (answer_ns <= srtt_ns_ / 2) answers_ns_.push_back(answer_ns);
   }
-  DepartureGaps CountedGaps(bool at_sender) {
+  DepartureGaps CountedGaps(Vantage vantage) {
     DepartureGaps g;
     g.gaps = gaps_.size();
-    g.at_sender = at_sender;
+    g.vantage = vantage;
     if (!answers_ns_.empty()) {
       const auto mid = answers_ns_.begin() + answers_ns_.size() / 2;
       std::nth_element(answers_ns_.begin(), mid, answers_ns_.end());
@@ -144,7 +152,7 @@ class EvidenceCounter : public SegmentConsumer {
       ++g.resolved_gaps;
       if (gap.gap_ns < tenth_ns) ++back_to_back;
     }
-    if (!at_sender || g.resolved_gaps < kMinGaps) return g;
+    if (!g.at_sender() || g.resolved_gaps < kMinGaps) return g;
     const double f = static_cast<double>(back_to_back) / g.resolved_gaps;
     g.back_to_back_fraction = f;
     if (std::abs(f - kPacedBelow) > std::sqrt(f * (1 - f) / g.resolved_gaps))
@@ -181,9 +189,18 @@ class EvidenceCounter : public SegmentConsumer {
 
 std::string GapsSilence(const DepartureGaps& g) {
   if (g.paced.has_value()) return "";
-  if (!g.at_sender) {
-    return "the capture is not at the sender, and the path after the "
-           "sender re-spaces its departures";
+  if (g.vantage == Vantage::kUnknown) {
+    return "the capture's vantage point is unknown (no handshake to place "
+           "it), and anywhere after the sender the path re-spaces its "
+           "departures";
+  }
+  if (!g.at_sender()) {
+    return absl::StrCat("the capture is ",
+                        g.vantage == Vantage::kMiddle
+                            ? "in the middle of the path"
+                            : "at the receiver",
+                        ", not at the sender, and the path after the sender "
+                        "re-spaces its departures");
   }
   if (g.back_to_back_fraction.has_value()) {
     return absl::StrFormat(

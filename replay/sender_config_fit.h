@@ -25,6 +25,7 @@
 #include "parsers/host_state.h"
 #include "proto/bundle.pb.h"
 #include "replay/replay_session.h"
+#include "replay/vantage.h"
 
 namespace ccreplay {
 
@@ -43,19 +44,23 @@ namespace ccreplay {
 // emulated CPU: 13-110 us per segment under QEMU's TCG) an unpaced burst
 // is spaced like a paced one whenever a tenth of the paced gap is shorter
 // than that. The host's time per segment scales with its answer to an ACK
-// (a pure ACK captured, then the sender's next data segment), which
-// pacing hardly slows: a paced sender in slow start is mostly waiting for
-// the ACK with its pacing budget in hand. Only gaps whose tenth of the
+// in slow start (a pure ACK captured, then the sender's next data segment;
+// a pause over srtt / 2 is the application's), which pacing hardly slows:
+// a paced sender in slow start is mostly waiting for the ACK with its
+// pacing budget in hand. Only gaps whose tenth of the
 // paced gap is at least kPairPerAnswer of the median answer are counted
 // ("resolved"). And only at the sender: after the capture point a
 // bottleneck or a middlebox re-spaces the departures.
 struct DepartureGaps {
   uint64_t gaps = 0;  // Gaps measured (slow start, before any retransmit).
   uint64_t resolved_gaps = 0;  // Of those, the ones that can tell.
-  // The sender's median answer to an ACK, as captured; nullopt with none.
+  // The sender's median answer to an ACK in slow start, as captured;
+  // nullopt with none.
   std::optional<int64_t> median_answer_ns;
-  // The timeline places the capture at the sender.
-  bool at_sender = false;
+  // Where the timeline places the capture; the gaps tell only at the
+  // sender.
+  Vantage vantage = Vantage::kUnknown;
+  bool at_sender() const { return vantage == Vantage::kSender; }
   // Fraction of resolved gaps with ratio below kBackToBackRatio; nullopt
   // with fewer than kMinGaps resolved gaps, no RTT to scale by, or a
   // capture not at the sender.
@@ -77,11 +82,11 @@ inline constexpr double kBackToBackRatio = 0.1;
 inline constexpr double kPacedBelow = 0.2;
 // A back-to-back pair's spacing as a fraction of the host's median answer
 // to an ACK. Measured: ACK-clocked pairs 1-2 us apart against median
-// answers of 5-24 us on Linux 6.18 here, 12-21 us apart against 77-177 us
-// under QEMU's TCG. On four runs of the issue-14 matrices (216 flows,
-// docs/controllers.md) fractions from 0.12 to 0.22 gave no wrong verdict,
-// 0.1 and 0.25 one each; the least answer instead (one coincidence away
-// from 0) two.
+// answers (over the whole flow) of 5-24 us on Linux 6.18 here, 12-21 us
+// apart against 77-177 us under QEMU's TCG. On four runs of the issue-14
+// matrices (216 flows, docs/controllers.md) fractions from 0.14 to 0.25
+// gave no wrong verdict, 0.12 and 0.3 one each; the least answer instead
+// (one coincidence away from 0) two.
 inline constexpr double kPairPerAnswer = 1.0 / 6;
 inline constexpr uint64_t kMinGaps = 20;
 

@@ -45,7 +45,7 @@ void SetSenderConfig(const SenderConfigReport& r, proto::SenderConfig* out) {
   if (g.paced) gaps->set_paced(*g.paced);
   gaps->set_resolved_gaps(g.resolved_gaps);
   if (g.median_answer_ns) gaps->set_median_answer_us(*g.median_answer_ns / 1e3);
-  gaps->set_at_sender(g.at_sender);
+  gaps->set_at_sender(g.at_sender());
   gaps->set_no_verdict_reason(GapsSilence(g));
   const SegmentSizes& z = r.evidence.sizes;
   proto::SegmentSizeStats* sizes = out->mutable_segment_sizes();
